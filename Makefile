@@ -1,0 +1,54 @@
+# Two commands set up everything on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+BENCH_VENV := .venv-bench
+SHARED := ../shared
+
+.PHONY: demo test lint fuzz bench bench-quality bench-speed clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install when pyproject.toml changes (the stamp is older than it).
+$(VENV)/.installed: pyproject.toml $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/simdup scan sample_corpus
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -q
+	$(BIN)/ruff check simdup tests benchmarks
+	$(BIN)/mypy
+
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check simdup tests benchmarks
+	$(BIN)/mypy
+
+# Longer property and fuzz runs than `make test` does.
+fuzz: $(VENV)/.test-installed
+	SIMDUP_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py
+
+$(BENCH_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
+bench: bench-speed bench-quality
+
+bench-speed: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/speed.py --bench $(SHARED)/bench/visible
+
+bench-quality: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/quality.py --bench $(SHARED)/bench/visible
+
+clean:
+	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,37 @@
+"""simdup: find near-duplicate documents with SimHash.
+
+>>> import simdup
+>>> simdup.hamming(simdup.fingerprint("some text"), simdup.fingerprint("some text"))
+0
+"""
+
+from .__about__ import __version__
+from .errors import ConfigError, InputError, MissingExtraError, SimdupError
+from .index import BlockIndex, near_pairs
+from .params import ALGORITHM_VERSION, FeatureParams
+from .pipeline import ScanOptions, compare, fingerprint, scan
+from .records import Cluster, ClusterMember, Comparison, DuplicatePair, ScanResult, SkippedFile
+from .simhash import hamming
+
+__all__ = [
+    "ALGORITHM_VERSION",
+    "BlockIndex",
+    "Cluster",
+    "ClusterMember",
+    "Comparison",
+    "ConfigError",
+    "DuplicatePair",
+    "FeatureParams",
+    "InputError",
+    "MissingExtraError",
+    "ScanOptions",
+    "ScanResult",
+    "SimdupError",
+    "SkippedFile",
+    "__version__",
+    "compare",
+    "fingerprint",
+    "hamming",
+    "near_pairs",
+    "scan",
+]

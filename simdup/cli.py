@@ -1,0 +1,349 @@
+"""The ``simdup`` command: parses options, calls the library, renders, exits.
+
+No algorithm lives here. Library errors become exit codes in one place (``simdup.exitcodes``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+import click
+
+from .__about__ import __version__
+from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
+from .errors import ConfigError, InputError, SimdupError
+from .exitcodes import EXIT_CODE_HELP, ExitCode, scan_exit_code
+from .index import MAX_THRESHOLD
+from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
+from .pipeline import (
+    DEFAULT_MIN_SIMILARITY,
+    DEFAULT_VERIFY_RADIUS,
+    DocumentProcessor,
+    ScanOptions,
+    compare,
+    fingerprint_files,
+    scan,
+)
+from .report import FORMATS, render
+from .report.json import render_comparison_json
+from .report.paths import display_path
+from .report.text import render_comparison_text, render_skip_summary
+from .segmentation import BACKENDS
+from .stopwords import read_stopword_file
+
+_SIZE_SUFFIXES = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3}
+
+
+class ByteSize(click.ParamType):
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower()
+        number = text.rstrip("kmgb")
+        suffix = text[len(number) :]
+        try:
+            size = int(float(number) * _SIZE_SUFFIXES[suffix])
+        except (ValueError, KeyError):
+            self.fail(f"{value!r} is not a size like 500K, 64M or 1G", param, ctx)
+        if size < 1:
+            self.fail("size must be positive", param, ctx)
+        return size
+
+
+def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--stopwords", "stopword_file", type=click.Path(dir_okay=False),
+                     help="Add the words in FILE (one per line) to the stopword lists."),
+        click.option("--no-stopwords", is_flag=True, help="Do not drop any stopwords."),
+        click.option("--user-dict", type=click.Path(dir_okay=False),
+                     help="Load a jieba user dictionary (word [freq] [tag] per line)."),
+        click.option("--weighting", type=click.Choice(WEIGHTINGS), default="logtf", show_default=True,
+                     help="Term weights of the SimHash."),
+        click.option("--keep-markup", is_flag=True,
+                     help="Keep URLs, HTML tags and front matter as words."),
+        click.option("--segmenter", type=click.Choice(BACKENDS), default="auto", show_default=True,
+                     help="Segmentation backend (identical tokens; rjieba is faster)."),
+        click.option("--max-size", type=ByteSize(), default=DEFAULT_MAX_SIZE, show_default="64M",
+                     help="Skip files larger than this."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _feature_params(kw: dict[str, Any]) -> FeatureParams:
+    extra = frozenset(read_stopword_file(kw["stopword_file"])) if kw.get("stopword_file") else frozenset()
+    return FeatureParams(
+        markup=not kw["keep_markup"],
+        stopwords=not kw["no_stopwords"],
+        extra_stopwords=extra,
+        user_dict=kw.get("user_dict"),
+        weighting=kw["weighting"],
+        segmenter=kw["segmenter"],
+    )
+
+
+@contextlib.contextmanager
+def _usage_errors() -> Iterator[None]:
+    """Turn library errors into the exit codes of ``simdup.exitcodes``."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except InputError as exc:
+        click.echo(f"simdup: {exc}", err=True)
+        raise click.exceptions.Exit(ExitCode.FILES_SKIPPED) from exc
+    except SimdupError as exc:
+        click.echo(f"simdup: error: {exc}", err=True)
+        raise click.exceptions.Exit(ExitCode.ERROR) from exc
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    """stdout, or a file written atomically: a failed or interrupted run leaves no partial file."""
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            yield handle
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _read_files_from(source: str, null: bool) -> list[str]:
+    if source == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise click.BadParameter(f"{source}: {exc.strerror}", param_hint="--files-from") from exc
+    items = data.split(b"\0") if null else data.splitlines()
+    return [os.fsdecode(item) for item in items if item.strip()]
+
+
+def _inside(child: str, parent: str) -> bool:
+    child, parent = os.path.realpath(child), os.path.realpath(parent)
+    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+
+
+class _Progress:
+    """tqdm on stderr, only when stderr is a terminal and not --quiet."""
+
+    def __init__(self, enabled: bool, desc: str) -> None:
+        self.bar: Any = None
+        self.enabled = enabled and sys.stderr.isatty()
+        self.desc = desc
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+            self.bar = tqdm(total=total, desc=self.desc, unit="file", file=sys.stderr, leave=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+EPILOG_SCAN = f"""\b
+Examples:
+  simdup scan ./docs                       clusters of near-duplicates
+  simdup scan ./docs --threshold 2 --format json > report.json
+  git ls-files -z '*.md' | simdup scan --files-from - -0 --fail-on-duplicates
+  simdup scan a/ b/ --include '*.txt' --exclude 'build/*' --format csv -o pairs.csv
+
+{EXIT_CODE_HELP}"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODE_HELP)
+@click.version_option(__version__, "-V", "--version", prog_name="simdup",
+                      message=f"%(prog)s %(version)s (algorithm {ALGORITHM_VERSION})")
+def cli() -> None:
+    """Find near-duplicate documents: Chinese, English or mixed, in any common encoding.
+
+    \b
+    Examples:
+      simdup scan ./docs
+      simdup compare a.txt b.txt
+      simdup hash *.txt
+    """
+
+
+@cli.command("scan", epilog=EPILOG_SCAN)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("-k", "--threshold", type=click.IntRange(0, MAX_THRESHOLD), default=3, show_default=True,
+              help="SimHash Hamming distance at or below which two documents are near-duplicates.")
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when near-duplicates are found.")
+@click.option("--strict", is_flag=True, help="Exit 3 when some files could not be read or decoded.")
+@click.option("--files-from", type=click.Path(allow_dash=True),
+              help="Read more paths from FILE, one per line ('-' for stdin).")
+@click.option("-0", "--null", is_flag=True, help="--files-from items are NUL-separated.")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only scan files matching GLOB (repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB.")
+@click.option("--hidden", is_flag=True, help="Also scan hidden files and VCS folders.")
+@click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="Also report pairs up to --verify-radius whose word sets are similar enough.")
+@click.option("--verify-radius", type=click.IntRange(0, MAX_THRESHOLD), default=DEFAULT_VERIFY_RADIUS,
+              show_default=True, help="Hamming radius of the candidates checked by verification.")
+@click.option("--min-similarity", type=click.FloatRange(0.0, 1.0), default=DEFAULT_MIN_SIMILARITY,
+              show_default=True, help="Word-set Jaccard that verification requires.")
+@click.option("--cluster", "cluster_method", type=click.Choice(["centers", "components"]),
+              default="centers", show_default=True,
+              help="centers: every member is a near-duplicate of its representative; "
+                   "components: connected components (may chain).")
+@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
+              help="Worker processes (default: all cores).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary on stderr.")
+@_feature_options
+@click.pass_context
+def scan_command(ctx: click.Context, paths: tuple[str, ...], **kw: Any) -> None:
+    """Find clusters of near-duplicate documents under PATHS (files or folders)."""
+    all_paths = list(paths)
+    if kw["files_from"]:
+        all_paths += _read_files_from(kw["files_from"], kw["null"])
+    if not all_paths:
+        raise click.UsageError("no PATHS given (and no --files-from)")
+    output = kw["output"]
+    if output and output != "-":
+        for root in all_paths:
+            if os.path.isdir(root) and _inside(output, root):
+                raise click.UsageError(
+                    f"--output {output} is inside the scanned folder {root}: "
+                    "simdup never writes into the folders it scans"
+                )
+    progress = _Progress(not kw["quiet"], "fingerprinting")
+    with _usage_errors():
+        options = ScanOptions(
+            threshold=kw["threshold"],
+            features=_feature_params(kw),
+            discovery=DiscoveryOptions(
+                include=kw["include"], exclude=kw["exclude"], hidden=kw["hidden"],
+                follow_symlinks=kw["follow_symlinks"], max_size=kw["max_size"],
+            ),
+            verify=kw["verify"],
+            verify_radius=kw["verify_radius"],
+            min_similarity=kw["min_similarity"],
+            cluster_method=kw["cluster_method"],
+            jobs=kw["jobs"],
+        )
+        try:
+            result = scan(all_paths, options, progress=progress)
+        except KeyboardInterrupt:
+            progress.close()
+            click.echo("simdup: interrupted; no report written", err=True)
+            ctx.exit(ExitCode.INTERRUPTED)
+        finally:
+            progress.close()
+    try:
+        with _output(output) as stream:
+            render(result, kw["fmt"], stream)
+    except OSError as exc:
+        click.echo(f"simdup: cannot write report: {exc}", err=True)
+        ctx.exit(ExitCode.ERROR)
+    if not kw["quiet"]:
+        render_skip_summary(result, sys.stderr)
+    ctx.exit(scan_exit_code(
+        clusters=len(result.clusters), skipped=len(result.skipped),
+        fail_on_duplicates=kw["fail_on_duplicates"], strict=kw["strict"],
+    ))
+
+
+@cli.command("compare", epilog=f"""\b
+Examples:
+  simdup compare draft.md final.md
+  simdup compare a.txt b.txt --format json | jq .distance
+
+{EXIT_CODE_HELP}""")
+@click.argument("a", type=click.Path(dir_okay=False))
+@click.argument("b", type=click.Path(dir_okay=False))
+@click.option("-k", "--threshold", type=click.IntRange(0, MAX_THRESHOLD), default=3, show_default=True,
+              help="Hamming threshold for the verdict.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--top", type=click.IntRange(0, 1000), default=10, show_default=True,
+              help="How many shared and differing terms to list.")
+@_feature_options
+@click.pass_context
+def compare_command(ctx: click.Context, a: str, b: str, **kw: Any) -> None:
+    """How close two documents are, and why.
+
+    Reports the Hamming distance of their SimHash fingerprints, SimHash similarity (1 - d/64),
+    TF-IDF cosine (jieba's IDF table), Jaccard of the word sets, the verdict, and the weighted
+    terms they share and that differ most.
+    """
+    with _usage_errors():
+        options = ScanOptions(threshold=kw["threshold"], features=_feature_params(kw),
+                              discovery=DiscoveryOptions(max_size=kw["max_size"]))
+        comparison = compare(a, b, options, top=kw["top"])
+    if kw["fmt"] == "json":
+        render_comparison_json(comparison, sys.stdout)
+    else:
+        render_comparison_text(comparison, sys.stdout)
+    ctx.exit(ExitCode.OK)
+
+
+@cli.command("hash", epilog=f"""\b
+Examples:
+  simdup hash notes/*.txt
+  simdup hash docs/ | sort | uniq -w16 -D      exact fingerprint collisions
+
+{EXIT_CODE_HELP}""")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@_feature_options
+@click.pass_context
+def hash_command(ctx: click.Context, files: tuple[str, ...], **kw: Any) -> None:
+    """Print the 64-bit SimHash of each file: '<16 hex digits>  <path>', like sha256sum.
+
+    Folders are walked as by 'scan'. A file that cannot be fingerprinted is reported on
+    stderr and makes the exit status 3.
+    """
+    with _usage_errors():
+        params = _feature_params(kw)
+        DocumentProcessor(params)  # fail early on a bad user dictionary
+        found, skipped = discover(files, DiscoveryOptions(max_size=kw["max_size"]))
+        failed = list(skipped)
+        for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
+            if hasattr(result, "fingerprint"):
+                click.echo(f"{result.fingerprint:016x}  {display_path(result.path)}")
+            else:
+                failed.append(result)
+    for skip in failed:
+        click.echo(f"simdup: {display_path(skip.path)}: {skip.reason}", err=True)
+    ctx.exit(ExitCode.FILES_SKIPPED if failed else ExitCode.OK)
+
+
+def main() -> None:
+    try:
+        cli(prog_name="simdup")
+    except BrokenPipeError:
+        # Reader went away (e.g. `| head`): not an error. Silence the flush at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(ExitCode.OK)
+    except KeyboardInterrupt:
+        click.echo("simdup: interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)

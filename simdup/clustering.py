@@ -1,0 +1,98 @@
+"""Group verified pairs into clusters.
+
+``centers`` (default): greedy centre clustering. Documents are visited by number of verified
+neighbours (most first), then by path; an unassigned document becomes a centre and takes every
+unassigned neighbour. Every member is then a verified near-duplicate of its representative,
+and a long revision history A~B~...~Z does not chain into one cluster whose ends share little.
+
+``components``: connected components of the pair graph (transitive; may chain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+METHODS = ("centers", "components")
+
+
+def _neighbours(n: int, pairs: Sequence[tuple[int, int]]) -> list[list[int]]:
+    adjacency: list[list[int]] = [[] for _ in range(n)]
+    for a, b in pairs:
+        adjacency[a].append(b)
+        adjacency[b].append(a)
+    return adjacency
+
+
+def greedy_centers(
+    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[str]
+) -> list[tuple[int, list[int]]]:
+    """``[(centre, members)]`` where members (centre included) are its verified neighbours."""
+    adjacency = _neighbours(n, pairs)
+    assigned = [False] * n
+    clusters: list[tuple[int, list[int]]] = []
+    visit = sorted((i for i in range(n) if adjacency[i]), key=lambda i: (-len(adjacency[i]), order_key[i]))
+    for centre in visit:
+        if assigned[centre]:
+            continue
+        members = [centre] + [m for m in adjacency[centre] if not assigned[m]]
+        if len(members) < 2:
+            continue
+        for m in members:
+            assigned[m] = True
+        clusters.append((centre, members))
+    return clusters
+
+
+def connected_components(
+    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[str]
+) -> list[tuple[int, list[int]]]:
+    """``[(representative, members)]``; the representative has the most neighbours."""
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for a, b in pairs:
+        for x in (a, b):
+            groups.setdefault(find(x), [])
+    for x in range(n):
+        root = find(x)
+        if root in groups:
+            groups[root].append(x)
+    degree = [len(v) for v in _neighbours(n, pairs)]
+    out = []
+    for members in groups.values():
+        rep = min(members, key=lambda i: (-degree[i], order_key[i]))
+        out.append((rep, members))
+    return out
+
+
+def cluster(
+    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[str], method: str = "centers"
+) -> list[tuple[int, list[int]]]:
+    if method == "centers":
+        return greedy_centers(n, pairs, order_key)
+    if method == "components":
+        return connected_components(n, pairs, order_key)
+    raise ValueError(f"unknown cluster method {method!r}")
+
+
+def max_pairwise_distance(fingerprints: Sequence[int]) -> int:
+    """Largest Hamming distance between any two of the fingerprints (distinct ones compared)."""
+    unique = np.unique(np.array(fingerprints, dtype=np.uint64))
+    best = 0
+    for start in range(0, unique.size, 2048):
+        block = unique[start : start + 2048]
+        d = np.bitwise_count(block[:, None] ^ unique[None, :])
+        best = max(best, int(d.max()))
+    return best

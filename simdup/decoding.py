@@ -1,0 +1,209 @@
+"""Read a file and decode it to text: BOM, then strict UTF-8, then chardet on a bounded sample.
+
+Every outcome is recorded: the encoding used and whether it was certain (BOM, valid UTF-8)
+or detected. Binary files become a ``SkippedFile`` with the reason.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+import re
+
+from .records import DecodedDocument, SkippedFile
+
+# Checked longest first: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"%PDF-", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive"),
+    (b"SQLite format 3\x00", "SQLite database"),
+    (b"\x7fELF", "ELF executable"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"\x1f\x8b", "gzip archive"),
+    (b"BZh", "bzip2 archive"),
+    (b"7z\xbc\xaf\x27\x1c", "7z archive"),
+    (b"Rar!\x1a\x07", "RAR archive"),
+    (b"\x00asm", "WebAssembly module"),
+    (b"\xfd7zXZ\x00", "xz archive"),
+    (b"\x28\xb5\x2f\xfd", "zstd archive"),
+)
+
+# chardet reports the narrower standard; decode with the superset that real files use.
+_SUPERSETS = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "big5": "big5hkscs",
+    "ascii": "utf-8",
+    "iso-8859-1": "cp1252",
+    "euc-kr": "cp949",
+    "shift_jis": "cp932",
+}
+
+CHARDET_SAMPLE_BYTES = 64 * 1024
+# Unicode category Cc except the whitespace controls text files use.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# More undecodable characters than this (per character) and the file is not text.
+MAX_REPLACEMENT_RATIO = 0.02
+MAX_CONTROL_RATIO = 0.05
+
+
+class DecodeFailure(Exception):
+    """Raised inside this module; becomes a ``SkippedFile``."""
+
+
+def read_bytes(path: str, max_size: int) -> bytes:
+    """Read a regular file without blocking on FIFOs or devices swapped in after discovery."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise DecodeFailure("not a regular file")
+        if st.st_size > max_size:
+            raise DecodeFailure(f"larger than --max-size ({st.st_size} > {max_size} bytes)")
+        chunks = []
+        remaining = max_size + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > max_size:
+            raise DecodeFailure(f"grew beyond --max-size ({max_size} bytes) while being read")
+        return data
+    finally:
+        os.close(fd)
+
+
+def _chardet_sample(data: bytes) -> bytes:
+    """A bounded sample for chardet made of the lines that hold non-ASCII bytes.
+
+    ASCII says nothing about a legacy encoding, and the first bytes of a file are often ASCII
+    headers, so sample where the evidence is.
+    """
+    if len(data) <= CHARDET_SAMPLE_BYTES:
+        return data
+    parts: list[bytes] = []
+    size = 0
+    for line in data.splitlines():
+        if line.isascii():
+            continue
+        parts.append(line)
+        size += len(line) + 1
+        if size >= CHARDET_SAMPLE_BYTES:
+            break
+    return b"\n".join(parts) if parts else data[:CHARDET_SAMPLE_BYTES]
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """Guess UTF-16 from where NUL bytes fall: ASCII-heavy UTF-16 has a NUL in every other byte."""
+    sample = data[:CHARDET_SAMPLE_BYTES]
+    if len(sample) < 4 or len(sample) % 2:
+        return None
+    even_nul = sample[0::2].count(0)
+    odd_nul = sample[1::2].count(0)
+    half = len(sample) // 2
+    if odd_nul > 0.3 * half and even_nul < 0.05 * half:
+        return "utf-16-le"
+    if even_nul > 0.3 * half and odd_nul < 0.05 * half:
+        return "utf-16-be"
+    return None
+
+
+def _looks_binary_text(text: str) -> bool:
+    if not text:
+        return False
+    sample = text[:CHARDET_SAMPLE_BYTES]
+    return len(_CONTROL.findall(sample)) > MAX_CONTROL_RATIO * len(sample)
+
+
+def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
+    """Return ``(text, encoding, source, confidence)`` or raise ``DecodeFailure``."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            try:
+                return body.decode(encoding), encoding + "-bom" if encoding != "utf-8" else "utf-8-sig", "bom", 1.0
+            except UnicodeDecodeError:
+                text = body.decode(encoding, errors="replace")
+                return _checked_fallback(text, encoding)
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            raise DecodeFailure(f"binary file ({kind})")
+    if b"\x00" in data:
+        guess = _utf16_without_bom(data)
+        if guess is not None:
+            try:
+                text = data.decode(guess)
+            except UnicodeDecodeError:
+                pass
+            else:
+                if not _looks_binary_text(text):
+                    return text, guess, "detected", 0.9
+        raise DecodeFailure("binary file (contains NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if _looks_binary_text(text):
+            raise DecodeFailure("binary file (control characters)")
+        return text, "utf-8", "utf-8", 1.0
+    import chardet  # imported late: most files are UTF-8 and never need it
+
+    guess = chardet.detect(_chardet_sample(data))
+    name = (guess.get("encoding") or "").lower()
+    confidence = float(guess.get("confidence") or 0.0)
+    if not name:
+        raise DecodeFailure("unknown encoding (not UTF-8, no confident guess)")
+    try:
+        encoding = codecs.lookup(_SUPERSETS.get(name, name)).name
+    except LookupError as exc:
+        raise DecodeFailure(f"unsupported encoding {name!r}") from exc
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        text, _, _, _ = _checked_fallback(data.decode(encoding, errors="replace"), encoding)
+        source = "fallback"
+    else:
+        source = "detected"
+    if _looks_binary_text(text):
+        raise DecodeFailure("binary file (control characters)")
+    return text, encoding, source, confidence
+
+
+def _checked_fallback(text: str, encoding: str) -> tuple[str, str, str, float]:
+    bad = text.count("\ufffd")
+    if bad > MAX_REPLACEMENT_RATIO * max(len(text), 1):
+        raise DecodeFailure(f"undecodable: {bad} invalid sequences for {encoding}")
+    return text, encoding, "fallback", 0.0
+
+
+def decode_file(path: str, max_size: int) -> DecodedDocument | SkippedFile:
+    """Read and decode one file; any failure is a ``SkippedFile``, never an exception."""
+    try:
+        data = read_bytes(path, max_size)
+    except DecodeFailure as exc:
+        return SkippedFile(path, "read", str(exc))
+    except OSError as exc:
+        return SkippedFile(path, "read", exc.strerror or str(exc))
+    if not data:
+        return SkippedFile(path, "read", "empty file")
+    try:
+        text, encoding, source, confidence = decode_bytes(data)
+    except DecodeFailure as exc:
+        return SkippedFile(path, "decode", str(exc))
+    return DecodedDocument(path, text, encoding, source, confidence, len(data))

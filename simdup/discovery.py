@@ -1,0 +1,175 @@
+"""Find the files to scan: walk folders, apply globs, skip what is not a regular text file.
+
+Never blocks (FIFOs, sockets and devices are skipped by their type, without opening them),
+never loops (directories are identified by device and inode), never reads a file twice (a
+path given twice, overlapping roots, hard links). Everything passed over for a reason the
+user may not expect becomes a ``SkippedFile``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .records import SkippedFile, SourceFile
+
+VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
+DEFAULT_MAX_SIZE = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DiscoveryOptions:
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    hidden: bool = False
+    follow_symlinks: bool = False
+    max_size: int = DEFAULT_MAX_SIZE
+    # Paths (files or folders) never scanned, e.g. the output file.
+    avoid: tuple[str, ...] = ()
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def _matches(patterns: Iterable[str], rel: str) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _is_hidden(name: str) -> bool:
+    return name.startswith(".") and name not in (".", "..")
+
+
+class _Walker:
+    def __init__(self, options: DiscoveryOptions) -> None:
+        self.options = options
+        self.files: list[SourceFile] = []
+        self.skipped: list[SkippedFile] = []
+        self.seen_files: dict[tuple[int, int], str] = {}
+        self.avoid = {os.path.realpath(p) for p in options.avoid}
+
+    def _skip(self, path: str, reason: str) -> None:
+        self.skipped.append(SkippedFile(path, "discovery", reason))
+
+    def _add_file(self, path: str, st: os.stat_result, explicit: bool, rel: str) -> None:
+        o = self.options
+        if not explicit and o.include and not _matches(o.include, rel):
+            return
+        if o.exclude and _matches(o.exclude, rel):
+            return
+        if os.path.realpath(path) in self.avoid:
+            return
+        identity = (st.st_dev, st.st_ino)
+        first = self.seen_files.get(identity)
+        if first is not None:
+            if first != path:
+                self._skip(path, f"same file as {first} (hard link, symlink or repeated path)")
+            return
+        self.seen_files[identity] = path
+        if st.st_size > o.max_size:
+            self._skip(path, f"larger than --max-size ({st.st_size} > {o.max_size} bytes)")
+            return
+        self.files.append(SourceFile(path, st.st_size))
+
+    def add_root(self, root: str) -> None:
+        try:
+            lst = os.lstat(root)
+        except OSError as exc:
+            self._skip(root, exc.strerror or str(exc))
+            return
+        try:
+            st = os.stat(root) if stat.S_ISLNK(lst.st_mode) else lst
+        except OSError:
+            self._skip(root, "dangling symbolic link")
+            return
+        if stat.S_ISDIR(st.st_mode):
+            self._walk(root, st)
+        elif stat.S_ISREG(st.st_mode):
+            # A file named on the command line is scanned even if hidden or a symlink.
+            self._add_file(root, st, explicit=True, rel=os.path.basename(root))
+        else:
+            self._skip(root, f"not a regular file ({_kind(st.st_mode)})")
+
+    def _walk(self, root: str, root_stat: os.stat_result) -> None:
+        o = self.options
+        active: set[tuple[int, int]] = set()
+        # Iterative depth-first walk: deep trees cannot overflow the stack.
+        stack: list[tuple[str, str, tuple[int, int] | None]] = [(root, "", None)]
+        visited_dirs: set[tuple[int, int]] = set()
+        while stack:
+            directory, rel_dir, leaving = stack.pop()
+            if leaving is not None:
+                active.discard(leaving)
+                continue
+            try:
+                dst = os.stat(directory)
+            except OSError as exc:
+                self._skip(directory, exc.strerror or str(exc))
+                continue
+            identity = (dst.st_dev, dst.st_ino)
+            if identity in active:
+                self._skip(directory, "symbolic link loop")
+                continue
+            if identity in visited_dirs:
+                continue
+            if os.path.realpath(directory) in self.avoid:
+                continue
+            visited_dirs.add(identity)
+            try:
+                with os.scandir(directory) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                self._skip(directory, exc.strerror or str(exc))
+                continue
+            active.add(identity)
+            stack.append((directory, rel_dir, identity))
+            subdirs: list[tuple[str, str, None]] = []
+            for entry in entries:
+                name = entry.name
+                path = os.path.join(directory, name)
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                if not o.hidden and (_is_hidden(name) or name in VCS_DIRS):
+                    continue
+                try:
+                    is_link = entry.is_symlink()
+                    if is_link and not o.follow_symlinks:
+                        self._skip(path, "symbolic link (use --follow-symlinks to follow)")
+                        continue
+                    st = entry.stat(follow_symlinks=True)
+                except FileNotFoundError:
+                    self._skip(path, "dangling symbolic link" if entry.is_symlink() else "vanished")
+                    continue
+                except OSError as exc:
+                    self._skip(path, exc.strerror or str(exc))
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    if o.exclude and _matches(o.exclude, rel):
+                        continue
+                    subdirs.append((path, rel, None))
+                elif stat.S_ISREG(st.st_mode):
+                    self._add_file(path, st, explicit=False, rel=rel)
+                else:
+                    self._skip(path, f"not a regular file ({_kind(st.st_mode)})")
+            stack.extend(reversed(subdirs))
+
+
+def discover(
+    paths: Iterable[str], options: DiscoveryOptions | None = None
+) -> tuple[list[SourceFile], list[SkippedFile]]:
+    """Regular files under ``paths`` in a deterministic order, and what was passed over."""
+    walker = _Walker(options or DiscoveryOptions())
+    for path in paths:
+        walker.add_root(os.fspath(path))
+    files = sorted(walker.files, key=lambda f: f.path)
+    skipped = sorted(walker.skipped, key=lambda s: s.path)
+    return files, skipped

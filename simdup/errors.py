@@ -1,0 +1,23 @@
+"""The errors simdup raises; the CLI maps them to exit codes in one place."""
+
+from __future__ import annotations
+
+
+class SimdupError(Exception):
+    """Base class of every error simdup raises on purpose."""
+
+
+class ConfigError(SimdupError, ValueError):
+    """An option or parameter has a value simdup cannot work with."""
+
+
+class InputError(SimdupError, OSError):
+    """A file named explicitly by the user cannot be used (missing, unreadable)."""
+
+
+class MissingExtraError(SimdupError, ImportError):
+    """An optional dependency is needed for the requested feature."""
+
+    def __init__(self, feature: str, extra: str) -> None:
+        super().__init__(f'{feature} needs an optional dependency: pip install "simdup[{extra}]"')
+        self.extra = extra

@@ -1,0 +1,40 @@
+"""Exit statuses of the ``simdup`` command, and the one policy that picks them."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    """Success. Skipped files are reported, not an error."""
+    DUPLICATES_FOUND = 1
+    """``--fail-on-duplicates`` was given and near-duplicates were found."""
+    USAGE = 2
+    """Bad command line: unknown option, bad value, missing path (as click does)."""
+    FILES_SKIPPED = 3
+    """``--strict`` was given (or ``hash`` was asked for a file) and some files could not be read,
+    decoded or fingerprinted."""
+    ERROR = 4
+    """simdup could not finish: output could not be written, or an unexpected error."""
+    INTERRUPTED = 130
+    """Interrupted by Ctrl-C (SIGINT)."""
+
+
+EXIT_CODE_HELP = """\b
+Exit codes:
+  0    success (skipped files are reported, not an error)
+  1    --fail-on-duplicates and near-duplicates were found
+  2    usage error (bad option or value, missing path)
+  3    --strict and some files could not be read, decoded or fingerprinted
+  4    error: output could not be written, or an internal error
+  130  interrupted (Ctrl-C)"""
+
+
+def scan_exit_code(*, clusters: int, skipped: int, fail_on_duplicates: bool, strict: bool) -> ExitCode:
+    """The exit status of a finished scan. Duplicates take precedence over skips."""
+    if fail_on_duplicates and clusters > 0:
+        return ExitCode.DUPLICATES_FOUND
+    if strict and skipped > 0:
+        return ExitCode.FILES_SKIPPED
+    return ExitCode.OK

@@ -1,0 +1,286 @@
+"""Exact Hamming-distance joins over 64-bit fingerprints (pigeonhole block tables).
+
+Split the 64 bits into ``b`` blocks. Two fingerprints within distance ``k`` differ in at most
+``k`` blocks, so with ``b = k + m`` blocks they agree exactly on at least ``m`` of them. One
+table per choice of ``m`` blocks, keyed on the fingerprint masked to those blocks, therefore
+finds every pair within ``k`` (Manku, Jain & Das Sarma 2007). ``m = 1`` is the classic layout
+of the seeds (k=3: four 16-bit blocks); for large inputs ``m = 2`` (k=3: 10 tables of ~26-bit
+keys) produces far fewer random candidates. Candidates are verified by popcount, and each pair
+is emitted by exactly one table: the one keyed on the lowest ``m`` blocks the pair agrees on.
+
+Identical fingerprints are collapsed before the join, so thousands of exact copies cost one
+entry, not a quadratic number of candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+from .errors import ConfigError
+
+MAX_THRESHOLD = 31
+# Upper bound on candidate pairs materialised at once (memory: ~40 bytes each).
+_CHUNK = 1 << 22
+
+
+def _check_threshold(threshold: int) -> None:
+    if isinstance(threshold, bool) or not isinstance(threshold, int | np.integer):
+        raise ConfigError(f"threshold must be an integer, not {threshold!r}")
+    if not 0 <= threshold <= MAX_THRESHOLD:
+        raise ConfigError(f"threshold must be between 0 and {MAX_THRESHOLD}, got {threshold}")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """``blocks`` contiguous bit ranges; one table per ``key_blocks``-subset of them."""
+
+    blocks: int
+    key_blocks: int
+
+    @property
+    def tables(self) -> int:
+        return comb(self.blocks, self.key_blocks)
+
+    def block_masks(self) -> list[int]:
+        # Spread the remainder: the first 64 % blocks blocks get one extra bit.
+        size, extra = divmod(64, self.blocks)
+        masks, start = [], 0
+        for i in range(self.blocks):
+            width = size + (1 if i < extra else 0)
+            masks.append(((1 << width) - 1) << start)
+            start += width
+        return masks
+
+
+def choose_layout(n: int, threshold: int) -> Layout:
+    """The layout with the least expected work for ``n`` distinct random fingerprints.
+
+    Cost per table: a sort of n keys plus the random candidates, n^2 / 2^(key bits).
+    """
+    best: tuple[float, Layout] | None = None
+    for key_blocks in range(1, 5):
+        blocks = threshold + key_blocks
+        if blocks > 64:
+            break
+        layout = Layout(blocks, key_blocks)
+        key_bits = 64 * key_blocks / blocks
+        cost = layout.tables * (n + n * n / 2.0**key_bits)
+        if best is None or cost < best[0]:
+            best = (cost, layout)
+    assert best is not None
+    return best[1]
+
+
+def _as_uint64(fingerprints: np.ndarray | Sequence[int]) -> np.ndarray:
+    if isinstance(fingerprints, np.ndarray):
+        if fingerprints.dtype == np.uint64:
+            return fingerprints.ravel()
+        if fingerprints.dtype.kind in "iu" and (fingerprints.size == 0 or fingerprints.min() >= 0):
+            return fingerprints.astype(np.uint64).ravel()
+    values = list(fingerprints)
+    for v in values:
+        if not 0 <= int(v) < 1 << 64:
+            raise ConfigError(f"fingerprint {v!r} is not a 64-bit unsigned integer")
+    return np.array([int(v) for v in values], dtype=np.uint64)
+
+
+def collapse(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct fingerprints, and the original indices grouped by them.
+
+    Returns ``(unique, order, starts)``: ``order[starts[u]:starts[u+1]]`` are the (ascending)
+    indices of the inputs equal to ``unique[u]``. Sort plus a neighbour mask: much faster than
+    ``np.unique`` with inverse on large arrays.
+    """
+    order = np.argsort(fps, kind="stable")
+    ordered = fps[order]
+    first = np.empty(ordered.size, dtype=bool)
+    if ordered.size:
+        first[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return ordered[starts], order, np.append(starts, ordered.size)
+
+
+def _table_pairs(
+    unique: np.ndarray, key_mask: int, block_masks: list[int], table: tuple[int, ...], k: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    keys = unique & np.uint64(key_mask)
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    n = sorted_keys.size
+    if n < 2:
+        return
+    boundary = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
+    ends = np.append(boundary, n)
+    group_end = np.repeat(ends, np.diff(np.concatenate(([0], ends))))
+    partners = group_end - np.arange(n) - 1  # later members of the same bucket
+    has = np.flatnonzero(partners)
+    if has.size == 0:
+        return
+    counts = partners[has]
+    cumulative = np.cumsum(counts)
+    # Blocks that would make another table the canonical one for a pair.
+    earlier = [block_masks[j] for j in range(table[-1]) if j not in table]
+    start = 0
+    while start < has.size:
+        base = int(cumulative[start - 1]) if start else 0
+        stop = int(np.searchsorted(cumulative, base + _CHUNK, side="right"))
+        stop = max(stop, start + 1)
+        pos = has[start:stop]
+        cnt = counts[start:stop]
+        total = int(cnt.sum())
+        left = np.repeat(pos, cnt)
+        offsets = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        right = left + 1 + offsets
+        a = order[left]
+        b = order[right]
+        x = unique[a] ^ unique[b]
+        d = np.bitwise_count(x)
+        keep = d <= k
+        for mask in earlier:
+            keep &= (x & np.uint64(mask)) != 0
+        a, b, d = a[keep], b[keep], d[keep]
+        lo = np.minimum(a, b)
+        hi = np.maximum(a, b)
+        yield lo, hi, d.astype(np.uint8)
+        start = stop
+
+
+def unique_near_pairs(
+    unique: np.ndarray, threshold: int, layout: Layout | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs ``(u, v, d)`` with ``u < v`` of *distinct* fingerprints within ``threshold``."""
+    _check_threshold(threshold)
+    if layout is None:
+        layout = choose_layout(unique.size, threshold)
+    if layout.blocks - layout.key_blocks > threshold:
+        raise ConfigError(f"layout {layout} cannot guarantee distance {threshold}")
+    masks = layout.block_masks()
+    parts_a, parts_b, parts_d = [], [], []
+    for table in combinations(range(layout.blocks), layout.key_blocks):
+        key_mask = 0
+        for j in table:
+            key_mask |= masks[j]
+        for a, b, d in _table_pairs(unique, key_mask, masks, table, threshold):
+            parts_a.append(a)
+            parts_b.append(b)
+            parts_d.append(d)
+    if not parts_a:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy(), np.empty(0, dtype=np.uint8)
+    a = np.concatenate(parts_a)
+    b = np.concatenate(parts_b)
+    d = np.concatenate(parts_d)
+    order = np.lexsort((b, a))
+    return a[order], b[order], d[order]
+
+
+def near_pairs(
+    fingerprints: np.ndarray | Sequence[int], threshold: int, layout: Layout | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All index pairs ``(i, j)``, ``i < j``, whose fingerprints are within ``threshold`` bits.
+
+    Returns three arrays ``(i, j, distance)`` sorted by ``(i, j)``. Exact: the same pairs a
+    brute-force comparison of every pair would give, including identical fingerprints.
+    """
+    _check_threshold(threshold)
+    fps = _as_uint64(fingerprints)
+    unique, order, starts = collapse(fps)
+    sizes = np.diff(starts)
+    parts_i: list[np.ndarray] = []
+    parts_j: list[np.ndarray] = []
+    parts_d: list[np.ndarray] = []
+    # Identical fingerprints: every pair inside a group, distance 0.
+    for u in np.flatnonzero(sizes > 1):
+        members = order[starts[u] : starts[u + 1]]
+        ii, jj = np.triu_indices(members.size, 1)
+        parts_i.append(members[ii])
+        parts_j.append(members[jj])
+        parts_d.append(np.zeros(ii.size, dtype=np.uint8))
+    ua, ub, ud = unique_near_pairs(unique, threshold, layout)
+    if ua.size:
+        # Expand each pair of distinct fingerprints to the product of their groups.
+        ca, cb = sizes[ua], sizes[ub]
+        n = ca * cb
+        rep = np.repeat(np.arange(ua.size), n)
+        within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        ia = order[starts[ua][rep] + within // cb[rep]]
+        ib = order[starts[ub][rep] + within % cb[rep]]
+        parts_i.append(np.minimum(ia, ib))
+        parts_j.append(np.maximum(ia, ib))
+        parts_d.append(ud[rep])
+    if not parts_i:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy(), np.empty(0, dtype=np.uint8)
+    i = np.concatenate(parts_i).astype(np.int64)
+    j = np.concatenate(parts_j).astype(np.int64)
+    d = np.concatenate(parts_d)
+    order2 = np.lexsort((j, i))
+    return i[order2], j[order2], d[order2]
+
+
+class BlockIndex:
+    """A set of keyed fingerprints answering "which are within ``threshold`` bits".
+
+    ``add(key, fingerprint)``; ``query(fingerprint)`` gives ``[(key, distance)]`` for every
+    stored entry within the threshold; ``pairs()`` gives every stored pair within it as
+    ``[(key_a, key_b, distance)]`` in insertion order of the first key.
+    """
+
+    def __init__(self, threshold: int = 3) -> None:
+        _check_threshold(threshold)
+        self.threshold = threshold
+        self._keys: list[Hashable] = []
+        self._fps: list[int] = []
+        self._tables: list[tuple[int, np.ndarray, np.ndarray]] | None = None
+        self._array: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def add(self, key: Hashable, fingerprint: int) -> None:
+        if not 0 <= int(fingerprint) < 1 << 64:
+            raise ConfigError(f"fingerprint {fingerprint!r} is not a 64-bit unsigned integer")
+        self._keys.append(key)
+        self._fps.append(int(fingerprint))
+        self._tables = None
+
+    def _build(self) -> tuple[np.ndarray, list[tuple[int, np.ndarray, np.ndarray]]]:
+        if self._tables is None or self._array is None:
+            fps = np.array(self._fps, dtype=np.uint64)
+            layout = Layout(self.threshold + 1, 1)
+            tables = []
+            for mask in layout.block_masks():
+                keys = fps & np.uint64(mask)
+                order = np.argsort(keys, kind="stable")
+                tables.append((mask, keys[order], order))
+            self._array, self._tables = fps, tables
+        return self._array, self._tables
+
+    def query(self, fingerprint: int) -> list[tuple[Hashable, int]]:
+        """Every stored ``(key, distance)`` within the threshold, in insertion order."""
+        if not self._keys:
+            return []
+        fps, tables = self._build()
+        fp = np.uint64(int(fingerprint))
+        found: list[np.ndarray] = []
+        for mask, sorted_keys, order in tables:
+            key = fp & np.uint64(mask)
+            lo = np.searchsorted(sorted_keys, key, side="left")
+            hi = np.searchsorted(sorted_keys, key, side="right")
+            found.append(order[lo:hi])
+        candidates = np.unique(np.concatenate(found))
+        d = np.bitwise_count(fps[candidates] ^ fp)
+        keep = d <= self.threshold
+        return [(self._keys[int(i)], int(x)) for i, x in zip(candidates[keep], d[keep], strict=True)]
+
+    def pairs(self) -> list[tuple[Hashable, Hashable, int]]:
+        """Every stored pair within the threshold as ``(key_a, key_b, distance)``."""
+        i, j, d = near_pairs(np.array(self._fps, dtype=np.uint64), self.threshold)
+        keys = self._keys
+        return [(keys[a], keys[b], int(x)) for a, b, x in zip(i.tolist(), j.tolist(), d.tolist(), strict=True)]

@@ -1,0 +1,63 @@
+"""One frozen object holding every setting that changes a fingerprint, and the algorithm version.
+
+``ALGORITHM_VERSION`` changes whenever the same text and the same parameters could give a
+different fingerprint (normaliser, segmentation rules, stopword lists, weighting, hash). It is
+written into every JSON report, so fingerprints from incompatible versions are never compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .errors import ConfigError
+
+ALGORITHM_VERSION = "simdup-simhash64/1"
+
+WEIGHTINGS = ("tf", "logtf", "binary", "tfidf")
+
+
+@dataclass(frozen=True)
+class FeatureParams:
+    """How a text becomes weighted features and a fingerprint."""
+
+    markup: bool = True  # strip URLs, HTML tags, front matter before segmentation
+    stopwords: bool = True  # drop the bundled stopword lists
+    extra_stopwords: frozenset[str] = field(default_factory=frozenset)
+    user_dict: str | None = None  # path of a jieba user dictionary
+    weighting: str = "logtf"
+    ngram: int = 1  # 1: words; 2: words and word bigrams
+    min_features: int = 8  # fewer distinct features: too short to fingerprint
+    sketch_size: int = 128  # bottom-k sketch size kept per document for verification
+    segmenter: str = "auto"  # backend only: both give identical tokens
+
+    def __post_init__(self) -> None:
+        if self.weighting not in WEIGHTINGS:
+            raise ConfigError(
+                f"unknown weighting {self.weighting!r} (choose from {', '.join(WEIGHTINGS)})"
+            )
+        if self.ngram not in (1, 2):
+            raise ConfigError("ngram must be 1 or 2")
+        if self.min_features < 1:
+            raise ConfigError("min_features must be at least 1")
+        if not 8 <= self.sketch_size <= 4096:
+            raise ConfigError("sketch_size must be between 8 and 4096")
+
+    def describe(self) -> dict[str, Any]:
+        """Settings as reported in output (stopword additions as a count and digest)."""
+        data = asdict(self)
+        extra = sorted(self.extra_stopwords)
+        data["extra_stopwords"] = {
+            "count": len(extra),
+            "sha256": hashlib.sha256("\n".join(extra).encode()).hexdigest()[:16],
+        }
+        return data
+
+    def cache_key(self) -> str:
+        """Identifies everything that can change a fingerprint (not the backend)."""
+        data = self.describe()
+        data.pop("segmenter")
+        data["algorithm"] = ALGORITHM_VERSION
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()

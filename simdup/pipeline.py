@@ -1,0 +1,422 @@
+"""Orchestration: discovery -> decoding -> features -> fingerprint -> index -> verify -> clusters.
+
+The library never prints and never exits; progress is reported through a plain callback.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from . import __about__
+from .clustering import METHODS, cluster, max_pairwise_distance
+from .decoding import decode_file
+from .discovery import DiscoveryOptions, discover
+from .errors import ConfigError
+from .features import extract_features, jieba_idf
+from .hashing import token_hashes
+from .index import MAX_THRESHOLD, near_pairs
+from .params import ALGORITHM_VERSION, FeatureParams
+from .records import (
+    Cluster,
+    ClusterMember,
+    Comparison,
+    DecodedDocument,
+    DuplicatePair,
+    FeatureVector,
+    FingerprintedDocument,
+    ScanResult,
+    SharedTerm,
+    SkippedFile,
+    SourceFile,
+)
+from .segmentation import Segmenter, get_segmenter
+from .simhash import BITS, hamming, simhash
+from .sketch import bottom_k, estimate_jaccard
+from .stopwords import bundled_stopwords, read_stopword_file
+
+Progress = Callable[[int, int], None]
+
+DEFAULT_THRESHOLD = 3
+DEFAULT_VERIFY_RADIUS = 10
+DEFAULT_MIN_SIMILARITY = 0.8
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """Everything a scan needs besides the paths."""
+
+    threshold: int = DEFAULT_THRESHOLD
+    features: FeatureParams = field(default_factory=FeatureParams)
+    discovery: DiscoveryOptions = field(default_factory=DiscoveryOptions)
+    verify: bool = True
+    verify_radius: int = DEFAULT_VERIFY_RADIUS
+    min_similarity: float = DEFAULT_MIN_SIMILARITY
+    cluster_method: str = "centers"
+    jobs: int | None = None  # None: all cores
+
+    def __post_init__(self) -> None:
+        for name in ("threshold", "verify_radius"):
+            value = getattr(self, name)
+            if not 0 <= value <= MAX_THRESHOLD:
+                raise ConfigError(f"{name} must be between 0 and {MAX_THRESHOLD}, got {value}")
+        if not 0.0 <= self.min_similarity <= 1.0:
+            raise ConfigError("min_similarity must be between 0 and 1")
+        if self.cluster_method not in METHODS:
+            raise ConfigError(f"unknown cluster method {self.cluster_method!r}")
+        if self.jobs is not None and self.jobs < 1:
+            raise ConfigError("jobs must be at least 1")
+
+    @property
+    def search_radius(self) -> int:
+        """Hamming radius of candidate generation."""
+        return max(self.threshold, self.verify_radius) if self.verify else self.threshold
+
+    def describe(self, backend: str) -> dict[str, Any]:
+        features = self.features.describe()
+        features["segmenter"] = backend
+        return {
+            "threshold": self.threshold,
+            "verify": self.verify,
+            "verify_radius": self.verify_radius if self.verify else None,
+            "min_similarity": self.min_similarity if self.verify else None,
+            "cluster_method": self.cluster_method,
+            "features": features,
+            "max_size": self.discovery.max_size,
+            "include": list(self.discovery.include),
+            "exclude": list(self.discovery.exclude),
+            "hidden": self.discovery.hidden,
+            "follow_symlinks": self.discovery.follow_symlinks,
+        }
+
+
+# ---------------------------------------------------------------- one document
+
+
+class DocumentProcessor:
+    """Turns one file or text into a fingerprinted document. One per process."""
+
+    def __init__(self, params: FeatureParams) -> None:
+        self.params = params
+        self.segmenter: Segmenter = get_segmenter(params.segmenter, params.user_dict)
+        words = bundled_stopwords() if params.stopwords else frozenset()
+        self.stopwords = frozenset(words | params.extra_stopwords)
+        if params.weighting == "tfidf":
+            jieba_idf()
+
+    def features(self, text: str) -> FeatureVector:
+        p = self.params
+        return extract_features(
+            text, self.segmenter, self.stopwords, markup=p.markup, weighting=p.weighting, ngram=p.ngram
+        )
+
+    def fingerprint_features(self, fv: FeatureVector) -> tuple[int, tuple[int, ...]]:
+        terms = list(fv.weights)
+        hashes = token_hashes(terms)
+        weights = np.fromiter(fv.weights.values(), dtype=np.float64, count=len(terms))
+        return simhash(hashes, weights), bottom_k(hashes, self.params.sketch_size)
+
+    def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
+        fv = self.features(doc.text)
+        if len(fv.weights) < self.params.min_features:
+            return SkippedFile(
+                doc.path,
+                "features",
+                f"too short to fingerprint: {len(fv.weights)} distinct words "
+                f"(minimum {self.params.min_features})",
+            )
+        fp, sketch = self.fingerprint_features(fv)
+        return FingerprintedDocument(
+            path=doc.path,
+            fingerprint=fp,
+            encoding=doc.encoding,
+            encoding_source=doc.encoding_source,
+            size=doc.size,
+            token_count=fv.token_count,
+            feature_count=len(fv.weights),
+            content_hash=fv.content_hash,
+            sketch=sketch,
+        )
+
+    def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
+        decoded = decode_file(source.path, max_size)
+        if isinstance(decoded, SkippedFile):
+            return decoded
+        return self.document(decoded)
+
+
+_WORKER: DocumentProcessor | None = None
+_WORKER_MAX_SIZE = 0
+
+
+def _init_worker(params: FeatureParams, max_size: int) -> None:
+    global _WORKER, _WORKER_MAX_SIZE
+    _WORKER = DocumentProcessor(params)
+    _WORKER_MAX_SIZE = max_size
+
+
+def _work(source: SourceFile) -> FingerprintedDocument | SkippedFile:
+    assert _WORKER is not None
+    return _WORKER.file(source, _WORKER_MAX_SIZE)
+
+
+def _pool_context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    # fork shares the dictionary loaded in the parent; spawn elsewhere.
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def fingerprint_files(
+    files: Sequence[SourceFile],
+    params: FeatureParams,
+    *,
+    max_size: int,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> Iterable[FingerprintedDocument | SkippedFile]:
+    """Fingerprint files in order, in worker processes when it pays."""
+    jobs = jobs or default_jobs()
+    total = len(files)
+    # A pool costs more than it saves on small inputs; results are identical either way.
+    if jobs > 1 and total >= 4 * jobs and sum(f.size for f in files) > (1 << 20):
+        _init_worker(params, max_size)  # load dictionaries once, before fork
+        ctx = _pool_context()
+        with ctx.Pool(jobs, initializer=_init_worker, initargs=(params, max_size)) as pool:
+            chunk = max(1, min(16, total // (jobs * 8)))
+            for done, result in enumerate(pool.imap(_work, files, chunksize=chunk), 1):
+                if progress:
+                    progress(done, total)
+                yield result
+        return
+    processor = DocumentProcessor(params)
+    for done, source in enumerate(files, 1):
+        result = processor.file(source, max_size)
+        if progress:
+            progress(done, total)
+        yield result
+
+
+# ---------------------------------------------------------------- the corpus
+
+
+def find_pairs(
+    docs: Sequence[FingerprintedDocument], options: ScanOptions
+) -> tuple[list[tuple[int, int, int, float | None]], dict[str, int]]:
+    """Verified near-duplicate pairs ``(i, j, distance, similarity)`` among ``docs``."""
+    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
+    ii, jj, dd = near_pairs(fps, options.search_radius)
+    k = options.features.sketch_size
+    out: list[tuple[int, int, int, float | None]] = []
+    for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
+        a, b = docs[i], docs[j]
+        if a.content_hash == b.content_hash:
+            out.append((i, j, d, 1.0))
+            continue
+        if not options.verify:
+            out.append((i, j, d, None))
+            continue
+        sim = estimate_jaccard(a.sketch, b.sketch, k)
+        if sim >= options.min_similarity:
+            out.append((i, j, d, round(sim, 4)))
+    return out, {"candidates": int(ii.size), "verified": len(out)}
+
+
+def build_clusters(
+    docs: Sequence[FingerprintedDocument],
+    pairs: Sequence[tuple[int, int, int, float | None]],
+    method: str,
+    sketch_size: int,
+) -> list[Cluster]:
+    paths = [d.path for d in docs]
+    groups = cluster(len(docs), [(i, j) for i, j, _, _ in pairs], paths, method)
+    built = []
+    for rep, members in groups:
+        r = docs[rep]
+        rows = []
+        for m in members:
+            doc = docs[m]
+            exact = doc.content_hash == r.content_hash
+            sim = 1.0 if exact else round(estimate_jaccard(r.sketch, doc.sketch, sketch_size), 4)
+            rows.append(ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact))
+        rows.sort(key=lambda c: (c.path != r.path, c.distance, c.path))
+        spread = max_pairwise_distance([docs[m].fingerprint for m in members])
+        built.append((r.path, rows, spread))
+    built.sort(key=lambda c: (-len(c[1]), c[0]))
+    return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
+
+
+def scan(
+    paths: Iterable[str | os.PathLike[str]],
+    options: ScanOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    **overrides: Any,
+) -> ScanResult:
+    """Find near-duplicate documents under ``paths``.
+
+    ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
+    ``scan(["docs"], threshold=2, jobs=1)``.
+    """
+    options = replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
+    started = time.perf_counter()
+    files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
+    discovered = time.perf_counter()
+    docs: list[FingerprintedDocument] = []
+    skips = list(skipped)
+    for result in fingerprint_files(
+        files, options.features, max_size=options.discovery.max_size, jobs=options.jobs, progress=progress
+    ):
+        if isinstance(result, SkippedFile):
+            skips.append(result)
+        else:
+            docs.append(result)
+    fingerprinted = time.perf_counter()
+    raw_pairs, counts = find_pairs(docs, options)
+    clusters = build_clusters(docs, raw_pairs, options.cluster_method, options.features.sketch_size)
+    finished = time.perf_counter()
+    pairs = []
+    for i, j, d, sim in raw_pairs:
+        a, b = docs[i].path, docs[j].path
+        if b < a:
+            a, b = b, a
+        pairs.append(DuplicatePair(a, b, d, sim, docs[i].content_hash == docs[j].content_hash))
+    pairs.sort(key=lambda p: (p.a, p.b))
+    backend = get_segmenter(options.features.segmenter, options.features.user_dict).backend
+    stats = {
+        "files_found": len(files),
+        "files_fingerprinted": len(docs),
+        "files_skipped": len(skips),
+        "bytes_read": sum(d.size for d in docs),
+        "candidates": counts["candidates"],
+        "pairs": len(pairs),
+        "clusters": len(clusters),
+        "seconds": {
+            "discovery": round(discovered - started, 3),
+            "fingerprint": round(fingerprinted - discovered, 3),
+            "index_and_cluster": round(finished - fingerprinted, 3),
+            "total": round(finished - started, 3),
+        },
+    }
+    return ScanResult(
+        settings=options.describe(backend),
+        files=tuple(docs),
+        skipped=tuple(sorted(skips, key=lambda s: s.path)),
+        pairs=tuple(pairs),
+        clusters=tuple(clusters),
+        stats=stats,
+    )
+
+
+# ---------------------------------------------------------------- single texts
+
+
+_PROCESSORS: dict[FeatureParams, DocumentProcessor] = {}
+
+
+def _processor(params: FeatureParams) -> DocumentProcessor:
+    proc = _PROCESSORS.get(params)
+    if proc is None:
+        proc = _PROCESSORS[params] = DocumentProcessor(params)
+    return proc
+
+
+def fingerprint(text: str, params: FeatureParams | None = None, **options: Any) -> int:
+    """The 64-bit SimHash fingerprint of ``text``.
+
+    Keyword arguments are ``FeatureParams`` fields (``weighting``, ``stopwords``, ...).
+    """
+    params = replace(params or FeatureParams(), **options) if options else params or FeatureParams()
+    proc = _processor(params)
+    return proc.fingerprint_features(proc.features(text))[0]
+
+
+def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
+    dot = sum(w * b[t] for t, w in a.items() if t in b)
+    na = math.sqrt(sum(w * w for w in a.values()))
+    nb = math.sqrt(sum(w * w for w in b.values()))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def compare(
+    path_a: str | os.PathLike[str],
+    path_b: str | os.PathLike[str],
+    options: ScanOptions | None = None,
+    *,
+    top: int = 10,
+    **overrides: Any,
+) -> Comparison:
+    """How close two documents are, and why. Raises ``InputError`` if one cannot be read."""
+    from .errors import InputError
+
+    options = replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
+    params = options.features
+    proc = _processor(params)
+    docs: list[FingerprintedDocument] = []
+    vectors: list[FeatureVector] = []
+    for path in (os.fspath(path_a), os.fspath(path_b)):
+        decoded = decode_file(path, options.discovery.max_size)
+        if isinstance(decoded, SkippedFile):
+            raise InputError(f"{path}: {decoded.reason}")
+        fv = proc.features(decoded.text)
+        if not fv.weights:
+            raise InputError(f"{path}: no words to compare")
+        fp, sketch = proc.fingerprint_features(fv)
+        vectors.append(fv)
+        docs.append(
+            FingerprintedDocument(
+                path, fp, decoded.encoding, decoded.encoding_source, decoded.size,
+                fv.token_count, len(fv.weights), fv.content_hash, sketch,
+            )
+        )
+    a, b = docs
+    va, vb = vectors
+    idf, default = jieba_idf()
+    tfidf_a = {t: w * idf.get(t, default) for t, w in va.weights.items()}
+    tfidf_b = {t: w * idf.get(t, default) for t, w in vb.weights.items()}
+    cosine = _cosine(tfidf_a, tfidf_b)
+    sa, sb = set(va.weights), set(vb.weights)
+    jaccard = len(sa & sb) / len(sa | sb)
+    distance = hamming(a.fingerprint, b.fingerprint)
+    exact = a.content_hash == b.content_hash
+    near = exact or distance <= options.threshold or (
+        options.verify and distance <= options.search_radius and jaccard >= options.min_similarity
+    )
+    shared = sorted(sa & sb, key=lambda t: (-min(tfidf_a[t], tfidf_b[t]), t))[:top]
+    only_a = sorted(sa - sb, key=lambda t: (-tfidf_a[t], t))[:top]
+    only_b = sorted(sb - sa, key=lambda t: (-tfidf_b[t], t))[:top]
+
+    def term(t: str) -> SharedTerm:
+        return SharedTerm(t, round(tfidf_a.get(t, 0.0), 4), round(tfidf_b.get(t, 0.0), 4))
+
+    return Comparison(
+        a=a,
+        b=b,
+        distance=distance,
+        simhash_similarity=1.0 - distance / BITS,
+        cosine=round(cosine, 6),
+        jaccard=round(jaccard, 6),
+        threshold=options.threshold,
+        near_duplicate=near,
+        shared_terms=tuple(term(t) for t in shared),
+        only_a=tuple(term(t) for t in only_a),
+        only_b=tuple(term(t) for t in only_b),
+        settings=options.describe(proc.segmenter.backend),
+    )
+
+
+def versions() -> dict[str, str]:
+    return {"simdup": __about__.__version__, "algorithm": ALGORITHM_VERSION}

@@ -1,0 +1,123 @@
+"""Plain records that flow between the pipeline stages.
+
+file (``SourceFile``) -> ``DecodedDocument`` -> ``FeatureVector`` -> ``FingerprintedDocument``
+-> ``DuplicatePair`` -> ``Cluster`` -> ``ScanResult``. A file that drops out at any stage becomes
+a ``SkippedFile`` saying where and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A regular file found by discovery. ``path`` is as the user will see it."""
+
+    path: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file that was not fingerprinted: the stage that dropped it and why."""
+
+    path: str
+    stage: str  # discovery | read | decode | features
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedDocument:
+    path: str
+    text: str
+    encoding: str
+    # "bom" and "utf-8" are certain; "detected" came from chardet; "fallback" means
+    # undecodable bytes were replaced.
+    encoding_source: str
+    confidence: float
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureVector:
+    """Weighted terms of one document plus the facts needed to verify and report it."""
+
+    weights: dict[str, float]
+    token_count: int
+    # xxh3-128 of the whitespace-collapsed normalised text: equal means "exact duplicate".
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class FingerprintedDocument:
+    path: str
+    fingerprint: int
+    encoding: str
+    encoding_source: str
+    size: int
+    token_count: int
+    feature_count: int
+    content_hash: str
+    # Bottom-k sketch of the document's term hashes (sorted ascending), for verification.
+    sketch: tuple[int, ...] = field(repr=False, default=())
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicatePair:
+    a: str
+    b: str
+    distance: int
+    # Estimated Jaccard similarity of the two word sets, when verification computed it.
+    similarity: float | None
+    exact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterMember:
+    path: str
+    distance: int  # Hamming distance to the representative (0 for the representative)
+    similarity: float | None
+    exact_duplicate: bool  # same normalised text as the representative
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    id: int
+    representative: str
+    members: tuple[ClusterMember, ...]
+    max_distance: int  # largest Hamming distance between any two members
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    settings: dict[str, Any]
+    files: tuple[FingerprintedDocument, ...]
+    skipped: tuple[SkippedFile, ...]
+    pairs: tuple[DuplicatePair, ...]
+    clusters: tuple[Cluster, ...]
+    stats: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SharedTerm:
+    term: str
+    weight_a: float
+    weight_b: float
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    a: FingerprintedDocument
+    b: FingerprintedDocument
+    distance: int
+    simhash_similarity: float
+    cosine: float
+    jaccard: float
+    threshold: int
+    near_duplicate: bool
+    shared_terms: tuple[SharedTerm, ...]
+    only_a: tuple[SharedTerm, ...]
+    only_b: tuple[SharedTerm, ...]
+    settings: dict[str, Any]

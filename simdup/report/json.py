@@ -1,0 +1,133 @@
+"""JSON (one document) and JSON Lines (one record per line) renderers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from ..__about__ import __version__
+from ..params import ALGORITHM_VERSION
+from ..records import Cluster, Comparison, DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
+from .paths import escape_path
+
+SCHEMA = "simdup-scan/1"
+COMPARE_SCHEMA = "simdup-compare/1"
+
+
+def fingerprint_hex(fp: int) -> str:
+    return f"{fp:016x}"
+
+
+def file_record(doc: FingerprintedDocument) -> dict[str, Any]:
+    return {
+        "path": escape_path(doc.path),
+        "fingerprint": fingerprint_hex(doc.fingerprint),
+        "encoding": doc.encoding,
+        "encoding_source": doc.encoding_source,
+        "size": doc.size,
+        "tokens": doc.token_count,
+        "features": doc.feature_count,
+        "content_hash": doc.content_hash,
+    }
+
+
+def skip_record(skip: SkippedFile) -> dict[str, Any]:
+    return {"path": escape_path(skip.path), "stage": skip.stage, "reason": skip.reason}
+
+
+def pair_record(pair: DuplicatePair) -> dict[str, Any]:
+    return {
+        "a": escape_path(pair.a),
+        "b": escape_path(pair.b),
+        "distance": pair.distance,
+        "similarity": pair.similarity,
+        "exact": pair.exact,
+    }
+
+
+def cluster_record(c: Cluster) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "representative": escape_path(c.representative),
+        "size": len(c.members),
+        "max_distance": c.max_distance,
+        "members": [
+            {
+                "path": escape_path(m.path),
+                "distance": m.distance,
+                "similarity": m.similarity,
+                "exact_duplicate": m.exact_duplicate,
+            }
+            for m in c.members
+        ],
+    }
+
+
+def header(result: ScanResult) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "simdup_version": __version__,
+        "algorithm_version": ALGORITHM_VERSION,
+        "settings": result.settings,
+        "summary": result.stats,
+    }
+
+
+def render_json(result: ScanResult, stream: TextIO) -> None:
+    doc = header(result)
+    doc["files"] = [file_record(f) for f in result.files]
+    doc["skipped"] = [skip_record(s) for s in result.skipped]
+    doc["clusters"] = [cluster_record(c) for c in result.clusters]
+    doc["pairs"] = [pair_record(p) for p in result.pairs]
+    json.dump(doc, stream, ensure_ascii=False, indent=2)
+    stream.write("\n")
+
+
+def jsonl_records(result: ScanResult) -> Iterator[dict[str, Any]]:
+    yield {"type": "header", **header(result)}
+    for f in result.files:
+        yield {"type": "file", **file_record(f)}
+    for s in result.skipped:
+        yield {"type": "skipped", **skip_record(s)}
+    for p in result.pairs:
+        yield {"type": "pair", **pair_record(p)}
+    for c in result.clusters:
+        yield {"type": "cluster", **cluster_record(c)}
+
+
+def render_jsonl(result: ScanResult, stream: TextIO) -> None:
+    for record in jsonl_records(result):
+        stream.write(json.dumps(record, ensure_ascii=False))
+        stream.write("\n")
+
+
+def comparison_record(c: Comparison) -> dict[str, Any]:
+    def doc(d: FingerprintedDocument) -> dict[str, Any]:
+        return file_record(d)
+
+    def terms(items: Any) -> list[dict[str, Any]]:
+        return [{"term": t.term, "weight_a": t.weight_a, "weight_b": t.weight_b} for t in items]
+
+    return {
+        "schema": COMPARE_SCHEMA,
+        "simdup_version": __version__,
+        "algorithm_version": ALGORITHM_VERSION,
+        "settings": c.settings,
+        "a": doc(c.a),
+        "b": doc(c.b),
+        "distance": c.distance,
+        "simhash_similarity": c.simhash_similarity,
+        "tfidf_cosine": c.cosine,
+        "jaccard": c.jaccard,
+        "threshold": c.threshold,
+        "near_duplicate": c.near_duplicate,
+        "shared_terms": terms(c.shared_terms),
+        "only_in_a": terms(c.only_a),
+        "only_in_b": terms(c.only_b),
+    }
+
+
+def render_comparison_json(c: Comparison, stream: TextIO) -> None:
+    json.dump(comparison_record(c), stream, ensure_ascii=False, indent=2)
+    stream.write("\n")

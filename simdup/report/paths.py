@@ -1,0 +1,39 @@
+"""How file names are written in output.
+
+File names are bytes on POSIX; Python decodes them with ``surrogateescape``. A byte that is not
+valid UTF-8 is written as ``\\xNN`` (and a literal backslash stays as it is), so every format is
+valid UTF-8 and the original name can be recovered. In text output, control characters
+(newline, tab, escape, ...) are also written as escapes so a file name cannot forge lines or
+drive the terminal.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def escape_path(path: str) -> str:
+    """``path`` with undecodable bytes (lone surrogates U+DC80..U+DCFF) as ``\\xNN``."""
+    if path.isascii() or not any("\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    return "".join(
+        f"\\x{ord(ch) - 0xDC00:02x}" if "\udc80" <= ch <= "\udcff" else ch for ch in path
+    )
+
+
+def display_path(path: str) -> str:
+    """``escape_path`` plus control characters escaped, for terminals and logs."""
+    path = escape_path(path)
+    if path.isprintable():
+        return path
+    out = []
+    for ch in path:
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") or not ch.isprintable():
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)

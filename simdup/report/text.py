@@ -1,0 +1,69 @@
+"""Human-readable renderers (scan clusters, skip summary, comparisons)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TextIO
+
+from ..records import Comparison, ScanResult
+from .paths import display_path
+
+
+def render_text(result: ScanResult, stream: TextIO) -> None:
+    w = stream.write
+    for c in result.clusters:
+        w(f"Cluster {c.id}: {len(c.members)} documents, max distance {c.max_distance}\n")
+        width = max(len(display_path(m.path)) for m in c.members)
+        for m in c.members:
+            path = display_path(m.path).ljust(width)
+            if m.path == c.representative:
+                w(f"  * {path}  representative\n")
+                continue
+            sim = "" if m.similarity is None else f"  similarity {m.similarity:.2f}"
+            exact = "  exact duplicate" if m.exact_duplicate else ""
+            w(f"    {path}  distance {m.distance:2d}{sim}{exact}\n")
+        w("\n")
+    s = result.stats
+    in_clusters = sum(len(c.members) for c in result.clusters)
+    w(
+        f"{s['files_fingerprinted']} documents fingerprinted, {s['files_skipped']} skipped; "
+        f"{len(result.clusters)} clusters holding {in_clusters} documents, "
+        f"{len(result.pairs)} near-duplicate pairs.\n"
+    )
+
+
+def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> None:
+    """The skipped files (to stderr): counts per reason kind, then the first ``limit``."""
+    if not result.skipped:
+        return
+    by_stage = Counter(s.stage for s in result.skipped)
+    stages = ", ".join(f"{n} at {stage}" for stage, n in sorted(by_stage.items()))
+    stream.write(f"simdup: skipped {len(result.skipped)} files ({stages}):\n")
+    for s in result.skipped[:limit]:
+        stream.write(f"  {display_path(s.path)}: {s.reason}\n")
+    if len(result.skipped) > limit:
+        stream.write(f"  ... and {len(result.skipped) - limit} more (see --format json)\n")
+
+
+def render_comparison_text(c: Comparison, stream: TextIO) -> None:
+    w = stream.write
+    verdict = "near-duplicates" if c.near_duplicate else "not near-duplicates"
+    w(f"A: {display_path(c.a.path)}  ({c.a.encoding}, {c.a.feature_count} distinct words)\n")
+    w(f"B: {display_path(c.b.path)}  ({c.b.encoding}, {c.b.feature_count} distinct words)\n")
+    w(f"fingerprints       {c.a.fingerprint:016x}  {c.b.fingerprint:016x}\n")
+    w(f"hamming distance   {c.distance} (threshold {c.threshold})\n")
+    w(f"simhash similarity {c.simhash_similarity:.4f}\n")
+    w(f"tf-idf cosine      {c.cosine:.4f}\n")
+    w(f"jaccard (words)    {c.jaccard:.4f}\n")
+    w(f"verdict            {verdict}\n")
+    if c.a.content_hash == c.b.content_hash:
+        w("                   (same normalised text)\n")
+    if c.shared_terms:
+        w("\nshared terms (weight in A / B):\n")
+        for t in c.shared_terms:
+            w(f"  {t.term}  {t.weight_a:.2f} / {t.weight_b:.2f}\n")
+    for label, terms, pick in (("only in A", c.only_a, 0), ("only in B", c.only_b, 1)):
+        if terms:
+            w(f"\n{label}:\n")
+            for t in terms:
+                w(f"  {t.term}  {(t.weight_a, t.weight_b)[pick]:.2f}\n")

@@ -1,0 +1,37 @@
+"""64-bit weighted SimHash (Charikar) and Hamming distance.
+
+For every feature with hash h and weight w, add +w to counter i where bit i of h is 1 and -w
+where it is 0; bit i of the fingerprint is 1 when counter i is positive (ties give 0). The
+expected Hamming distance of two fingerprints is 64 * angle / pi between their weight vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BITS = 64
+MASK64 = (1 << BITS) - 1
+
+
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits of two 64-bit fingerprints."""
+    return ((a ^ b) & MASK64).bit_count()
+
+
+def simhash(hashes: np.ndarray, weights: np.ndarray) -> int:
+    """Fingerprint from feature hashes (``uint64``) and their weights (same length)."""
+    if hashes.size == 0:
+        return 0
+    # little-endian bytes, little bit order: column i is bit i of the hash.
+    bits = np.unpackbits(
+        hashes.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
+    )
+    w = np.asarray(weights, dtype=np.float64)
+    counters = 2.0 * (w @ bits) - w.sum()
+    packed = np.packbits(counters > 0, bitorder="little")
+    return int(packed.view("<u8")[0])
+
+
+def similarity(distance: int) -> float:
+    """SimHash similarity ``1 - d/64``."""
+    return 1.0 - distance / BITS
