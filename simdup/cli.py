@@ -36,10 +36,19 @@ from .report.text import render_comparison_text, render_skip_summary
 from .segmentation import BACKENDS
 from .stopwords import read_stopword_file
 
-_SIZE_SUFFIXES = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3}
+_SIZE_SUFFIXES = {
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kb": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+}
 
 
-class ByteSize(click.ParamType):
+class ByteSize(click.ParamType):  # type: ignore[type-arg]
     name = "size"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
@@ -59,19 +68,42 @@ class ByteSize(click.ParamType):
 
 def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--stopwords", "stopword_file", type=click.Path(dir_okay=False),
-                     help="Add the words in FILE (one per line) to the stopword lists."),
+        click.option(
+            "--stopwords",
+            "stopword_file",
+            type=click.Path(dir_okay=False),
+            help="Add the words in FILE (one per line) to the stopword lists.",
+        ),
         click.option("--no-stopwords", is_flag=True, help="Do not drop any stopwords."),
-        click.option("--user-dict", type=click.Path(dir_okay=False),
-                     help="Load a jieba user dictionary (word [freq] [tag] per line)."),
-        click.option("--weighting", type=click.Choice(WEIGHTINGS), default="logtf", show_default=True,
-                     help="Term weights of the SimHash."),
-        click.option("--keep-markup", is_flag=True,
-                     help="Keep URLs, HTML tags and front matter as words."),
-        click.option("--segmenter", type=click.Choice(BACKENDS), default="auto", show_default=True,
-                     help="Segmentation backend (identical tokens; rjieba is faster)."),
-        click.option("--max-size", type=ByteSize(), default=DEFAULT_MAX_SIZE, show_default="64M",
-                     help="Skip files larger than this."),
+        click.option(
+            "--user-dict",
+            type=click.Path(dir_okay=False),
+            help="Load a jieba user dictionary (word [freq] [tag] per line).",
+        ),
+        click.option(
+            "--weighting",
+            type=click.Choice(WEIGHTINGS),
+            default="logtf",
+            show_default=True,
+            help="Term weights of the SimHash.",
+        ),
+        click.option(
+            "--keep-markup", is_flag=True, help="Keep URLs, HTML tags and front matter as words."
+        ),
+        click.option(
+            "--segmenter",
+            type=click.Choice(BACKENDS),
+            default="auto",
+            show_default=True,
+            help="Segmentation backend (identical tokens; rjieba is faster).",
+        ),
+        click.option(
+            "--max-size",
+            type=ByteSize(),
+            default=DEFAULT_MAX_SIZE,
+            show_default="64M",
+            help="Skip files larger than this.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -79,7 +111,11 @@ def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _feature_params(kw: dict[str, Any]) -> FeatureParams:
-    extra = frozenset(read_stopword_file(kw["stopword_file"])) if kw.get("stopword_file") else frozenset()
+    extra = (
+        frozenset(read_stopword_file(kw["stopword_file"]))
+        if kw.get("stopword_file")
+        else frozenset()
+    )
     return FeatureParams(
         markup=not kw["keep_markup"],
         stopwords=not kw["no_stopwords"],
@@ -131,7 +167,9 @@ def _read_files_from(source: str, null: bool) -> list[str]:
             with open(source, "rb") as handle:
                 data = handle.read()
         except OSError as exc:
-            raise click.BadParameter(f"{source}: {exc.strerror}", param_hint="--files-from") from exc
+            raise click.BadParameter(
+                f"{source}: {exc.strerror}", param_hint="--files-from"
+            ) from exc
     items = data.split(b"\0") if null else data.splitlines()
     return [os.fsdecode(item) for item in items if item.strip()]
 
@@ -175,8 +213,13 @@ Examples:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODE_HELP)
-@click.version_option(__version__, "-V", "--version", prog_name="simdup",
-                      message=f"%(prog)s %(version)s (algorithm {ALGORITHM_VERSION})")
+@click.version_option(
+    __version__,
+    "-V",
+    "--version",
+    prog_name="simdup",
+    message=f"%(prog)s %(version)s (algorithm {ALGORITHM_VERSION})",
+)
 def cli() -> None:
     """Find near-duplicate documents: Chinese, English or mixed, in any common encoding.
 
@@ -190,37 +233,85 @@ def cli() -> None:
 
 @cli.command("scan", epilog=EPILOG_SCAN)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("-k", "--threshold", type=click.IntRange(0, MAX_THRESHOLD), default=3, show_default=True,
-              help="SimHash Hamming distance at or below which two documents are near-duplicates.")
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option(
+    "-k",
+    "--threshold",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=3,
+    show_default=True,
+    help="SimHash Hamming distance at or below which two documents are near-duplicates.",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write the report to FILE (atomically) instead of stdout.",
+)
 @click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when near-duplicates are found.")
 @click.option("--strict", is_flag=True, help="Exit 3 when some files could not be read or decoded.")
-@click.option("--files-from", type=click.Path(allow_dash=True),
-              help="Read more paths from FILE, one per line ('-' for stdin).")
+@click.option(
+    "--files-from",
+    type=click.Path(allow_dash=True),
+    help="Read more paths from FILE, one per line ('-' for stdin).",
+)
 @click.option("-0", "--null", is_flag=True, help="--files-from items are NUL-separated.")
-@click.option("--include", multiple=True, metavar="GLOB", help="Only scan files matching GLOB (repeatable).")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB.")
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="Only scan files matching GLOB (repeatable)."
+)
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB."
+)
 @click.option("--hidden", is_flag=True, help="Also scan hidden files and VCS folders.")
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
-@click.option("--verify/--no-verify", default=True, show_default=True,
-              help="Also report pairs up to --verify-radius whose word sets are similar enough.")
-@click.option("--verify-radius", type=click.IntRange(0, MAX_THRESHOLD), default=DEFAULT_VERIFY_RADIUS,
-              show_default=True, help="Hamming radius of the candidates checked by verification.")
-@click.option("--min-similarity", type=click.FloatRange(0.0, 1.0), default=DEFAULT_MIN_SIMILARITY,
-              show_default=True, help="Word-set Jaccard that verification requires.")
-@click.option("--cluster", "cluster_method", type=click.Choice(["centers", "components"]),
-              default="centers", show_default=True,
-              help="centers: every member is a near-duplicate of its representative; "
-                   "components: connected components (may chain).")
-@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
-              help="Worker processes (default: all cores).")
+@click.option(
+    "--verify/--no-verify",
+    default=True,
+    show_default=True,
+    help="Also report pairs up to --verify-radius whose word sets are similar enough.",
+)
+@click.option(
+    "--verify-radius",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=DEFAULT_VERIFY_RADIUS,
+    show_default=True,
+    help="Hamming radius of the candidates checked by verification.",
+)
+@click.option(
+    "--min-similarity",
+    type=click.FloatRange(0.0, 1.0),
+    default=DEFAULT_MIN_SIMILARITY,
+    show_default=True,
+    help="Word-set Jaccard that verification requires.",
+)
+@click.option(
+    "--cluster",
+    "cluster_method",
+    type=click.Choice(["centers", "components"]),
+    default="centers",
+    show_default=True,
+    help="centers: every member is a near-duplicate of its representative; "
+    "components: connected components (may chain).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1, 512),
+    default=None,
+    help="Worker processes (default: all cores).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary on stderr.")
 @_feature_options
 @click.pass_context
-def scan_command(ctx: click.Context, paths: tuple[str, ...], **kw: Any) -> None:
+def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
     """Find clusters of near-duplicate documents under PATHS (files or folders)."""
     all_paths = list(paths)
     if kw["files_from"]:
@@ -241,8 +332,11 @@ def scan_command(ctx: click.Context, paths: tuple[str, ...], **kw: Any) -> None:
             threshold=kw["threshold"],
             features=_feature_params(kw),
             discovery=DiscoveryOptions(
-                include=kw["include"], exclude=kw["exclude"], hidden=kw["hidden"],
-                follow_symlinks=kw["follow_symlinks"], max_size=kw["max_size"],
+                include=kw["include"],
+                exclude=kw["exclude"],
+                hidden=kw["hidden"],
+                follow_symlinks=kw["follow_symlinks"],
+                max_size=kw["max_size"],
             ),
             verify=kw["verify"],
             verify_radius=kw["verify_radius"],
@@ -266,29 +360,48 @@ def scan_command(ctx: click.Context, paths: tuple[str, ...], **kw: Any) -> None:
         ctx.exit(ExitCode.ERROR)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
-    ctx.exit(scan_exit_code(
-        clusters=len(result.clusters), skipped=len(result.skipped),
-        fail_on_duplicates=kw["fail_on_duplicates"], strict=kw["strict"],
-    ))
+    ctx.exit(
+        scan_exit_code(
+            clusters=len(result.clusters),
+            skipped=len(result.skipped),
+            fail_on_duplicates=kw["fail_on_duplicates"],
+            strict=kw["strict"],
+        )
+    )
 
 
-@cli.command("compare", epilog=f"""\b
+@cli.command(
+    "compare",
+    epilog=f"""\b
 Examples:
   simdup compare draft.md final.md
   simdup compare a.txt b.txt --format json | jq .distance
 
-{EXIT_CODE_HELP}""")
+{EXIT_CODE_HELP}""",
+)
 @click.argument("a", type=click.Path(dir_okay=False))
 @click.argument("b", type=click.Path(dir_okay=False))
-@click.option("-k", "--threshold", type=click.IntRange(0, MAX_THRESHOLD), default=3, show_default=True,
-              help="Hamming threshold for the verdict.")
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
-@click.option("--top", type=click.IntRange(0, 1000), default=10, show_default=True,
-              help="How many shared and differing terms to list.")
+@click.option(
+    "-k",
+    "--threshold",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=3,
+    show_default=True,
+    help="Hamming threshold for the verdict.",
+)
+@click.option(
+    "-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--top",
+    type=click.IntRange(0, 1000),
+    default=10,
+    show_default=True,
+    help="How many shared and differing terms to list.",
+)
 @_feature_options
 @click.pass_context
-def compare_command(ctx: click.Context, a: str, b: str, **kw: Any) -> None:
+def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
     """How close two documents are, and why.
 
     Reports the Hamming distance of their SimHash fingerprints, SimHash similarity (1 - d/64),
@@ -296,8 +409,11 @@ def compare_command(ctx: click.Context, a: str, b: str, **kw: Any) -> None:
     terms they share and that differ most.
     """
     with _usage_errors():
-        options = ScanOptions(threshold=kw["threshold"], features=_feature_params(kw),
-                              discovery=DiscoveryOptions(max_size=kw["max_size"]))
+        options = ScanOptions(
+            threshold=kw["threshold"],
+            features=_feature_params(kw),
+            discovery=DiscoveryOptions(max_size=kw["max_size"]),
+        )
         comparison = compare(a, b, options, top=kw["top"])
     if kw["fmt"] == "json":
         render_comparison_json(comparison, sys.stdout)
@@ -306,16 +422,19 @@ def compare_command(ctx: click.Context, a: str, b: str, **kw: Any) -> None:
     ctx.exit(ExitCode.OK)
 
 
-@cli.command("hash", epilog=f"""\b
+@cli.command(
+    "hash",
+    epilog=f"""\b
 Examples:
   simdup hash notes/*.txt
   simdup hash docs/ | sort | uniq -w16 -D      exact fingerprint collisions
 
-{EXIT_CODE_HELP}""")
+{EXIT_CODE_HELP}""",
+)
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
 @_feature_options
 @click.pass_context
-def hash_command(ctx: click.Context, files: tuple[str, ...], **kw: Any) -> None:
+def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> None:
     """Print the 64-bit SimHash of each file: '<16 hex digits>  <path>', like sha256sum.
 
     Folders are walked as by 'scan'. A file that cannot be fingerprinted is reported on

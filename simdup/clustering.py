@@ -32,7 +32,9 @@ def greedy_centers(
     adjacency = _neighbours(n, pairs)
     assigned = [False] * n
     clusters: list[tuple[int, list[int]]] = []
-    visit = sorted((i for i in range(n) if adjacency[i]), key=lambda i: (-len(adjacency[i]), order_key[i]))
+    visit = sorted(
+        (i for i in range(n) if adjacency[i]), key=lambda i: (-len(adjacency[i]), order_key[i])
+    )
     for centre in visit:
         if assigned[centre]:
             continue

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import codecs
 import os
-import stat
 import re
+import stat
+from typing import Any
 
 from .records import DecodedDocument, SkippedFile
 
@@ -136,7 +137,12 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
         if data.startswith(bom):
             body = data[len(bom) :]
             try:
-                return body.decode(encoding), encoding + "-bom" if encoding != "utf-8" else "utf-8-sig", "bom", 1.0
+                return (
+                    body.decode(encoding),
+                    encoding + "-bom" if encoding != "utf-8" else "utf-8-sig",
+                    "bom",
+                    1.0,
+                )
             except UnicodeDecodeError:
                 text = body.decode(encoding, errors="replace")
                 return _checked_fallback(text, encoding)
@@ -164,9 +170,9 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
         return text, "utf-8", "utf-8", 1.0
     import chardet  # imported late: most files are UTF-8 and never need it
 
-    guess = chardet.detect(_chardet_sample(data))
-    name = (guess.get("encoding") or "").lower()
-    confidence = float(guess.get("confidence") or 0.0)
+    detection: dict[str, Any] = dict(chardet.detect(_chardet_sample(data)))
+    name = (detection.get("encoding") or "").lower()
+    confidence = float(detection.get("confidence") or 0.0)
     if not name:
         raise DecodeFailure("unknown encoding (not UTF-8, no confident guess)")
     try:

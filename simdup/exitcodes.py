@@ -31,7 +31,9 @@ Exit codes:
   130  interrupted (Ctrl-C)"""
 
 
-def scan_exit_code(*, clusters: int, skipped: int, fail_on_duplicates: bool, strict: bool) -> ExitCode:
+def scan_exit_code(
+    *, clusters: int, skipped: int, fail_on_duplicates: bool, strict: bool
+) -> ExitCode:
     """The exit status of a finished scan. Duplicates take precedence over skips."""
     if fail_on_duplicates and clusters > 0:
         return ExitCode.DUPLICATES_FOUND

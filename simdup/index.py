@@ -277,10 +277,15 @@ class BlockIndex:
         candidates = np.unique(np.concatenate(found))
         d = np.bitwise_count(fps[candidates] ^ fp)
         keep = d <= self.threshold
-        return [(self._keys[int(i)], int(x)) for i, x in zip(candidates[keep], d[keep], strict=True)]
+        return [
+            (self._keys[int(i)], int(x)) for i, x in zip(candidates[keep], d[keep], strict=True)
+        ]
 
     def pairs(self) -> list[tuple[Hashable, Hashable, int]]:
         """Every stored pair within the threshold as ``(key_a, key_b, distance)``."""
         i, j, d = near_pairs(np.array(self._fps, dtype=np.uint64), self.threshold)
         keys = self._keys
-        return [(keys[a], keys[b], int(x)) for a, b, x in zip(i.tolist(), j.tolist(), d.tolist(), strict=True)]
+        return [
+            (keys[a], keys[b], int(x))
+            for a, b, x in zip(i.tolist(), j.tolist(), d.tolist(), strict=True)
+        ]

@@ -40,7 +40,7 @@ from .records import (
 from .segmentation import Segmenter, get_segmenter
 from .simhash import BITS, hamming, simhash
 from .sketch import bottom_k, estimate_jaccard
-from .stopwords import bundled_stopwords, read_stopword_file
+from .stopwords import bundled_stopwords
 
 Progress = Callable[[int, int], None]
 
@@ -114,7 +114,12 @@ class DocumentProcessor:
     def features(self, text: str) -> FeatureVector:
         p = self.params
         return extract_features(
-            text, self.segmenter, self.stopwords, markup=p.markup, weighting=p.weighting, ngram=p.ngram
+            text,
+            self.segmenter,
+            self.stopwords,
+            markup=p.markup,
+            weighting=p.weighting,
+            ngram=p.ngram,
         )
 
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, tuple[int, ...]]:
@@ -251,7 +256,9 @@ def build_clusters(
             doc = docs[m]
             exact = doc.content_hash == r.content_hash
             sim = 1.0 if exact else round(estimate_jaccard(r.sketch, doc.sketch, sketch_size), 4)
-            rows.append(ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact))
+            rows.append(
+                ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
+            )
         rows.sort(key=lambda c: (c.path != r.path, c.distance, c.path))
         spread = max_pairwise_distance([docs[m].fingerprint for m in members])
         built.append((r.path, rows, spread))
@@ -271,14 +278,20 @@ def scan(
     ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
     ``scan(["docs"], threshold=2, jobs=1)``.
     """
-    options = replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
+    options = (
+        replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
+    )
     started = time.perf_counter()
     files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
     discovered = time.perf_counter()
     docs: list[FingerprintedDocument] = []
     skips = list(skipped)
     for result in fingerprint_files(
-        files, options.features, max_size=options.discovery.max_size, jobs=options.jobs, progress=progress
+        files,
+        options.features,
+        max_size=options.discovery.max_size,
+        jobs=options.jobs,
+        progress=progress,
     ):
         if isinstance(result, SkippedFile):
             skips.append(result)
@@ -362,7 +375,9 @@ def compare(
     """How close two documents are, and why. Raises ``InputError`` if one cannot be read."""
     from .errors import InputError
 
-    options = replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
+    options = (
+        replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
+    )
     params = options.features
     proc = _processor(params)
     docs: list[FingerprintedDocument] = []
@@ -378,8 +393,15 @@ def compare(
         vectors.append(fv)
         docs.append(
             FingerprintedDocument(
-                path, fp, decoded.encoding, decoded.encoding_source, decoded.size,
-                fv.token_count, len(fv.weights), fv.content_hash, sketch,
+                path,
+                fp,
+                decoded.encoding,
+                decoded.encoding_source,
+                decoded.size,
+                fv.token_count,
+                len(fv.weights),
+                fv.content_hash,
+                sketch,
             )
         )
     a, b = docs
@@ -392,8 +414,14 @@ def compare(
     jaccard = len(sa & sb) / len(sa | sb)
     distance = hamming(a.fingerprint, b.fingerprint)
     exact = a.content_hash == b.content_hash
-    near = exact or distance <= options.threshold or (
-        options.verify and distance <= options.search_radius and jaccard >= options.min_similarity
+    near = (
+        exact
+        or distance <= options.threshold
+        or (
+            options.verify
+            and distance <= options.search_radius
+            and jaccard >= options.min_similarity
+        )
     )
     shared = sorted(sa & sb, key=lambda t: (-min(tfidf_a[t], tfidf_b[t]), t))[:top]
     only_a = sorted(sa - sb, key=lambda t: (-tfidf_a[t], t))[:top]

@@ -8,7 +8,14 @@ from typing import Any, TextIO
 
 from ..__about__ import __version__
 from ..params import ALGORITHM_VERSION
-from ..records import Cluster, Comparison, DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
+from ..records import (
+    Cluster,
+    Comparison,
+    DuplicatePair,
+    FingerprintedDocument,
+    ScanResult,
+    SkippedFile,
+)
 from .paths import escape_path
 
 SCHEMA = "simdup-scan/1"
