@@ -21,6 +21,7 @@ from .exitcodes import EXIT_CODE_HELP, ExitCode, scan_exit_code
 from .index import MAX_THRESHOLD
 from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
 from .pipeline import (
+    DEFAULT_MIN_LENGTH_RATIO,
     DEFAULT_MIN_SIMILARITY,
     DEFAULT_VERIFY_RADIUS,
     DocumentProcessor,
@@ -83,7 +84,7 @@ def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--weighting",
             type=click.Choice(WEIGHTINGS),
-            default="logtf",
+            default="tfidf",
             show_default=True,
             help="Term weights of the SimHash.",
         ),
@@ -293,6 +294,13 @@ def cli() -> None:
     help="Word-set Jaccard that verification requires.",
 )
 @click.option(
+    "--min-length-ratio",
+    type=click.FloatRange(0.0, 1.0),
+    default=DEFAULT_MIN_LENGTH_RATIO,
+    show_default=True,
+    help="Verification also requires the shorter text to be at least this share of the longer.",
+)
+@click.option(
     "--cluster",
     "cluster_method",
     type=click.Choice(["centers", "components"]),
@@ -300,6 +308,14 @@ def cli() -> None:
     show_default=True,
     help="centers: every member is a near-duplicate of its representative; "
     "components: connected components (may chain).",
+)
+@click.option(
+    "--method",
+    type=click.Choice(["simhash", "minhash"]),
+    default="simhash",
+    show_default=True,
+    help="Candidate generation: SimHash block index, or MinHash LSH with bands chosen from "
+    "--min-similarity (128 permutations).",
 )
 @click.option(
     "-j",
@@ -341,8 +357,10 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             verify=kw["verify"],
             verify_radius=kw["verify_radius"],
             min_similarity=kw["min_similarity"],
+            min_length_ratio=kw["min_length_ratio"],
             cluster_method=kw["cluster_method"],
             jobs=kw["jobs"],
+            method=kw["method"],
         )
         try:
             result = scan(all_paths, options, progress=progress)

@@ -1,9 +1,10 @@
 """Group verified pairs into clusters.
 
 ``centers`` (default): greedy centre clustering. Documents are visited by number of verified
-neighbours (most first), then by path; an unassigned document becomes a centre and takes every
-unassigned neighbour. Every member is then a verified near-duplicate of its representative,
-and a long revision history A~B~...~Z does not chain into one cluster whose ends share little.
+neighbours (most first), then by the caller's order key (longest text, then path); an
+unassigned document becomes a centre and takes every unassigned neighbour. Every member is
+then a verified near-duplicate of its representative, and a long revision history A~B~...~Z
+does not chain into one cluster whose ends share little.
 
 ``components``: connected components of the pair graph (transitive; may chain).
 """
@@ -11,6 +12,7 @@ and a long revision history A~B~...~Z does not chain into one cluster whose ends
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +28,7 @@ def _neighbours(n: int, pairs: Sequence[tuple[int, int]]) -> list[list[int]]:
 
 
 def greedy_centers(
-    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[str]
+    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[Any]
 ) -> list[tuple[int, list[int]]]:
     """``[(centre, members)]`` where members (centre included) are its verified neighbours."""
     adjacency = _neighbours(n, pairs)
@@ -48,7 +50,7 @@ def greedy_centers(
 
 
 def connected_components(
-    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[str]
+    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[Any]
 ) -> list[tuple[int, list[int]]]:
     """``[(representative, members)]``; the representative has the most neighbours."""
     parent = list(range(n))
@@ -80,7 +82,7 @@ def connected_components(
 
 
 def cluster(
-    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[str], method: str = "centers"
+    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[Any], method: str = "centers"
 ) -> list[tuple[int, list[int]]]:
     if method == "centers":
         return greedy_centers(n, pairs, order_key)

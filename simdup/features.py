@@ -54,12 +54,13 @@ def extract_features(
     stopwords: frozenset[str],
     *,
     markup: bool = True,
-    weighting: str = "logtf",
+    weighting: str = "tfidf",
     ngram: int = 1,
 ) -> FeatureVector:
     normalised = normalize_text(text, markup=False)
     # Exact duplicates are judged on the whole normalised text, markup included.
-    digest = content_hash(collapse_whitespace(normalised))
+    collapsed = collapse_whitespace(normalised)
+    digest = content_hash(collapsed)
     tokens = segmenter.tokens(strip_markup(normalised) if markup else normalised)
     counts = term_counts(tokens, stopwords, ngram)
-    return FeatureVector(weigh(counts, weighting), len(tokens), digest)
+    return FeatureVector(weigh(counts, weighting), len(tokens), len(collapsed), digest)

@@ -27,11 +27,12 @@ class FeatureParams:
     stopwords: bool = True  # drop the bundled stopword lists
     extra_stopwords: frozenset[str] = field(default_factory=frozenset)
     user_dict: str | None = None  # path of a jieba user dictionary
-    weighting: str = "logtf"
+    weighting: str = "tfidf"  # (1 + ln tf) * idf, idf from jieba's table
     ngram: int = 1  # 1: words; 2: words and word bigrams
-    min_features: int = 8  # fewer distinct features: too short to fingerprint
-    sketch_size: int = 128  # bottom-k sketch size kept per document for verification
+    min_features: int = 20  # fewer distinct features: too short to fingerprint
+    sketch_size: int = 256  # bottom-k sketch size kept per document for verification
     segmenter: str = "auto"  # backend only: both give identical tokens
+    minhash_perms: int = 0  # MinHash signature length (0: not computed; --method minhash)
 
     def __post_init__(self) -> None:
         if self.weighting not in WEIGHTINGS:
@@ -42,6 +43,8 @@ class FeatureParams:
             raise ConfigError("ngram must be 1 or 2")
         if self.min_features < 1:
             raise ConfigError("min_features must be at least 1")
+        if self.minhash_perms and not 16 <= self.minhash_perms <= 1024:
+            raise ConfigError("minhash_perms must be 0 or between 16 and 1024")
         if not 8 <= self.sketch_size <= 4096:
             raise ConfigError("sketch_size must be between 8 and 4096")
 

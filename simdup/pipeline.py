@@ -23,6 +23,9 @@ from .errors import ConfigError
 from .features import extract_features, jieba_idf
 from .hashing import token_hashes
 from .index import MAX_THRESHOLD, near_pairs
+from .minhash import band_candidates, choose_bands
+from .minhash import estimate as minhash_estimate
+from .minhash import signature as minhash_signature
 from .params import ALGORITHM_VERSION, FeatureParams
 from .records import (
     Cluster,
@@ -45,8 +48,10 @@ from .stopwords import bundled_stopwords
 Progress = Callable[[int, int], None]
 
 DEFAULT_THRESHOLD = 3
-DEFAULT_VERIFY_RADIUS = 10
+DEFAULT_VERIFY_RADIUS = 12
 DEFAULT_MIN_SIMILARITY = 0.8
+DEFAULT_MIN_LENGTH_RATIO = 0.9
+METHODS_CANDIDATES = ("simhash", "minhash")
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,11 @@ class ScanOptions:
     verify: bool = True
     verify_radius: int = DEFAULT_VERIFY_RADIUS
     min_similarity: float = DEFAULT_MIN_SIMILARITY
+    min_length_ratio: float = DEFAULT_MIN_LENGTH_RATIO
     cluster_method: str = "centers"
     jobs: int | None = None  # None: all cores
+    method: str = "simhash"  # candidate generation: simhash block index, or minhash LSH
+    minhash_perms: int = 128
 
     def __post_init__(self) -> None:
         for name in ("threshold", "verify_radius"):
@@ -69,8 +77,12 @@ class ScanOptions:
                 raise ConfigError(f"{name} must be between 0 and {MAX_THRESHOLD}, got {value}")
         if not 0.0 <= self.min_similarity <= 1.0:
             raise ConfigError("min_similarity must be between 0 and 1")
+        if not 0.0 <= self.min_length_ratio <= 1.0:
+            raise ConfigError("min_length_ratio must be between 0 and 1")
         if self.cluster_method not in METHODS:
             raise ConfigError(f"unknown cluster method {self.cluster_method!r}")
+        if self.method not in METHODS_CANDIDATES:
+            raise ConfigError(f"unknown method {self.method!r} (choose from simhash, minhash)")
         if self.jobs is not None and self.jobs < 1:
             raise ConfigError("jobs must be at least 1")
 
@@ -83,10 +95,13 @@ class ScanOptions:
         features = self.features.describe()
         features["segmenter"] = backend
         return {
+            "method": self.method,
+            "minhash_perms": self.minhash_perms if self.method == "minhash" else None,
             "threshold": self.threshold,
             "verify": self.verify,
             "verify_radius": self.verify_radius if self.verify else None,
             "min_similarity": self.min_similarity if self.verify else None,
+            "min_length_ratio": self.min_length_ratio if self.verify else None,
             "cluster_method": self.cluster_method,
             "features": features,
             "max_size": self.discovery.max_size,
@@ -122,11 +137,15 @@ class DocumentProcessor:
             ngram=p.ngram,
         )
 
-    def fingerprint_features(self, fv: FeatureVector) -> tuple[int, tuple[int, ...]]:
+    def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
+        """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
         terms = list(fv.weights)
         hashes = token_hashes(terms)
         weights = np.fromiter(fv.weights.values(), dtype=np.float64, count=len(terms))
-        return simhash(hashes, weights), bottom_k(hashes, self.params.sketch_size)
+        sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
+        perms = self.params.minhash_perms
+        signature = minhash_signature(hashes, perms).astype("<u8").tobytes() if perms else b""
+        return simhash(hashes, weights), sketch, signature
 
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
         fv = self.features(doc.text)
@@ -137,7 +156,7 @@ class DocumentProcessor:
                 f"too short to fingerprint: {len(fv.weights)} distinct words "
                 f"(minimum {self.params.min_features})",
             )
-        fp, sketch = self.fingerprint_features(fv)
+        fp, sketch, signature = self.fingerprint_features(fv)
         return FingerprintedDocument(
             path=doc.path,
             fingerprint=fp,
@@ -147,7 +166,9 @@ class DocumentProcessor:
             token_count=fv.token_count,
             feature_count=len(fv.weights),
             content_hash=fv.content_hash,
+            chars=fv.chars,
             sketch=sketch,
+            minhash=signature,
         )
 
     def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
@@ -218,25 +239,49 @@ def fingerprint_files(
 # ---------------------------------------------------------------- the corpus
 
 
+def _candidates(
+    docs: Sequence[FingerprintedDocument], options: ScanOptions
+) -> tuple[np.ndarray, ...]:
+    """Candidate pairs ``(i, j, hamming distance)`` from the chosen method."""
+    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
+    if options.method == "simhash":
+        return near_pairs(fps, options.search_radius)
+    signatures = np.stack([d.minhash_array() for d in docs]) if docs else np.empty((0, 1), "<u8")
+    bands, rows = choose_bands(options.min_similarity, options.minhash_perms)
+    pairs = band_candidates(signatures, bands, rows)
+    ii, jj = pairs[:, 0], pairs[:, 1]
+    return ii, jj, np.bitwise_count(fps[ii] ^ fps[jj])
+
+
+def _similarity(a: FingerprintedDocument, b: FingerprintedDocument, options: ScanOptions) -> float:
+    if options.method == "minhash":
+        return minhash_estimate(a.minhash_array(), b.minhash_array())
+    return estimate_jaccard(a.sketch_array(), b.sketch_array(), options.features.sketch_size)
+
+
 def find_pairs(
     docs: Sequence[FingerprintedDocument], options: ScanOptions
 ) -> tuple[list[tuple[int, int, int, float | None]], dict[str, int]]:
-    """Verified near-duplicate pairs ``(i, j, distance, similarity)`` among ``docs``."""
-    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
-    ii, jj, dd = near_pairs(fps, options.search_radius)
-    k = options.features.sketch_size
+    """Verified near-duplicate pairs ``(i, j, distance, similarity)`` among ``docs``.
+
+    Identical normalised texts are always a pair. With ``verify`` every other candidate (within
+    ``verify_radius``, or from MinHash LSH) is kept only when the shorter text is at least
+    ``min_length_ratio`` of the longer and the estimated word-set Jaccard reaches
+    ``min_similarity``. Without it, candidates within ``threshold`` are kept as they are.
+    """
+    ii, jj, dd = _candidates(docs, options)
+    verify = options.verify or options.method == "minhash"
     out: list[tuple[int, int, int, float | None]] = []
     for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
         a, b = docs[i], docs[j]
         if a.content_hash == b.content_hash:
             out.append((i, j, d, 1.0))
-            continue
-        if not options.verify:
+        elif not verify:
             out.append((i, j, d, None))
-            continue
-        sim = estimate_jaccard(a.sketch, b.sketch, k)
-        if sim >= options.min_similarity:
-            out.append((i, j, d, round(sim, 4)))
+        elif min(a.chars, b.chars) >= options.min_length_ratio * max(a.chars, b.chars):
+            sim = _similarity(a, b, options)
+            if sim >= options.min_similarity:
+                out.append((i, j, d, round(sim, 4)))
     return out, {"candidates": int(ii.size), "verified": len(out)}
 
 
@@ -246,8 +291,9 @@ def build_clusters(
     method: str,
     sketch_size: int,
 ) -> list[Cluster]:
-    paths = [d.path for d in docs]
-    groups = cluster(len(docs), [(i, j) for i, j, _, _ in pairs], paths, method)
+    # Among equally connected documents the longest becomes the representative, then the path.
+    order_key = [(-d.chars, d.path) for d in docs]
+    groups = cluster(len(docs), [(i, j) for i, j, _, _ in pairs], order_key, method)
     built = []
     for rep, members in groups:
         r = docs[rep]
@@ -255,7 +301,11 @@ def build_clusters(
         for m in members:
             doc = docs[m]
             exact = doc.content_hash == r.content_hash
-            sim = 1.0 if exact else round(estimate_jaccard(r.sketch, doc.sketch, sketch_size), 4)
+            sim = (
+                1.0
+                if exact
+                else round(estimate_jaccard(r.sketch_array(), doc.sketch_array(), sketch_size), 4)
+            )
             rows.append(
                 ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
             )
@@ -281,6 +331,9 @@ def scan(
     options = (
         replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
     )
+    if options.method == "minhash" and options.features.minhash_perms != options.minhash_perms:
+        features = replace(options.features, minhash_perms=options.minhash_perms)
+        options = replace(options, features=features)
     started = time.perf_counter()
     files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
     discovered = time.perf_counter()
@@ -382,14 +435,16 @@ def compare(
     proc = _processor(params)
     docs: list[FingerprintedDocument] = []
     vectors: list[FeatureVector] = []
+    texts: list[str] = []
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = decode_file(path, options.discovery.max_size)
         if isinstance(decoded, SkippedFile):
             raise InputError(f"{path}: {decoded.reason}")
+        texts.append(decoded.text)
         fv = proc.features(decoded.text)
         if not fv.weights:
             raise InputError(f"{path}: no words to compare")
-        fp, sketch = proc.fingerprint_features(fv)
+        fp, sketch, _ = proc.fingerprint_features(fv)
         vectors.append(fv)
         docs.append(
             FingerprintedDocument(
@@ -401,28 +456,37 @@ def compare(
                 fv.token_count,
                 len(fv.weights),
                 fv.content_hash,
+                fv.chars,
                 sketch,
             )
         )
     a, b = docs
     va, vb = vectors
-    idf, default = jieba_idf()
-    tfidf_a = {t: w * idf.get(t, default) for t, w in va.weights.items()}
-    tfidf_b = {t: w * idf.get(t, default) for t, w in vb.weights.items()}
+    if params.weighting != "tfidf":
+        tfidf_proc = _processor(replace(params, weighting="tfidf"))
+        va, vb = (tfidf_proc.features(t) for t in texts)
+    tfidf_a, tfidf_b = va.weights, vb.weights
     cosine = _cosine(tfidf_a, tfidf_b)
-    sa, sb = set(va.weights), set(vb.weights)
+    sa, sb = set(tfidf_a), set(tfidf_b)
     jaccard = len(sa & sb) / len(sa | sb)
     distance = hamming(a.fingerprint, b.fingerprint)
-    exact = a.content_hash == b.content_hash
-    near = (
-        exact
-        or distance <= options.threshold
-        or (
-            options.verify
-            and distance <= options.search_radius
-            and jaccard >= options.min_similarity
+    length_ratio = min(a.chars, b.chars) / max(a.chars, b.chars, 1)
+    if a.content_hash == b.content_hash:
+        near, reason = True, "identical normalised text"
+    elif not options.verify:
+        near = distance <= options.threshold
+        reason = f"distance {distance} {'<=' if near else '>'} threshold {options.threshold}"
+    elif distance > options.search_radius:
+        near, reason = False, f"distance {distance} > verify radius {options.search_radius}"
+    elif length_ratio < options.min_length_ratio:
+        near = False
+        reason = f"length ratio {length_ratio:.2f} < {options.min_length_ratio}"
+    else:
+        near = jaccard >= options.min_similarity
+        reason = (
+            f"distance {distance} <= verify radius {options.search_radius}, word-set Jaccard "
+            f"{jaccard:.2f} {'>=' if near else '<'} {options.min_similarity}"
         )
-    )
     shared = sorted(sa & sb, key=lambda t: (-min(tfidf_a[t], tfidf_b[t]), t))[:top]
     only_a = sorted(sa - sb, key=lambda t: (-tfidf_a[t], t))[:top]
     only_b = sorted(sb - sa, key=lambda t: (-tfidf_b[t], t))[:top]
@@ -439,6 +503,8 @@ def compare(
         jaccard=round(jaccard, 6),
         threshold=options.threshold,
         near_duplicate=near,
+        reason=reason,
+        length_ratio=round(length_ratio, 4),
         shared_terms=tuple(term(t) for t in shared),
         only_a=tuple(term(t) for t in only_a),
         only_b=tuple(term(t) for t in only_b),

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
@@ -46,6 +48,7 @@ class FeatureVector:
 
     weights: dict[str, float]
     token_count: int
+    chars: int  # length of the whitespace-collapsed normalised text
     # xxh3-128 of the whitespace-collapsed normalised text: equal means "exact duplicate".
     content_hash: str
 
@@ -60,8 +63,17 @@ class FingerprintedDocument:
     token_count: int
     feature_count: int
     content_hash: str
-    # Bottom-k sketch of the document's term hashes (sorted ascending), for verification.
-    sketch: tuple[int, ...] = field(repr=False, default=())
+    chars: int
+    # Bottom-k sketch of the term hashes (little-endian uint32, ascending), for verification.
+    sketch: bytes = field(repr=False, default=b"")
+    # MinHash signature (little-endian uint64), only for --method minhash.
+    minhash: bytes = field(repr=False, default=b"")
+
+    def sketch_array(self) -> np.ndarray:
+        return np.frombuffer(self.sketch, dtype="<u4")
+
+    def minhash_array(self) -> np.ndarray:
+        return np.frombuffer(self.minhash, dtype="<u8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +129,8 @@ class Comparison:
     jaccard: float
     threshold: int
     near_duplicate: bool
+    reason: str  # why the verdict is what it is
+    length_ratio: float
     shared_terms: tuple[SharedTerm, ...]
     only_a: tuple[SharedTerm, ...]
     only_b: tuple[SharedTerm, ...]

@@ -4,27 +4,31 @@ A sketch keeps the k smallest distinct 64-bit term hashes of a document (all of 
 document has fewer than k distinct terms, in which case Jaccard from two such sketches is
 exact). For two sketches, the k smallest hashes of their union are a uniform sample of the
 union, and the share of that sample present in both sets estimates the Jaccard similarity
-(Broder 1997). Memory per document is k * 8 bytes, independent of its length.
+(Broder 1997). Memory per document is k * 4 bytes, independent of its length.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 
-def bottom_k(hashes: np.ndarray, k: int) -> tuple[int, ...]:
-    """The k smallest distinct values of ``hashes``, ascending."""
-    unique = np.unique(hashes)
-    return tuple(int(x) for x in unique[:k])
+def bottom_k(hashes: np.ndarray, k: int) -> np.ndarray:
+    """The k smallest distinct values of the top 32 bits of ``hashes``, ascending (``uint32``).
+
+    32 bits are plenty to tell a document's terms apart (a collision among 10,000 terms has
+    probability ~1%, and shifts an estimate by at most 1/k) and halve the memory.
+    """
+    high = (np.asarray(hashes, dtype=np.uint64) >> np.uint64(32)).astype(np.uint32)
+    return np.unique(high)[:k]
 
 
-def estimate_jaccard(a: Sequence[int], b: Sequence[int], k: int) -> float:
-    """Estimated Jaccard similarity of the two sets the sketches were taken from."""
-    if not a and not b:
+def estimate_jaccard(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    """Estimated Jaccard similarity of the two sets the sketches were taken from.
+
+    ``a`` and ``b`` are sorted, distinct arrays as made by ``bottom_k``.
+    """
+    if a.size == 0 and b.size == 0:
         return 1.0
-    sa, sb = set(a), set(b)
-    union = sorted(sa | sb)[:k]
-    both = sum(1 for x in union if x in sa and x in sb)
-    return both / len(union)
+    union = np.union1d(a, b)[:k]
+    both = np.intersect1d(a, b, assume_unique=True)
+    return int(np.count_nonzero(both <= union[-1])) / union.size

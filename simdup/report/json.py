@@ -129,6 +129,8 @@ def comparison_record(c: Comparison) -> dict[str, Any]:
         "jaccard": c.jaccard,
         "threshold": c.threshold,
         "near_duplicate": c.near_duplicate,
+        "reason": c.reason,
+        "length_ratio": c.length_ratio,
         "shared_terms": terms(c.shared_terms),
         "only_in_a": terms(c.only_a),
         "only_in_b": terms(c.only_b),

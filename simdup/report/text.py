@@ -55,9 +55,8 @@ def render_comparison_text(c: Comparison, stream: TextIO) -> None:
     w(f"simhash similarity {c.simhash_similarity:.4f}\n")
     w(f"tf-idf cosine      {c.cosine:.4f}\n")
     w(f"jaccard (words)    {c.jaccard:.4f}\n")
-    w(f"verdict            {verdict}\n")
-    if c.a.content_hash == c.b.content_hash:
-        w("                   (same normalised text)\n")
+    w(f"length ratio       {c.length_ratio:.4f}\n")
+    w(f"verdict            {verdict} ({c.reason})\n")
     if c.shared_terms:
         w("\nshared terms (weight in A / B):\n")
         for t in c.shared_terms:
