@@ -25,7 +25,8 @@ def _mix(x: np.ndarray) -> np.ndarray:
     x = x * _M1
     x = x ^ (x >> np.uint64(27))
     x = x * _M2
-    return x ^ (x >> np.uint64(31))
+    out: np.ndarray = x ^ (x >> np.uint64(31))
+    return out
 
 
 @lru_cache(maxsize=8)
@@ -39,7 +40,8 @@ def signature(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
         return np.full(perms, np.iinfo(np.uint64).max, dtype=np.uint64)
     with np.errstate(over="ignore"):
         mixed = _mix(hashes.astype(np.uint64)[:, None] ^ _seeds(perms)[None, :])
-    return mixed.min(axis=0)
+    out: np.ndarray = mixed.min(axis=0)
+    return out
 
 
 def estimate(a: np.ndarray, b: np.ndarray) -> float:
@@ -47,8 +49,9 @@ def estimate(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.count_nonzero(a == b)) / a.size
 
 
-def _collision(s: float, rows: int, bands: int) -> float:
-    return 1.0 - (1.0 - s**rows) ** bands
+def _collision(s: np.ndarray, rows: int, bands: int) -> np.ndarray:
+    out: np.ndarray = 1.0 - (1.0 - s**rows) ** bands
+    return out
 
 
 def choose_bands(threshold: float, perms: int, fn_weight: float = 0.7) -> tuple[int, int]:
