@@ -229,6 +229,7 @@ def cli() -> None:
       simdup scan ./docs
       simdup compare a.txt b.txt
       simdup hash *.txt
+      simdup calibrate ./docs
     """
 
 
@@ -471,6 +472,56 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
     for skip in failed:
         click.echo(f"simdup: {display_path(skip.path)}: {skip.reason}", err=True)
     ctx.exit(ExitCode.FILES_SKIPPED if failed else ExitCode.OK)
+
+
+@cli.command(
+    "calibrate",
+    epilog=f"""\b
+Examples:
+  simdup calibrate ./docs
+  simdup calibrate ./docs --radius 20 --format json
+
+{EXIT_CODE_HELP}""",
+)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option(
+    "--radius",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=16,
+    show_default=True,
+    help="Largest Hamming distance to histogram.",
+)
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@_feature_options
+@click.pass_context
+def calibrate_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
+    """Show where a corpus separates near-duplicates from the rest.
+
+    Histograms of each document's nearest-neighbour Hamming distance and, for every pair within
+    --radius, its word-set Jaccard and whether it passes the length check, to choose
+    --threshold, --verify-radius and --min-similarity for a corpus.
+    """
+    from .calibration import calibrate
+    from .report.calibration import render_calibration_json, render_calibration_text
+
+    progress = _Progress(not kw["quiet"], "fingerprinting")
+    with _usage_errors():
+        options = ScanOptions(
+            features=_feature_params(kw),
+            discovery=DiscoveryOptions(max_size=kw["max_size"]),
+            jobs=kw["jobs"],
+        )
+        try:
+            result = calibrate(paths, options, radius=kw["radius"], progress=progress)
+        finally:
+            progress.close()
+    if kw["fmt"] == "json":
+        render_calibration_json(result, sys.stdout)
+    else:
+        render_calibration_text(result, sys.stdout)
+    ctx.exit(ExitCode.OK)
 
 
 def main() -> None:

@@ -316,27 +316,24 @@ def build_clusters(
     return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
 
 
-def scan(
-    paths: Iterable[str | os.PathLike[str]],
-    options: ScanOptions | None = None,
-    *,
-    progress: Progress | None = None,
-    **overrides: Any,
-) -> ScanResult:
-    """Find near-duplicate documents under ``paths``.
-
-    ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
-    ``scan(["docs"], threshold=2, jobs=1)``.
-    """
+def resolve_options(options: ScanOptions | None, overrides: dict[str, Any]) -> ScanOptions:
+    """``options`` (or the defaults) with keyword overrides applied and made consistent."""
     options = (
         replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
     )
     if options.method == "minhash" and options.features.minhash_perms != options.minhash_perms:
         features = replace(options.features, minhash_perms=options.minhash_perms)
         options = replace(options, features=features)
-    started = time.perf_counter()
-    files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
-    discovered = time.perf_counter()
+    return options
+
+
+def fingerprint_corpus(
+    files: Sequence[SourceFile],
+    skipped: Sequence[SkippedFile],
+    options: ScanOptions,
+    progress: Progress | None = None,
+) -> tuple[list[FingerprintedDocument], list[SkippedFile]]:
+    """Fingerprinted documents in discovery order, and every file dropped on the way."""
     docs: list[FingerprintedDocument] = []
     skips = list(skipped)
     for result in fingerprint_files(
@@ -350,6 +347,26 @@ def scan(
             skips.append(result)
         else:
             docs.append(result)
+    return docs, skips
+
+
+def scan(
+    paths: Iterable[str | os.PathLike[str]],
+    options: ScanOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    **overrides: Any,
+) -> ScanResult:
+    """Find near-duplicate documents under ``paths``.
+
+    ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
+    ``scan(["docs"], threshold=2, jobs=1)``.
+    """
+    options = resolve_options(options, overrides)
+    started = time.perf_counter()
+    files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
+    discovered = time.perf_counter()
+    docs, skips = fingerprint_corpus(files, skipped, options, progress)
     fingerprinted = time.perf_counter()
     raw_pairs, counts = find_pairs(docs, options)
     clusters = build_clusters(docs, raw_pairs, options.cluster_method, options.features.sketch_size)

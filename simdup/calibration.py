@@ -1,0 +1,80 @@
+"""Where does a corpus separate near-duplicates from the rest?
+
+For every document, the Hamming distance to its nearest neighbour (within a radius); for every
+pair within the radius, the estimated word-set Jaccard and length ratio. Printed as histograms,
+so a user can see the gap between the distances and similarities of real near-duplicates and
+those of unrelated documents before choosing ``--threshold``, ``--verify-radius`` or
+``--min-similarity``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .discovery import discover
+from .index import MAX_THRESHOLD, near_pairs
+from .pipeline import Progress, ScanOptions, fingerprint_corpus, resolve_options
+from .sketch import estimate_jaccard
+
+SIMILARITY_BINS = 10  # deciles of the Jaccard estimate
+
+
+@dataclass(frozen=True)
+class Calibration:
+    documents: int
+    skipped: int
+    radius: int
+    # nearest[d]: documents whose nearest neighbour is at distance d (d <= radius)
+    nearest: tuple[int, ...]
+    # documents with no neighbour within the radius
+    isolated: int
+    # pairs[d][b]: pairs at distance d whose Jaccard estimate falls in decile b
+    pairs: tuple[tuple[int, ...], ...]
+    # pairs[d] that also pass the length check of verification
+    length_ok: tuple[int, ...]
+    settings: dict[str, Any]
+
+
+def calibrate(
+    paths: Iterable[str | os.PathLike[str]],
+    options: ScanOptions | None = None,
+    *,
+    radius: int = 16,
+    progress: Progress | None = None,
+    **overrides: Any,
+) -> Calibration:
+    """Distance and similarity histograms of a corpus (see the module docstring)."""
+    options = resolve_options(options, overrides)
+    radius = max(0, min(radius, MAX_THRESHOLD))
+    files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
+    docs, skips = fingerprint_corpus(files, skipped, options, progress)
+    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
+    ii, jj, dd = near_pairs(fps, radius)
+    nearest_of = np.full(len(docs), radius + 1, dtype=np.int64)
+    np.minimum.at(nearest_of, ii, dd.astype(np.int64))
+    np.minimum.at(nearest_of, jj, dd.astype(np.int64))
+    nearest = np.bincount(nearest_of, minlength=radius + 2)
+    grid = np.zeros((radius + 1, SIMILARITY_BINS), dtype=np.int64)
+    length_ok = np.zeros(radius + 1, dtype=np.int64)
+    k = options.features.sketch_size
+    for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
+        a, b = docs[i], docs[j]
+        sim = estimate_jaccard(a.sketch_array(), b.sketch_array(), k)
+        grid[d, min(int(sim * SIMILARITY_BINS), SIMILARITY_BINS - 1)] += 1
+        if min(a.chars, b.chars) >= options.min_length_ratio * max(a.chars, b.chars):
+            length_ok[d] += 1
+    return Calibration(
+        documents=len(docs),
+        skipped=len(skips),
+        radius=radius,
+        nearest=tuple(int(x) for x in nearest[: radius + 1]),
+        isolated=int(nearest[radius + 1]),
+        pairs=tuple(tuple(int(x) for x in row) for row in grid),
+        length_ok=tuple(int(x) for x in length_ok),
+        settings={"radius": radius, "min_length_ratio": options.min_length_ratio},
+    )
