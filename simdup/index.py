@@ -89,18 +89,22 @@ def _as_uint64(fingerprints: np.ndarray | Sequence[int]) -> np.ndarray:
     return np.array([int(v) for v in values], dtype=np.uint64)
 
 
-def _sort_with_index(keys: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.ndarray]:
+def _sort_with_index(
+    keys: np.ndarray, key_bits: int, positions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(sorted keys, positions)``: like ``argsort``, but when key and position fit in 64 bits
     they are packed into one ``uint64`` and sorted by value, which numpy does several times
     faster than an index sort."""
     n = keys.size
     idx_bits = max(1, (n - 1).bit_length())
     if key_bits + idx_bits <= 64:
-        packed = (keys << np.uint64(idx_bits)) | np.arange(n, dtype=np.uint64)
+        if positions is None:
+            positions = np.arange(n, dtype=np.uint64)
+        packed = keys << np.uint64(idx_bits)
+        packed |= positions
         packed.sort()
-        return packed >> np.uint64(idx_bits), (packed & np.uint64((1 << idx_bits) - 1)).astype(
-            np.int64
-        )
+        # uint64 positions index arrays directly; no conversion pass needed.
+        return packed >> np.uint64(idx_bits), packed & np.uint64((1 << idx_bits) - 1)
     order = np.argsort(keys, kind="stable")
     return keys[order], order
 
@@ -108,20 +112,26 @@ def _sort_with_index(keys: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.nd
 def collapse(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct fingerprints, and the original indices grouped by them.
 
-    Returns ``(unique, members, starts)``: ``members[starts[u]:starts[u+1]]`` are the
-    (ascending) indices of the inputs equal to ``unique[u]``; ``unique`` is sorted. A value sort
-    plus a neighbour mask: much faster than ``np.unique`` with inverse on large arrays.
+    Returns ``(unique, members, starts)``: ``members[starts[u]:starts[u+1]]`` are the indices
+    of the inputs equal to ``unique[u]``, ascending; ``unique`` is sorted. One sort plus a
+    neighbour mask: much faster than ``np.unique`` with its inverse.
     """
-    ordered = np.sort(fps)
+    members = np.argsort(fps)
+    ordered = fps[members]
     first = np.empty(ordered.size, dtype=bool)
     if ordered.size:
         first[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    unique = ordered[starts]
-    inverse = np.searchsorted(unique, fps).astype(np.uint64)
-    _, members = _sort_with_index(inverse, max(1, (unique.size - 1).bit_length()))
-    return unique, members, np.append(starts, ordered.size)
+    bounds = np.append(starts, ordered.size)
+    if starts.size < ordered.size:
+        # The quicksort leaves equal values in any order: put each group's indices in order.
+        sizes = np.diff(bounds)
+        in_group = np.flatnonzero(np.repeat(sizes > 1, sizes))
+        group_of = np.repeat(np.arange(sizes.size), sizes)[in_group]
+        sub = members[in_group]
+        members[in_group] = sub[np.lexsort((sub, group_of))]
+    return ordered[starts], members, bounds
 
 
 def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,20 +151,38 @@ def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _table_pairs(
-    unique: np.ndarray, layout: Layout, table: tuple[int, ...], k: int
+    unique: np.ndarray, layout: Layout, table: tuple[int, ...], k: int, positions: np.ndarray
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     n = unique.size
     if n < 2:
         return
     masks = layout.block_masks()
-    key = np.zeros(n, dtype=np.uint64)
-    offset = 0
-    for j in table:
-        low = (masks[j] & -masks[j]).bit_length() - 1
-        width = masks[j].bit_count()
-        key |= ((unique >> np.uint64(low)) & np.uint64((1 << width) - 1)) << np.uint64(offset)
-        offset += width
-    sorted_keys, order = _sort_with_index(key, offset)
+    key_bits = sum(masks[j].bit_count() for j in table)
+    idx_bits = max(1, (n - 1).bit_length())
+    if key_bits + idx_bits <= 64:
+        # Pack (key, position) into one uint64 and sort by value; built in place, since at
+        # 10^7 fingerprints every temporary array costs 80 MB and a pass over memory.
+        packed = positions.copy()
+        tmp = np.empty(n, dtype=np.uint64)
+        offset = idx_bits
+        for j in table:
+            low = (masks[j] & -masks[j]).bit_length() - 1
+            width = masks[j].bit_count()
+            np.right_shift(unique, np.uint64(low), out=tmp)
+            tmp &= np.uint64((1 << width) - 1)
+            tmp <<= np.uint64(offset)
+            packed |= tmp
+            offset += width
+        del tmp
+        packed.sort()
+        order = packed & np.uint64((1 << idx_bits) - 1)
+        packed >>= np.uint64(idx_bits)
+        sorted_keys = packed
+    else:
+        key_mask = 0
+        for j in table:
+            key_mask |= masks[j]
+        sorted_keys, order = _sort_with_index(unique & np.uint64(key_mask), 64)
     pos, end = _runs(sorted_keys)
     if pos.size == 0:
         return
@@ -179,7 +207,11 @@ def _table_pairs(
         for mask in earlier:
             keep &= (x & mask) != 0
         a, b, d = a[keep], b[keep], d[keep]
-        yield np.minimum(a, b), np.maximum(a, b), d.astype(np.uint8)
+        yield (
+            np.minimum(a, b).astype(np.int64),
+            np.maximum(a, b).astype(np.int64),
+            d.astype(np.uint8),
+        )
         start = stop
 
 
@@ -188,13 +220,15 @@ def unique_near_pairs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs ``(u, v, d)`` with ``u < v`` of *distinct* fingerprints within ``threshold``."""
     _check_threshold(threshold)
+    threshold = int(threshold)
     if layout is None:
         layout = choose_layout(unique.size, threshold)
     if layout.blocks - layout.key_blocks > threshold:
         raise ConfigError(f"layout {layout} cannot guarantee distance {threshold}")
     parts_a, parts_b, parts_d = [], [], []
+    positions = np.arange(unique.size, dtype=np.uint64)
     for table in combinations(range(layout.blocks), layout.key_blocks):
-        for a, b, d in _table_pairs(unique, layout, table, threshold):
+        for a, b, d in _table_pairs(unique, layout, table, threshold, positions):
             parts_a.append(a)
             parts_b.append(b)
             parts_d.append(d)
@@ -217,7 +251,13 @@ def near_pairs(
     brute-force comparison of every pair would give, including identical fingerprints.
     """
     _check_threshold(threshold)
+    threshold = int(threshold)
     fps = _as_uint64(fingerprints)
+    ordered = np.sort(fps)
+    if ordered.size < 2 or bool((ordered[1:] != ordered[:-1]).all()):
+        # All distinct (the usual case): join the fingerprints as they are, no index sort.
+        return unique_near_pairs(fps, threshold, layout)
+    del ordered
     unique, members, starts = collapse(fps)
     sizes = np.diff(starts)
     parts_i: list[np.ndarray] = []
@@ -262,7 +302,7 @@ class BlockIndex:
 
     def __init__(self, threshold: int = 3) -> None:
         _check_threshold(threshold)
-        self.threshold = threshold
+        self.threshold = int(threshold)
         self._keys: list[Hashable] = []
         self._fps: list[int] = []
         self._tables: list[tuple[int, np.ndarray, np.ndarray]] | None = None
@@ -294,6 +334,8 @@ class BlockIndex:
         """Every stored ``(key, distance)`` within the threshold, in insertion order."""
         if not self._keys:
             return []
+        if not 0 <= int(fingerprint) < 1 << 64:
+            raise ConfigError(f"fingerprint {fingerprint!r} is not a 64-bit unsigned integer")
         fps, tables = self._build()
         fp = np.uint64(int(fingerprint))
         found: list[np.ndarray] = []
