@@ -20,20 +20,28 @@ _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _MD_LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"]*\")?\)")
 _MD_REFERENCE = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.M)
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>\"'()\[\]]+|www\.[^\s<>\"'()\[\]]+", re.I)
-_WHITESPACE = re.compile(r"\s+")
 # Chinese puts no spaces between words: a line break or space between two ideographs is
 # layout (re-wrapping), and left in place it would split a word in two for the segmenter.
 _CJK_GAP = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff])\s+(?=[\u3400-\u9fff\uf900-\ufaff])")
 
 
 def strip_markup(text: str) -> str:
-    """Remove front matter, HTML tags/comments, link targets and URLs (keep link text)."""
-    text = _FRONT_MATTER.sub("", text, count=1)
-    text = _HTML_COMMENT.sub(" ", text)
-    text = _HTML_TAG.sub(" ", text)
-    text = _MD_LINK_TARGET.sub("] ", text)
-    text = _MD_REFERENCE.sub(" ", text)
-    return _URL.sub(" ", text)
+    """Remove front matter, HTML tags/comments, link targets and URLs (keep link text).
+
+    Each pattern runs only when a cheap substring test says it can match.
+    """
+    if text.startswith("---"):
+        text = _FRONT_MATTER.sub("", text, count=1)
+    if "<" in text:
+        text = _HTML_COMMENT.sub(" ", text)
+        text = _HTML_TAG.sub(" ", text)
+    if "](" in text:
+        text = _MD_LINK_TARGET.sub("] ", text)
+    if "]:" in text:
+        text = _MD_REFERENCE.sub(" ", text)
+    if "://" in text or "www." in text or "WWW." in text:
+        text = _URL.sub(" ", text)
+    return text
 
 
 def normalize_text(text: str, *, markup: bool = True) -> str:
@@ -48,4 +56,4 @@ def normalize_text(text: str, *, markup: bool = True) -> str:
 
 def collapse_whitespace(text: str) -> str:
     """One space for every whitespace run: the form exact duplicates are compared in."""
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())

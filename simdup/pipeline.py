@@ -21,7 +21,6 @@ from .decoding import decode_file
 from .discovery import DiscoveryOptions, discover
 from .errors import ConfigError
 from .features import extract_features, jieba_idf
-from .hashing import token_hashes
 from .index import MAX_THRESHOLD, near_pairs
 from .minhash import band_candidates, choose_bands
 from .minhash import estimate as minhash_estimate
@@ -139,9 +138,7 @@ class DocumentProcessor:
 
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
-        terms = list(fv.weights)
-        hashes = token_hashes(terms)
-        weights = np.fromiter(fv.weights.values(), dtype=np.float64, count=len(terms))
+        hashes, weights = fv.hashes, fv.weights
         sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
         perms = self.params.minhash_perms
         signature = minhash_signature(hashes, perms).astype("<u8").tobytes() if perms else b""
@@ -149,11 +146,11 @@ class DocumentProcessor:
 
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
         fv = self.features(doc.text)
-        if len(fv.weights) < self.params.min_features:
+        if len(fv.terms) < self.params.min_features:
             return SkippedFile(
                 doc.path,
                 "features",
-                f"too short to fingerprint: {len(fv.weights)} distinct words "
+                f"too short to fingerprint: {len(fv.terms)} distinct words "
                 f"(minimum {self.params.min_features})",
             )
         fp, sketch, signature = self.fingerprint_features(fv)
@@ -164,7 +161,7 @@ class DocumentProcessor:
             encoding_source=doc.encoding_source,
             size=doc.size,
             token_count=fv.token_count,
-            feature_count=len(fv.weights),
+            feature_count=len(fv.terms),
             content_hash=fv.content_hash,
             chars=fv.chars,
             sketch=sketch,
@@ -459,7 +456,7 @@ def compare(
             raise InputError(f"{path}: {decoded.reason}")
         texts.append(decoded.text)
         fv = proc.features(decoded.text)
-        if not fv.weights:
+        if not fv.terms:
             raise InputError(f"{path}: no words to compare")
         fp, sketch, _ = proc.fingerprint_features(fv)
         vectors.append(fv)
@@ -471,7 +468,7 @@ def compare(
                 decoded.encoding_source,
                 decoded.size,
                 fv.token_count,
-                len(fv.weights),
+                len(fv.terms),
                 fv.content_hash,
                 fv.chars,
                 sketch,
@@ -482,7 +479,7 @@ def compare(
     if params.weighting != "tfidf":
         tfidf_proc = _processor(replace(params, weighting="tfidf"))
         va, vb = (tfidf_proc.features(t) for t in texts)
-    tfidf_a, tfidf_b = va.weights, vb.weights
+    tfidf_a, tfidf_b = va.as_dict(), vb.as_dict()
     cosine = _cosine(tfidf_a, tfidf_b)
     sa, sb = set(tfidf_a), set(tfidf_b)
     jaccard = len(sa & sb) / len(sa | sb)

@@ -44,13 +44,21 @@ class DecodedDocument:
 
 @dataclass(frozen=True, slots=True)
 class FeatureVector:
-    """Weighted terms of one document plus the facts needed to verify and report it."""
+    """Weighted terms of one document plus the facts needed to verify and report it.
 
-    weights: dict[str, float]
+    ``terms[i]`` has 64-bit hash ``hashes[i]`` and weight ``weights[i]``.
+    """
+
+    terms: list[str]
+    hashes: np.ndarray  # uint64
+    weights: np.ndarray  # float64
     token_count: int
     chars: int  # length of the whitespace-collapsed normalised text
     # xxh3-128 of the whitespace-collapsed normalised text: equal means "exact duplicate".
     content_hash: str
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(self.terms, self.weights.tolist(), strict=True))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from .errors import ConfigError, MissingExtraError
 # jieba's own Han range; ideographs outside it fall to the word pattern below.
 _CJK_RUN = re.compile(r"[\u4e00-\u9fd5]+")
 # A word: letters and digits of any script except the CJK range above; "_" separates.
+_WORD = re.compile(r"[^\W_\u4e00-\u9fd5]+")
 _TOKEN = re.compile(r"([\u4e00-\u9fd5]+)|([^\W_\u4e00-\u9fd5]+)")
 
 BACKENDS = ("auto", "jieba", "rjieba")
@@ -110,6 +111,17 @@ class Segmenter:
         entries = read_user_dict(user_dict) if user_dict else []
         loader = _load_rjieba if self.backend == "rjieba" else _load_jieba
         self._cut = loader(entries)
+
+    def words(self, text: str) -> list[str]:
+        """The same tokens as ``tokens`` but not in document order (CJK words last).
+
+        Enough for a bag of words, and cheaper: no per-token splicing.
+        """
+        words = _WORD.findall(text)
+        runs = _CJK_RUN.findall(text)
+        if runs:
+            words.extend(t for t in self._cut("\n".join(runs)) if t != "\n")
+        return words
 
     def tokens(self, text: str) -> list[str]:
         """Word tokens of ``text`` (already normalised); punctuation and spaces dropped."""
