@@ -32,9 +32,7 @@ def flip_bits(value: int, positions: list[int]) -> int:
 def near_copy(draw: st.DrawFn, value: int, max_flips: int) -> int:
     """``value`` with between 0 and ``max_flips`` distinct random bits flipped."""
     flips = draw(st.integers(min_value=0, max_value=max_flips))
-    positions = draw(
-        st.lists(st.integers(0, 63), min_size=flips, max_size=flips, unique=True)
-    )
+    positions = draw(st.lists(st.integers(0, 63), min_size=flips, max_size=flips, unique=True))
     return flip_bits(value, positions)
 
 
@@ -52,9 +50,7 @@ def fingerprint_lists(
     Starts from random (and a few edge) fingerprints, then adds near copies of existing entries
     (chains too: a copy of a copy) and exact copies, in random order.
     """
-    base = draw(
-        st.lists(st.one_of(fingerprints, edge_fingerprints), min_size=0, max_size=max_base)
-    )
+    base = draw(st.lists(st.one_of(fingerprints, edge_fingerprints), min_size=0, max_size=max_base))
     values = list(base)
     if values:
         for _ in range(draw(st.integers(0, max_planted))):

@@ -139,12 +139,6 @@ def test_maximum_threshold_is_31() -> None:
     assert as_triples(simdup.near_pairs([0, (1 << 31) - 1], 31)) == [(0, 1, 31)]
 
 
-@pytest.mark.xfail(
-    reason="BUG: a numpy integer threshold passes _check_threshold but near_pairs then crashes "
-    "with AttributeError: 'numpy.int64' object has no attribute 'bit_length' (Layout gets numpy "
-    "ints from choose_layout, block_masks returns numpy ints)",
-    strict=True,
-)
 def test_numpy_integer_threshold_is_accepted() -> None:
     """A numpy integer threshold (accepted by validation) works like the Python int."""
     assert as_triples(simdup.near_pairs([0, 1, 3], np.int64(1))) == [(0, 1, 1), (1, 2, 1)]
@@ -169,11 +163,6 @@ def test_negative_values_in_a_signed_numpy_array_are_a_config_error() -> None:
         simdup.near_pairs(np.array([1, -1], dtype=np.int64), 3)
 
 
-@pytest.mark.xfail(
-    reason="BUG: BlockIndex.query does not validate its fingerprint: 2**64 or -1 raise "
-    "OverflowError from numpy instead of ConfigError (BlockIndex.add validates)",
-    strict=True,
-)
 @pytest.mark.parametrize("bad", [1 << 64, -1])
 def test_block_index_query_with_a_fingerprint_outside_64_bits_is_a_config_error(bad: int) -> None:
     """query() rejects a fingerprint that is not 64-bit unsigned like add() does."""
