@@ -135,7 +135,7 @@ def _usage_errors() -> Iterator[None]:
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
     except InputError as exc:
-        click.echo(f"simdup: {exc}", err=True)
+        click.echo(f"simdup: {display_path(exc.path)}: {exc.reason}", err=True)
         raise click.exceptions.Exit(ExitCode.FILES_SKIPPED) from exc
     except SimdupError as exc:
         click.echo(f"simdup: error: {exc}", err=True)
@@ -148,12 +148,17 @@ def _output(path: str | None) -> Iterator[TextIO]:
     if path is None or path == "-":
         yield sys.stdout
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    # Write next to the real target: a symbolic link is followed, never replaced.
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -176,8 +181,29 @@ def _read_files_from(source: str, null: bool) -> list[str]:
 
 
 def _inside(child: str, parent: str) -> bool:
-    child, parent = os.path.realpath(child), os.path.realpath(parent)
-    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+    """``child`` is ``parent`` or below it, as spelled or after resolving symbolic links."""
+    for resolve in (os.path.abspath, os.path.realpath):
+        c, p = resolve(child), resolve(parent)
+        if c == p or c.startswith(p.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _check_output(output: str | None, roots: list[str]) -> None:
+    """Refuse an output file that is a scanned file or lies inside a scanned folder."""
+    if not output or output == "-":
+        return
+    for root in roots:
+        if _inside(output, root):
+            where = (
+                f"inside the scanned folder {display_path(root)}"
+                if os.path.isdir(root)
+                else f"the scanned file {display_path(root)}"
+            )
+            raise click.UsageError(
+                f"--output {display_path(output)} is {where}: "
+                "simdup never writes into the folders it scans"
+            )
 
 
 class _Progress:
@@ -213,7 +239,20 @@ Examples:
 {EXIT_CODE_HELP}"""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODE_HELP)
+class _Group(click.Group):
+    """Ctrl-C anywhere in a command exits 130 with a short message (click would exit 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            click.echo("simdup: interrupted", err=True)
+            raise click.exceptions.Exit(ExitCode.INTERRUPTED) from None
+
+
+@click.group(
+    cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODE_HELP
+)
 @click.version_option(
     __version__,
     "-V",
@@ -336,13 +375,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     if not all_paths:
         raise click.UsageError("no PATHS given (and no --files-from)")
     output = kw["output"]
-    if output and output != "-":
-        for root in all_paths:
-            if os.path.isdir(root) and _inside(output, root):
-                raise click.UsageError(
-                    f"--output {output} is inside the scanned folder {root}: "
-                    "simdup never writes into the folders it scans"
-                )
+    _check_output(output, all_paths)
     progress = _Progress(not kw["quiet"], "fingerprinting")
     with _usage_errors():
         options = ScanOptions(
@@ -382,7 +415,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     ctx.exit(
         scan_exit_code(
             clusters=len(result.clusters),
-            skipped=len(result.skipped),
+            skipped=sum(1 for s in result.skipped if s.failure),
             fail_on_duplicates=kw["fail_on_duplicates"],
             strict=kw["strict"],
         )
@@ -462,7 +495,10 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
     with _usage_errors():
         params = _feature_params(kw)
         DocumentProcessor(params)  # fail early on a bad user dictionary
-        found, skipped = discover(files, DiscoveryOptions(max_size=kw["max_size"]))
+        # Like sha256sum: every path named gets its line, hard links and repeats included.
+        found, skipped = discover(
+            files, DiscoveryOptions(max_size=kw["max_size"], unique_files=False)
+        )
         failed = list(skipped)
         for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
             if hasattr(result, "fingerprint"):

@@ -41,6 +41,8 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x28\xb5\x2f\xfd", "zstd archive"),
 )
 
+_TEXTUAL_MAGIC = frozenset({b"BZh", b"GIF87a", b"GIF89a"})
+
 # chardet reports the narrower standard; decode with the superset that real files use.
 _SUPERSETS = {
     "gb2312": "gb18030",
@@ -58,6 +60,10 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 # More undecodable characters than this (per character) and the file is not text.
 MAX_REPLACEMENT_RATIO = 0.02
 MAX_CONTROL_RATIO = 0.05
+# Invalid sequences per non-ASCII character up to which a file is damaged UTF-8.
+DAMAGED_UTF8_RATIO = 0.01
+# Below this chardet confidence its guess is noise (seen: Latin-1 as mac-cyrillic at 0.01).
+MIN_CHARDET_CONFIDENCE = 0.1
 
 
 class DecodeFailure(Exception):
@@ -109,19 +115,46 @@ def _chardet_sample(data: bytes) -> bytes:
     return b"\n".join(parts) if parts else data[:CHARDET_SAMPLE_BYTES]
 
 
+# Characters that make up real text: letters and digits of any script, CJK, punctuation, spaces.
+_PLAUSIBLE = re.compile(r"[\w\s\u3000-\u303f\uff00-\uffef!-/:-@\[-`{-~\u2010-\u206f]")
+
+
+_WORDISH = re.compile(r"[^\W_]")
+
+
 def _utf16_without_bom(data: bytes) -> str | None:
-    """Guess UTF-16 from where NUL bytes fall: ASCII-heavy UTF-16 has a NUL in every other byte."""
-    sample = data[:CHARDET_SAMPLE_BYTES]
-    if len(sample) < 4 or len(sample) % 2:
+    """UTF-16 without a BOM: the byte order whose decoding is plausible text, if either is.
+
+    ASCII-heavy UTF-16 has a NUL in every other byte; Chinese UTF-16 has NULs only around its
+    ASCII characters, so the decoded text itself is judged, not just where the NULs fall.
+    """
+    sample = data[: CHARDET_SAMPLE_BYTES - CHARDET_SAMPLE_BYTES % 2]
+    if len(data) < 2 or len(data) % 2:
         return None
-    even_nul = sample[0::2].count(0)
-    odd_nul = sample[1::2].count(0)
+    # Mostly-ASCII text: the high byte of each unit is NUL, which tells the byte order.
+    even_nul, odd_nul = sample[0::2].count(0), sample[1::2].count(0)
     half = len(sample) // 2
-    if odd_nul > 0.3 * half and even_nul < 0.05 * half:
-        return "utf-16-le"
-    if even_nul > 0.3 * half and odd_nul < 0.05 * half:
-        return "utf-16-be"
-    return None
+    order = None
+    if odd_nul >= 0.3 * half and even_nul <= 0.05 * half:
+        order = "utf-16-le"
+    elif even_nul >= 0.3 * half and odd_nul <= 0.05 * half:
+        order = "utf-16-be"
+    best: tuple[int, str] | None = None
+    for encoding in (order,) if order else ("utf-16-le", "utf-16-be"):
+        try:
+            text = sample.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if not text or _looks_binary_text(text):
+            continue
+        if len(_PLAUSIBLE.findall(text)) < 0.95 * len(text):
+            continue
+        # Both byte orders can look like text ("00" vs two ideographic spaces): prefer the
+        # one with more letters, digits and ideographs.
+        words = len(_WORDISH.findall(text))
+        if best is None or words > best[0]:
+            best = (words, encoding)
+    return best[1] if best else None
 
 
 def _looks_binary_text(text: str) -> bool:
@@ -148,6 +181,16 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
                 return _checked_fallback(text, encoding)
     for magic, kind in _MAGIC:
         if data.startswith(magic):
+            # "BZh" and "GIF89a" are short printable words a text file may start with: they
+            # count only when the rest is not clean UTF-8 text. "%PDF-" always means a PDF.
+            if magic in _TEXTUAL_MAGIC:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise DecodeFailure(f"binary file ({kind})") from None
+                if b"\x00" in data or _looks_binary_text(text):
+                    raise DecodeFailure(f"binary file ({kind})")
+                break
             raise DecodeFailure(f"binary file ({kind})")
     if b"\x00" in data:
         guess = _utf16_without_bom(data)
@@ -168,11 +211,23 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
         if _looks_binary_text(text):
             raise DecodeFailure("binary file (control characters)")
         return text, "utf-8", "utf-8", 1.0
+    # UTF-8 with a few damaged bytes (a truncated copy, one stray byte): a legacy encoding read
+    # as UTF-8 fails on most of its non-ASCII bytes, damaged UTF-8 on very few.
+    text = data.decode("utf-8", errors="replace")
+    non_ascii = sum(1 for ch in text if ord(ch) > 0x7F)
+    bad = text.count("\ufffd")
+    if non_ascii and bad <= max(2, DAMAGED_UTF8_RATIO * non_ascii):
+        if _looks_binary_text(text):
+            raise DecodeFailure("binary file (control characters)")
+        return text, "utf-8", "fallback", 1.0 - bad / non_ascii
     import chardet  # imported late: most files are UTF-8 and never need it
 
     detection: dict[str, Any] = dict(chardet.detect(_chardet_sample(data)))
     name = (detection.get("encoding") or "").lower()
     confidence = float(detection.get("confidence") or 0.0)
+    if confidence < MIN_CHARDET_CONFIDENCE:
+        # No real evidence either way: Western text in Windows-1252 is the common case.
+        name = "cp1252"
     if not name:
         raise DecodeFailure("unknown encoding (not UTF-8, no confident guess)")
     try:

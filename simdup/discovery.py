@@ -29,6 +29,8 @@ class DiscoveryOptions:
     max_size: int = DEFAULT_MAX_SIZE
     # Paths (files or folders) never scanned, e.g. the output file.
     avoid: tuple[str, ...] = ()
+    # Read a file reachable by several paths (hard links, repeated paths) only once.
+    unique_files: bool = True
 
 
 def _kind(mode: int) -> str:
@@ -58,8 +60,8 @@ class _Walker:
         self.seen_files: dict[tuple[int, int], str] = {}
         self.avoid = {os.path.realpath(p) for p in options.avoid}
 
-    def _skip(self, path: str, reason: str) -> None:
-        self.skipped.append(SkippedFile(path, "discovery", reason))
+    def _skip(self, path: str, reason: str, failure: bool = True) -> None:
+        self.skipped.append(SkippedFile(path, "discovery", reason, failure))
 
     def _add_file(self, path: str, st: os.stat_result, explicit: bool, rel: str) -> None:
         o = self.options
@@ -67,17 +69,20 @@ class _Walker:
             return
         if o.exclude and _matches(o.exclude, rel):
             return
-        if os.path.realpath(path) in self.avoid:
+        if self.avoid and os.path.realpath(path) in self.avoid:
             return
-        identity = (st.st_dev, st.st_ino)
-        first = self.seen_files.get(identity)
-        if first is not None:
-            if first != path:
-                self._skip(path, f"same file as {first} (hard link, symlink or repeated path)")
-            return
-        self.seen_files[identity] = path
+        if o.unique_files:
+            identity = (st.st_dev, st.st_ino)
+            first = self.seen_files.get(identity)
+            if first is not None:
+                if first != path:
+                    reason = f"same file as {first} (hard link, symlink or repeated path)"
+                    self._skip(path, reason, failure=False)
+                return
+            self.seen_files[identity] = path
         if st.st_size > o.max_size:
-            self._skip(path, f"larger than --max-size ({st.st_size} > {o.max_size} bytes)")
+            reason = f"larger than --max-size ({st.st_size} > {o.max_size} bytes)"
+            self._skip(path, reason, failure=False)
             return
         self.files.append(SourceFile(path, st.st_size))
 
@@ -98,7 +103,7 @@ class _Walker:
             # A file named on the command line is scanned even if hidden or a symlink.
             self._add_file(root, st, explicit=True, rel=os.path.basename(root))
         else:
-            self._skip(root, f"not a regular file ({_kind(st.st_mode)})")
+            self._skip(root, f"not a regular file ({_kind(st.st_mode)})", failure=False)
 
     def _walk(self, root: str, root_stat: os.stat_result) -> None:
         o = self.options
@@ -122,7 +127,7 @@ class _Walker:
                 continue
             if identity in visited_dirs:
                 continue
-            if os.path.realpath(directory) in self.avoid:
+            if self.avoid and os.path.realpath(directory) in self.avoid:
                 continue
             visited_dirs.add(identity)
             try:
@@ -143,7 +148,8 @@ class _Walker:
                 try:
                     is_link = entry.is_symlink()
                     if is_link and not o.follow_symlinks:
-                        self._skip(path, "symbolic link (use --follow-symlinks to follow)")
+                        reason = "symbolic link (use --follow-symlinks to follow)"
+                        self._skip(path, reason, failure=False)
                         continue
                     st = entry.stat(follow_symlinks=True)
                 except FileNotFoundError:
@@ -159,7 +165,7 @@ class _Walker:
                 elif stat.S_ISREG(st.st_mode):
                     self._add_file(path, st, explicit=False, rel=rel)
                 else:
-                    self._skip(path, f"not a regular file ({_kind(st.st_mode)})")
+                    self._skip(path, f"not a regular file ({_kind(st.st_mode)})", failure=False)
             stack.extend(reversed(subdirs))
 
 

@@ -12,7 +12,15 @@ class ConfigError(SimdupError, ValueError):
 
 
 class InputError(SimdupError, OSError):
-    """A file named explicitly by the user cannot be used (missing, unreadable)."""
+    """A file named explicitly by the user cannot be used (missing, unreadable).
+
+    ``path`` and ``reason`` are kept apart so that the edge can escape the file name.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 class MissingExtraError(SimdupError, ImportError):

@@ -11,7 +11,7 @@ class ExitCode(IntEnum):
     DUPLICATES_FOUND = 1
     """``--fail-on-duplicates`` was given and near-duplicates were found."""
     USAGE = 2
-    """Bad command line: unknown option, bad value, missing path (as click does)."""
+    """Bad command line: unknown option, bad value, no paths given (as click does)."""
     FILES_SKIPPED = 3
     """``--strict`` was given (or ``hash`` was asked for a file) and some files could not be read,
     decoded or fingerprinted."""
@@ -25,7 +25,7 @@ EXIT_CODE_HELP = """\b
 Exit codes:
   0    success (skipped files are reported, not an error)
   1    --fail-on-duplicates and near-duplicates were found
-  2    usage error (bad option or value, missing path)
+  2    usage error (bad option or value, no paths given)
   3    --strict and some files could not be read, decoded or fingerprinted
   4    error: output could not be written, or an internal error
   130  interrupted (Ctrl-C)"""

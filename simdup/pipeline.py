@@ -453,11 +453,11 @@ def compare(
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = decode_file(path, options.discovery.max_size)
         if isinstance(decoded, SkippedFile):
-            raise InputError(f"{path}: {decoded.reason}")
+            raise InputError(path, decoded.reason)
         texts.append(decoded.text)
         fv = proc.features(decoded.text)
         if not fv.terms:
-            raise InputError(f"{path}: no words to compare")
+            raise InputError(path, "no words to compare")
         fp, sketch, _ = proc.fingerprint_features(fv)
         vectors.append(fv)
         docs.append(

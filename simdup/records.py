@@ -28,6 +28,9 @@ class SkippedFile:
     path: str
     stage: str  # discovery | read | decode | features
     reason: str
+    # False for files passed over on purpose (a second path to a file already read, a symbolic
+    # link not followed, a special file, a file over --max-size): --strict ignores those.
+    failure: bool = True
 
 
 @dataclass(frozen=True, slots=True)

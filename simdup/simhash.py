@@ -7,10 +7,13 @@ expected Hamming distance of two fingerprints is 64 * angle / pi between their w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 BITS = 64
 MASK64 = (1 << BITS) - 1
+_PRECISION_BITS = 24
 
 
 def hamming(a: int, b: int) -> int:
@@ -26,7 +29,17 @@ def simhash(hashes: np.ndarray, weights: np.ndarray) -> int:
     bits = np.unpackbits(
         hashes.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
     )
+    # Weights are scaled by a power of two (exact) so that the largest is below 2^24, and
+    # rounded to integers. The sums below are then sums of integers far below 2^53, exact in
+    # float64 whatever order the BLAS adds them in: the fingerprint is the same on every
+    # machine, ties are exactly 0, and the order of the terms is irrelevant. Integer weights
+    # (tf, binary) are not changed at all.
     w = np.asarray(weights, dtype=np.float64)
+    top = float(np.abs(w).max())
+    if top == 0.0:
+        return 0
+    _, exponent = math.frexp(top)  # top < 2**exponent
+    w = np.rint(np.ldexp(w, _PRECISION_BITS - exponent))
     counters = 2.0 * (w @ bits) - w.sum()
     packed = np.packbits(counters > 0, bitorder="little")
     return int(packed.view("<u8")[0])

@@ -29,6 +29,10 @@ def estimate_jaccard(a: np.ndarray, b: np.ndarray, k: int) -> float:
     """
     if a.size == 0 and b.size == 0:
         return 1.0
+    if a.size < k and b.size < k:
+        # Both sketches hold their whole sets: exact.
+        both_all = np.intersect1d(a, b, assume_unique=True).size
+        return both_all / (a.size + b.size - both_all)
     union = np.union1d(a, b)[:k]
     both = np.intersect1d(a, b, assume_unique=True)
     return int(np.count_nonzero(both <= union[-1])) / union.size

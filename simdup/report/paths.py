@@ -1,19 +1,25 @@
 """How file names are written in output.
 
 File names are bytes on POSIX; Python decodes them with ``surrogateescape``. A byte that is not
-valid UTF-8 is written as ``\\xNN`` (and a literal backslash stays as it is), so every format is
-valid UTF-8 and the original name can be recovered. In text output, control characters
-(newline, tab, escape, ...) are also written as escapes so a file name cannot forge lines or
-drive the terminal.
+valid UTF-8 is written as ``\\xNN`` and, on POSIX, a literal backslash as ``\\\\``, so every
+format is valid UTF-8 and the original name can always be recovered (a name with a byte 0xE9
+and one literally spelled ``caf\\xe9`` never look alike). Windows paths keep their
+backslashes. In text output, control characters (newline, tab, escape, ...) are also written
+as escapes so a file name cannot forge lines or drive the terminal.
 """
 
 from __future__ import annotations
 
+import os
 import unicodedata
+
+_ESCAPE_BACKSLASH = os.sep == "/"
 
 
 def escape_path(path: str) -> str:
     """``path`` with undecodable bytes (lone surrogates U+DC80..U+DCFF) as ``\\xNN``."""
+    if _ESCAPE_BACKSLASH and "\\" in path:
+        path = path.replace("\\", "\\\\")
     if path.isascii() or not any("\udc80" <= ch <= "\udcff" for ch in path):
         return path
     return "".join(

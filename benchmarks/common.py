@@ -1,0 +1,361 @@
+"""Shared helpers of the benchmark programs (standard library only at import time).
+
+``simhash_anchor.py`` imports this module from a separate virtual environment that has neither
+simdup nor psutil, so nothing here may import them at module level.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import importlib.util
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+# The shared folder sits next to the repository checkout.
+DEFAULT_BENCH = REPO.parent / "shared" / "bench" / "visible"
+RESULTS = BENCH_DIR / "results"
+ANCHOR_VENV = BENCH_DIR / ".venv-anchor"
+
+MB = 1_000_000
+
+
+# ---------------------------------------------------------------- the benchmark set
+
+
+def bench_folders(bench: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """``(docs folder, labels.json)`` of a benchmark set folder; exits with a message if absent."""
+    root = Path(bench)
+    docs, labels = root / "docs", root / "labels.json"
+    if not docs.is_dir():
+        raise SystemExit(f"{docs}: no such folder (give the set folder with --bench)")
+    return docs, labels
+
+
+def default_scorer(bench: str | os.PathLike[str]) -> Path:
+    """``score.py`` lives one level above the set folder (``shared/bench/score.py``)."""
+    return Path(bench).parent / "score.py"
+
+
+def list_docs(docs: Path) -> list[Path]:
+    """Every regular file under ``docs``, in a deterministic order."""
+    return sorted(p for p in docs.rglob("*") if p.is_file())
+
+
+def display_path(path: Path, docs: Path) -> str:
+    """``docs/<h>/<id>.md``: relative to the set folder, as labels.json names documents."""
+    return path.relative_to(docs.parent).as_posix()
+
+
+def load_scorer(path: Path) -> ModuleType:
+    """Import the benchmark's ``score.py`` (standard library only) as a module."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: scorer not found (give it with --score)")
+    spec = importlib.util.spec_from_file_location("simdup_bench_score", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---------------------------------------------------------------- decoding for the anchors
+
+# Longest first: the UTF-32 LE BOM starts with the UTF-16 LE one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def decode_anchor(data: bytes) -> tuple[str, str]:
+    """Decode as the bench README says the anchors were: BOM, strict UTF-8, else chardet.
+
+    Returns ``(text, encoding)``. Undecodable bytes become U+FFFD (an anchor never skips a file).
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace"), encoding
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    import chardet
+
+    guess = (chardet.detect(data).get("encoding") or "utf-8").lower()
+    try:
+        codecs.lookup(guess)
+    except LookupError:
+        guess = "utf-8"
+    return data.decode(guess, errors="replace"), guess
+
+
+# ---------------------------------------------------------------- statistics and tables
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values)) if values else float("nan")
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    if value is None or value != value:  # None or NaN
+        return "—"
+    return f"{value:.{digits}f}"
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def log(message: str) -> None:
+    """Progress goes to stderr; stdout carries only the results."""
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- run information
+
+
+def reproduce_command(script: str, argv: Sequence[str]) -> str:
+    """The command that reproduces this run, from the repository root."""
+    try:
+        python = os.path.relpath(sys.executable, REPO)
+    except ValueError:  # pragma: no cover - other drive on Windows
+        python = sys.executable
+    if python.startswith(".."):
+        python = "python"
+    return f"cd <repo> && {python} benchmarks/{script} {shlex.join(argv)}".rstrip()
+
+
+def git_revision() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return f"{head}{' (uncommitted changes)' if dirty else ''}" if head else "unknown"
+
+
+def environment() -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "git": git_revision(),
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+    }
+    if hasattr(os, "getloadavg"):
+        info["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
+    return info
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- measured subprocesses
+
+
+@dataclass
+class Measured:
+    """One finished subprocess: wall time and memory."""
+
+    command: list[str]
+    seconds: float
+    returncode: int
+    # ru_maxrss of the reaped child: the largest RSS of any single process of its tree.
+    max_rss_mb: float
+    # Sum of the RSS of the whole process tree, sampled (psutil), highest sample.
+    tree_peak_rss_mb: float | None
+    stdout: str = ""
+    stderr: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _tree_rss(pid: int) -> int:
+    """Summed RSS of the descendants of ``pid`` (the launcher itself excluded)."""
+    import psutil
+
+    try:
+        procs = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total
+
+
+# Linux carries a process's peak RSS across exec, and a child made with vfork/posix_spawn
+# starts from its parent's peak: a command spawned straight from this (large) process would
+# report at least our own peak as its max RSS. So commands are started by a fresh, small
+# launcher, which spawns the command, reaps it with wait4 and writes "<maxrss> <seconds>"
+# (ru_maxrss of the command's tree, wall seconds from spawn to exit) to the file in argv[1].
+_LAUNCHER = """
+import os, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+t = time.perf_counter()
+pid = os.posix_spawnp(argv[0], argv, os.environ)
+_, status, usage = os.wait4(pid, 0)
+t = time.perf_counter() - t
+with open(out, "w") as f:
+    f.write(f"{usage.ru_maxrss} {t}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_measured(
+    command: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    interval: float = 0.05,
+    heartbeat: Callable[[float], None] | None = None,
+    heartbeat_every: float = 30.0,
+) -> Measured:
+    """Run ``command`` to completion: wall time, max RSS (wait4) and sampled tree RSS.
+
+    The command runs under a small launcher (see ``_LAUNCHER``) that times it and reads its
+    max RSS; a sampler thread sums the RSS of its process tree every ``interval`` seconds when
+    psutil is installed.
+    """
+    try:
+        import psutil  # noqa: F401
+
+        sampling = True
+    except ImportError:
+        sampling = False
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory(prefix="simdup-bench-") as tmp,
+    ):
+        usage_file = Path(tmp) / "usage"
+        launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(usage_file)]
+        started = time.perf_counter()
+        proc = subprocess.Popen(launcher + list(command), cwd=cwd, stdout=out, stderr=err)
+        peak = 0
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            last_beat = started
+            while not done.wait(interval):
+                if sampling:
+                    peak = max(peak, _tree_rss(proc.pid))
+                now = time.perf_counter()
+                if heartbeat and now - last_beat >= heartbeat_every:
+                    heartbeat(now - started)
+                    last_beat = now
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        returncode = proc.wait()
+        outer_seconds = time.perf_counter() - started
+        done.set()
+        sampler.join()
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+        try:
+            maxrss_text, seconds_text = usage_file.read_text().split()
+            maxrss, seconds = int(maxrss_text), float(seconds_text)
+        except (OSError, ValueError):  # the launcher itself failed (e.g. command not found)
+            maxrss, seconds = 0, outer_seconds
+    # Linux reports ru_maxrss in KiB, macOS in bytes.
+    scale = 1 if sys.platform == "darwin" else 1024
+    return Measured(
+        command=list(command),
+        seconds=seconds,
+        returncode=returncode,
+        max_rss_mb=maxrss * scale / MB,
+        tree_peak_rss_mb=peak / MB if sampling else None,
+        stdout=stdout,
+        stderr=stderr,
+    )
+
+
+# ---------------------------------------------------------------- the numpy<2 anchor venv
+
+
+def _installed_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def anchor_requirements() -> list[str]:
+    """numpy<2 plus the same simhash and chardet versions as the bench venv."""
+    reqs = ["numpy<2"]
+    for name in ("simhash", "chardet"):
+        version = _installed_version(name)
+        reqs.append(f"{name}=={version}" if version else name)
+    return reqs
+
+
+def anchor_python(create: bool = True) -> tuple[Path | None, str]:
+    """The Python of ``benchmarks/.venv-anchor`` (numpy<2), created on first use.
+
+    Returns ``(python or None, note)``. The PyPI ``simhash`` package multiplies a ``uint8``
+    bit array by a feature's count; NumPy 2 raises ``OverflowError`` when the count exceeds
+    255, NumPy 1 silently widened the type. This venv runs the package as its author tested it.
+    """
+    bindir = "Scripts" if os.name == "nt" else "bin"
+    python = ANCHOR_VENV / bindir / ("python.exe" if os.name == "nt" else "python")
+    stamp = ANCHOR_VENV / ".installed"
+    wanted = "\n".join(anchor_requirements())
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python, f"{ANCHOR_VENV.relative_to(REPO)} ({', '.join(wanted.splitlines())})"
+    if not create:
+        return None, "anchor venv not created (--no-anchor-venv)"
+    log(f"creating {ANCHOR_VENV.relative_to(REPO)} with {', '.join(wanted.splitlines())} ...")
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--clear", str(ANCHOR_VENV)],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+            + wanted.splitlines(),
+            check=True,
+            capture_output=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        tail = detail.decode("utf-8", "replace").strip().splitlines()[-1:] if detail else []
+        return None, f"could not create the anchor venv: {exc} {' '.join(tail)}".strip()
+    stamp.write_text(wanted)
+    return python, f"{ANCHOR_VENV.relative_to(REPO)} ({', '.join(wanted.splitlines())})"

@@ -1,0 +1,655 @@
+"""Speed benchmark: simdup end to end against the PyPI simhash pipeline, stage costs, index joins.
+
+    python benchmarks/speed.py --bench ../shared/bench/visible      (or: make bench-speed)
+
+Three sections (``--sections``), each printed as a Markdown table and written, with every single
+measurement, to benchmarks/results/speed.json:
+
+- ``e2e``: each pipeline in a fresh process, the pipelines alternating (``--repeat`` rounds,
+  each starting one pipeline later: ABCDE BCDEA ...): ``simdup scan DOCS --format json -o FILE``
+  with ``--segmenter rjieba`` and ``--segmenter jieba``, at the default number of jobs and with
+  ``-j1``; and the PyPI ``simhash`` pipeline (decode, ``Simhash(text)``, ``SimhashIndex(k=3)``;
+  simhash_anchor.py, run in the numpy<2 venv benchmarks/.venv-anchor). Median wall seconds,
+  MB/s, documents/s, the max RSS of the largest process of the tree (``wait4``) and the highest
+  sampled sum of the tree's RSS (psutil), and ratios to the simhash pipeline.
+- ``stages``: within this process, on the same texts, alternating: decoding, normalisation,
+  segmentation (``jieba.lcut`` alone, ``rjieba.cut`` alone, simdup's ``Segmenter`` with either
+  backend), features + fingerprint, and a whole document with either backend. MB/s of input
+  file bytes, and what everything but segmentation adds on top of ``jieba.lcut``.
+- ``joins``: ``simdup.near_pairs(fps, 3)`` on N random fingerprints with 1% planted near pairs,
+  N = 1e5, 1e6, 1e7 (``--max-n``), and 1e5 with 10,001 identical ones; each join in a fresh
+  process (index_join.py) for its max RSS; ``near_pairs``'s own layout against the 4-table layout
+  ``Layout(4, 1)``, checking both find the same pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from common import (
+    DEFAULT_BENCH,
+    MB,
+    RESULTS,
+    Measured,
+    anchor_python,
+    bench_folders,
+    environment,
+    fmt,
+    list_docs,
+    log,
+    markdown_table,
+    median,
+    reproduce_command,
+    run_measured,
+    write_json,
+)
+
+BENCH_DIR = Path(__file__).resolve().parent
+SECTIONS = ("e2e", "stages", "joins")
+LARGE_N = 10_000_000
+T = TypeVar("T")
+
+
+def heartbeat(seconds: float) -> None:
+    log(f"    ... still running after {seconds:.0f} s")
+
+
+def rotated(items: list[T], round_no: int) -> list[T]:
+    """Round r starts at item r: each contender runs early in some rounds and late in others."""
+    k = round_no % len(items) if items else 0
+    return items[k:] + items[:k]
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+# ---------------------------------------------------------------- end to end
+
+
+@dataclasses.dataclass
+class Pipeline:
+    name: str
+    command: Callable[[Path], list[str]]  # output file -> command
+    kind: str  # "simdup" or "simhash"
+    runs: list[Measured] = dataclasses.field(default_factory=list)
+    pairs: list[int] = dataclasses.field(default_factory=list)
+    pair_set: frozenset[tuple[str, str]] | None = None
+    error: str | None = None
+
+
+def e2e(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any]:
+    paths = list_docs(docs)
+    total_bytes = sum(p.stat().st_size for p in paths)
+    py = sys.executable
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+    def simdup_cmd(segmenter: str, jobs: int | None) -> Callable[[Path], list[str]]:
+        def build(out: Path) -> list[str]:
+            cmd = [py, "-m", "simdup", "scan", str(docs), "--format", "json", "-o", str(out)]
+            cmd += ["--segmenter", segmenter, "-q"]
+            return cmd + (["-j", str(jobs)] if jobs else [])
+
+        return build
+
+    anchor_py, anchor_note = anchor_python(create=not args.no_anchor_venv)
+    if anchor_py is None:
+        # NumPy 2 raises OverflowError in the package for counts > 255; the float path gives
+        # NumPy 1's fingerprints (quality.py checks it) at a similar cost.
+        weights, simhash_py = "float-over-255", Path(py)
+        notes.append(
+            f"simhash pipeline run under this venv's NumPy with counts > 255 passed as floats "
+            f"({anchor_note})"
+        )
+    else:
+        weights, simhash_py = "package", anchor_py
+        notes.append(f"simhash pipeline run in {anchor_note}")
+
+    def simhash_cmd(out: Path) -> list[str]:
+        script = str(BENCH_DIR / "simhash_anchor.py")
+        return [str(simhash_py), script, str(docs), "--out", str(out), "--weights", weights]
+
+    pipelines = [
+        Pipeline(
+            f"simdup --segmenter rjieba (default jobs: {cpus})",
+            simdup_cmd("rjieba", None),
+            "simdup",
+        ),
+        Pipeline(
+            f"simdup --segmenter jieba (default jobs: {cpus})", simdup_cmd("jieba", None), "simdup"
+        ),
+        Pipeline("simdup --segmenter rjieba -j1", simdup_cmd("rjieba", 1), "simdup"),
+        Pipeline("simdup --segmenter jieba -j1", simdup_cmd("jieba", 1), "simdup"),
+        Pipeline("simhash pkg: decode + Simhash(text) + SimhashIndex(k=3)", simhash_cmd, "simhash"),
+    ]
+    with tempfile.TemporaryDirectory(prefix="simdup-bench-") as tmp:
+        for round_no in range(args.repeat):
+            for n, pipe in rotated(list(enumerate(pipelines)), round_no):
+                if pipe.error:
+                    continue
+                out = Path(tmp) / f"e2e-{n}.json"
+                log(f"[e2e {round_no + 1}/{args.repeat}] {pipe.name} ...")
+                m = run_measured(pipe.command(out), heartbeat=heartbeat)
+                if m.returncode != 0:
+                    pipe.error = f"exit {m.returncode}: {m.stderr.strip()[-300:]}"
+                    log(f"  failed: {pipe.error}")
+                    continue
+                report = json.loads(out.read_text(encoding="utf-8"))
+                found = frozenset((p["a"], p["b"]) for p in report["pairs"])
+                if pipe.pair_set is None:
+                    pipe.pair_set = found
+                elif found != pipe.pair_set:
+                    notes.append(f"WARNING: {pipe.name}: runs reported different pairs")
+                pipe.runs.append(m)
+                pipe.pairs.append(len(found))
+                log(f"  {m.seconds:.2f} s, max RSS {m.max_rss_mb:.0f} MB, {len(found)} pairs")
+                out.unlink()
+
+    simdup_sets = {p.pair_set for p in pipelines if p.kind == "simdup" and p.pair_set is not None}
+    if len(simdup_sets) == 1:
+        notes.append(
+            "the four simdup runs (rjieba/jieba, default jobs/-j1) reported identical pairs"
+        )
+    elif simdup_sets:
+        notes.append("WARNING: the simdup runs reported different pairs across segmenters/jobs")
+
+    base = next((p for p in pipelines if p.kind == "simhash" and p.runs), None)
+    base_s = median([m.seconds for m in base.runs]) if base else float("nan")
+    base_rss = median([m.max_rss_mb for m in base.runs]) if base else float("nan")
+    rows, raw = [], []
+    for pipe in pipelines:
+        if not pipe.runs:
+            rows.append([pipe.name, "error", "", "", "", "", "", "", "", "", pipe.error or ""])
+            raw.append({"pipeline": pipe.name, "error": pipe.error})
+            continue
+        secs = median([m.seconds for m in pipe.runs])
+        rss = median([m.max_rss_mb for m in pipe.runs])
+        tree = [m.tree_peak_rss_mb for m in pipe.runs if m.tree_peak_rss_mb is not None]
+        tree_rss = median(tree) if tree else None
+        rows.append(
+            [
+                pipe.name,
+                fmt(secs, 2),
+                " ".join(fmt(m.seconds, 2) for m in pipe.runs),
+                fmt(total_bytes / MB / secs, 2),
+                fmt(len(paths) / secs, 0),
+                fmt(rss, 0),
+                fmt(tree_rss, 0),
+                fmt(ratio(secs, base_s), 3),
+                fmt(ratio(base_s, secs), 2) + "×",
+                fmt(ratio(rss, base_rss), 2),
+                str(pipe.pairs[0]),
+            ]
+        )
+        raw.append(
+            {
+                "pipeline": pipe.name,
+                "command": pipe.runs[0].command,
+                "seconds": [round(m.seconds, 4) for m in pipe.runs],
+                "median_seconds": round(secs, 4),
+                "mb_per_s": round(total_bytes / MB / secs, 3),
+                "docs_per_s": round(len(paths) / secs, 1),
+                "max_rss_mb": [round(m.max_rss_mb, 1) for m in pipe.runs],
+                "tree_peak_rss_mb": [None if x is None else round(x, 1) for x in tree],
+                "time_ratio_to_simhash": round(ratio(secs, base_s), 4),
+                "pairs": pipe.pairs[0],
+            }
+        )
+    table = markdown_table(
+        [
+            "pipeline (fresh process)",
+            "median s",
+            "runs (s)",
+            "MB/s",
+            "docs/s",
+            "max RSS MB",
+            "peak tree RSS MB",
+            "time ÷ simhash",
+            "speed-up vs simhash",
+            "RSS ÷ simhash",
+            "pairs",
+        ],
+        rows,
+    )
+    heading = (
+        f"### End to end: {len(paths)} documents, {total_bytes / MB:.1f} MB, "
+        f"{args.repeat} alternating round(s)"
+    )
+    return {"markdown": f"{heading}\n\n{table}", "rows": raw, "bytes": total_bytes}
+
+
+# ---------------------------------------------------------------- stages
+
+
+class _Recorder:
+    """Stands in for a Segmenter: forwards every ``method(text)`` call and remembers its result.
+
+    Generic on purpose: whichever segmenter methods the pipeline calls (``tokens``, ``words``,
+    ...) are recorded as ``(method, text) -> result``.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.seen: dict[tuple[str, str], Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.inner, name)
+        if not callable(attr):
+            return attr
+
+        def call(text: Any, *more: Any, **kw: Any) -> Any:
+            result = attr(text, *more, **kw)
+            if isinstance(text, str) and not more and not kw:
+                self.seen[(name, text)] = result
+            return result
+
+        return call
+
+
+class _Lookup:
+    """Stands in for a Segmenter: returns recorded results (segmentation costs a lookup)."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        self.recorder = recorder
+        self.misses = 0
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.recorder.inner, name)
+        if not callable(attr):
+            return attr
+        seen = self.recorder.seen
+
+        def call(text: Any, *more: Any, **kw: Any) -> Any:
+            if isinstance(text, str) and not more and not kw:
+                found = seen.get((name, text))
+                if found is not None:
+                    return found
+            self.misses += 1
+            return attr(text, *more, **kw)
+
+        return call
+
+
+def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any]:
+    import jieba
+    import rjieba
+
+    from simdup.decoding import decode_file
+    from simdup.normalize import normalize_text
+    from simdup.params import FeatureParams
+    from simdup.pipeline import DocumentProcessor
+    from simdup.segmentation import Segmenter
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    max_size = 1 << 40
+    paths = [str(p) for p in list_docs(docs)]
+    total_bytes = sum(os.path.getsize(p) for p in paths)
+
+    log("[stages] preparing inputs (untimed) ...")
+    decoded = [d for d in (decode_file(p, max_size) for p in paths) if hasattr(d, "text")]
+    texts = [d.text for d in decoded]
+    seg = {name: Segmenter(name) for name in ("jieba", "rjieba")}
+    procs = {
+        name: DocumentProcessor(dataclasses.replace(FeatureParams(), segmenter=name))
+        for name in ("jieba", "rjieba")
+    }
+    stub = DocumentProcessor(dataclasses.replace(FeatureParams(), segmenter="rjieba"))
+    recorder = _Recorder(stub.segmenter)
+    stub.segmenter = recorder  # type: ignore[assignment]
+    for d in decoded:
+        stub.document(d)
+    seg_calls = list(recorder.seen)  # the (method, text) calls the pipeline made
+    methods = sorted({m for m, _ in seg_calls})
+    lookup = _Lookup(recorder)
+    stub.segmenter = lookup  # type: ignore[assignment]
+    if len(decoded) != len(paths):
+        notes.append(f"stages: {len(paths) - len(decoded)} files were not decoded by simdup")
+
+    def each(fn: Callable[[Any], object], items: list[Any]) -> Callable[[], None]:
+        def run() -> None:
+            for item in items:
+                fn(item)
+
+        return run
+
+    def replay(segmenter: Any) -> Callable[[], None]:
+        def run() -> None:
+            for method, text in seg_calls:
+                getattr(segmenter, method)(text)
+
+        return run
+
+    plan: list[tuple[str, str, Callable[[], None]]] = [
+        (
+            "decode",
+            "simdup.decoding.decode_file (read, detect, decode)",
+            each(lambda p: decode_file(p, max_size), paths),
+        ),
+        ("normalise", "simdup.normalize.normalize_text", each(normalize_text, texts)),
+        (
+            "jieba.lcut",
+            "jieba.lcut(text): plain jieba, HMM on, whole text",
+            each(jieba.lcut, texts),
+        ),
+        ("rjieba.cut", "rjieba.cut(text): plain rjieba, whole text", each(rjieba.cut, texts)),
+        (
+            "Segmenter(jieba)",
+            f"simdup Segmenter('jieba').{'/'.join(methods)}, as the pipeline calls it: "
+            "CJK runs only, HMM off",
+            replay(seg["jieba"]),
+        ),
+        (
+            "Segmenter(rjieba)",
+            f"simdup Segmenter('rjieba').{'/'.join(methods)}",
+            replay(seg["rjieba"]),
+        ),
+        (
+            "features+fingerprint",
+            "DocumentProcessor.document, segmentation replaced by a lookup of its tokens "
+            "(normalise, exact-duplicate hash, stopwords, weights, hashes, SimHash, sketch)",
+            each(stub.document, decoded),
+        ),
+        (
+            "document, jieba",
+            "decode_file + DocumentProcessor(segmenter='jieba').document",
+            each(lambda p: procs["jieba"].document(decode_file(p, max_size)), paths),
+        ),
+        (
+            "document, rjieba",
+            "decode_file + DocumentProcessor(segmenter='rjieba').document",
+            each(lambda p: procs["rjieba"].document(decode_file(p, max_size)), paths),
+        ),
+    ]
+    if args.skip_plain_jieba:
+        plan = [s for s in plan if s[0] != "jieba.lcut"]
+    times: dict[str, list[float]] = {name: [] for name, _, _ in plan}
+    for round_no in range(args.repeat):
+        for name, _, fn in rotated(plan, round_no):
+            log(f"[stages {round_no + 1}/{args.repeat}] {name} ...")
+            started = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - started)
+            log(f"  {times[name][-1]:.2f} s")
+    if lookup.misses:
+        notes.append(f"stages: {lookup.misses} segmenter lookups missed (segmented instead)")
+
+    med = {name: median(v) for name, v in times.items()}
+    lcut = med.get("jieba.lcut", float("nan"))
+    rows, raw = [], []
+    for name, what, _ in plan:
+        s = med[name]
+        rows.append(
+            [
+                name,
+                what,
+                fmt(s, 3),
+                " ".join(fmt(x, 2) for x in times[name]),
+                fmt(total_bytes / MB / s, 2),
+                fmt(ratio(s, lcut), 3),
+            ]
+        )
+        raw.append(
+            {
+                "stage": name,
+                "what": what,
+                "seconds": times[name],
+                "median": s,
+                "mb_per_s": total_bytes / MB / s,
+            }
+        )
+    rest = med["decode"] + med["features+fingerprint"]
+    derived = {
+        "everything_but_segmentation_seconds": rest,
+        "everything_but_segmentation_pct_of_jieba_lcut": 100 * ratio(rest, lcut),
+        "document_jieba_over_jieba_lcut": ratio(med["document, jieba"], lcut),
+        "document_rjieba_over_jieba_lcut": ratio(med["document, rjieba"], lcut),
+        "jieba_lcut_over_rjieba_cut": ratio(lcut, med["rjieba.cut"]),
+        "segmenter_jieba_over_segmenter_rjieba": ratio(
+            med["Segmenter(jieba)"], med["Segmenter(rjieba)"]
+        ),
+    }
+    table = markdown_table(
+        ["stage", "what is timed", "median s", "runs (s)", "MB/s", "÷ jieba.lcut"], rows
+    )
+    lines = [
+        f"### Stages in one process: {len(paths)} documents, {total_bytes / MB:.1f} MB "
+        f"(MB/s of input file bytes), {args.repeat} alternating round(s)",
+        "",
+        table,
+        "",
+        f"- Everything but segmentation (decode + features+fingerprint) = {fmt(rest, 2)} s: "
+        f"{fmt(derived['everything_but_segmentation_pct_of_jieba_lcut'], 1)}% on top of "
+        f"jieba.lcut alone over the same texts.",
+        f"- A whole simdup document with jieba costs "
+        f"{fmt(derived['document_jieba_over_jieba_lcut'], 2)}× jieba.lcut; with rjieba "
+        f"{fmt(derived['document_rjieba_over_jieba_lcut'], 3)}×.",
+        f"- jieba.lcut ÷ rjieba.cut: {fmt(derived['jieba_lcut_over_rjieba_cut'], 1)}×; "
+        f"simdup Segmenter jieba ÷ rjieba: "
+        f"{fmt(derived['segmenter_jieba_over_segmenter_rjieba'], 1)}×.",
+    ]
+    return {"markdown": "\n".join(lines), "rows": raw, "derived": derived}
+
+
+# ---------------------------------------------------------------- index joins
+
+
+def joins(args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
+    cases = [("random", 100_000), ("random", 1_000_000), ("random", 10_000_000)]
+    cases = [c for c in cases if c[1] <= args.max_n] + [("identical", 100_000)]
+    layouts = ("auto", "4x1")
+    reps = {
+        c: args.repeat if c[1] < LARGE_N else min(args.repeat, args.repeat_large) for c in cases
+    }
+    if any(c[1] >= LARGE_N for c in cases) and args.repeat_large < args.repeat:
+        notes.append(
+            f"joins with N ≥ 1e7 ran {args.repeat_large} time(s) (--repeat-large), others "
+            f"{args.repeat}"
+        )
+    script = str(BENCH_DIR / "index_join.py")
+    results: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    for rep in range(max(reps.values())):
+        for case, n in cases:
+            if rep >= reps[(case, n)]:
+                continue
+            # ABBA: the layout that ran first in one round runs second in the next.
+            for layout in layouts if rep % 2 == 0 else layouts[::-1]:
+                log(f"[joins {rep + 1}/{reps[(case, n)]}] {case} N={n:,} layout={layout} ...")
+                cmd = [sys.executable, script, "--n", str(n), "--case", case, "--layout", layout]
+                m = run_measured(cmd, heartbeat=heartbeat, heartbeat_every=20)
+                if m.returncode != 0:
+                    log(f"  failed: exit {m.returncode}: {m.stderr.strip()[-300:]}")
+                    results.setdefault((case, n, layout), []).append(
+                        {"error": m.stderr.strip()[-300:]}
+                    )
+                    continue
+                r = json.loads(m.stdout.strip().splitlines()[-1])
+                r["process_max_rss_mb"] = round(m.max_rss_mb, 1)
+                r["process_seconds"] = round(m.seconds, 3)
+                results.setdefault((case, n, layout), []).append(r)
+                peak = r["peak_rss_during_join_mb"]
+                log(f"  {r['seconds']:.2f} s, peak RSS in join {peak} MB, {r['pairs']:,} pairs")
+
+    rows, raw = [], []
+    for case, n in cases:
+        auto = [r for r in results.get((case, n, "auto"), []) if "error" not in r]
+        auto_s = median([r["seconds"] for r in auto]) if auto else float("nan")
+        for layout in layouts:
+            runs = results.get((case, n, layout), [])
+            good = [r for r in runs if "error" not in r]
+            if not good:
+                err = runs[0]["error"] if runs else "not run"
+                rows.append([case, f"{n:,}", layout, "error", "", "", "", "", "", "", err[-80:]])
+                raw.append({"case": case, "n": n, "layout": layout, "error": err})
+                continue
+            secs = median([r["seconds"] for r in good])
+            peaks = [r["peak_rss_during_join_mb"] for r in good if r["peak_rss_during_join_mb"]]
+            pairs = {r["pairs"] for r in good}
+            same = "—"
+            if layout != "auto" and auto:
+                same = "yes" if pairs == {r["pairs"] for r in auto} else "NO"
+                if same == "NO":
+                    notes.append(f"WARNING: joins {case} N={n}: layouts found different pairs")
+            first = good[0]
+            used = f"{first['layout_used']} ({first['tables']} tables)"
+            if layout != "auto" and auto and auto[0]["layout_used"] == layout:
+                notes.append(
+                    f"joins {case} N={n:,}: near_pairs chose {layout} itself, so both rows run "
+                    "the same layout (their difference is noise)"
+                )
+            rows.append(
+                [
+                    case,
+                    f"{n:,}",
+                    layout if layout != "auto" else f"auto → {used}",
+                    fmt(secs, 3),
+                    " ".join(fmt(r["seconds"], 2) for r in good),
+                    fmt(first["rss_at_join_start_mb"], 0),
+                    fmt(median(peaks) if peaks else None, 0),
+                    fmt(median([r["process_max_rss_mb"] for r in good]), 0),
+                    f"{first['pairs']:,}",
+                    same,
+                    fmt(ratio(secs, auto_s), 2) + "×" if layout != "auto" else "1×",
+                ]
+            )
+            raw.append(
+                {"case": case, "n": n, "layout": layout, "runs": good, "median_seconds": secs}
+            )
+    table = markdown_table(
+        [
+            "case",
+            "N",
+            "layout",
+            "median s",
+            "runs (s)",
+            "RSS at join start MB",
+            "peak RSS in join MB",
+            "process max RSS MB",
+            "pairs",
+            "same pairs as auto",
+            "time ÷ auto",
+        ],
+        rows,
+    )
+    heading = (
+        "### Index joins: `simdup.near_pairs(fps, 3)`, each run in a fresh process "
+        "(1% planted near pairs, 1–3 bits flipped)"
+    )
+    return {"markdown": f"{heading}\n\n{table}", "rows": raw}
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description="simdup speed benchmarks.")
+    ap.add_argument("--bench", type=Path, default=DEFAULT_BENCH, help="set folder (docs/)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds per measurement (default 3)")
+    ap.add_argument(
+        "--max-n",
+        type=float,
+        default=1e7,
+        help="largest number of fingerprints in the join benchmark (default 1e7)",
+    )
+    ap.add_argument(
+        "--repeat-large",
+        type=int,
+        default=1,
+        help="rounds for joins with N >= 1e7 (the 4-table layout takes minutes; default 1)",
+    )
+    ap.add_argument(
+        "--sections", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS)
+    )
+    ap.add_argument(
+        "--skip-plain-jieba",
+        action="store_true",
+        help="stages: do not time jieba.lcut alone (the slowest stage)",
+    )
+    ap.add_argument(
+        "--no-anchor-venv",
+        action="store_true",
+        help="do not create benchmarks/.venv-anchor (numpy<2) for the simhash package",
+    )
+    ap.add_argument("--out", type=Path, default=RESULTS / "speed.json")
+    args = ap.parse_args(argv)
+    if args.repeat < 1 or args.repeat_large < 1:
+        ap.error("--repeat and --repeat-large must be at least 1")
+    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+
+    import numpy
+
+    import simdup
+
+    command = reproduce_command("speed.py", argv)
+    env = environment()
+    env["simdup"] = simdup.__version__
+    env["numpy"] = numpy.__version__
+    log(f"speed benchmark: {command}")
+    notes: list[str] = []
+    out: dict[str, Any] = {}
+    docs = None
+    if "e2e" in sections or "stages" in sections:
+        docs, _ = bench_folders(args.bench)
+    started = time.perf_counter()
+    if "e2e" in sections:
+        assert docs is not None
+        out["e2e"] = e2e(args, docs, notes)
+    if "stages" in sections:
+        assert docs is not None
+        out["stages"] = stages(args, docs, notes)
+    if "joins" in sections:
+        out["joins"] = joins(args, notes)
+    if hasattr(os, "getloadavg"):
+        env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    env["benchmark_seconds"] = round(time.perf_counter() - started, 1)
+
+    load = f"load average {env.get('loadavg_start')} → {env.get('loadavg_end')}"
+    parts = [
+        f"## simdup speed ({env['cpus']} CPUs, {load}; simdup {simdup.__version__}, "
+        f"git {env['git']})",
+        "",
+    ]
+    for name in SECTIONS:
+        if name in out:
+            parts += [out[name]["markdown"], ""]
+    parts += [f"- {n}" for n in notes]
+    parts += [
+        "",
+        "Medians of alternating runs on a shared, noisy machine: compare rows of one run, not "
+        "numbers across runs.",
+        f"Reproduce: `{command}` (or `make bench-speed`).",
+    ]
+    text = "\n".join(parts)
+    print(text)
+    write_json(
+        args.out,
+        {
+            "benchmark": "speed",
+            "command": command,
+            "bench": os.path.relpath(args.bench),
+            "environment": env,
+            "notes": notes,
+            **{k: {kk: vv for kk, vv in v.items() if kk != "markdown"} for k, v in out.items()},
+            "markdown": text,
+        },
+    )
+    log(f"wrote {os.path.relpath(args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,510 @@
+"""simdup.cli: every command and format, exit codes, output files, help texts."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from simdup import ALGORITHM_VERSION, __version__
+from simdup.cli import cli
+from simdup.exitcodes import ExitCode
+
+COMMANDS = tuple(sorted(cli.commands))
+
+
+def run(*args: str, input: bytes | str | None = None) -> Result:
+    """Invoke the CLI; exceptions other than SystemExit propagate (with their traceback)."""
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def explain(result: Result) -> str:
+    return f"exit {result.exit_code}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the sample corpus as the working directory, scanned as 'corpus'."""
+    shutil.copytree(sample_corpus, tmp_path / "corpus")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "corpus"
+
+
+@pytest.fixture
+def clean(tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder 'clean' in the working directory: two near-duplicates, one other document,
+    nothing that gets skipped."""
+    folder = tmp_path / "clean"
+    folder.mkdir()
+    for name in ("backup-essay.txt", "backup-essay-trimmed.txt", "gettysburg-address.txt"):
+        shutil.copy(sample_corpus / "en" / name, folder / name)
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+# ---------------------------------------------------------------- scan formats
+
+
+def test_scan_text(corpus: Path) -> None:
+    """Text output lists clusters with a representative and a one-line summary."""
+    result = run("scan", "corpus", "-j", "1")
+    assert result.exit_code == 0, explain(result)
+    assert result.stdout.count("Cluster ") == 10
+    assert "representative" in result.stdout
+    assert re.search(r"^45 documents fingerprinted, 3 skipped; 10 clusters", result.stdout, re.M)
+    # The skip summary goes to stderr, not stdout.
+    assert "skipped 3 files" in result.stderr
+    assert "corpus/misc/empty.txt: empty file" in result.stderr
+    assert "empty file" not in result.stdout
+
+
+def test_scan_json_structure(corpus: Path) -> None:
+    """JSON: schema, versions, settings, summary, files, skipped, clusters and pairs."""
+    result = run("scan", "corpus", "--format", "json", "-j", "1")
+    assert result.exit_code == 0, explain(result)
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "simdup-scan/1"
+    assert doc["simdup_version"] == __version__
+    assert doc["algorithm_version"] == ALGORITHM_VERSION
+    assert doc["settings"]["threshold"] == 3
+    assert doc["summary"]["files_fingerprinted"] == len(doc["files"]) == 45
+    for f in doc["files"]:
+        assert re.fullmatch(r"[0-9a-f]{16}", f["fingerprint"])
+        assert {"path", "encoding", "encoding_source", "size"} <= set(f)
+    assert {(s["path"], s["stage"]) for s in doc["skipped"]} == {
+        ("corpus/misc/empty.txt", "read"),
+        ("corpus/misc/image.bin", "decode"),
+        ("corpus/misc/hello.txt", "features"),
+    }
+    assert all(s["reason"] for s in doc["skipped"])
+    assert len(doc["clusters"]) == 10
+    for c in doc["clusters"]:
+        assert c["size"] == len(c["members"]) >= 2
+        assert c["members"][0]["path"] == c["representative"]
+        assert all({"path", "distance", "similarity", "exact_duplicate"} <= set(m)
+                   for m in c["members"])  # fmt: skip
+    assert doc["pairs"]
+    for p in doc["pairs"]:
+        assert {"a", "b", "distance"} <= set(p)
+        assert p["a"] < p["b"] and isinstance(p["distance"], int)
+
+
+def test_scan_jsonl_every_line_parses(corpus: Path) -> None:
+    """JSON Lines: one header, then file, skipped, pair and cluster records, each valid JSON."""
+    result = run("scan", "corpus", "--format", "jsonl", "-j", "1")
+    assert result.exit_code == 0, explain(result)
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert records[0]["type"] == "header"
+    assert records[0]["schema"] == "simdup-scan/1"
+    assert records[0]["algorithm_version"] == ALGORITHM_VERSION
+    kinds = [r["type"] for r in records]
+    assert kinds.count("header") == 1
+    assert kinds.count("file") == 45
+    assert kinds.count("skipped") == 3
+    assert kinds.count("cluster") == 10
+    assert kinds.count("pair") == records[0]["summary"]["pairs"] > 0
+
+
+def test_scan_csv_has_one_row_per_pair(corpus: Path) -> None:
+    """CSV: the documented header, then one row per pair, matching the JSON pairs."""
+    result = run("scan", "corpus", "--format", "csv", "-j", "1")
+    assert result.exit_code == 0, explain(result)
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["a", "b", "distance", "similarity", "exact", "cluster_a", "cluster_b"]
+    pairs = json.loads(run("scan", "corpus", "--format", "json", "-j", "1").stdout)["pairs"]
+    assert [(r[0], r[1], int(r[2])) for r in rows[1:]] == [
+        (p["a"], p["b"], p["distance"]) for p in pairs
+    ]
+    assert all(r[4] in ("true", "false") for r in rows[1:])
+
+
+def test_formats_agree(corpus: Path) -> None:
+    """Text, JSON, JSON Lines and CSV report the same number of pairs and clusters."""
+    doc = json.loads(run("scan", "corpus", "-f", "json", "-j", "1").stdout)
+    jsonl = run("scan", "corpus", "-f", "jsonl", "-j", "1").stdout
+    lines = [json.loads(x) for x in jsonl.split("\n") if x]
+    rows = list(csv.reader(io.StringIO(run("scan", "corpus", "-f", "csv", "-j", "1").stdout)))
+    text = run("scan", "corpus", "-f", "text", "-j", "1").stdout
+    n_pairs = len(doc["pairs"])
+    assert sum(r["type"] == "pair" for r in lines) == n_pairs == len(rows) - 1
+    assert f"{n_pairs} near-duplicate pairs" in text
+    assert text.count("Cluster ") == len(doc["clusters"])
+
+
+@pytest.mark.parametrize("start", ["=", "+", "@"])
+def test_csv_cells_that_look_like_formulas_are_quoted(
+    tmp_path: Path, start: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path starting with '=', '+' or '@' is written with a leading "'" in CSV."""
+    folder = tmp_path / f"{start}SUM(A1)"
+    folder.mkdir()
+    text = (Path(__file__).parents[1] / "sample_corpus" / "en" / "backup-essay.txt").read_text()
+    (folder / "a.txt").write_text(text, encoding="utf-8")
+    (folder / "b.txt").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = run("scan", "--format", "csv", "--", folder.name)
+    assert result.exit_code == 0, explain(result)
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[1][:2] == [f"'{start}SUM(A1)/a.txt", f"'{start}SUM(A1)/b.txt"]
+
+
+# ---------------------------------------------------------------- exit codes
+
+
+def test_fail_on_duplicates_exits_1_when_clusters_are_found(clean: Path) -> None:
+    """--fail-on-duplicates: exit 1 with clusters, and the report is still written."""
+    result = run("scan", "clean", "--fail-on-duplicates")
+    assert result.exit_code == ExitCode.DUPLICATES_FOUND == 1, explain(result)
+    assert "Cluster 1" in result.stdout
+
+
+def test_fail_on_duplicates_exits_0_without_clusters(clean: Path) -> None:
+    """--fail-on-duplicates with no near-duplicates: exit 0."""
+    (clean / "backup-essay-trimmed.txt").unlink()
+    result = run("scan", "clean", "--fail-on-duplicates")
+    assert result.exit_code == 0, explain(result)
+    assert "Cluster" not in result.stdout
+
+
+def test_strict_exits_3_when_files_were_skipped(corpus: Path, clean: Path) -> None:
+    """--strict: exit 3 when some file was skipped; exit 0 when none was."""
+    result = run("scan", "corpus", "--strict", "-q")
+    assert result.exit_code == ExitCode.FILES_SKIPPED == 3, explain(result)
+    assert json.loads(run("scan", "corpus", "--strict", "-q", "-f", "json").stdout)["skipped"]
+    result = run("scan", "clean", "--strict")
+    assert result.exit_code == 0, explain(result)
+
+
+def test_duplicates_take_precedence_over_skips(corpus: Path) -> None:
+    """--fail-on-duplicates and --strict together: duplicates (1) win over skips (3)."""
+    result = run("scan", "corpus", "--strict", "--fail-on-duplicates", "-q")
+    assert result.exit_code == 1, explain(result)
+
+
+def test_skipped_files_alone_do_not_fail_a_scan(corpus: Path) -> None:
+    """Without --strict, skipped files (and a missing path) are reported and the exit is 0."""
+    result = run("scan", "corpus", "does-not-exist")
+    assert result.exit_code == 0, explain(result)
+    assert "does-not-exist" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["scan", "corpus", "--format", "xml"],
+        ["scan", "corpus", "--threshold", "40"],
+        ["scan", "corpus", "-k", "-1"],
+        ["scan"],
+        ["scan", "corpus", "--no-such-option"],
+        ["scan", "corpus", "--max-size", "lots"],
+        ["compare", "corpus/en/fable-crow.txt"],
+        ["compare", "corpus/en/fable-crow.txt", "corpus/en/fable-crow-edited.txt", "-f", "csv"],
+        ["hash"],
+        ["frobnicate"],
+    ],
+)
+def test_usage_errors_exit_2(corpus: Path, args: list[str]) -> None:
+    """Unknown format or option, threshold out of range, no paths: exit 2 with a message."""
+    result = run(*args)
+    assert result.exit_code == ExitCode.USAGE == 2, explain(result)
+    assert "Error" in result.stderr
+    assert result.stdout == ""
+
+
+def test_malformed_user_dictionary_is_a_usage_error(corpus: Path, tmp_path: Path) -> None:
+    """A bad --user-dict is reported with its line number, exit 2, for scan and hash."""
+    bad = tmp_path / "dict.txt"
+    bad.write_text("好词\n词 1 n extra\n", encoding="utf-8")
+    for args in (["scan", "corpus"], ["hash", "corpus/en/fable-crow.txt"]):
+        result = run(*args, "--user-dict", str(bad))
+        assert result.exit_code == 2, explain(result)
+        assert "dict.txt:2:" in result.stderr
+
+
+def test_missing_stopword_file_is_a_usage_error(corpus: Path) -> None:
+    """--stopwords naming a missing file: exit 2."""
+    result = run("scan", "corpus", "--stopwords", "missing.txt")
+    assert result.exit_code == 2, explain(result)
+    assert "missing.txt" in result.stderr
+
+
+# ---------------------------------------------------------------- --output
+
+
+def test_output_writes_the_report_to_a_file(corpus: Path, tmp_path: Path) -> None:
+    """--output FILE: the report goes to the file (nothing on stdout), no temp file left."""
+    out = tmp_path / "report.json"
+    result = run("scan", "corpus", "-f", "json", "-o", str(out), "-q")
+    assert result.exit_code == 0, explain(result)
+    assert result.stdout == ""
+    assert json.loads(out.read_text("utf-8"))["schema"] == "simdup-scan/1"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".simdup-")] == []
+
+
+def test_output_failure_leaves_the_old_file_untouched(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report that fails half-way is never seen: the previous file stays, no temp file is
+    left behind, and the exit status is 4."""
+    out = tmp_path / "report.txt"
+    out.write_text("previous report\n", encoding="utf-8")
+
+    def broken_render(result: object, fmt: str, stream: io.TextIOBase) -> None:
+        stream.write("partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr("simdup.cli.render", broken_render)
+    result = run("scan", "corpus", "-o", str(out), "-q")
+    assert result.exit_code == ExitCode.ERROR == 4, explain(result)
+    assert "disk full" in result.stderr
+    assert out.read_text("utf-8") == "previous report\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".simdup-")] == []
+
+
+def test_output_into_a_missing_folder_exits_4(corpus: Path, tmp_path: Path) -> None:
+    """An output path that cannot be created is an error (4), not a traceback."""
+    result = run("scan", "corpus", "-o", str(tmp_path / "no" / "such" / "dir" / "r.json"), "-q")
+    assert result.exit_code == 4, explain(result)
+    assert "cannot write report" in result.stderr
+
+
+def test_output_inside_the_scanned_folder_is_refused(corpus: Path) -> None:
+    """--output inside a scanned folder is a usage error (2) and nothing is written."""
+    for target in ("corpus/report.json", "corpus/en/report.json"):
+        result = run("scan", "corpus", "-o", target)
+        assert result.exit_code == 2, explain(result)
+        assert "inside the scanned folder" in result.stderr
+        assert not Path(target).exists()
+    result = run("scan", ".", "-o", "report.json")
+    assert result.exit_code == 2, explain(result)
+
+
+def test_output_that_is_a_scanned_file_is_refused(corpus: Path) -> None:
+    """--output must never overwrite a file being scanned: usage error, input untouched."""
+    target = corpus / "en" / "backup-essay.txt"
+    before = target.read_bytes()
+    result = run(
+        "scan", "corpus/en/backup-essay.txt", "corpus/en/backup-essay-trimmed.txt",
+        "-o", "corpus/en/backup-essay.txt",
+    )  # fmt: skip
+    assert target.read_bytes() == before, "the scanned file was overwritten by the report"
+    assert result.exit_code == 2, explain(result)
+
+
+def test_output_file_permissions_follow_the_umask(corpus: Path, tmp_path: Path) -> None:
+    """The report file gets the usual permissions for a new file (0666 minus the umask)."""
+    out = tmp_path / "report.json"
+    old = os.umask(0o022)
+    try:
+        result = run("scan", "corpus", "-f", "json", "-o", str(out), "-q")
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, explain(result)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+# ---------------------------------------------------------------- --files-from
+
+
+def test_files_from_newline_separated_list(corpus: Path, tmp_path: Path) -> None:
+    """--files-from FILE reads one path per line (blank lines ignored)."""
+    listing = tmp_path / "list.txt"
+    listing.write_text(
+        "corpus/en/backup-essay.txt\n\ncorpus/en/backup-essay-trimmed.txt\n"
+        "corpus/en/gettysburg-address.txt\n",
+        encoding="utf-8",
+    )
+    result = run("scan", "--files-from", str(listing), "-f", "json")
+    assert result.exit_code == 0, explain(result)
+    doc = json.loads(result.stdout)
+    assert len(doc["files"]) == 3
+    assert [(p["a"], p["b"]) for p in doc["pairs"]] == [
+        ("corpus/en/backup-essay-trimmed.txt", "corpus/en/backup-essay.txt")
+    ]
+
+
+def test_files_from_stdin_nul_separated(corpus: Path) -> None:
+    """--files-from - -0 reads NUL-separated paths from stdin (names may hold newlines)."""
+    weird = corpus / "en" / "line\nbreak.txt"
+    shutil.copy(corpus / "en" / "fable-crow.txt", weird)
+    names = ["corpus/en/fable-crow-edited.txt", "corpus/en/line\nbreak.txt"]
+    result = run("scan", "--files-from", "-", "-0", "-f", "json", input="\0".join(names) + "\0")
+    assert result.exit_code == 0, explain(result)
+    doc = json.loads(result.stdout)
+    assert sorted(f["path"] for f in doc["files"]) == sorted(names)
+    assert len(doc["pairs"]) == 1
+
+
+def test_files_from_combined_with_paths(corpus: Path, tmp_path: Path) -> None:
+    """Paths on the command line and from --files-from are scanned together."""
+    listing = tmp_path / "list.txt"
+    listing.write_text("corpus/zh/lunyu-xueer.txt\n", encoding="utf-8")
+    result = run(
+        "scan", "corpus/zh/lunyu-xueer-reformatted.txt", "--files-from", str(listing), "-f", "json"
+    )
+    assert result.exit_code == 0, explain(result)
+    assert len(json.loads(result.stdout)["clusters"]) == 1
+
+
+def test_files_from_missing_file_is_a_usage_error(corpus: Path) -> None:
+    """A --files-from file that cannot be read: exit 2."""
+    result = run("scan", "--files-from", "missing-list.txt")
+    assert result.exit_code == 2, explain(result)
+
+
+# ---------------------------------------------------------------- --quiet, --version, --help
+
+
+def test_quiet_silences_stderr(corpus: Path) -> None:
+    """--quiet: results on stdout, nothing on stderr (not even the skip summary)."""
+    loud = run("scan", "corpus")
+    quiet = run("scan", "corpus", "--quiet")
+    assert loud.stderr != ""
+    assert quiet.exit_code == 0, explain(quiet)
+    assert quiet.stderr == ""
+    assert quiet.stdout == loud.stdout
+
+
+def test_version_prints_package_and_algorithm_version() -> None:
+    """--version / -V: 'simdup <version> (algorithm <algorithm version>)'."""
+    for flag in ("--version", "-V"):
+        result = run(flag)
+        assert result.exit_code == 0
+        assert result.stdout.strip() == f"simdup {__version__} (algorithm {ALGORITHM_VERSION})"
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_shows_exit_codes_and_examples(command: str | None) -> None:
+    """Every --help (and -h) lists the exit codes and has examples."""
+    args = [command] if command else []
+    for flag in ("--help", "-h"):
+        result = run(*args, flag)
+        assert result.exit_code == 0, explain(result)
+        assert "Exit codes" in result.stdout
+        assert "Examples" in result.stdout
+        for code in ExitCode:
+            assert re.search(rf"^\s*{int(code)}\s", result.stdout, re.M), code
+
+
+def test_group_help_lists_every_command() -> None:
+    """simdup --help lists every command (at least scan, compare and hash)."""
+    assert {"scan", "compare", "hash"} <= set(COMMANDS)
+    out = run("--help").stdout
+    for command in COMMANDS:
+        assert command in out
+
+
+# ---------------------------------------------------------------- compare
+
+
+def test_compare_text(corpus: Path) -> None:
+    """compare prints both files, distance, similarities and the verdict; exit 0."""
+    result = run("compare", "corpus/en/backup-essay.txt", "corpus/en/backup-essay-trimmed.txt")
+    assert result.exit_code == 0, explain(result)
+    out = result.stdout
+    assert "A: corpus/en/backup-essay.txt" in out
+    assert "B: corpus/en/backup-essay-trimmed.txt" in out
+    assert re.search(r"^hamming distance\s+\d+ \(threshold 3\)", out, re.M)
+    assert re.search(r"^verdict\s+near-duplicates", out, re.M)
+
+
+def test_compare_json(corpus: Path) -> None:
+    """compare --format json: schema, both documents and the measures."""
+    result = run(
+        "compare", "corpus/zh/newsletter/weekly-012.txt", "corpus/zh/newsletter/weekly-013.txt",
+        "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, explain(result)
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "simdup-compare/1"
+    assert doc["algorithm_version"] == ALGORITHM_VERSION
+    assert doc["a"]["path"] == "corpus/zh/newsletter/weekly-012.txt"
+    assert re.fullmatch(r"[0-9a-f]{16}", doc["b"]["fingerprint"])
+    assert doc["near_duplicate"] is False
+    for key in ("simhash_similarity", "tfidf_cosine", "jaccard"):
+        assert 0.0 <= doc[key] <= 1.0
+    assert doc["distance"] == int(doc["distance"])
+    assert isinstance(doc["shared_terms"], list)
+
+
+def test_compare_binary_or_missing_file_exits_3(corpus: Path) -> None:
+    """compare on a binary, empty or missing file: message on stderr, exit 3."""
+    for bad in ("corpus/misc/image.bin", "corpus/misc/empty.txt", "corpus/nope.txt"):
+        result = run("compare", "corpus/en/fable-crow.txt", bad)
+        assert result.exit_code == 3, explain(result)
+        assert bad in result.stderr
+        assert result.stdout == ""
+
+
+# ---------------------------------------------------------------- hash
+
+
+def test_hash_lines_are_hex_fingerprint_two_spaces_path(corpus: Path) -> None:
+    """hash prints '<16 hex digits>  <path>' per file, in path order; exit 0."""
+    files = ["corpus/en/fable-crow.txt", "corpus/zh/lunyu-xueer.txt", "corpus/en/lentil-soup.txt"]
+    result = run("hash", *files)
+    assert result.exit_code == 0, explain(result)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        assert re.fullmatch(r"[0-9a-f]{16}  \S+", line), line
+    assert [line[18:] for line in lines] == sorted(files)
+
+
+def test_hash_matches_scan_fingerprints(corpus: Path) -> None:
+    """hash gives the same fingerprints as scan's JSON for every file of a folder."""
+    hashed = dict((line[18:], line[:16]) for line in run("hash", "corpus").stdout.splitlines())
+    doc = json.loads(run("scan", "corpus", "-f", "json", "-q").stdout)
+    assert hashed == {f["path"]: f["fingerprint"] for f in doc["files"]}
+
+
+def test_hash_exits_3_when_a_file_cannot_be_fingerprinted(corpus: Path) -> None:
+    """Unusable files are reported on stderr with the reason, and the exit status is 3."""
+    result = run("hash", "corpus/en/fable-crow.txt", "corpus/misc/image.bin", "corpus/nope.txt")
+    assert result.exit_code == 3, explain(result)
+    assert len(result.stdout.splitlines()) == 1
+    assert "corpus/misc/image.bin: binary file" in result.stderr
+    assert "corpus/nope.txt" in result.stderr
+
+
+def test_hash_escapes_control_characters_in_names(corpus: Path) -> None:
+    """A newline in a file name cannot forge a second output line."""
+    shutil.copy(corpus / "en" / "fable-crow.txt", corpus / "en" / "evil\nname.txt")
+    result = run("hash", "corpus/en/evil\nname.txt")
+    assert result.exit_code == 0, explain(result)
+    assert result.stdout.splitlines() == [result.stdout.strip()]
+    assert result.stdout.strip().endswith("corpus/en/evil\\nname.txt")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file names are bytes")
+def test_undecodable_file_names_are_escaped_in_json(corpus: Path) -> None:
+    """A file name that is not valid UTF-8 is written with \\xNN escapes; JSON stays valid."""
+    raw = os.fsencode(corpus / "en") + b"/bad\xff.txt"
+    shutil.copy(corpus / "en" / "fable-crow.txt", raw)
+    result = run("scan", "corpus/en", "-f", "json", "-q")
+    assert result.exit_code == 0, explain(result)
+    paths = [f["path"] for f in json.loads(result.stdout)["files"]]
+    assert "corpus/en/bad\\xff.txt" in paths
+
+
+# ---------------------------------------------------------------- calibrate
+
+
+def test_calibrate_json(corpus: Path) -> None:
+    """calibrate --format json reports documents, skips and histograms; exit 0."""
+    result = run("calibrate", "corpus", "--format", "json", "-q", "-j", "1", "--radius", "8")
+    assert result.exit_code == 0, explain(result)
+    doc = json.loads(result.stdout)
+    assert doc["documents"] == 45
+    assert doc["skipped"] == 3
+    assert doc["radius"] == 8
+    assert len(doc["nearest"]) == 9
+    assert sum(doc["nearest"]) + doc["isolated"] == doc["documents"]

@@ -1,0 +1,245 @@
+"""simdup.discovery: which files are scanned, in what order, and what is passed over."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from simdup.discovery import DiscoveryOptions, discover
+from simdup.records import SkippedFile, SourceFile
+
+needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="os.mkfifo is not available")
+
+
+def make_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def paths(root: Path, *roots: str, **options: object) -> tuple[list[str], list[SkippedFile]]:
+    """Discovered paths relative to ``root`` (discovery run from inside it), and the skips."""
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        files, skipped = discover(list(roots), DiscoveryOptions(**options))  # type: ignore[arg-type]
+    finally:
+        os.chdir(cwd)
+    return [f.path for f in files], skipped
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    make_tree(
+        tmp_path,
+        {
+            "d/b.txt": "b",
+            "d/a.md": "a",
+            "d/sub/c.txt": "c",
+            "d/sub/deeper/e.txt": "e",
+            "d/Z.txt": "z",
+            "d/.hidden.txt": "h",
+            "d/.cache/x.txt": "x",
+            "d/.git/config.txt": "g",
+            "d/build/out.txt": "o",
+        },
+    )
+    return tmp_path
+
+
+def test_recursion_and_sorted_order(tree: Path) -> None:
+    """Folders are walked recursively; the list is sorted by path; hidden things are left out."""
+    found, skipped = paths(tree, "d")
+    assert found == [
+        "d/Z.txt",
+        "d/a.md",
+        "d/b.txt",
+        "d/build/out.txt",
+        "d/sub/c.txt",
+        "d/sub/deeper/e.txt",
+    ]
+    assert skipped == []
+
+
+def test_order_does_not_depend_on_argument_order(tree: Path) -> None:
+    """Roots given in any order give the same sorted list."""
+    assert paths(tree, "d/sub", "d/build") == paths(tree, "d/build", "d/sub")
+
+
+def test_source_files_carry_their_size(tree: Path) -> None:
+    """Each SourceFile has the file's size in bytes."""
+    files, _ = discover([str(tree / "d" / "sub")])
+    assert files == [
+        SourceFile(str(tree / "d" / "sub" / "c.txt"), 1),
+        SourceFile(str(tree / "d" / "sub" / "deeper" / "e.txt"), 1),
+    ]
+
+
+def test_include_globs_match_name_or_relative_path(tree: Path) -> None:
+    """--include keeps only matching files (by name or path relative to the root)."""
+    assert paths(tree, "d", include=("*.md",))[0] == ["d/a.md"]
+    assert paths(tree, "d", include=("sub/*",))[0] == ["d/sub/c.txt", "d/sub/deeper/e.txt"]
+    assert paths(tree, "d", include=("*.md", "c.txt"))[0] == ["d/a.md", "d/sub/c.txt"]
+
+
+def test_exclude_globs_skip_files_and_folders(tree: Path) -> None:
+    """--exclude drops matching files, and whole folders whose path matches."""
+    found, _ = paths(tree, "d", exclude=("build", "*.md"))
+    assert found == ["d/Z.txt", "d/b.txt", "d/sub/c.txt", "d/sub/deeper/e.txt"]
+    found, _ = paths(tree, "d", exclude=("sub/deeper",))
+    assert "d/sub/deeper/e.txt" not in found and "d/sub/c.txt" in found
+
+
+def test_include_does_not_filter_a_file_named_explicitly(tree: Path) -> None:
+    """A file given on the command line is scanned even if it does not match --include."""
+    assert paths(tree, "d/b.txt", include=("*.md",))[0] == ["d/b.txt"]
+
+
+def test_hidden_files_and_vcs_folders_only_with_hidden(tree: Path) -> None:
+    """Dot-files, dot-folders and .git are skipped unless hidden=True."""
+    found, _ = paths(tree, "d", hidden=True)
+    assert {"d/.hidden.txt", "d/.cache/x.txt", "d/.git/config.txt"} <= set(found)
+    found, _ = paths(tree, "d")
+    assert not any("/." in p for p in found)
+
+
+def test_hidden_file_named_explicitly_is_scanned(tree: Path) -> None:
+    """A hidden file given by name is scanned."""
+    assert paths(tree, "d/.hidden.txt")[0] == ["d/.hidden.txt"]
+
+
+@needs_symlinks
+def test_symlinks_are_skipped_with_a_record_unless_followed(tree: Path) -> None:
+    """A symlink inside a walked folder is a 'discovery' skip unless follow_symlinks."""
+    os.symlink(tree / "d" / "sub", tree / "d" / "link-dir")
+    os.symlink(tree / "outside.txt", tree / "d" / "link-file.txt")
+    (tree / "outside.txt").write_text("o", encoding="utf-8")
+    found, skipped = paths(tree, "d")
+    assert not any("link" in p for p in found)
+    assert {s.path for s in skipped} == {"d/link-dir", "d/link-file.txt"}
+    assert all(s.stage == "discovery" and "symbolic link" in s.reason for s in skipped)
+    found, skipped = paths(tree, "d", follow_symlinks=True)
+    assert "d/link-file.txt" in found
+    # d/link-dir is the same folder as d/sub: its files are listed once, under one name.
+    assert sum(p.endswith("/c.txt") for p in found) == 1
+    assert sum(p.endswith("/e.txt") for p in found) == 1
+
+
+@needs_symlinks
+def test_symlink_loop_terminates_with_a_record(tmp_path: Path) -> None:
+    """A link back to an ancestor is followed once, then reported as a loop."""
+    make_tree(tmp_path, {"d/a.txt": "a", "d/sub/b.txt": "b"})
+    os.symlink(tmp_path / "d", tmp_path / "d" / "sub" / "loop")
+    result: list[tuple[list[str], list[SkippedFile]]] = []
+    worker = threading.Thread(
+        target=lambda: result.append(paths(tmp_path, "d", follow_symlinks=True)), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "discovery did not terminate on a symlink loop"
+    found, skipped = result[0]
+    assert found == ["d/a.txt", "d/sub/b.txt"]
+    assert [(s.path, s.stage, s.reason) for s in skipped] == [
+        ("d/sub/loop", "discovery", "symbolic link loop")
+    ]
+
+
+@needs_symlinks
+def test_dangling_symlink_given_explicitly_is_a_record(tmp_path: Path) -> None:
+    """A path that is a broken link is reported, not an exception."""
+    os.symlink(tmp_path / "missing", tmp_path / "broken")
+    files, skipped = discover([str(tmp_path / "broken")])
+    assert files == []
+    assert skipped == [SkippedFile(str(tmp_path / "broken"), "discovery", "dangling symbolic link")]
+
+
+@needs_fifo
+def test_fifo_is_skipped_without_blocking(tmp_path: Path) -> None:
+    """A FIFO inside a folder or given by name is skipped by its type, never opened."""
+    make_tree(tmp_path, {"d/a.txt": "a"})
+    os.mkfifo(tmp_path / "d" / "pipe")
+    result: list[tuple[list[str], list[SkippedFile]]] = []
+    worker = threading.Thread(
+        target=lambda: result.append(paths(tmp_path, "d", "d/pipe")), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "discovery blocked on a FIFO"
+    found, skipped = result[0]
+    assert found == ["d/a.txt"]
+    assert [(s.path, s.stage) for s in skipped] == [("d/pipe", "discovery")] * 2
+    assert all(s.reason == "not a regular file (FIFO)" for s in skipped)
+
+
+def test_path_given_twice_is_scanned_once(tree: Path) -> None:
+    """The same file or folder named twice is listed once, without a skip record."""
+    found, skipped = paths(tree, "d/sub", "d/sub", "d/sub/c.txt")
+    assert found == ["d/sub/c.txt", "d/sub/deeper/e.txt"]
+    assert skipped == []
+
+
+def test_overlapping_roots_are_counted_once(tree: Path) -> None:
+    """A folder and its subfolder as roots: each file once."""
+    found, _ = paths(tree, "d", "d/sub")
+    assert found.count("d/sub/c.txt") == 1
+    assert len(found) == len(set(found)) == 6
+    # Spelled differently, the second sighting is a record that points at the first.
+    found, skipped = paths(tree, "d/sub", "./d/sub")
+    assert found == ["d/sub/c.txt", "d/sub/deeper/e.txt"]
+    assert all("same file as d/sub/" in s.reason for s in skipped)
+    assert len(skipped) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "link"), reason="no hard links")
+def test_hard_links_are_read_once(tmp_path: Path) -> None:
+    """Two names of one file: the first is scanned, the second is a record."""
+    make_tree(tmp_path, {"d/a.txt": "a"})
+    os.link(tmp_path / "d" / "a.txt", tmp_path / "d" / "b.txt")
+    found, skipped = paths(tmp_path, "d")
+    assert found == ["d/a.txt"]
+    assert [(s.path, s.reason) for s in skipped] == [
+        ("d/b.txt", "same file as d/a.txt (hard link, symlink or repeated path)")
+    ]
+
+
+def test_files_over_max_size_are_skipped_with_a_record(tmp_path: Path) -> None:
+    """A file larger than max_size is a 'discovery' skip naming both sizes; passed over on
+    purpose, so it is not a failure for --strict."""
+    make_tree(tmp_path, {"d/small.txt": "x" * 10, "d/big.txt": "x" * 11})
+    found, skipped = paths(tmp_path, "d", max_size=10)
+    assert found == ["d/small.txt"]
+    assert skipped == [
+        SkippedFile(
+            "d/big.txt", "discovery", "larger than --max-size (11 > 10 bytes)", failure=False
+        )
+    ]
+
+
+def test_missing_path_is_a_record(tmp_path: Path) -> None:
+    """A path that does not exist is a skip record, and the rest is still scanned."""
+    make_tree(tmp_path, {"d/a.txt": "a"})
+    found, skipped = paths(tmp_path, "nope", "d")
+    assert found == ["d/a.txt"]
+    assert len(skipped) == 1
+    assert skipped[0].path == "nope"
+    assert skipped[0].stage == "discovery"
+    assert "No such file" in skipped[0].reason
+
+
+def test_avoid_keeps_a_path_out_of_the_scan(tmp_path: Path) -> None:
+    """Files and folders listed in avoid (e.g. the report being written) are not scanned."""
+    make_tree(tmp_path, {"d/a.txt": "a", "d/report.json": "{}", "d/out/x.txt": "x"})
+    found, _ = paths(tmp_path, "d", avoid=(str(tmp_path / "d" / "report.json"), "d/out"))
+    assert found == ["d/a.txt"]
+
+
+def test_skip_records_are_sorted_by_path(tmp_path: Path) -> None:
+    """Skip records come back in path order regardless of discovery order."""
+    found, skipped = paths(tmp_path, "zz-missing", "aa-missing", "mm-missing")
+    assert found == []
+    assert [s.path for s in skipped] == ["aa-missing", "mm-missing", "zz-missing"]

@@ -1,0 +1,65 @@
+"""simdup.params: validated feature parameters, settings description and cache key."""
+
+from __future__ import annotations
+
+import pytest
+
+from simdup.errors import ConfigError
+from simdup.params import ALGORITHM_VERSION, FeatureParams
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"weighting": "bm25"},
+        {"ngram": 3},
+        {"min_features": 0},
+        {"sketch_size": 4},
+        {"sketch_size": 5000},
+        {"minhash_perms": 8},
+    ],
+)
+def test_invalid_parameters_are_config_errors(bad: dict[str, object]) -> None:
+    """Each out-of-range parameter raises ConfigError (a ValueError) when constructed."""
+    with pytest.raises(ConfigError):
+        FeatureParams(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        FeatureParams(**bad)  # type: ignore[arg-type]
+
+
+def test_params_are_frozen_and_hashable() -> None:
+    """FeatureParams is immutable and usable as a dict key."""
+    params = FeatureParams()
+    with pytest.raises(AttributeError):
+        params.weighting = "tf"  # type: ignore[misc]
+    assert {params: 1}[FeatureParams()] == 1
+
+
+def test_cache_key_ignores_the_segmenter_backend_only() -> None:
+    """Both backends give identical tokens, so the backend is not part of the key; every
+    setting that changes a fingerprint is."""
+    base = FeatureParams()
+    assert FeatureParams(segmenter="jieba").cache_key() == base.cache_key()
+    assert FeatureParams(segmenter="rjieba").cache_key() == base.cache_key()
+    for changed in (
+        FeatureParams(weighting="tf"),
+        FeatureParams(stopwords=False),
+        FeatureParams(markup=False),
+        FeatureParams(ngram=2),
+        FeatureParams(extra_stopwords=frozenset({"x"})),
+    ):
+        assert changed.cache_key() != base.cache_key()
+
+
+def test_describe_reports_extra_stopwords_as_count_and_digest() -> None:
+    """describe() is JSON-friendly: extra stopwords become a count and a short digest."""
+    d = FeatureParams(extra_stopwords=frozenset({"b", "a"})).describe()
+    assert d["extra_stopwords"]["count"] == 2
+    assert len(d["extra_stopwords"]["sha256"]) == 16
+    assert d["weighting"] == "tfidf"
+
+
+def test_algorithm_version_names_the_fingerprint() -> None:
+    """The algorithm version is a non-empty 'name/number' string."""
+    name, _, number = ALGORITHM_VERSION.rpartition("/")
+    assert name and number.isdigit()

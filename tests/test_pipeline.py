@@ -1,0 +1,385 @@
+"""simdup.pipeline: scan, fingerprint and compare end to end."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from conftest import DocWriter
+
+import simdup
+import simdup.pipeline
+from simdup.params import FeatureParams
+from simdup.pipeline import ScanOptions
+from simdup.records import ScanResult
+
+try:
+    import rjieba  # noqa: F401
+except ImportError:  # pragma: no cover
+    HAVE_RJIEBA = False
+else:
+    HAVE_RJIEBA = True
+
+
+def readme_block(corpus: Path, name: str) -> list[str]:
+    """Lines of the ```name fenced block of sample_corpus/README.md."""
+    text = (corpus / "README.md").read_text("utf-8")
+    match = re.search(rf"^```{name}\n(.*?)^```", text, re.M | re.S)
+    assert match, f"no ```{name} block in the sample corpus README"
+    return [line.strip() for line in match.group(1).splitlines() if line.strip()]
+
+
+def rel(path: str, root: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def cluster_sets(result: ScanResult, root: Path) -> set[frozenset[str]]:
+    return {frozenset(rel(m.path, root) for m in c.members) for c in result.clusters}
+
+
+def comparable(result: ScanResult) -> dict[str, Any]:
+    """Everything in a ScanResult except timings."""
+    return {
+        "files": result.files,
+        "skipped": result.skipped,
+        "pairs": result.pairs,
+        "clusters": result.clusters,
+        "settings": result.settings,
+        "stats": {k: v for k, v in result.stats.items() if k != "seconds"},
+    }
+
+
+@pytest.fixture(scope="module")
+def corpus_result(sample_corpus: Path) -> ScanResult:
+    return simdup.scan([str(sample_corpus)], jobs=1)
+
+
+# ---------------------------------------------------------------- the sample corpus
+
+
+def test_sample_corpus_gives_exactly_the_expected_clusters(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """The clusters are exactly those of the ```clusters block of sample_corpus/README.md."""
+    expected = {frozenset(line.split()) for line in readme_block(sample_corpus, "clusters")}
+    assert cluster_sets(corpus_result, sample_corpus) == expected
+
+
+def test_sample_corpus_singletons_are_in_no_cluster_and_no_pair(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """Template-sharing newsletters, meeting notes and standalone documents are fingerprinted
+    but paired with nothing."""
+    singletons = set(readme_block(sample_corpus, "singletons"))
+    fingerprinted = {rel(f.path, sample_corpus) for f in corpus_result.files}
+    assert singletons <= fingerprinted
+    paired = {rel(p, sample_corpus) for pair in corpus_result.pairs for p in (pair.a, pair.b)}
+    assert not singletons & paired
+
+
+def test_sample_corpus_skips_empty_binary_and_too_short_files(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """The empty file is skipped at 'read', the binary at 'decode', the too-short one at
+    'features'; nothing else is skipped."""
+    skipped = {rel(s.path, sample_corpus): s for s in corpus_result.skipped}
+    expected_skips = readme_block(sample_corpus, "skipped") + readme_block(
+        sample_corpus, "too-short"
+    )
+    assert set(skipped) == set(expected_skips)
+    assert skipped["misc/empty.txt"].stage == "read"
+    assert skipped["misc/empty.txt"].reason == "empty file"
+    assert skipped["misc/image.bin"].stage == "decode"
+    assert skipped["misc/image.bin"].reason.startswith("binary file")
+    assert skipped["misc/hello.txt"].stage == "features"
+    assert skipped["misc/hello.txt"].reason.startswith("too short to fingerprint")
+
+
+def test_scan_result_is_internally_consistent(corpus_result: ScanResult) -> None:
+    """Stats match the records; pairs are ordered a < b; every cluster member is paired with
+    its representative; cluster ids count from 1."""
+    r = corpus_result
+    assert r.stats["files_fingerprinted"] == len(r.files)
+    assert r.stats["files_skipped"] == len(r.skipped)
+    later = [s for s in r.skipped if s.stage != "discovery"]  # found, then dropped
+    assert r.stats["files_found"] == len(r.files) + len(later)
+    assert r.stats["pairs"] == len(r.pairs)
+    assert r.stats["clusters"] == len(r.clusters)
+    assert [c.id for c in r.clusters] == list(range(1, len(r.clusters) + 1))
+    pair_set = {(p.a, p.b) for p in r.pairs}
+    for p in r.pairs:
+        assert p.a < p.b
+        assert 0 <= p.distance <= 64
+    for c in r.clusters:
+        assert c.members[0].path == c.representative
+        assert c.members[0].distance == 0
+        for m in c.members[1:]:
+            assert tuple(sorted((c.representative, m.path))) in pair_set
+        assert c.max_distance >= max(m.distance for m in c.members)
+    assert list(r.pairs) == sorted(r.pairs, key=lambda p: (p.a, p.b))
+
+
+def test_reencoded_copies_are_exact_duplicates(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """GBK, Big5, UTF-16, UTF-8-BOM and CRLF copies are exact duplicates of their originals."""
+    exact = {
+        frozenset((rel(p.a, sample_corpus), rel(p.b, sample_corpus)))
+        for p in corpus_result.pairs
+        if p.exact
+    }
+    for original, copy in [
+        ("zh/library-report.txt", "encodings/library-report-gbk.txt"),
+        ("zh-hant/tea-notes.txt", "encodings/tea-notes-big5.txt"),
+        ("en/fable-crow.txt", "encodings/fable-crow-utf16.txt"),
+        ("zh/daodejing-1-14.txt", "encodings/daodejing-1-14-utf8bom.txt"),
+        ("en/declaration-preamble.txt", "encodings/declaration-preamble-crlf.txt"),
+    ]:
+        assert frozenset((original, copy)) in exact
+
+
+def test_encodings_are_recorded_per_file(corpus_result: ScanResult, sample_corpus: Path) -> None:
+    """Each fingerprinted file records the encoding it was read in."""
+    enc = {rel(f.path, sample_corpus): (f.encoding, f.encoding_source) for f in corpus_result.files}
+    assert enc["encodings/library-report-gbk.txt"] == ("gb18030", "detected")
+    assert enc["encodings/tea-notes-big5.txt"] == ("big5hkscs", "detected")
+    assert enc["encodings/fable-crow-utf16.txt"] == ("utf-16-le-bom", "bom")
+    assert enc["encodings/daodejing-1-14-utf8bom.txt"] == ("utf-8-sig", "bom")
+    assert enc["zh/lunyu-xueer.txt"] == ("utf-8", "utf-8")
+
+
+def test_scan_is_deterministic(corpus_result: ScanResult, sample_corpus: Path) -> None:
+    """Scanning again gives the same files, skips, pairs and clusters."""
+    again = simdup.scan([str(sample_corpus)], jobs=1)
+    assert comparable(again) == comparable(corpus_result)
+
+
+@pytest.mark.skipif(not HAVE_RJIEBA, reason="rjieba is not installed")
+def test_jieba_and_rjieba_give_identical_results(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """The segmenter backend changes nothing: same fingerprints, pairs and clusters."""
+    results = {
+        backend: simdup.scan(
+            [str(sample_corpus)], jobs=1, features=FeatureParams(segmenter=backend)
+        )
+        for backend in ("jieba", "rjieba")
+    }
+    assert results["jieba"].settings["features"]["segmenter"] == "jieba"
+    assert results["rjieba"].settings["features"]["segmenter"] == "rjieba"
+    for result in results.values():
+        assert result.files == corpus_result.files
+        assert result.pairs == corpus_result.pairs
+        assert result.clusters == corpus_result.clusters
+        assert result.skipped == corpus_result.skipped
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory: pytest.TempPathFactory, sample_corpus: Path) -> Path:
+    """The sample corpus plus generated documents: over 1 MB, so jobs=2 uses worker processes."""
+    root = tmp_path_factory.mktemp("big")
+    shutil.copytree(sample_corpus, root / "sample")
+    rng = random.Random(1234)
+    vocab = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "ru", "so", "ti") for b in
+             ("bar", "dex", "fin", "gol", "hup", "jin", "kol", "lum", "mop", "nix")]  # fmt: skip
+    for n in range(6):
+        words = [rng.choice(vocab) + str(rng.randrange(400)) for _ in range(30000)]
+        text = "\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12))
+        (root / f"gen-{n}.txt").write_text(text, encoding="utf-8")
+        edited = words[:]
+        for _ in range(300):
+            edited[rng.randrange(len(edited))] = rng.choice(vocab)
+        (root / f"gen-{n}-edited.txt").write_text(" ".join(edited), encoding="utf-8")
+    assert sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) > 1 << 20
+    return root
+
+
+def test_jobs_do_not_change_the_result(big_corpus: Path) -> None:
+    """jobs=1 and jobs=2 (worker processes) give identical files, pairs and clusters."""
+    one = simdup.scan([str(big_corpus)], jobs=1)
+    with mock.patch(
+        "simdup.pipeline._pool_context", wraps=simdup.pipeline._pool_context
+    ) as pool_context:
+        two = simdup.scan([str(big_corpus)], jobs=2)
+    assert pool_context.called, "jobs=2 did not use worker processes"
+    assert comparable(one) == comparable(two)
+    names = {frozenset(Path(m.path).name for m in c.members) for c in two.clusters}
+    for n in range(6):
+        assert frozenset({f"gen-{n}.txt", f"gen-{n}-edited.txt"}) in names
+
+
+def test_minhash_candidates_find_the_same_clusters(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """method='minhash' (LSH candidates) finds the same clusters on the sample corpus."""
+    result = simdup.scan([str(sample_corpus)], jobs=1, method="minhash")
+    assert result.settings["method"] == "minhash"
+    assert cluster_sets(result, sample_corpus) == cluster_sets(corpus_result, sample_corpus)
+
+
+def test_progress_callback_counts_every_file(sample_corpus: Path) -> None:
+    """The progress callback sees done = 1..total for the files found."""
+    calls: list[tuple[int, int]] = []
+    result = simdup.scan([str(sample_corpus)], jobs=1, progress=lambda d, t: calls.append((d, t)))
+    total = result.stats["files_found"]
+    assert calls == [(d, total) for d in range(1, total + 1)]
+
+
+def test_no_verify_reports_exactly_the_pairs_within_threshold(sample_corpus: Path) -> None:
+    """With verify=False, pairs are exactly the fingerprints within threshold, no similarity
+    estimate (except identical texts)."""
+    result = simdup.scan([str(sample_corpus)], jobs=1, verify=False, threshold=3)
+    fps = {f.path: f.fingerprint for f in result.files}
+    expected = {(a, b) for a in fps for b in fps if a < b and simdup.hamming(fps[a], fps[b]) <= 3}
+    assert {(p.a, p.b) for p in result.pairs} == expected
+    assert all(p.similarity is None for p in result.pairs if not p.exact)
+
+
+def test_components_clustering_never_splits_a_centre_cluster(
+    corpus_result: ScanResult, sample_corpus: Path
+) -> None:
+    """Every centre cluster lies inside one component cluster."""
+    comps = simdup.scan([str(sample_corpus)], jobs=1, cluster_method="components")
+    comp_sets = cluster_sets(comps, sample_corpus)
+    for centre in cluster_sets(corpus_result, sample_corpus):
+        assert any(centre <= comp for comp in comp_sets)
+
+
+def test_bad_options_are_config_errors() -> None:
+    """Out-of-range options raise ConfigError when the options are built."""
+    for bad in (
+        {"threshold": 32},
+        {"threshold": -1},
+        {"min_similarity": 1.5},
+        {"cluster_method": "kmeans"},
+        {"jobs": 0},
+        {"method": "lsh"},
+    ):
+        with pytest.raises(simdup.ConfigError):
+            ScanOptions(**bad)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- fingerprint
+
+
+TEXTS = [
+    "图书馆今年共接待读者三万二千人次，借阅图书八千六百册。",
+    "The quick brown fox jumps over the lazy dog near the river bank.",
+    "我们使用 Python 3.12 和 NumPy 处理数据。",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_fingerprint_is_deterministic_and_64_bit(text: str) -> None:
+    """The same text always gives the same 64-bit fingerprint."""
+    fp = simdup.fingerprint(text)
+    assert 0 <= fp < 1 << 64
+    assert simdup.fingerprint(text) == fp
+    assert simdup.fingerprint(text, FeatureParams()) == fp
+
+
+def test_fingerprint_ignores_layout_case_and_width() -> None:
+    """Case, full-width forms, re-wrapping and extra blank lines do not change a fingerprint."""
+    base = "图书馆今年共接待读者三万二千人次，借阅图书八千六百册。Library Report 2024"
+    variant = (
+        "图书馆今年共接待读者\n三万二千人次，借阅图书\n\n八千六百册。"
+        "ＬＩＢＲＡＲＹ  report ２０２４"
+    )
+    assert simdup.fingerprint(variant) == simdup.fingerprint(base)
+
+
+def test_fingerprint_options_change_the_fingerprint() -> None:
+    """Weighting and stopword options are part of the fingerprint."""
+    text = TEXTS[1] + " the the the fox fox"
+    fps = {simdup.fingerprint(text, weighting=w) for w in ("tf", "binary", "logtf", "tfidf")}
+    assert len(fps) >= 2
+    assert simdup.fingerprint(text, stopwords=False) != simdup.fingerprint(text)
+
+
+def test_empty_text_fingerprint_is_zero() -> None:
+    """A text with no words has fingerprint 0."""
+    assert simdup.fingerprint("") == 0
+    assert simdup.fingerprint("，。！") == 0
+
+
+def test_swapping_paragraphs_keeps_the_fingerprint() -> None:
+    """Two paragraphs in either order have the same words and counts: same fingerprint."""
+    p1, p2 = "pepper candle velvet castle lamp.", "ladder tunnel barrel stone saddle."
+    assert simdup.fingerprint(f"{p1}\n\n{p2}") == simdup.fingerprint(f"{p2}\n\n{p1}")
+
+
+# ---------------------------------------------------------------- compare
+
+
+def test_compare_near_duplicates(sample_corpus: Path) -> None:
+    """Two near-duplicates: verdict True, small distance, similarities in [0, 1]."""
+    c = simdup.compare(
+        sample_corpus / "en" / "backup-essay.txt", sample_corpus / "en" / "backup-essay-trimmed.txt"
+    )
+    assert c.near_duplicate is True
+    assert c.distance <= 12
+    assert c.distance == simdup.hamming(c.a.fingerprint, c.b.fingerprint)
+    assert c.simhash_similarity == pytest.approx(1 - c.distance / 64)
+    for value in (c.cosine, c.jaccard, c.length_ratio):
+        assert 0.0 <= value <= 1.0
+    assert c.jaccard >= 0.8
+    assert c.shared_terms
+    assert c.reason
+
+
+def test_compare_reencoded_copy_is_identical_text(sample_corpus: Path) -> None:
+    """A GBK copy compares as identical normalised text at distance 0."""
+    c = simdup.compare(
+        sample_corpus / "zh" / "library-report.txt",
+        sample_corpus / "encodings" / "library-report-gbk.txt",
+    )
+    assert c.near_duplicate is True
+    assert c.distance == 0
+    assert c.cosine == pytest.approx(1.0)
+    assert c.jaccard == 1.0
+    assert c.a.encoding == "utf-8" and c.b.encoding == "gb18030"
+    assert c.only_a == () and c.only_b == ()
+
+
+def test_compare_unrelated_documents(sample_corpus: Path) -> None:
+    """Two newsletter issues sharing a template are not near-duplicates."""
+    c = simdup.compare(
+        sample_corpus / "zh" / "newsletter" / "weekly-012.txt",
+        sample_corpus / "zh" / "newsletter" / "weekly-013.txt",
+    )
+    assert c.near_duplicate is False
+    assert 0.0 <= c.cosine <= 1.0 and 0.0 <= c.jaccard < 0.8
+
+
+def test_compare_is_symmetric_in_its_measures(sample_corpus: Path) -> None:
+    """compare(a, b) and compare(b, a) agree on distance, cosine, Jaccard and verdict."""
+    a = sample_corpus / "zh" / "essay-rain.txt"
+    b = sample_corpus / "zh" / "essay-rain-edited.txt"
+    ab, ba = simdup.compare(a, b), simdup.compare(b, a)
+    assert (ab.distance, ab.cosine, ab.jaccard, ab.near_duplicate) == (
+        ba.distance, ba.cosine, ba.jaccard, ba.near_duplicate
+    )  # fmt: skip
+
+
+def test_compare_binary_file_is_an_input_error(sample_corpus: Path) -> None:
+    """A binary (or empty, or missing) file given to compare raises InputError."""
+    good = sample_corpus / "en" / "fable-crow.txt"
+    for bad in ("misc/image.bin", "misc/empty.txt", "misc/does-not-exist.txt"):
+        with pytest.raises(simdup.InputError) as info:
+            simdup.compare(good, sample_corpus / bad)
+        assert isinstance(info.value, OSError)
+        assert bad.split("/")[-1] in str(info.value)
+
+
+def test_compare_text_without_words_is_an_input_error(write_doc: DocWriter) -> None:
+    """A file with only punctuation has no words to compare."""
+    words = write_doc("a.txt", "some words here")
+    empty = write_doc("b.txt", "，。！？ ... ---")
+    with pytest.raises(simdup.InputError, match="no words"):
+        simdup.compare(words, empty)

@@ -1,0 +1,182 @@
+"""simdup.simhash and simdup.hashing: Hamming distance, weighted SimHash, the token hash."""
+
+from __future__ import annotations
+
+import numpy as np
+import xxhash
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import MAX64, fingerprints
+
+from simdup import hashing
+from simdup.simhash import hamming, simhash, similarity
+
+
+def fp_of(hashes: list[int], weights: list[float]) -> int:
+    return simhash(np.array(hashes, dtype=np.uint64), np.array(weights, dtype=np.float64))
+
+
+# ---------------------------------------------------------------- hamming
+
+
+@given(a=fingerprints, b=fingerprints)
+def test_hamming_is_symmetric_and_counts_differing_bits(a: int, b: int) -> None:
+    """hamming(a, b) == hamming(b, a) == number of set bits of a XOR b, in 0..64."""
+    assert hamming(a, b) == hamming(b, a) == bin(a ^ b).count("1")
+    assert 0 <= hamming(a, b) <= 64
+
+
+@given(a=fingerprints)
+def test_hamming_of_a_fingerprint_with_itself_is_zero(a: int) -> None:
+    """A fingerprint is at distance 0 from itself and 64 from its complement."""
+    assert hamming(a, a) == 0
+    assert hamming(a, a ^ MAX64) == 64
+
+
+def test_hamming_extremes() -> None:
+    """hamming(0, 2**64 - 1) == 64; one flipped bit is distance 1."""
+    assert hamming(0, MAX64) == 64
+    assert hamming(0, 1 << 63) == 1
+    assert hamming(0b1010, 0b0101) == 4
+
+
+@given(a=fingerprints, b=fingerprints, c=fingerprints)
+def test_hamming_obeys_the_triangle_inequality(a: int, b: int, c: int) -> None:
+    """Hamming distance is a metric: d(a, c) <= d(a, b) + d(b, c)."""
+    assert hamming(a, c) <= hamming(a, b) + hamming(b, c)
+
+
+def test_similarity_is_one_minus_distance_over_64() -> None:
+    """similarity(d) = 1 - d/64."""
+    assert similarity(0) == 1.0
+    assert similarity(64) == 0.0
+    assert similarity(16) == 0.75
+
+
+# ---------------------------------------------------------------- simhash
+
+
+def test_simhash_of_no_features_is_zero() -> None:
+    """An empty feature set has fingerprint 0."""
+    assert simhash(np.array([], dtype=np.uint64), np.array([], dtype=np.float64)) == 0
+
+
+@given(h=fingerprints, w=st.floats(min_value=1e-6, max_value=1e6))
+def test_simhash_of_one_feature_is_its_hash(h: int, w: float) -> None:
+    """With a single feature of positive weight, every counter has the sign of its bit."""
+    assert fp_of([h], [w]) == h
+
+
+@given(
+    heavy=fingerprints,
+    others=st.lists(fingerprints, min_size=1, max_size=8),
+    weights=st.lists(st.integers(1, 1000), min_size=8, max_size=8),
+    margin=st.integers(1, 1000),
+)
+def test_a_feature_heavier_than_all_others_together_dominates(
+    heavy: int, others: list[int], weights: list[int], margin: int
+) -> None:
+    """A feature whose weight exceeds the sum of all the others decides every bit."""
+    light = [float(w) for w in weights[: len(others)]]
+    heavy_weight = sum(light) + margin
+    assert fp_of(others + [heavy], light + [heavy_weight]) == heavy
+    assert fp_of([heavy] + others, [heavy_weight] + light) == heavy
+
+
+@given(h1=fingerprints, h2=fingerprints, w1=st.integers(1, 10**6), extra=st.integers(1, 10**6))
+def test_heavier_of_two_features_wins_every_disputed_bit(
+    h1: int, h2: int, w1: int, extra: int
+) -> None:
+    """Of two features, the heavier one's bits win wherever they disagree."""
+    assert fp_of([h1, h2], [float(w1 + extra), float(w1)]) == h1
+    assert fp_of([h1, h2], [float(w1), float(w1 + extra)]) == h2
+
+
+@given(h1=fingerprints, h2=fingerprints, w=st.floats(min_value=1e-3, max_value=1e3))
+def test_tie_bits_are_zero(h1: int, h2: int, w: float) -> None:
+    """Two features of equal weight: where they disagree the counter is 0, and ties give 0,
+    so the fingerprint is h1 AND h2."""
+    assert fp_of([h1, h2], [w, w]) == h1 & h2
+
+
+@given(h=fingerprints, w=st.integers(1, 100))
+def test_a_feature_and_its_complement_cancel(h: int, w: int) -> None:
+    """A feature and its bitwise complement of equal weight cancel: fingerprint 0."""
+    assert fp_of([h, h ^ MAX64], [float(w), float(w)]) == 0
+
+
+def test_exactly_cancelling_features_with_non_integer_weights_give_zero() -> None:
+    """Every counter is mathematically 0 when each feature is paired with its complement."""
+    h, g = 0x0123456789ABCDEF, 0xF0F0F0F0F0F0F0F0
+    assert fp_of([h, h ^ MAX64, g, g ^ MAX64], [1.0, 1.0, 0.3, 0.3]) == 0
+
+
+def test_simhash_does_not_depend_on_feature_order() -> None:
+    """The same weighted features in another order give the same fingerprint."""
+    h, g = 0x0123456789ABCDEF, 0xF0F0F0F0F0F0F0F0
+    hashes = [h, h ^ MAX64, g, g ^ MAX64]
+    weights = [1.0, 1.0, 0.3, 0.3]
+    order = [2, 0, 3, 1]
+    assert fp_of(hashes, weights) == fp_of([hashes[i] for i in order], [weights[i] for i in order])
+
+
+@given(
+    features=st.lists(st.tuples(fingerprints, st.integers(1, 50)), min_size=1, max_size=30),
+    data=st.data(),
+)
+def test_simhash_with_integer_weights_does_not_depend_on_order(
+    features: list[tuple[int, int]], data: st.DataObject
+) -> None:
+    """With integer weights (exact float arithmetic) feature order does not matter."""
+    shuffled = data.draw(st.permutations(features))
+    a = fp_of([h for h, _ in features], [float(w) for _, w in features])
+    b = fp_of([h for h, _ in shuffled], [float(w) for _, w in shuffled])
+    assert a == b
+
+
+@given(
+    features=st.lists(st.tuples(fingerprints, st.integers(1, 50)), min_size=1, max_size=30),
+)
+def test_simhash_matches_a_bit_by_bit_reference(features: list[tuple[int, int]]) -> None:
+    """Bit i is 1 exactly when the weights of features with bit i set outweigh the others."""
+    expected = 0
+    for bit in range(64):
+        counter = sum(w if (h >> bit) & 1 else -w for h, w in features)
+        if counter > 0:
+            expected |= 1 << bit
+    assert fp_of([h for h, _ in features], [float(w) for _, w in features]) == expected
+
+
+# ---------------------------------------------------------------- token hash
+
+
+def test_token_hash_is_xxh3_64_of_utf8() -> None:
+    """token_hash(t) is XXH3_64(t.encode('utf-8'), seed 0), as computed by the xxhash package."""
+    for token in ["", "hello", "中文", "naïve", "🙂", "word with spaces"]:
+        assert hashing.token_hash(token) == xxhash.xxh3_64_intdigest(token.encode("utf-8"))
+    assert hashing.TOKEN_HASH_NAME == "xxh3_64"
+
+
+def test_token_hash_known_values() -> None:
+    """Pinned values from the xxHash specification: stable across runs and machines."""
+    assert hashing.token_hash("") == 0x2D06800538D394C2
+    assert hashing.token_hash("hello") == 0x9555E8555C62DCFD
+    assert hashing.token_hash("中文") == 0x8DBCE87FE32CDDA6
+
+
+@given(tokens=st.lists(st.text(max_size=12), max_size=30))
+def test_token_hashes_equal_token_hash_in_order(tokens: list[str]) -> None:
+    """token_hashes(tokens) is a uint64 array of token_hash of each token, in order, and
+    asking twice (memoised the second time) gives the same values."""
+    first = hashing.token_hashes(tokens)
+    second = hashing.token_hashes(tokens)
+    assert first.dtype == np.uint64
+    assert first.tolist() == [hashing.token_hash(t) for t in tokens] == second.tolist()
+
+
+def test_content_hash_is_xxh3_128_hex() -> None:
+    """content_hash is the 32-hex-digit XXH3-128 of the UTF-8 text."""
+    digest = hashing.content_hash("some text 中文")
+    assert digest == xxhash.xxh3_128_hexdigest("some text 中文".encode())
+    assert len(digest) == 32
+    assert hashing.content_hash("a") != hashing.content_hash("b")
