@@ -490,10 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     ref, alt = by_key.get("simhash-text"), by_key.get("simhash-text-numpy2-float")
     if ref and alt and ref.runs and alt.runs:
         a, b = ref.runs[0].raw["fingerprints"], alt.runs[0].raw["fingerprints"]
-        same = sum(1 for k, v in a.items() if b.get(k) == v)
+        equal = sum(1 for k, v in a.items() if b.get(k) == v)
         notes.append(
             f"simhash fingerprints, numpy<2 `Simhash(text)` vs NumPy 2 with counts > 255 as "
-            f"float: {same}/{len(a)} identical."
+            f"float: {equal}/{len(a)} identical."
         )
     if anchor_py is not None:
         notes.append(f"numpy<2 anchor venv: {anchor_note}.")

@@ -166,7 +166,8 @@ def e2e(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any
     base = next((p for p in pipelines if p.kind == "simhash" and p.runs), None)
     base_s = median([m.seconds for m in base.runs]) if base else float("nan")
     base_rss = median([m.max_rss_mb for m in base.runs]) if base else float("nan")
-    rows, raw = [], []
+    rows: list[list[str]] = []
+    raw: list[dict[str, Any]] = []
     for pipe in pipelines:
         if not pipe.runs:
             rows.append([pipe.name, "error", "", "", "", "", "", "", "", "", pipe.error or ""])
@@ -288,6 +289,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     from simdup.normalize import normalize_text
     from simdup.params import FeatureParams
     from simdup.pipeline import DocumentProcessor
+    from simdup.records import DecodedDocument
     from simdup.segmentation import Segmenter
 
     jieba.setLogLevel(logging.WARNING)
@@ -297,7 +299,9 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     total_bytes = sum(os.path.getsize(p) for p in paths)
 
     log("[stages] preparing inputs (untimed) ...")
-    decoded = [d for d in (decode_file(p, max_size) for p in paths) if hasattr(d, "text")]
+    decoded = [
+        d for d in (decode_file(p, max_size) for p in paths) if isinstance(d, DecodedDocument)
+    ]
     texts = [d.text for d in decoded]
     seg = {name: Segmenter(name) for name in ("jieba", "rjieba")}
     procs = {
@@ -320,6 +324,15 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         def run() -> None:
             for item in items:
                 fn(item)
+
+        return run
+
+    def whole(proc: DocumentProcessor) -> Callable[[str], object]:
+        """What ``DocumentProcessor.file`` does: decode, then the document (or the skip)."""
+
+        def run(path: str) -> object:
+            d = decode_file(path, max_size)
+            return proc.document(d) if isinstance(d, DecodedDocument) else d
 
         return run
 
@@ -363,12 +376,12 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         (
             "document, jieba",
             "decode_file + DocumentProcessor(segmenter='jieba').document",
-            each(lambda p: procs["jieba"].document(decode_file(p, max_size)), paths),
+            each(whole(procs["jieba"]), paths),
         ),
         (
             "document, rjieba",
             "decode_file + DocumentProcessor(segmenter='rjieba').document",
-            each(lambda p: procs["rjieba"].document(decode_file(p, max_size)), paths),
+            each(whole(procs["rjieba"]), paths),
         ),
     ]
     if args.skip_plain_jieba:
@@ -386,7 +399,8 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
 
     med = {name: median(v) for name, v in times.items()}
     lcut = med.get("jieba.lcut", float("nan"))
-    rows, raw = [], []
+    rows: list[list[str]] = []
+    raw: list[dict[str, Any]] = []
     for name, what, _ in plan:
         s = med[name]
         rows.append(
@@ -480,7 +494,8 @@ def joins(args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
                 peak = r["peak_rss_during_join_mb"]
                 log(f"  {r['seconds']:.2f} s, peak RSS in join {peak} MB, {r['pairs']:,} pairs")
 
-    rows, raw = [], []
+    rows: list[list[str]] = []
+    raw: list[dict[str, Any]] = []
     for case, n in cases:
         auto = [r for r in results.get((case, n, "auto"), []) if "error" not in r]
         auto_s = median([r["seconds"] for r in auto]) if auto else float("nan")

@@ -213,13 +213,15 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
         return text, "utf-8", "utf-8", 1.0
     # UTF-8 with a few damaged bytes (a truncated copy, one stray byte): a legacy encoding read
     # as UTF-8 fails on most of its non-ASCII bytes, damaged UTF-8 on very few.
+    # It must also show valid multi-byte sequences: a Windows-1252 file with one curly quote
+    # is not damaged UTF-8.
     text = data.decode("utf-8", errors="replace")
-    non_ascii = sum(1 for ch in text if ord(ch) > 0x7F)
     bad = text.count("\ufffd")
-    if non_ascii and bad <= max(2, DAMAGED_UTF8_RATIO * non_ascii):
+    valid = sum(1 for ch in text if ord(ch) > 0x7F) - bad
+    if valid > 0 and bad <= max(2, DAMAGED_UTF8_RATIO * valid):
         if _looks_binary_text(text):
             raise DecodeFailure("binary file (control characters)")
-        return text, "utf-8", "fallback", 1.0 - bad / non_ascii
+        return text, "utf-8", "fallback", valid / (valid + bad)
     import chardet  # imported late: most files are UTF-8 and never need it
 
     detection: dict[str, Any] = dict(chardet.detect(_chardet_sample(data)))
