@@ -11,7 +11,7 @@ import numpy as np
 from .hashing import content_hash, token_hash
 from .normalize import collapse_whitespace, normalize_text, strip_markup
 from .records import FeatureVector
-from .segmentation import Segmenter
+from .segmentation import RUN_SEPARATOR, Segmenter
 
 _DEFAULT_IDF_QUANTILE = 0.5
 
@@ -36,32 +36,59 @@ def term_counts(tokens: list[str], stopwords: frozenset[str], ngram: int) -> Cou
         counts.update(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
         return counts
     counts = Counter(tokens)
-    # Distinct terms are far fewer than tokens: drop stopwords after counting.
+    # Distinct terms are far fewer than tokens: drop stopwords (and the separators between
+    # CJK runs that Segmenter.words leaves in) after counting.
+    counts.pop(RUN_SEPARATOR, None)
     for word in stopwords.intersection(counts):
         del counts[word]
     return counts
 
 
-# Per-process memo of term -> (hash, idf): one lookup per distinct term of a document.
-_TERM_INFO: dict[str, tuple[int, float]] = {}
-_TERM_INFO_LIMIT = 1 << 21
+class _TermTable:
+    """Per-process memo of term -> (64-bit hash, IDF), stored in numpy arrays.
+
+    A document's distinct terms are looked up with one dict access each; hashes and IDF values
+    are then gathered with one vectorised indexing step instead of a Python loop.
+    """
+
+    LIMIT = 1 << 21
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.hashes = np.empty(1 << 16, dtype=np.uint64)
+        self.idf = np.empty(1 << 16, dtype=np.float64)
+
+    def lookup(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        get = self.index.get
+        slots = [get(t, -1) for t in terms]
+        if -1 in slots:
+            idf, default = jieba_idf()
+            for i, slot in enumerate(slots):
+                if slot == -1:
+                    slots[i] = self._add(terms[i], idf.get(terms[i], default))
+        at = np.array(slots, dtype=np.intp)
+        return self.hashes[at], self.idf[at]
+
+    def _add(self, term: str, idf: float) -> int:
+        slot = len(self.index)
+        if slot >= self.LIMIT:  # bounded memory: start afresh
+            self.index.clear()
+            slot = 0
+        if slot >= self.hashes.size:
+            self.hashes = np.resize(self.hashes, 2 * self.hashes.size)
+            self.idf = np.resize(self.idf, 2 * self.idf.size)
+        self.hashes[slot] = token_hash(term)
+        self.idf[slot] = idf
+        self.index[term] = slot
+        return slot
+
+
+_TERMS = _TermTable()
 
 
 def term_info(terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """64-bit hashes and jieba IDF values of ``terms``."""
-    cache = _TERM_INFO
-    idf, default = jieba_idf()
-    hashes: list[int] = []
-    idfs: list[float] = []
-    for term in terms:
-        info = cache.get(term)
-        if info is None:
-            info = (token_hash(term), idf.get(term, default))
-            if len(cache) < _TERM_INFO_LIMIT:
-                cache[term] = info
-        hashes.append(info[0])
-        idfs.append(info[1])
-    return np.array(hashes, dtype=np.uint64), np.array(idfs, dtype=np.float64)
+    return _TERMS.lookup(terms)
 
 
 def weigh(tf: np.ndarray, idf: np.ndarray, weighting: str) -> np.ndarray:
@@ -91,9 +118,10 @@ def extract_features(
     # Word order only matters for bigrams.
     tokens = segmenter.tokens(cleaned) if ngram == 2 else segmenter.words(cleaned)
     counts = term_counts(tokens, stopwords, ngram)
+    token_count = len(tokens) - (tokens.count(RUN_SEPARATOR) if ngram == 1 else 0)
     terms = list(counts)
     tf = np.fromiter(counts.values(), dtype=np.float64, count=len(terms))
     hashes, idf = term_info(terms)
     return FeatureVector(
-        terms, hashes, weigh(tf, idf, weighting), len(tokens), len(collapsed), digest
+        terms, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), digest
     )

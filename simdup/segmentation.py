@@ -24,6 +24,7 @@ _WORD = re.compile(r"[^\W_\u4e00-\u9fd5]+")
 _TOKEN = re.compile(r"([\u4e00-\u9fd5]+)|([^\W_\u4e00-\u9fd5]+)")
 
 BACKENDS = ("auto", "jieba", "rjieba")
+RUN_SEPARATOR = "\n"
 
 
 def _rjieba_available() -> bool:
@@ -113,14 +114,15 @@ class Segmenter:
         self._cut = loader(entries)
 
     def words(self, text: str) -> list[str]:
-        """The same tokens as ``tokens`` but not in document order (CJK words last).
+        """The same tokens as ``tokens`` but not in document order (CJK words last), plus one
+        ``"\\n"`` (``RUN_SEPARATOR``) between CJK runs, which a bag of words drops after counting.
 
-        Enough for a bag of words, and cheaper: no per-token splicing.
+        Enough for a bag of words, and cheaper: no per-token splicing or filtering.
         """
         words = _WORD.findall(text)
         runs = _CJK_RUN.findall(text)
         if runs:
-            words.extend(t for t in self._cut("\n".join(runs)) if t != "\n")
+            words.extend(self._cut(RUN_SEPARATOR.join(runs)))
         return words
 
     def tokens(self, text: str) -> list[str]:
