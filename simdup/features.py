@@ -116,7 +116,7 @@ def extract_features(
     digest = content_hash(collapsed)
     cleaned = strip_markup(normalised) if markup else normalised
     # Word order only matters for bigrams.
-    tokens = segmenter.tokens(cleaned) if ngram == 2 else segmenter.words(cleaned)
+    tokens = segmenter.tokens(cleaned) if ngram == 2 else segmenter.words(cleaned, separators=True)
     counts = term_counts(tokens, stopwords, ngram)
     token_count = len(tokens) - (tokens.count(RUN_SEPARATOR) if ngram == 1 else 0)
     terms = list(counts)

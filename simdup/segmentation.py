@@ -113,16 +113,21 @@ class Segmenter:
         loader = _load_rjieba if self.backend == "rjieba" else _load_jieba
         self._cut = loader(entries)
 
-    def words(self, text: str) -> list[str]:
-        """The same tokens as ``tokens`` but not in document order (CJK words last), plus one
-        ``"\\n"`` (``RUN_SEPARATOR``) between CJK runs, which a bag of words drops after counting.
+    def words(self, text: str, *, separators: bool = False) -> list[str]:
+        """The same tokens as ``tokens`` but not in document order (CJK words last).
 
-        Enough for a bag of words, and cheaper: no per-token splicing or filtering.
+        Enough for a bag of words, and cheaper: no per-token splicing. With ``separators`` the
+        ``RUN_SEPARATOR`` tokens between CJK runs are left in (a bag of words drops them after
+        counting, which is cheaper than filtering every token).
         """
         words = _WORD.findall(text)
         runs = _CJK_RUN.findall(text)
         if runs:
-            words.extend(self._cut(RUN_SEPARATOR.join(runs)))
+            segmented = self._cut(RUN_SEPARATOR.join(runs))
+            if separators:
+                words.extend(segmented)
+            else:
+                words.extend(t for t in segmented if t != RUN_SEPARATOR)
         return words
 
     def tokens(self, text: str) -> list[str]:
