@@ -60,7 +60,9 @@ class Layout:
 def choose_layout(n: int, threshold: int) -> Layout:
     """The layout with the least expected work for ``n`` distinct random fingerprints.
 
-    Cost per table: a sort of n keys plus the random candidates, n^2 / 2^(key bits).
+    Cost per table: a sort of n keys plus the random candidates, n^2 / 2^(key bits), each of
+    which costs about four sorted keys (measured: at n = 10^5 and k = 3 ten 26-bit tables beat
+    four 16-bit ones 2.2x).
     """
     best: tuple[float, Layout] | None = None
     for key_blocks in range(1, 5):
@@ -69,7 +71,7 @@ def choose_layout(n: int, threshold: int) -> Layout:
             break
         layout = Layout(blocks, key_blocks)
         key_bits = 64 * key_blocks / blocks
-        cost = layout.tables * (n + n * n / 2.0**key_bits)
+        cost = layout.tables * (n + 4.0 * n * n / 2.0**key_bits)
         if best is None or cost < best[0]:
             best = (cost, layout)
     assert best is not None
@@ -242,6 +244,12 @@ def unique_near_pairs(
     return a[order], b[order], d[order]
 
 
+def _is_sorted(i: np.ndarray, j: np.ndarray) -> bool:
+    """Pairs already in ``(i, j)`` order (so the sort and its copies can be skipped)."""
+    di = np.diff(i)
+    return bool(np.all((di > 0) | ((di == 0) & (np.diff(j) > 0))))
+
+
 def near_pairs(
     fingerprints: np.ndarray | Sequence[int], threshold: int, layout: Layout | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -285,8 +293,17 @@ def near_pairs(
     if not parts_i:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy(), np.empty(0, dtype=np.uint8)
+    if len(parts_i) == 1:
+        # One group of copies (its rows come sorted) or one product: no merge needed.
+        i, j, d = parts_i[0].astype(np.int64, copy=False), parts_j[0], parts_d[0]
+        if not _is_sorted(i, j):
+            order1 = np.lexsort((j, i))
+            i, j, d = i[order1], j[order1], d[order1]
+        return i, j.astype(np.int64, copy=False), d
     i = np.concatenate(parts_i).astype(np.int64)
+    del parts_i
     j = np.concatenate(parts_j).astype(np.int64)
+    del parts_j
     d = np.concatenate(parts_d)
     order2 = np.lexsort((j, i))
     return i[order2], j[order2], d[order2]
