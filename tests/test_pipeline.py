@@ -15,6 +15,7 @@ from conftest import DocWriter
 
 import simdup
 import simdup.pipeline
+import simdup.segmentation
 from simdup.params import FeatureParams
 from simdup.pipeline import ScanOptions
 from simdup.records import ScanResult
@@ -383,3 +384,25 @@ def test_compare_text_without_words_is_an_input_error(write_doc: DocWriter) -> N
     empty = write_doc("b.txt", "，。！？ ... ---")
     with pytest.raises(simdup.InputError, match="no words"):
         simdup.compare(words, empty)
+
+
+BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"
+
+
+@pytest.mark.skipif(not BENCH_DOCS.is_dir(), reason=f"benchmark docs not found at {BENCH_DOCS}")
+@pytest.mark.skipif(
+    simdup.segmentation.resolve_backend("auto") != "rjieba", reason="rjieba is not installed"
+)
+def test_backends_and_jobs_give_identical_scans_of_the_benchmark_set() -> None:
+    """Every fingerprint, pair and cluster of the whole labelled set is the same with jieba in
+    one process and with rjieba in two (only timings may differ)."""
+    reference = simdup.scan([BENCH_DOCS], features=FeatureParams(segmenter="jieba"), jobs=1)
+    fast = simdup.scan([BENCH_DOCS], features=FeatureParams(segmenter="rjieba"), jobs=2)
+    assert len(reference.files) == 1170
+    assert [(f.path, f.fingerprint) for f in reference.files] == [
+        (f.path, f.fingerprint) for f in fast.files
+    ]
+    assert reference.pairs == fast.pairs
+    assert reference.clusters == fast.clusters
+    assert reference.settings["features"]["segmenter"] == "jieba"
+    assert fast.settings["features"]["segmenter"] == "rjieba"
