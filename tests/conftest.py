@@ -11,6 +11,7 @@ Profiles:
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,3 +95,33 @@ def sample_corpus() -> Path:
     """The sample corpus shipped in the repository."""
     assert SAMPLE_CORPUS.is_dir(), SAMPLE_CORPUS
     return SAMPLE_CORPUS
+
+
+# Pseudo-words shared by the bad-input and never-alter tests.
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "ti",
+    "vo",
+    "we",
+    "xu",
+    "ya",
+    "zo",
+    "ba",
+    "ce",
+    "di",
+    "fu",
+    "ga",
+    "he",
+)
+
+
+def pseudo_words(seed: int, n: int = 120) -> str:
+    """``n`` pseudo-words (about ``n`` distinct), 12 per line; a different seed shares ~none."""
+    rng = random.Random(seed)
+    tokens = ["".join(rng.choice(_SYLLABLES) for _ in range(3)) for _ in range(n)]
+    return "".join(" ".join(tokens[i : i + 12]) + "\n" for i in range(0, n, 12))

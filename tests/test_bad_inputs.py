@@ -35,7 +35,6 @@ import hashlib
 import io
 import json
 import os
-import random
 import socket
 import sqlite3
 import stat
@@ -51,6 +50,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import pseudo_words as words
 
 from simdup import pipeline
 from simdup.cli import cli
@@ -65,35 +65,6 @@ RUN_TIMEOUT = 60.0 + MANY_FILES / 500
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
 
 # ---------------------------------------------------------------- texts
-
-_SYLLABLES = (
-    "ka",
-    "lo",
-    "mi",
-    "ne",
-    "ru",
-    "sa",
-    "ti",
-    "vo",
-    "we",
-    "xu",
-    "ya",
-    "zo",
-    "ba",
-    "ce",
-    "di",
-    "fu",
-    "ga",
-    "he",
-)
-
-
-def words(seed: int, n: int = 120) -> str:
-    """``n`` pseudo-words (about ``n`` distinct), 12 per line; a different seed shares ~none."""
-    rng = random.Random(seed)
-    tokens = ["".join(rng.choice(_SYLLABLES) for _ in range(3)) for _ in range(n)]
-    return "".join(" ".join(tokens[i : i + 12]) + "\n" for i in range(0, n, 12))
-
 
 DOC = words(1)
 ZH = (

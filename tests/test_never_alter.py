@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import select
 import signal
 import stat
@@ -32,38 +31,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import pseudo_words as words
 
 import simdup.cli
 from simdup.cli import cli
 from simdup.exitcodes import ExitCode
-
-_SYLLABLES = (
-    "ka",
-    "lo",
-    "mi",
-    "ne",
-    "ru",
-    "sa",
-    "ti",
-    "vo",
-    "we",
-    "xu",
-    "ya",
-    "zo",
-    "ba",
-    "ce",
-    "di",
-    "fu",
-    "ga",
-    "he",
-)
-
-
-def words(seed: int, n: int = 120) -> str:
-    rng = random.Random(seed)
-    tokens = ["".join(rng.choice(_SYLLABLES) for _ in range(3)) for _ in range(n)]
-    return "".join(" ".join(tokens[i : i + 12]) + "\n" for i in range(0, n, 12))
-
 
 DOC = words(1)
 ZH = (
