@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import simdup
 from simdup.report import FORMATS
 from simdup.report.csv import safe_cell
 from simdup.report.paths import display_path, escape_path
@@ -13,7 +17,7 @@ from simdup.report.paths import display_path, escape_path
 
 def test_formats() -> None:
     """The scan formats are text, json, jsonl and csv."""
-    assert set(FORMATS) == {"text", "json", "jsonl", "csv"}
+    assert set(FORMATS) == {"text", "json", "jsonl", "csv", "html"}
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
@@ -57,3 +61,24 @@ def test_escaped_paths_are_valid_utf8_and_printable(path: str) -> None:
 def test_different_file_names_are_written_differently() -> None:
     """Two different file names never render as the same string."""
     assert escape_path("bad\\xff.txt") != escape_path("bad\udcff.txt")
+
+
+def test_html_report_lists_every_cluster_member_and_escapes_names(tmp_path: Path) -> None:
+    """The HTML page names every member of every cluster and every skipped file, with markup in
+    file names escaped (a name cannot inject tags)."""
+    from simdup.report import render
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = " ".join(f"word{i}" for i in range(60))
+    (docs / "<b>x.txt").write_text(text)
+    (docs / "copy.txt").write_text(text)
+    (docs / "empty.txt").write_text("")
+    result = simdup.scan([docs], jobs=1)
+    out = io.StringIO()
+    render(result, "html", out)
+    page = out.getvalue()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "&lt;b&gt;x.txt" in page and "<b>x.txt" not in page
+    assert "copy.txt" in page and "empty.txt" in page
+    assert page.count("<h2>Cluster ") == len(result.clusters) == 1

@@ -7,6 +7,7 @@ from typing import TextIO
 
 from ..records import ScanResult
 from .csv import render_csv
+from .html import render_html
 from .json import render_json, render_jsonl
 from .text import render_text
 
@@ -17,6 +18,7 @@ RENDERERS: dict[str, Callable[[ScanResult, TextIO], None]] = {
     "json": render_json,
     "jsonl": render_jsonl,
     "csv": render_csv,
+    "html": render_html,
 }
 FORMATS = tuple(RENDERERS)
 
