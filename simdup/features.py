@@ -20,11 +20,8 @@ _DEFAULT_IDF_QUANTILE = 0.5
 def jieba_idf() -> tuple[dict[str, float], float]:
     """jieba's bundled IDF table and the median IDF used for words it does not list."""
     text = resources.files("jieba").joinpath("analyse", "idf.txt").read_text("utf-8")
-    table: dict[str, float] = {}
-    for line in text.splitlines():
-        word, _, value = line.partition(" ")
-        if value:
-            table[word] = float(value)
+    fields = text.split()  # "word idf" per line; no word holds a space
+    table = dict(zip(fields[0::2], map(float, fields[1::2]), strict=True))
     values = sorted(table.values())
     return table, values[int(len(values) * _DEFAULT_IDF_QUANTILE)]
 
