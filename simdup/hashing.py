@@ -8,9 +8,6 @@ for this use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-import numpy as np
 import xxhash
 
 TOKEN_HASH_NAME = "xxh3_64"
@@ -18,28 +15,10 @@ TOKEN_HASH_NAME = "xxh3_64"
 _xxh3_64 = xxhash.xxh3_64_intdigest
 _xxh3_128_hex = xxhash.xxh3_128_hexdigest
 
-# Vocabulary is Zipfian: a per-process memo avoids re-hashing common words.
-_CACHE: dict[str, int] = {}
-_CACHE_LIMIT = 1 << 20
-
 
 def token_hash(token: str) -> int:
     """The 64-bit hash of one token."""
     return _xxh3_64(token.encode("utf-8", "surrogatepass"))
-
-
-def token_hashes(tokens: Iterable[str]) -> np.ndarray:
-    """Hashes of many tokens as a ``uint64`` array, in order."""
-    cache = _CACHE
-    out = []
-    for token in tokens:
-        value = cache.get(token)
-        if value is None:
-            value = _xxh3_64(token.encode("utf-8", "surrogatepass"))
-            if len(cache) < _CACHE_LIMIT:
-                cache[token] = value
-        out.append(value)
-    return np.array(out, dtype=np.uint64)
 
 
 def content_hash(text: str) -> str:

@@ -19,7 +19,7 @@ from . import __about__
 from .clustering import METHODS, cluster, max_pairwise_distance
 from .decoding import decode_file
 from .discovery import DiscoveryOptions, discover
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 from .features import extract_features, jieba_idf
 from .index import MAX_THRESHOLD, near_pairs
 from .minhash import band_candidates, choose_bands
@@ -440,7 +440,6 @@ def compare(
     **overrides: Any,
 ) -> Comparison:
     """How close two documents are, and why. Raises ``InputError`` if one cannot be read."""
-    from .errors import InputError
 
     options = (
         replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()

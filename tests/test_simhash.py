@@ -164,16 +164,6 @@ def test_token_hash_known_values() -> None:
     assert hashing.token_hash("中文") == 0x8DBCE87FE32CDDA6
 
 
-@given(tokens=st.lists(st.text(max_size=12), max_size=30))
-def test_token_hashes_equal_token_hash_in_order(tokens: list[str]) -> None:
-    """token_hashes(tokens) is a uint64 array of token_hash of each token, in order, and
-    asking twice (memoised the second time) gives the same values."""
-    first = hashing.token_hashes(tokens)
-    second = hashing.token_hashes(tokens)
-    assert first.dtype == np.uint64
-    assert first.tolist() == [hashing.token_hash(t) for t in tokens] == second.tolist()
-
-
 def test_content_hash_is_xxh3_128_hex() -> None:
     """content_hash is the 32-hex-digit XXH3-128 of the UTF-8 text."""
     digest = hashing.content_hash("some text 中文")
