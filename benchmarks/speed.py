@@ -241,7 +241,8 @@ class _Recorder:
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self.seen: dict[tuple[str, str], Any] = {}
+        # (method, text, sorted keyword arguments) -> result
+        self.seen: dict[tuple[str, str, tuple[tuple[str, Any], ...]], Any] = {}
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.inner, name)
@@ -250,8 +251,8 @@ class _Recorder:
 
         def call(text: Any, *more: Any, **kw: Any) -> Any:
             result = attr(text, *more, **kw)
-            if isinstance(text, str) and not more and not kw:
-                self.seen[(name, text)] = result
+            if isinstance(text, str) and not more:
+                self.seen[(name, text, tuple(sorted(kw.items())))] = result
             return result
 
         return call
@@ -271,8 +272,8 @@ class _Lookup:
         seen = self.recorder.seen
 
         def call(text: Any, *more: Any, **kw: Any) -> Any:
-            if isinstance(text, str) and not more and not kw:
-                found = seen.get((name, text))
+            if isinstance(text, str) and not more:
+                found = seen.get((name, text, tuple(sorted(kw.items()))))
                 if found is not None:
                     return found
             self.misses += 1
@@ -314,7 +315,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     for d in decoded:
         stub.document(d)
     seg_calls = list(recorder.seen)  # the (method, text) calls the pipeline made
-    methods = sorted({m for m, _ in seg_calls})
+    methods = sorted({m for m, _, _ in seg_calls})
     lookup = _Lookup(recorder)
     stub.segmenter = lookup  # type: ignore[assignment]
     if len(decoded) != len(paths):
@@ -338,8 +339,8 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
 
     def replay(segmenter: Any) -> Callable[[], None]:
         def run() -> None:
-            for method, text in seg_calls:
-                getattr(segmenter, method)(text)
+            for method, text, kw in seg_calls:
+                getattr(segmenter, method)(text, **dict(kw))
 
         return run
 
