@@ -351,11 +351,12 @@ def cli() -> None:
 )
 @click.option(
     "--method",
-    type=click.Choice(["simhash", "minhash"]),
-    default="simhash",
+    type=click.Choice(["auto", "simhash", "minhash"]),
+    default="auto",
     show_default=True,
-    help="Candidate generation: SimHash block index, or MinHash LSH with bands chosen from "
-    "--min-similarity (128 permutations).",
+    help="Candidate generation: SimHash block index within --verify-radius, or MinHash LSH "
+    "(128 permutations, bands chosen from --min-similarity); auto: simhash up to 50,000 "
+    "files, minhash above (its cost grows linearly).",
 )
 @click.option(
     "-j",

@@ -406,3 +406,23 @@ def test_backends_and_jobs_give_identical_scans_of_the_benchmark_set() -> None:
     assert reference.clusters == fast.clusters
     assert reference.settings["features"]["segmenter"] == "jieba"
     assert fast.settings["features"]["segmenter"] == "rjieba"
+
+
+def test_auto_method_switches_to_minhash_above_the_file_limit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """method="auto" is the SimHash index for small corpora and MinHash LSH above
+    AUTO_MINHASH_ABOVE files (or SimHash when verification is off); the settings record the
+    method used, and both find the same near-duplicates here."""
+    text = " ".join(f"word{i}" for i in range(80))
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(text + ("" if name == "a" else f" extra{name}"))
+    (tmp_path / "other.txt").write_text(" ".join(f"other{i}" for i in range(80)))
+    small = simdup.scan([tmp_path], jobs=1)
+    assert small.settings["method"] == "simhash"
+    monkeypatch.setattr(simdup.pipeline, "AUTO_MINHASH_ABOVE", 3)
+    large = simdup.scan([tmp_path], jobs=1)
+    assert large.settings["method"] == "minhash"
+    assert [(p.a, p.b) for p in large.pairs] == [(p.a, p.b) for p in small.pairs]
+    assert len(small.pairs) == 3
+    assert simdup.scan([tmp_path], jobs=1, verify=False).settings["method"] == "simhash"
