@@ -280,7 +280,8 @@ def cli() -> None:
     type=click.IntRange(0, MAX_THRESHOLD),
     default=3,
     show_default=True,
-    help="SimHash Hamming distance at or below which two documents are near-duplicates.",
+    help="SimHash Hamming threshold: with --no-verify, pairs within it are reported as they "
+    "are; with verification, candidates are searched within max(it, --verify-radius).",
 )
 @click.option(
     "-f",
