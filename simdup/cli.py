@@ -31,6 +31,7 @@ from .pipeline import (
     scan,
 )
 from .report import FORMATS, render
+from .report.baseline import load_baseline, new_pairs
 from .report.json import render_comparison_json
 from .report.paths import display_path
 from .report.text import render_comparison_text, render_skip_summary
@@ -299,6 +300,12 @@ def cli() -> None:
     help="Write the report to FILE (atomically) instead of stdout.",
 )
 @click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when near-duplicates are found.")
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    help="An earlier JSON or JSON Lines report whose pairs are accepted: with "
+    "--fail-on-duplicates only pairs not in it fail.",
+)
 @click.option("--strict", is_flag=True, help="Exit 3 when some files could not be read or decoded.")
 @click.option(
     "--files-from",
@@ -378,6 +385,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         raise click.UsageError("no PATHS given (and no --files-from)")
     output = kw["output"]
     _check_output(output, all_paths)
+    with _usage_errors():
+        accepted = load_baseline(kw["baseline"]) if kw["baseline"] else None
     progress = _Progress(not kw["quiet"], "fingerprinting")
     with _usage_errors():
         options = ScanOptions(
@@ -414,9 +423,24 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         ctx.exit(ExitCode.ERROR)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
+    duplicates = len(result.pairs)
+    if accepted is not None:
+        fresh = new_pairs(result.pairs, accepted)
+        duplicates = len(fresh)
+        if not kw["quiet"]:
+            click.echo(
+                f"simdup: {len(fresh)} of {len(result.pairs)} near-duplicate pairs are not in "
+                f"the baseline {display_path(kw['baseline'])}",
+                err=True,
+            )
+            for pair in fresh[:20]:
+                click.echo(
+                    f"  {display_path(pair.a)}  {display_path(pair.b)}  distance {pair.distance}",
+                    err=True,
+                )
     ctx.exit(
         scan_exit_code(
-            clusters=len(result.clusters),
+            duplicates=duplicates,
             skipped=sum(1 for s in result.skipped if s.failure),
             fail_on_duplicates=kw["fail_on_duplicates"],
             strict=kw["strict"],

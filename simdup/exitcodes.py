@@ -9,7 +9,7 @@ class ExitCode(IntEnum):
     OK = 0
     """Success. Skipped files are reported, not an error."""
     DUPLICATES_FOUND = 1
-    """``--fail-on-duplicates`` was given and near-duplicates were found."""
+    """``--fail-on-duplicates`` was given and near-duplicates were found (not in a baseline)."""
     USAGE = 2
     """Bad command line: unknown option, bad value, no paths given (as click does)."""
     FILES_SKIPPED = 3
@@ -24,7 +24,7 @@ class ExitCode(IntEnum):
 EXIT_CODE_HELP = """\b
 Exit codes:
   0    success (skipped files are reported, not an error)
-  1    --fail-on-duplicates and near-duplicates were found
+  1    --fail-on-duplicates and near-duplicates were found (not in --baseline)
   2    usage error (bad option or value, no paths given)
   3    --strict and some files could not be read, decoded or fingerprinted
   4    error: output could not be written, or an internal error
@@ -32,10 +32,12 @@ Exit codes:
 
 
 def scan_exit_code(
-    *, clusters: int, skipped: int, fail_on_duplicates: bool, strict: bool
+    *, duplicates: int, skipped: int, fail_on_duplicates: bool, strict: bool
 ) -> ExitCode:
-    """The exit status of a finished scan. Duplicates take precedence over skips."""
-    if fail_on_duplicates and clusters > 0:
+    """The exit status of a finished scan. ``duplicates``: near-duplicate pairs found (not
+    accepted by a baseline); ``skipped``: files that could not be read, decoded or
+    fingerprinted. Duplicates take precedence over skips."""
+    if fail_on_duplicates and duplicates > 0:
         return ExitCode.DUPLICATES_FOUND
     if strict and skipped > 0:
         return ExitCode.FILES_SKIPPED

@@ -508,3 +508,34 @@ def test_calibrate_json(corpus: Path) -> None:
     assert doc["radius"] == 8
     assert len(doc["nearest"]) == 9
     assert sum(doc["nearest"]) + doc["isolated"] == doc["documents"]
+
+
+def test_baseline_accepts_known_pairs_and_fails_on_new_ones(tmp_path: Path) -> None:
+    """With --baseline, --fail-on-duplicates exits 0 while every pair found is in the earlier
+    report (JSON or JSON Lines) and 1, naming the new pair on stderr, once another copy is
+    added; a baseline that is not a report is a usage error."""
+    runner = CliRunner()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = " ".join(f"term{i}" for i in range(80))
+    (docs / "a.txt").write_text(text)
+    (docs / "b.txt").write_text(text + " extra")
+    (docs / "c.txt").write_text(" ".join(f"other{i}" for i in range(80)))
+    for fmt in ("json", "jsonl"):
+        baseline = tmp_path / f"accepted.{fmt}"
+        first = runner.invoke(cli, ["scan", str(docs), "-f", fmt, "-o", str(baseline), "-j", "1"])
+        assert first.exit_code == 0, first.stderr
+        args = ["scan", str(docs), "--baseline", str(baseline), "--fail-on-duplicates", "-j", "1"]
+        same = runner.invoke(cli, args)
+        assert same.exit_code == 0, same.stderr
+        assert "0 of 1 near-duplicate pairs are not in the baseline" in same.stderr
+    (docs / "d.txt").write_text(" ".join(f"other{i}" for i in range(80)) + " more")
+    grown = runner.invoke(cli, args)
+    assert grown.exit_code == 1
+    assert "1 of 2 near-duplicate pairs are not in the baseline" in grown.stderr
+    assert "d.txt" in grown.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"files": []}))
+    refused = runner.invoke(cli, ["scan", str(docs), "--baseline", str(bad)])
+    assert refused.exit_code == 2
+    assert "not a simdup JSON report" in refused.stderr

@@ -20,7 +20,7 @@ def test_exit_codes_are_pinned() -> None:
 
 
 @pytest.mark.parametrize(
-    ("clusters", "skipped", "fail_on_duplicates", "strict", "expected"),
+    ("duplicates", "skipped", "fail_on_duplicates", "strict", "expected"),
     [
         (0, 0, False, False, ExitCode.OK),
         (5, 5, False, False, ExitCode.OK),  # reporting is not failing
@@ -34,11 +34,14 @@ def test_exit_codes_are_pinned() -> None:
     ],
 )
 def test_scan_exit_code_policy(
-    clusters: int, skipped: int, fail_on_duplicates: bool, strict: bool, expected: ExitCode
+    duplicates: int, skipped: int, fail_on_duplicates: bool, strict: bool, expected: ExitCode
 ) -> None:
-    """--fail-on-duplicates gives 1 with clusters, --strict gives 3 with skips, 1 wins over 3,
-    and otherwise a scan succeeds."""
+    """--fail-on-duplicates gives 1 with (new) duplicate pairs, --strict gives 3 with skips,
+    1 wins over 3, and otherwise a scan succeeds."""
     got = scan_exit_code(
-        clusters=clusters, skipped=skipped, fail_on_duplicates=fail_on_duplicates, strict=strict
+        duplicates=duplicates,
+        skipped=skipped,
+        fail_on_duplicates=fail_on_duplicates,
+        strict=strict,
     )
     assert got is expected
