@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -187,8 +188,12 @@ _WORKER: DocumentProcessor | None = None
 _WORKER_MAX_SIZE = 0
 
 
-def _init_worker(params: FeatureParams, max_size: int) -> None:
+def _init_worker(params: FeatureParams, max_size: int, child: bool = False) -> None:
     global _WORKER, _WORKER_MAX_SIZE
+    if child:
+        # Ctrl-C is the parent's to handle (it stops the pool); workers would each print a
+        # traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = DocumentProcessor(params)
     _WORKER_MAX_SIZE = max_size
 
@@ -226,7 +231,7 @@ def fingerprint_files(
     if jobs > 1 and total >= 4 * jobs and sum(f.size for f in files) > (1 << 20):
         _init_worker(params, max_size)  # load dictionaries once, before fork
         ctx = _pool_context()
-        with ctx.Pool(jobs, initializer=_init_worker, initargs=(params, max_size)) as pool:
+        with ctx.Pool(jobs, initializer=_init_worker, initargs=(params, max_size, True)) as pool:
             chunk = max(1, min(16, total // (jobs * 8)))
             for done, result in enumerate(pool.imap(_work, files, chunksize=chunk), 1):
                 if progress:

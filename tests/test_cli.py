@@ -539,3 +539,52 @@ def test_baseline_accepts_known_pairs_and_fails_on_new_ones(tmp_path: Path) -> N
     refused = runner.invoke(cli, ["scan", str(docs), "--baseline", str(bad)])
     assert refused.exit_code == 2
     assert "not a simdup JSON report" in refused.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_ctrl_c_during_a_parallel_scan_exits_130_quietly(tmp_path: Path) -> None:
+    """SIGINT while worker processes fingerprint files: exit 130, one line on stderr (no
+    traceback from the workers) and no report file, partial or whole."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(5000)]
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(400):
+        (docs / f"{n}.txt").write_text(" ".join(rng.choices(vocabulary, k=6000)))
+    report = tmp_path / "report.json"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simdup",
+            "scan",
+            str(docs),
+            "-j",
+            "2",
+            "-f",
+            "json",
+            "-o",
+            str(report),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        if children.exists() and children.read_text().split():
+            break  # the worker pool is running
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip() == "simdup: interrupted; no report written"
+    assert not report.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".simdup-")]
