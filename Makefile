@@ -32,9 +32,11 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check simdup tests benchmarks
 	$(BIN)/mypy
 
-# Longer property and fuzz runs than `make test` does.
+# Longer property and fuzz runs than `make test` does (~5 minutes at the default;
+# `make fuzz FUZZ_EXAMPLES=20000` for a long run).
+FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.test-installed
-	SIMDUP_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py
+	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)
@@ -51,4 +53,5 @@ bench-quality: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/quality.py --bench $(SHARED)/bench/visible
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache \
+		benchmarks/.venv-anchor benchmarks/results
