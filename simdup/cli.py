@@ -6,6 +6,7 @@ No algorithm lives here. Library errors become exit codes in one place (``simdup
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -166,6 +167,13 @@ def _output(path: str | None) -> Iterator[TextIO]:
         raise
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
 def _read_files_from(source: str, null: bool) -> list[str]:
     if source == "-":
         data = sys.stdin.buffer.read()
@@ -241,7 +249,8 @@ Examples:
 
 
 class _Group(click.Group):
-    """Ctrl-C anywhere in a command exits 130 with a short message (click would exit 1)."""
+    """Ctrl-C anywhere in a command exits 130 with a short message (click would exit 1); a
+    closed stdout pipe ends the command quietly (click would exit 1, which means duplicates)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -249,6 +258,10 @@ class _Group(click.Group):
         except (KeyboardInterrupt, click.exceptions.Abort):
             click.echo("simdup: interrupted", err=True)
             raise click.exceptions.Exit(ExitCode.INTERRUPTED) from None
+        except BrokenPipeError:
+            # The reader of stdout went away (`| head`): stop quietly.
+            _silence_stdout()
+            raise click.exceptions.Exit(ExitCode.OK) from None
 
 
 @click.group(
@@ -418,6 +431,10 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     try:
         with _output(output) as stream:
             render(result, kw["fmt"], stream)
+    except BrokenPipeError:
+        # The reader went away (`| head`). The scan itself is complete, so the exit status
+        # below still says what it found (a CI pipe must not turn duplicates into success).
+        _silence_stdout()
     except OSError as exc:
         click.echo(f"simdup: cannot write report: {exc}", err=True)
         ctx.exit(ExitCode.ERROR)
@@ -590,9 +607,8 @@ def main() -> None:
     try:
         cli(prog_name="simdup")
     except BrokenPipeError:
-        # Reader went away (e.g. `| head`): not an error. Silence the flush at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # Reader went away (e.g. `| head`) outside a scan's report: not an error.
+        _silence_stdout()
         sys.exit(ExitCode.OK)
     except KeyboardInterrupt:
         click.echo("simdup: interrupted", err=True)

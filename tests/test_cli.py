@@ -588,3 +588,28 @@ def test_ctrl_c_during_a_parallel_scan_exits_130_quietly(tmp_path: Path) -> None
     assert err.decode().strip() == "simdup: interrupted; no report written"
     assert not report.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".simdup-")]
+
+
+def test_closed_output_pipe_keeps_the_scan_exit_status(tmp_path: Path) -> None:
+    """`simdup scan ... | head -c 10`: no traceback, no error message, and the exit status still
+    reports the duplicates found (1 with --fail-on-duplicates), not a pipe error."""
+    import subprocess
+    import sys
+
+    text = " ".join(f"term{i}" for i in range(60))
+    for n in range(150):  # 11,175 pairs: a report far larger than a pipe buffer
+        (tmp_path / f"copy{n:03d}.txt").write_text(text)
+    for extra, expected in (([], 0), (["--fail-on-duplicates"], 1)):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "simdup", "scan", str(tmp_path), "-f", "json", "-q", "-j", "1"]
+            + extra,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.read(10)
+        proc.stdout.close()  # the reader goes away after the first bytes
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == expected, err
+        assert err == ""
