@@ -62,8 +62,16 @@ MAX_REPLACEMENT_RATIO = 0.02
 MAX_CONTROL_RATIO = 0.05
 # Invalid sequences per non-ASCII character up to which a file is damaged UTF-8.
 DAMAGED_UTF8_RATIO = 0.01
-# Below this chardet confidence its guess is noise (seen: Latin-1 as mac-cyrillic at 0.01).
-MIN_CHARDET_CONFIDENCE = 0.1
+# From this chardet confidence on its guess is taken as it is.
+CONFIDENT = 0.5
+# Tried, with chardet's guess, when chardet is not confident.
+_LEGACY = ("gb18030", "big5hkscs", "cp1252")
+# Non-ASCII characters that real text in those encodings is made of: CJK ideographs and
+# punctuation, full-width forms, Latin letters with diacritics, typographic punctuation.
+_READABLE = re.compile(
+    "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+    "\u00c0-\u00ff\u0100-\u024f\u2010-\u2027\u00a0\u00a9\u00ab\u00b0\u00b7\u00bb]"
+)
 
 
 class DecodeFailure(Exception):
@@ -227,25 +235,47 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
     detection: dict[str, Any] = dict(chardet.detect(_chardet_sample(data)))
     name = (detection.get("encoding") or "").lower()
     confidence = float(detection.get("confidence") or 0.0)
-    if confidence < MIN_CHARDET_CONFIDENCE:
-        # No real evidence either way: Western text in Windows-1252 is the common case.
-        name = "cp1252"
-    if not name:
-        raise DecodeFailure("unknown encoding (not UTF-8, no confident guess)")
+    codec = _codec(name) if name else None
+    if codec is None or confidence < CONFIDENT:
+        # Weak evidence (short or mostly-ASCII text, seen: Latin-1 as mac-cyrillic at 0.01,
+        # Big5 with much code at 0.2): among the guess and the legacy encodings simdup is
+        # for, take the one whose strict decoding reads most like text.
+        codec = _most_readable(data, codec)
+        if codec is None:
+            raise DecodeFailure("unknown encoding (not UTF-8, no confident guess)")
     try:
-        encoding = codecs.lookup(_SUPERSETS.get(name, name)).name
-    except LookupError as exc:
-        raise DecodeFailure(f"unsupported encoding {name!r}") from exc
-    try:
-        text = data.decode(encoding)
+        text = data.decode(codec)
     except UnicodeDecodeError:
-        text, _, _, _ = _checked_fallback(data.decode(encoding, errors="replace"), encoding)
+        text, _, _, _ = _checked_fallback(data.decode(codec, errors="replace"), codec)
         source = "fallback"
     else:
         source = "detected"
     if _looks_binary_text(text):
         raise DecodeFailure("binary file (control characters)")
-    return text, encoding, source, confidence
+    return text, codec, source, confidence
+
+
+def _codec(name: str) -> str | None:
+    try:
+        return codecs.lookup(_SUPERSETS.get(name, name)).name
+    except LookupError:
+        return None
+
+
+def _most_readable(data: bytes, guess: str | None) -> str | None:
+    """The candidate encoding whose strict decoding has the largest share of readable
+    non-ASCII characters (first one wins ties), or ``None`` if none decodes."""
+    best: tuple[float, str] | None = None
+    for name in dict.fromkeys([*([guess] if guess else []), *_LEGACY]):
+        try:
+            text = data.decode(name)
+        except UnicodeDecodeError:
+            continue
+        non_ascii = sum(1 for ch in text if ord(ch) > 0x7F)
+        share = len(_READABLE.findall(text)) / non_ascii if non_ascii else 1.0
+        if best is None or share > best[0]:
+            best = (share, name)
+    return best[1] if best else None
 
 
 def _checked_fallback(text: str, encoding: str) -> tuple[str, str, str, float]:

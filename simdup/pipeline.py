@@ -203,6 +203,22 @@ def _work(source: SourceFile) -> FingerprintedDocument | SkippedFile:
     return _WORKER.file(source, _WORKER_MAX_SIZE)
 
 
+def _hold_sigint() -> set[int] | None:
+    """Block SIGINT in this thread (where POSIX allows it); returns the previous mask."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    try:
+        return set(signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}))
+    except (OSError, ValueError):
+        return None
+
+
+def _release_sigint(previous: set[int] | None) -> None:
+    """Restore the mask; a SIGINT that arrived meanwhile is raised now."""
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _pool_context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     # fork shares the dictionary loaded in the parent; spawn elsewhere.
@@ -231,12 +247,25 @@ def fingerprint_files(
     if jobs > 1 and total >= 4 * jobs and sum(f.size for f in files) > (1 << 20):
         _init_worker(params, max_size)  # load dictionaries once, before fork
         ctx = _pool_context()
-        with ctx.Pool(jobs, initializer=_init_worker, initargs=(params, max_size, True)) as pool:
+        # A Ctrl-C that lands while the workers are being forked is raised inside fork
+        # handlers, where it is lost or leaves a half-made pool that hangs: hold SIGINT until
+        # the pool exists, then take it where the pool can be stopped.
+        held = _hold_sigint()
+        try:
+            pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(params, max_size, True))
+        except BaseException:
+            _release_sigint(held)
+            raise
+        try:
+            _release_sigint(held)
             chunk = max(1, min(16, total // (jobs * 8)))
             for done, result in enumerate(pool.imap(_work, files, chunksize=chunk), 1):
                 if progress:
                     progress(done, total)
                 yield result
+        finally:
+            pool.terminate()
+            pool.join()
         return
     processor = DocumentProcessor(params)
     for done, source in enumerate(files, 1):

@@ -218,3 +218,31 @@ def test_invalid_utf8_with_few_bad_bytes_is_decoded_by_detection() -> None:
 def test_plain_text_starting_with_a_printable_magic_is_text(text: str) -> None:
     """Valid UTF-8 prose is text even when its first letters spell a file format's magic."""
     assert decode_bytes(text.encode("utf-8"))[:3] == (text, "utf-8", "utf-8")
+
+
+_CODE = (
+    "\n```js\nlet x = 1;\nconsole.log(`value: ${x}`);\n```\n\n- [link](https://example.com/a/b)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "expected"),
+    [
+        (
+            "# 標題\n\n" + _CODE * 20 + "臺灣位於東亞，首都是臺北。這裡的夜市文化非常豐富。",
+            "big5",
+            "big5hkscs",
+        ),
+        ("# 标题\n\n" + _CODE * 30 + "图书馆今年的借阅量比去年增加了很多。", "gbk", "gb18030"),
+        ("Café déjà vu, naïve résumé. " * 3, "latin-1", "cp1252"),
+        ("It\u2019s a caf\u00e9 note about things.", "cp1252", "cp1252"),
+    ],
+)
+def test_weak_chardet_guesses_fall_back_to_the_most_readable_decoding(
+    text: str, codec: str, expected: str
+) -> None:
+    """Mostly-ASCII files (code-heavy Chinese, short Western text) give chardet little
+    evidence; simdup then decodes with whichever of chardet's guess, GB18030, Big5-HKSCS and
+    Windows-1252 reads most like text, and gets the original back."""
+    decoded, encoding, source, _ = decode_bytes(text.encode(codec))
+    assert (decoded, encoding, source) == (text, expected, "detected")
