@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import click
 
 from .__about__ import __version__
+from .clustering import METHODS as CLUSTER_METHODS
 from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from .errors import ConfigError, InputError, SimdupError
 from .exitcodes import EXIT_CODE_HELP, ExitCode, scan_exit_code
@@ -25,12 +26,14 @@ from .pipeline import (
     DEFAULT_MIN_LENGTH_RATIO,
     DEFAULT_MIN_SIMILARITY,
     DEFAULT_VERIFY_RADIUS,
+    METHODS_CANDIDATES,
     DocumentProcessor,
     ScanOptions,
     compare,
     fingerprint_files,
     scan,
 )
+from .records import FingerprintedDocument
 from .report import FORMATS, render
 from .report.baseline import load_baseline, new_pairs
 from .report.json import render_comparison_json
@@ -364,7 +367,7 @@ def cli() -> None:
 @click.option(
     "--cluster",
     "cluster_method",
-    type=click.Choice(["centers", "components"]),
+    type=click.Choice(CLUSTER_METHODS),
     default="centers",
     show_default=True,
     help="centers: every member is a near-duplicate of its representative; "
@@ -372,7 +375,7 @@ def cli() -> None:
 )
 @click.option(
     "--method",
-    type=click.Choice(["auto", "simhash", "minhash"]),
+    type=click.Choice(METHODS_CANDIDATES),
     default="auto",
     show_default=True,
     help="Candidate generation: SimHash block index within --verify-radius, or MinHash LSH "
@@ -544,7 +547,7 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
         )
         failed = list(skipped)
         for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
-            if hasattr(result, "fingerprint"):
+            if isinstance(result, FingerprintedDocument):
                 click.echo(f"{result.fingerprint:016x}  {display_path(result.path)}")
             else:
                 failed.append(result)

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from . import __about__
 from .clustering import METHODS, cluster, max_pairwise_distance
 from .decoding import decode_file
 from .discovery import DiscoveryOptions, discover
@@ -26,7 +25,7 @@ from .index import MAX_THRESHOLD, near_pairs
 from .minhash import band_candidates, choose_bands
 from .minhash import estimate as minhash_estimate
 from .minhash import signature as minhash_signature
-from .params import ALGORITHM_VERSION, FeatureParams
+from .params import FeatureParams
 from .records import (
     Cluster,
     ClusterMember,
@@ -572,7 +571,3 @@ def compare(
         only_b=tuple(term(t) for t in only_b),
         settings=options.describe(proc.segmenter.backend),
     )
-
-
-def versions() -> dict[str, str]:
-    return {"simdup": __about__.__version__, "algorithm": ALGORITHM_VERSION}
