@@ -60,6 +60,8 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 # More undecodable characters than this (per character) and the file is not text.
 MAX_REPLACEMENT_RATIO = 0.02
 MAX_CONTROL_RATIO = 0.05
+# Enough text to estimate that share within a percent (the check runs on every file).
+CONTROL_SAMPLE_CHARS = 16 * 1024
 # Invalid sequences per non-ASCII character up to which a file is damaged UTF-8.
 DAMAGED_UTF8_RATIO = 0.01
 # From this chardet confidence on its guess is taken as it is.
@@ -168,7 +170,7 @@ def _utf16_without_bom(data: bytes) -> str | None:
 def _looks_binary_text(text: str) -> bool:
     if not text:
         return False
-    sample = text[:CHARDET_SAMPLE_BYTES]
+    sample = text[:CONTROL_SAMPLE_CHARS]
     return len(_CONTROL.findall(sample)) > MAX_CONTROL_RATIO * len(sample)
 
 
@@ -225,7 +227,7 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
     # is not damaged UTF-8.
     text = data.decode("utf-8", errors="replace")
     bad = text.count("\ufffd")
-    valid = sum(1 for ch in text if ord(ch) > 0x7F) - bad
+    valid = len(text) - len(text.encode("ascii", "ignore")) - bad  # non-ASCII, not U+FFFD
     if valid > 0 and bad <= max(2, DAMAGED_UTF8_RATIO * valid):
         if _looks_binary_text(text):
             raise DecodeFailure("binary file (control characters)")
