@@ -53,5 +53,5 @@ bench-quality: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/quality.py --bench $(SHARED)/bench/visible
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache \
+	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache simdup/*.so \
 		benchmarks/.venv-anchor benchmarks/results

@@ -1,99 +1,164 @@
-"""Weighted features of one document: words (and optionally word bigrams), stopwords dropped."""
+"""Weighted features of one document: its terms (and optionally word bigrams), stopwords dropped.
+
+A document's words are counted as they appear in the text (``Segmenter.counts``), and each
+distinct surface form is then mapped to its terms by a per-process ``Vocabulary``: NFKC and
+case folding (``normalize_term``), stopword removal, a 64-bit hash and an IDF value. Most
+surface forms recur across documents, so the per-term work is done once per process, not once
+per occurrence, and a document costs one dictionary lookup per distinct word.
+"""
 
 from __future__ import annotations
 
-import importlib.util
-import os
+import re
 from collections import Counter
-from functools import lru_cache
 
 import numpy as np
 
-from .errors import SimdupError
 from .hashing import content_hash, token_hash
-from .normalize import collapse_whitespace, normalize_text, strip_markup
+from .idf import jieba_table
+from .normalize import normalize_term, strip_markup
 from .records import FeatureVector
-from .segmentation import RUN_SEPARATOR, Segmenter
+from .segmentation import Segmenter
+from .textscan import CJK_RANGE, RUN_SEPARATOR, collapse, digest, scan
 
-_DEFAULT_IDF_QUANTILE = 0.5
-
-
-@lru_cache(maxsize=1)
-def jieba_idf() -> tuple[dict[str, float], float]:
-    """jieba's bundled IDF table and the median IDF used for words it does not list."""
-    # Located without importing jieba (0.1 s) when rjieba does the segmenting.
-    spec = importlib.util.find_spec("jieba")
-    if spec is None or not spec.submodule_search_locations:
-        raise SimdupError("jieba's IDF table not found: jieba, a dependency, is not installed")
-    folder = next(iter(spec.submodule_search_locations))
-    with open(os.path.join(folder, "analyse", "idf.txt"), encoding="utf-8") as handle:
-        text = handle.read()
-    fields = text.split()  # "word idf" per line; no word holds a space
-    table = dict(zip(fields[0::2], map(float, fields[1::2]), strict=True))
-    values = sorted(table.values())
-    return table, values[int(len(values) * _DEFAULT_IDF_QUANTILE)]
+# A normalised form that is still one word (not split, no ideographs to segment).
+_ONE_WORD = re.compile(rf"[^\W_{CJK_RANGE}]+")
+_NOTHING = -1  # code of a surface form that stands for no term (a stopword, a separator)
 
 
-def term_counts(tokens: list[str], stopwords: frozenset[str], ngram: int) -> Counter[str]:
-    if ngram == 2:
-        words = [t for t in tokens if t not in stopwords]
-        counts = Counter(words)
-        counts.update(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
-        return counts
-    counts = Counter(tokens)
-    # Distinct terms are far fewer than tokens: drop stopwords (and the separators between
-    # CJK runs that Segmenter.words leaves in) after counting.
-    counts.pop(RUN_SEPARATOR, None)
-    for word in stopwords.intersection(counts):
-        del counts[word]
-    return counts
+class Vocabulary:
+    """Per-process memo: surface form -> terms, and term -> (slot, 64-bit hash, IDF).
 
-
-class _TermTable:
-    """Per-process memo of term -> (64-bit hash, IDF), stored in numpy arrays.
-
-    A document's distinct terms are looked up with one dict access each; hashes and IDF values
-    are then gathered with one vectorised indexing step instead of a Python loop.
+    ``codes[surface]`` is the slot of its one term (>= 0), ``_NOTHING`` (-1: a stopword or a
+    separator), or ``-2 - k`` for a surface form standing for several terms (``expansions[k]``:
+    slots, repeated as often as the term occurs; NFKC can split a word, "½" -> "1", "2").
+    Slot numbers depend on the order the process met the terms in; nothing reported does.
     """
 
-    LIMIT = 1 << 21
+    LIMIT = 1 << 21  # distinct surface forms kept before starting afresh (bounded memory)
+    MEMO_LIMIT = 1 << 17  # units of text remembered (~50 MB) before starting afresh
 
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-        self.hashes = np.empty(1 << 16, dtype=np.uint64)
-        self.idf = np.empty(1 << 16, dtype=np.float64)
+    def __init__(self, segmenter: Segmenter, stopwords: frozenset[str]) -> None:
+        self.segmenter = segmenter
+        self.stopwords = frozenset(normalize_term(w) for w in stopwords)
+        self._reset()
 
-    def lookup(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        get = self.index.get
-        slots = [get(t, -1) for t in terms]
-        if -1 in slots:
-            idf, default = jieba_idf()
-            for i, slot in enumerate(slots):
-                if slot == -1:
-                    slots[i] = self._add(terms[i], idf.get(terms[i], default))
-        at = np.array(slots, dtype=np.intp)
-        return self.hashes[at], self.idf[at]
+    def _reset(self) -> None:
+        # unit of text -> int32 codes of its tokens (textscan.digest_python)
+        self.memo: dict[str, bytes] = {}
+        self.codes: dict[str, int] = {RUN_SEPARATOR: _NOTHING}
+        self.expansions: list[list[int]] = []
+        self.terms: list[str] = []
+        self.slots: dict[str, int] = {}
+        self.hashes = np.empty(1 << 14, dtype=np.uint64)
+        self.idf = np.empty(1 << 14, dtype=np.float64)
+        self._stored = 0  # slots whose hash and IDF are in the arrays (the rest: pending)
+        self._pending_hashes: list[int] = []
 
-    def _add(self, term: str, idf: float) -> int:
-        slot = len(self.index)
-        if slot >= self.LIMIT:  # bounded memory: start afresh
-            self.index.clear()
-            slot = 0
-        if slot >= self.hashes.size:
-            self.hashes = np.resize(self.hashes, 2 * self.hashes.size)
-            self.idf = np.resize(self.idf, 2 * self.idf.size)
-        self.hashes[slot] = token_hash(term)
-        self.idf[slot] = idf
-        self.index[term] = slot
+    def ensure_room(self) -> None:
+        """Start afresh when full; called between documents, never inside one."""
+        if len(self.codes) > self.LIMIT or len(self.terms) > self.LIMIT:
+            self._reset()
+        elif len(self.memo) > self.MEMO_LIMIT:
+            self.memo.clear()
+
+    def slot(self, term: str) -> int:
+        """The slot of a normalised term, added on first sight."""
+        slot = self.slots.get(term)
+        if slot is None:
+            slot = self.slots[term] = len(self.terms)
+            self.terms.append(term)
+            self._pending_hashes.append(token_hash(term))
         return slot
 
+    def _store_pending(self) -> None:
+        """Move the hashes and IDF values of new terms into the arrays (once per document)."""
+        if not self._pending_hashes:
+            return
+        end = len(self.terms)
+        if end > self.hashes.size:
+            size = max(end, 2 * self.hashes.size)
+            self.hashes = np.resize(self.hashes, size)
+            self.idf = np.resize(self.idf, size)
+        new = np.array(self._pending_hashes, dtype=np.uint64)
+        self.hashes[self._stored : end] = new
+        self.idf[self._stored : end] = jieba_table().lookup(new)
+        self._stored = end
+        self._pending_hashes.clear()
 
-_TERMS = _TermTable()
+    def terms_of(self, surface: str) -> list[str]:
+        """The normalised terms a surface form stands for, stopwords included."""
+        term = normalize_term(surface)
+        if term == surface or _ONE_WORD.fullmatch(term):
+            return [term]
+        # NFKC can turn one word into several ("½" -> "1⁄2") or into ideographs (compatibility
+        # forms): split the normalised form the way a text is split.
+        counts, cjk = scan(term)
+        pieces = [w for w, n in counts.items() for _ in range(n)]
+        if cjk:
+            pieces.extend(t for t in self.segmenter.cut(cjk) if t != RUN_SEPARATOR)
+        return [normalize_term(p) for p in pieces]
+
+    def code(self, surface: str) -> int:
+        """The code of a surface form (see the class), computed on first sight."""
+        code = self.codes.get(surface)
+        if code is not None:
+            return code
+        term = normalize_term(surface)
+        if term == surface or _ONE_WORD.fullmatch(term):  # the common case: one term
+            code = _NOTHING if term in self.stopwords else self.slot(term)
+        else:
+            slots = [self.slot(t) for t in self.terms_of(surface) if t not in self.stopwords]
+            if not slots:
+                code = _NOTHING
+            elif len(slots) == 1:
+                code = slots[0]
+            else:
+                code = -2 - len(self.expansions)
+                self.expansions.append(slots)
+        self.codes[surface] = code
+        return code
+
+    def features(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+        """Slots (ascending, distinct), term frequencies and token count of a text."""
+        slots_bytes, tf_bytes, other, tokens = digest(
+            text, self.memo, self.codes, self.code, self.segmenter.cut, self._stored
+        )
+        self._store_pending()
+        slots = np.frombuffer(slots_bytes, dtype=np.int64)
+        tf = np.frombuffer(tf_bytes, dtype=np.float64)
+        if not other:
+            return slots, tf, tokens
+        # New terms (slots added during this document) and words that stand for several terms.
+        extra_slots: list[int] = []
+        extra_tf: list[float] = []
+        for code, n in other.items():
+            expanded = [code] if code >= 0 else self.expansions[-2 - code]
+            extra_slots.extend(expanded)
+            extra_tf.extend([float(n)] * len(expanded))
+        every = np.concatenate([slots, np.array(extra_slots, dtype=np.int64)])
+        unique, at = np.unique(every, return_inverse=True)
+        # A surface form can share its term with another ("Word", "word", "ＷＯＲＤ").
+        weights = np.concatenate([tf, extra_tf])
+        return unique, np.bincount(at, weights=weights, minlength=unique.size), tokens
+
+
+_VOCABULARIES: dict[tuple[int, frozenset[str]], Vocabulary] = {}
+
+
+def vocabulary(segmenter: Segmenter, stopwords: frozenset[str]) -> Vocabulary:
+    """The process's vocabulary for this segmenter and stopword list."""
+    key = (id(segmenter), stopwords)
+    vocab = _VOCABULARIES.get(key)
+    if vocab is None or vocab.segmenter is not segmenter:
+        vocab = _VOCABULARIES[key] = Vocabulary(segmenter, stopwords)
+    return vocab
 
 
 def term_info(terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """64-bit hashes and jieba IDF values of ``terms``."""
-    return _TERMS.lookup(terms)
+    """64-bit hashes and jieba IDF values of normalised ``terms``."""
+    hashes = np.array([token_hash(t) for t in terms], dtype=np.uint64)
+    return hashes, jieba_table().lookup(hashes)
 
 
 def weigh(tf: np.ndarray, idf: np.ndarray, weighting: str) -> np.ndarray:
@@ -106,6 +171,19 @@ def weigh(tf: np.ndarray, idf: np.ndarray, weighting: str) -> np.ndarray:
     return logtf if weighting == "logtf" else logtf * idf
 
 
+def _with_bigrams(
+    text: str, segmenter: Segmenter, vocab: Vocabulary
+) -> tuple[dict[str, int], int]:
+    """Term counts with word bigrams (of neighbouring non-stopword terms), and token count."""
+    words: list[str] = []
+    tokens = segmenter.tokens(text)
+    for surface in tokens:
+        words.extend(t for t in vocab.terms_of(surface) if t not in vocab.stopwords)
+    counts = Counter(words)
+    counts.update(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
+    return counts, len(tokens)
+
+
 def extract_features(
     text: str,
     segmenter: Segmenter,
@@ -115,18 +193,22 @@ def extract_features(
     weighting: str = "tfidf",
     ngram: int = 1,
 ) -> FeatureVector:
-    normalised = normalize_text(text, markup=False)
-    # Exact duplicates are judged on the whole normalised text, markup included.
-    collapsed = collapse_whitespace(normalised)
+    # Exact duplicates are judged on the whole text, markup included, whitespace runs collapsed.
+    collapsed = collapse(text)
     digest = content_hash(collapsed)
-    cleaned = strip_markup(normalised) if markup else normalised
-    # Word order only matters for bigrams.
-    tokens = segmenter.tokens(cleaned) if ngram == 2 else segmenter.words(cleaned, separators=True)
-    counts = term_counts(tokens, stopwords, ngram)
-    token_count = len(tokens) - (tokens.count(RUN_SEPARATOR) if ngram == 1 else 0)
-    terms = list(counts)
-    tf = np.fromiter(counts.values(), dtype=np.float64, count=len(terms))
-    hashes, idf = term_info(terms)
+    cleaned = strip_markup(text) if markup else text
+    vocab = vocabulary(segmenter, stopwords)
+    vocab.ensure_room()
+    if ngram == 2:
+        term_counts, token_count = _with_bigrams(cleaned, segmenter, vocab)
+        table: list[str] = list(term_counts)
+        slots = np.arange(len(table), dtype=np.int64)
+        tf = np.fromiter(term_counts.values(), dtype=np.float64, count=len(table))
+        hashes, idf = term_info(table)
+    else:
+        slots, tf, token_count = vocab.features(cleaned)
+        table = vocab.terms
+        hashes, idf = vocab.hashes[slots], vocab.idf[slots]
     return FeatureVector(
-        terms, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), digest
+        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), digest
     )

@@ -20,7 +20,8 @@ from .clustering import METHODS, cluster, max_pairwise_distance
 from .decoding import decode_file
 from .discovery import DiscoveryOptions, discover
 from .errors import ConfigError, InputError
-from .features import extract_features, jieba_idf
+from .features import extract_features, vocabulary
+from .idf import jieba_table
 from .index import MAX_THRESHOLD, near_pairs
 from .minhash import band_candidates, choose_bands
 from .minhash import estimate as minhash_estimate
@@ -130,8 +131,9 @@ class DocumentProcessor:
         self.segmenter: Segmenter = get_segmenter(params.segmenter, params.user_dict)
         words = bundled_stopwords() if params.stopwords else frozenset()
         self.stopwords = frozenset(words | params.extra_stopwords)
-        if params.weighting == "tfidf":
-            jieba_idf()
+        # Built before workers fork, so that they share it.
+        self.vocabulary = vocabulary(self.segmenter, self.stopwords)
+        jieba_table()
 
     def features(self, text: str) -> FeatureVector:
         p = self.params
@@ -154,11 +156,11 @@ class DocumentProcessor:
 
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
         fv = self.features(doc.text)
-        if len(fv.terms) < self.params.min_features:
+        if len(fv) < self.params.min_features:
             return SkippedFile(
                 doc.path,
                 "features",
-                f"too short to fingerprint: {len(fv.terms)} distinct words "
+                f"too short to fingerprint: {len(fv)} distinct words "
                 f"(minimum {self.params.min_features})",
             )
         fp, sketch, signature = self.fingerprint_features(fv)
@@ -169,7 +171,7 @@ class DocumentProcessor:
             encoding_source=doc.encoding_source,
             size=doc.size,
             token_count=fv.token_count,
-            feature_count=len(fv.terms),
+            feature_count=len(fv),
             content_hash=fv.content_hash,
             chars=fv.chars,
             sketch=sketch,
@@ -197,9 +199,29 @@ def _init_worker(params: FeatureParams, max_size: int, child: bool = False) -> N
     _WORKER_MAX_SIZE = max_size
 
 
-def _work(source: SourceFile) -> FingerprintedDocument | SkippedFile:
+def _work_batch(sources: Sequence[SourceFile]) -> list[FingerprintedDocument | SkippedFile]:
     assert _WORKER is not None
-    return _WORKER.file(source, _WORKER_MAX_SIZE)
+    return [_WORKER.file(source, _WORKER_MAX_SIZE) for source in sources]
+
+
+MAX_BATCH = 128
+MIN_BATCH = 4
+
+
+def batches(files: Sequence[SourceFile], jobs: int) -> list[Sequence[SourceFile]]:
+    """Consecutive runs of files, each 1/(2 jobs) of what is left (guided scheduling).
+
+    Neighbouring files (one folder: often versions of one document) go to the same worker,
+    where they share its memo of lines and its vocabulary; batches shrink towards the end so
+    that no worker is left with a long batch while the others idle.
+    """
+    out: list[Sequence[SourceFile]] = []
+    start = 0
+    while start < len(files):
+        size = min(MAX_BATCH, max(MIN_BATCH, -(-(len(files) - start) // (2 * jobs))))
+        out.append(files[start : start + size])
+        start += size
+    return out
 
 
 def _hold_sigint() -> set[int] | None:
@@ -257,11 +279,13 @@ def fingerprint_files(
             raise
         try:
             _release_sigint(held)
-            chunk = max(1, min(16, total // (jobs * 8)))
-            for done, result in enumerate(pool.imap(_work, files, chunksize=chunk), 1):
-                if progress:
-                    progress(done, total)
-                yield result
+            done = 0
+            for results in pool.imap(_work_batch, batches(files, jobs)):
+                for result in results:
+                    done += 1
+                    if progress:
+                        progress(done, total)
+                    yield result
         finally:
             pool.terminate()
             pool.join()
@@ -503,7 +527,7 @@ def compare(
             raise InputError(path, decoded.reason)
         texts.append(decoded.text)
         fv = proc.features(decoded.text)
-        if not fv.terms:
+        if not len(fv):
             raise InputError(path, "no words to compare")
         fp, sketch, _ = proc.fingerprint_features(fv)
         vectors.append(fv)
@@ -515,7 +539,7 @@ def compare(
                 decoded.encoding_source,
                 decoded.size,
                 fv.token_count,
-                len(fv.terms),
+                len(fv),
                 fv.content_hash,
                 fv.chars,
                 sketch,

@@ -7,6 +7,7 @@ a ``SkippedFile`` saying where and why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,16 +50,27 @@ class DecodedDocument:
 class FeatureVector:
     """Weighted terms of one document plus the facts needed to verify and report it.
 
-    ``terms[i]`` has 64-bit hash ``hashes[i]`` and weight ``weights[i]``.
+    Term ``i`` is ``term_table[slots[i]]`` and has 64-bit hash ``hashes[i]`` and weight
+    ``weights[i]``. The table is the process's vocabulary (never changed, only appended to), so
+    the term strings are only gathered when asked for (``terms``): a scan never needs them.
     """
 
-    terms: list[str]
+    term_table: Sequence[str]
+    slots: np.ndarray  # int64 indices into term_table
     hashes: np.ndarray  # uint64
     weights: np.ndarray  # float64
     token_count: int
-    chars: int  # length of the whitespace-collapsed normalised text
-    # xxh3-128 of the whitespace-collapsed normalised text: equal means "exact duplicate".
+    chars: int  # length of the whitespace-collapsed text
+    # xxh3-128 of the whitespace-collapsed text: equal means "exact duplicate".
     content_hash: str
+
+    @property
+    def terms(self) -> list[str]:
+        return list(map(self.term_table.__getitem__, self.slots.tolist()))
+
+    def __len__(self) -> int:
+        """The number of distinct terms."""
+        return int(self.slots.size)
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(self.terms, self.weights.tolist(), strict=True))

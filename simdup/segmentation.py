@@ -16,15 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ConfigError, MissingExtraError
+from .textscan import CJK_RUN, RUN_SEPARATOR, WORD
 
-# jieba's own Han range; ideographs outside it fall to the word pattern below.
-_CJK_RUN = re.compile(r"[\u4e00-\u9fd5]+")
-# A word: letters and digits of any script except the CJK range above; "_" separates.
-_WORD = re.compile(r"[^\W_\u4e00-\u9fd5]+")
-_TOKEN = re.compile(r"([\u4e00-\u9fd5]+)|([^\W_\u4e00-\u9fd5]+)")
+# A CJK run (continuing across whitespace between ideographs) or a word; see textscan.
+_TOKEN = re.compile(rf"({CJK_RUN.pattern})|({WORD.pattern})")
+_SPACE = re.compile(r"\s+")
 
 BACKENDS = ("auto", "jieba", "rjieba")
-RUN_SEPARATOR = "\n"
 
 
 def _rjieba_available() -> bool:
@@ -94,6 +92,10 @@ def _load_jieba(entries: list[tuple[str, int | None, str | None]]) -> Callable[[
 def _load_rjieba(entries: list[tuple[str, int | None, str | None]]) -> Callable[[str], list[str]]:
     import rjieba
 
+    if not entries:
+        # rjieba builds a default instance at import (0.1 s): use it rather than a second one.
+        default: Callable[..., list[str]] = rjieba.cut
+        return lambda text: default(text, hmm=False)
     tokenizer: Any = rjieba.Jieba()
     for word, freq, tag in entries:
         tokenizer.add_word(word, freq, tag)
@@ -113,35 +115,22 @@ class Segmenter:
         loader = _load_rjieba if self.backend == "rjieba" else _load_jieba
         self._cut = loader(entries)
 
-    def words(self, text: str, *, separators: bool = False) -> list[str]:
-        """The same tokens as ``tokens`` but not in document order (CJK words last).
-
-        Enough for a bag of words, and cheaper: no per-token splicing. With ``separators`` the
-        ``RUN_SEPARATOR`` tokens between CJK runs are left in (a bag of words drops them after
-        counting, which is cheaper than filtering every token).
-        """
-        words = _WORD.findall(text)
-        runs = _CJK_RUN.findall(text)
-        if runs:
-            segmented = self._cut(RUN_SEPARATOR.join(runs))
-            if separators:
-                words.extend(segmented)
-            else:
-                words.extend(t for t in segmented if t != RUN_SEPARATOR)
-        return words
+    def cut(self, runs: str) -> list[str]:
+        """Segment CJK runs joined by ``RUN_SEPARATOR`` (kept as tokens between the runs)."""
+        return self._cut(runs) if runs else []
 
     def tokens(self, text: str) -> list[str]:
-        """Word tokens of ``text`` (already normalised); punctuation and spaces dropped."""
+        """Word tokens of ``text`` in document order; punctuation and spaces dropped."""
         matches = _TOKEN.findall(text)
-        runs = [cjk for cjk, _ in matches if cjk]
+        runs = [_SPACE.sub("", cjk) for cjk, _ in matches if cjk]
         if not runs:
             return [word for _, word in matches]
         # One segmenter call per document: runs joined by newlines, which both backends
         # emit as separate tokens, so the words can be put back in document order.
-        segmented = self._cut("\n".join(runs))
+        segmented = self._cut(RUN_SEPARATOR.join(runs))
         pieces: list[list[str]] = [[]]
         for token in segmented:
-            if token == "\n":
+            if token == RUN_SEPARATOR:
                 pieces.append([])
             else:
                 pieces[-1].append(token)

@@ -8,8 +8,11 @@ expected Hamming distance of two fingerprints is 64 * angle / pi between their w
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+
+from .native import speedups
 
 BITS = 64
 MASK64 = (1 << BITS) - 1
@@ -21,28 +24,46 @@ def hamming(a: int, b: int) -> int:
     return ((a ^ b) & MASK64).bit_count()
 
 
-def simhash(hashes: np.ndarray, weights: np.ndarray) -> int:
-    """Fingerprint from feature hashes (``uint64``) and their weights (same length)."""
+def scaled_weights(weights: np.ndarray) -> np.ndarray:
+    """Weights scaled by a power of two (exact) so that the largest is below 2^24, rounded.
+
+    Sums of such integers stay far below 2^53, so they are exact in float64 whatever order
+    they are added in: the fingerprint is the same on every machine, ties are exactly 0, and
+    the order of the terms is irrelevant. Integer weights (tf, binary) are not changed at all.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    top = float(np.abs(w).max()) if w.size else 0.0
+    if top == 0.0:
+        return np.zeros_like(w)
+    _, exponent = math.frexp(top)  # top < 2**exponent
+    return np.rint(np.ldexp(w, _PRECISION_BITS - exponent))
+
+
+def simhash_python(hashes: np.ndarray, weights: np.ndarray) -> int:
+    """The fingerprint of ``uint64`` hashes with ``scaled_weights`` (the reference)."""
     if hashes.size == 0:
         return 0
     # little-endian bytes, little bit order: column i is bit i of the hash.
     bits = np.unpackbits(
         hashes.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
     )
-    # Weights are scaled by a power of two (exact) so that the largest is below 2^24, and
-    # rounded to integers. The sums below are then sums of integers far below 2^53, exact in
-    # float64 whatever order the BLAS adds them in: the fingerprint is the same on every
-    # machine, ties are exactly 0, and the order of the terms is irrelevant. Integer weights
-    # (tf, binary) are not changed at all.
-    w = np.asarray(weights, dtype=np.float64)
-    top = float(np.abs(w).max())
-    if top == 0.0:
-        return 0
-    _, exponent = math.frexp(top)  # top < 2**exponent
-    w = np.rint(np.ldexp(w, _PRECISION_BITS - exponent))
-    counters = 2.0 * (w @ bits) - w.sum()
+    counters = 2.0 * (weights @ bits) - weights.sum()
     packed = np.packbits(counters > 0, bitorder="little")
     return int(packed.view("<u8")[0])
+
+
+_accumulate: Callable[[np.ndarray, np.ndarray], int] = (
+    speedups.simhash if speedups else simhash_python
+)
+
+
+def simhash(hashes: np.ndarray, weights: np.ndarray) -> int:
+    """Fingerprint from feature hashes (``uint64``) and their weights (same length)."""
+    if hashes.size == 0:
+        return 0
+    return _accumulate(
+        np.ascontiguousarray(hashes, dtype=np.uint64), scaled_weights(weights)
+    )
 
 
 def similarity(distance: int) -> float:

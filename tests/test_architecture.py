@@ -15,11 +15,14 @@ from conftest import REPO
 PACKAGE = REPO / "simdup"
 
 ALGORITHMS = {"hashing", "simhash", "index", "clustering", "sketch", "minhash", "similarity"}
-TEXT = {"decoding", "normalize", "segmentation", "features", "stopwords", "discovery"}
+TEXT = {
+    "decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
+    "discovery",
+}  # fmt: skip
 ORCHESTRATION = {"pipeline", "calibration", "cache", "engines"}
 PRESENTATION = {"report", "cli", "__main__"}
-# Plain records, errors and constants: anyone may import them.
-SHARED = {"errors", "records", "params", "exitcodes", "__about__"}
+# Plain records, errors, constants and the native-extension loader: anyone may import them.
+SHARED = {"errors", "records", "params", "exitcodes", "__about__", "native", "_speedups"}
 
 LAYER = {
     **dict.fromkeys(SHARED, 0),

@@ -1,4 +1,5 @@
-"""simdup.features: term counts, the four weightings, bigrams, exact-duplicate digest."""
+"""simdup.features: term counts, the four weightings, bigrams, exact-duplicate digest, the
+vocabulary and its memo."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from simdup.features import extract_features, jieba_idf, term_counts, term_info, weigh
+from simdup.features import Vocabulary, extract_features, term_info, weigh
 from simdup.hashing import token_hash
+from simdup.idf import jieba_table
 from simdup.params import WEIGHTINGS, FeatureParams
 from simdup.segmentation import get_segmenter
 
@@ -25,26 +27,29 @@ def weights_of(counts: Counter[str], weighting: str) -> dict[str, float]:
     return dict(zip(terms, weigh(tf, idf, weighting).tolist(), strict=True))
 
 
-def test_term_counts_counts_words_and_drops_stopwords() -> None:
-    """Counts per distinct word, stopwords removed."""
-    counts = term_counts(["a", "b", "a", "the", "c", "a"], frozenset({"the"}), 1)
-    assert counts == Counter({"a": 3, "b": 1, "c": 1})
+def test_stopwords_are_dropped_after_normalisation() -> None:
+    """Counts per distinct term; stopwords dropped in any case or width."""
+    text = "a b a The c ＴＨＥ a"
+    fv = extract_features(text, get_segmenter(), frozenset({"the"}), weighting="tf")
+    assert fv.as_dict() == {"a": 3, "b": 1, "c": 1}
+    assert fv.token_count == 7
 
 
 def test_bigrams_join_neighbouring_words_after_stopword_removal() -> None:
     """ngram=2 adds 'w1 w2' for each neighbouring pair of the words that remain."""
-    counts = term_counts(["a", "the", "b", "a", "b"], frozenset({"the"}), 2)
-    assert counts == Counter({"a": 2, "b": 2, "a b": 2, "b a": 1})
+    fv = extract_features("a the b a b", get_segmenter(), frozenset({"the"}), weighting="tf",
+                          ngram=2)  # fmt: skip
+    assert fv.as_dict() == {"a": 2, "b": 2, "a b": 2, "b a": 1}
 
 
 def test_term_info_gives_token_hashes_and_idf() -> None:
     """term_info: the XXH3 token hash and jieba's IDF (median for unknown words) per term."""
-    idf, default = jieba_idf()
+    table = jieba_table()
     hashes, idfs = term_info(["图书馆", "zzqxunknownword"])
     assert hashes.dtype == np.uint64
     assert hashes.tolist() == [token_hash("图书馆"), token_hash("zzqxunknownword")]
-    assert idfs.tolist() == [idf["图书馆"], default]
-    assert term_info(["图书馆"])[0].tolist() == hashes.tolist()[:1]  # memoised, same answer
+    assert idfs.tolist() == [table.idf("图书馆"), table.default]
+    assert table.idf("图书馆") != table.default
 
 
 def test_tf_weight_is_the_count() -> None:
@@ -66,12 +71,11 @@ def test_logtf_weight_is_one_plus_log_count() -> None:
 
 def test_tfidf_weight_is_logtf_times_jieba_idf() -> None:
     """tfidf: weight = (1 + ln count) * idf from jieba's table; unknown words get the median."""
-    idf, default = jieba_idf()
+    table = jieba_table()
     got = weights_of(COUNTS, "tfidf")
-    assert "图书馆" in idf and "zzqxunknownword" not in idf
-    assert got["图书馆"] == pytest.approx((1.0 + math.log(4)) * idf["图书馆"])
-    assert got["zzqxunknownword"] == pytest.approx((1.0 + math.log(2)) * default)
-    assert min(idf.values()) <= default <= max(idf.values())
+    assert got["图书馆"] == pytest.approx((1.0 + math.log(4)) * table.idf("图书馆"))
+    assert got["zzqxunknownword"] == pytest.approx((1.0 + math.log(2)) * table.default)
+    assert table.values.min() <= table.default <= table.values.max()
 
 
 def test_weightings_differ() -> None:
@@ -96,18 +100,21 @@ def test_extract_features_counts_tokens_and_chars() -> None:
     assert set(fv.terms) == {"cat", "dog"}
     assert fv.hashes.tolist() == [token_hash(t) for t in fv.terms]
     assert len(fv.weights) == len(fv.terms)
-    assert fv.chars == len("the cat and the dog.")
+    assert fv.chars == len("The cat and the DOG.")
 
 
-def test_content_hash_ignores_case_width_and_whitespace_layout() -> None:
-    """Texts differing only in case, full/half width and whitespace runs share a content hash;
-    a changed word does not."""
+def test_content_hash_ignores_whitespace_layout_only() -> None:
+    """Texts differing only in whitespace runs (re-wrapped, re-indented, CRLF) share a content
+    hash; a changed word or a changed case does not (they are still the same terms)."""
     seg = get_segmenter()
     a = extract_features("Hello,  World\n中文", seg, NO_STOPWORDS)
-    b = extract_features("ＨＥＬＬＯ， world 中文\n", seg, NO_STOPWORDS)
+    b = extract_features("  Hello,\r\n\tWorld 中文\n", seg, NO_STOPWORDS)
     c = extract_features("Hello, Word 中文", seg, NO_STOPWORDS)
+    d = extract_features("hello, world 中文", seg, NO_STOPWORDS)
     assert a.content_hash == b.content_hash
     assert a.content_hash != c.content_hash
+    assert a.content_hash != d.content_hash
+    assert a.as_dict() == d.as_dict()
 
 
 def test_markup_is_not_a_feature_unless_kept() -> None:
@@ -135,3 +142,39 @@ def test_every_weighting_is_positive(weighting: str) -> None:
     fv = extract_features("图书馆 读者 借阅 图书馆 library", get_segmenter(), NO_STOPWORDS,
                           weighting=weighting)  # fmt: skip
     assert fv.terms and all(w > 0 for w in fv.weights.tolist())
+
+
+def test_vocabulary_memo_gives_the_same_features_as_a_fresh_vocabulary() -> None:
+    """Units remembered from earlier documents count exactly as if scanned again."""
+    seg = get_segmenter()
+    docs = [
+        "第一行中文内容。\nSecond line, English.\n\n第三行\n继续。",
+        "Second line, English.\n第一行中文内容。\nNew line here 新的一行。",
+        "第三行\n继续。\nSecond line, English.\nSecond line, English.",
+    ]
+    warm = Vocabulary(seg, frozenset({"line"}))
+    for text in docs + docs:
+        fresh = Vocabulary(seg, frozenset({"line"}))
+        got = warm.features(text)
+        want = fresh.features(text)
+        assert dict(zip((warm.terms[i] for i in got[0]), got[1].tolist(), strict=True)) == dict(
+            zip((fresh.terms[i] for i in want[0]), want[1].tolist(), strict=True)
+        )
+        assert got[2] == want[2]
+    assert warm.memo  # the units were remembered
+
+
+def test_vocabulary_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its limits the vocabulary (and memo) is rebuilt between documents; results agree."""
+    seg = get_segmenter()
+    text = "alpha beta gamma delta 图书馆 读者 借阅"
+    want = extract_features(text, seg, NO_STOPWORDS).as_dict()
+    monkeypatch.setattr(Vocabulary, "LIMIT", 3)
+    monkeypatch.setattr(Vocabulary, "MEMO_LIMIT", 1)
+    vocab = Vocabulary(seg, NO_STOPWORDS)
+    for _ in range(3):
+        vocab.ensure_room()
+        slots, tf, _ = vocab.features(text)
+        assert dict(zip((vocab.terms[i] for i in slots), tf.tolist(), strict=True)) == {
+            t: 1.0 for t in want
+        }

@@ -1,19 +1,18 @@
 """Fuzz targets: arbitrary bytes and text never crash a stage, and every stage is deterministic.
 
-Targets: decoding (``decode_bytes``), normalisation (``normalize_text``), segmentation
-(``Segmenter.tokens``), fingerprinting (``simdup.fingerprint``), the whole chain from bytes to a
-fingerprinted document, and the escaping of file names in reports. Every call is also timed: one
+Targets: decoding (``decode_bytes``), features (``extract_features``: markup removal, words,
+their normalisation), segmentation (``Segmenter.tokens``), fingerprinting
+(``simdup.fingerprint``), the whole chain from bytes to a fingerprinted document, and the
+escaping of file names in reports. Every call is also timed: one
 example taking 2 s or more fails (a pathological input must not stall a scan).
 
 Examples per target: ``SIMDUP_FUZZ_EXAMPLES`` (default 200). ``make fuzz`` runs this module with
 20000; any other count works the same way, e.g.
 ``SIMDUP_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest -q tests/test_fuzz.py``.
 
-What is *not* asserted, because it does not hold: ``normalize_text`` is not idempotent. With
-markup removal, NFKC can turn full-width text into markup that a second pass removes
-(``"＜ｂ＞x"`` -> ``"<b>x"`` -> ``" x"``); without it, case folding after NFKC can leave combining
-marks out of canonical order (``"İ\\u0347"``). The pipeline normalises once, so neither changes
-a fingerprint.
+What is *not* asserted, because it does not hold: ``normalize_term`` is not idempotent (case
+folding after NFKC can leave combining marks out of canonical order, ``"İ\\u0347"``). The
+pipeline normalises each word once, so it never changes a fingerprint.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from hypothesis import strategies as st
 
 import simdup
 from simdup.decoding import DecodeFailure, decode_bytes
-from simdup.normalize import normalize_text
+from simdup.features import extract_features
 from simdup.params import FeatureParams
 from simdup.pipeline import DocumentProcessor
 from simdup.records import DecodedDocument, FingerprintedDocument, SkippedFile
@@ -204,28 +203,37 @@ def test_ascii_utf16_without_bom_is_detected(text: str, codec: str) -> None:
     assert timed(decode_bytes, text.encode(codec)) == (text, codec, "detected", 0.9)
 
 
-# ---------------------------------------------------------------- normalisation
+# ---------------------------------------------------------------- features
 
 _FULL_WIDTH_ASCII = re.compile("[\uff01-\uff5e]")
-_SPACED_IDEOGRAPHS = re.compile(r"[\u4e00-\u9fff]\s+[\u4e00-\u9fff]")
+_NO_STOPWORDS: frozenset[str] = frozenset()
 
 
 @fuzz
 @given(any_text, st.booleans())
-def test_normalize_text_is_deterministic_and_folded(text: str, markup: bool) -> None:
-    """Any text: a str, the same every time, case-folded, half-width, Chinese re-joined."""
-    out = timed(normalize_text, text, markup=markup)
-    assert isinstance(out, str)
-    assert normalize_text(text, markup=markup) == out
-    assert not re.search("[A-Z]", out), out
-    assert not _FULL_WIDTH_ASCII.search(out), out
-    assert not _SPACED_IDEOGRAPHS.search(out), out
+def test_features_of_any_text_are_deterministic_and_folded(text: str, markup: bool) -> None:
+    """Any text: the same terms every time, case-folded, half-width, no spaces inside."""
+    fv = timed(extract_features, text, get_segmenter(), _NO_STOPWORDS, markup=markup)
+    again = extract_features(text, get_segmenter(), _NO_STOPWORDS, markup=markup)
+    assert fv.as_dict() == again.as_dict()
+    assert (fv.content_hash, fv.chars, fv.token_count) == (
+        again.content_hash, again.chars, again.token_count,
+    )  # fmt: skip
+    for term in fv.terms:
+        assert term and not any(ch.isspace() for ch in term), term
+        assert not re.search("[A-Z]", term), term
+        assert not _FULL_WIDTH_ASCII.search(term), term
 
 
 @fuzz
 @given(st.text(st.characters(max_codepoint=0x7F), max_size=300))
-def test_normalize_ascii_without_markup_is_lowercasing(text: str) -> None:
-    assert timed(normalize_text, text, markup=False) == text.lower()
+def test_ascii_terms_are_the_lowercased_words(text: str) -> None:
+    fv = timed(extract_features, text, get_segmenter(), _NO_STOPWORDS, markup=False,
+               weighting="tf")  # fmt: skip
+    want: dict[str, float] = {}
+    for word in re.findall(r"[A-Za-z0-9]+", text):
+        want[word.lower()] = want.get(word.lower(), 0.0) + 1.0
+    assert fv.as_dict() == want
 
 
 # ---------------------------------------------------------------- segmentation
@@ -235,15 +243,14 @@ def test_normalize_ascii_without_markup_is_lowercasing(text: str) -> None:
 @given(any_text)
 def test_tokens_of_any_text_are_words(text: str) -> None:
     """Tokens are non-empty substrings of the text of letters, digits and marks only."""
-    normalised = normalize_text(text)
-    tokens = timed(get_segmenter().tokens, normalised)
+    tokens = timed(get_segmenter().tokens, text)
     assert isinstance(tokens, list)
     for token in tokens:
         assert isinstance(token, str) and token
         assert not any(ch.isspace() for ch in token), token
         assert all(unicodedata.category(ch)[0] in "LNM" for ch in token), token
-        assert token in normalised
-    assert get_segmenter().tokens(normalised) == tokens
+        assert token in text
+    assert get_segmenter().tokens(text) == tokens
 
 
 def _has_rjieba() -> bool:
@@ -258,9 +265,8 @@ def _has_rjieba() -> bool:
 @given(any_text)
 def test_jieba_and_rjieba_give_the_same_tokens(text: str) -> None:
     """Both backends produce identical tokens, so fingerprints do not depend on the backend."""
-    normalised = normalize_text(text)
-    python = timed(get_segmenter("jieba").tokens, normalised)
-    assert timed(get_segmenter("rjieba").tokens, normalised) == python
+    python = timed(get_segmenter("jieba").tokens, text)
+    assert timed(get_segmenter("rjieba").tokens, text) == python
 
 
 # ---------------------------------------------------------------- fingerprinting

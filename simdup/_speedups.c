@@ -1,0 +1,651 @@
+/*
+ * simdup._speedups: native versions of simdup's per-character and per-token loops.
+ *
+ * Every function here has a pure-Python twin that defines what it must return (digest and
+ * collapse: simdup/textscan.py; simhash: simdup/simhash.py); tests/test_native.py checks the
+ * two agree on arbitrary input (Hypothesis). The build is optional (setup.py): without a C
+ * compiler simdup runs the Python versions, with the same results, only slower.
+ *
+ * Character classes are CPython's own, so they match the `re` module exactly:
+ *   word character = Py_UNICODE_ISALNUM (what `\w` means for str patterns, minus "_"),
+ *   whitespace     = Py_UNICODE_ISSPACE (what `\s` and str.split() use),
+ *   CJK            = U+4E00..U+9FD5 (jieba's Han range).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CJK_FIRST 0x4E00
+#define CJK_LAST 0x9FD5
+
+static inline int is_cjk(Py_UCS4 ch) { return ch >= CJK_FIRST && ch <= CJK_LAST; }
+
+/* 0: separator, 1: word character, 2: whitespace (a separator that can sit inside a CJK run). */
+static unsigned char ascii_class[128];
+
+static void init_ascii_class(void)
+{
+    for (int c = 0; c < 128; c++) {
+        if (Py_UNICODE_ISALNUM((Py_UCS4)c))
+            ascii_class[c] = 1;
+        else if (Py_UNICODE_ISSPACE((Py_UCS4)c))
+            ascii_class[c] = 2;
+        else
+            ascii_class[c] = 0;
+    }
+}
+
+static inline int is_word(Py_UCS4 ch)
+{
+    if (ch < 128)
+        return ascii_class[ch] == 1;
+    return !is_cjk(ch) && Py_UNICODE_ISALNUM(ch);
+}
+
+static inline int is_space(Py_UCS4 ch)
+{
+    if (ch < 128)
+        return ascii_class[ch] == 2;
+    return Py_UNICODE_ISSPACE(ch);
+}
+
+/* counts[word] += 1 */
+static int count_word(PyObject *counts, PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    PyObject *word = PyUnicode_Substring(text, start, end);
+    if (word == NULL)
+        return -1;
+    PyObject *old = PyDict_GetItemWithError(counts, word); /* borrowed */
+    Py_ssize_t count = 1;
+    if (old == NULL) {
+        if (PyErr_Occurred()) {
+            Py_DECREF(word);
+            return -1;
+        }
+    }
+    else {
+        count = PyLong_AsSsize_t(old) + 1; /* only this function stores values */
+    }
+    PyObject *new_count = PyLong_FromSsize_t(count);
+    if (new_count == NULL) {
+        Py_DECREF(word);
+        return -1;
+    }
+    int rc = PyDict_SetItem(counts, word, new_count);
+    Py_DECREF(new_count);
+    Py_DECREF(word);
+    return rc;
+}
+
+/* Scans text[start:end): counts its words into `counts` and appends its CJK runs to `buf`, each
+   run preceded by '\n' when `buf` is not empty. `buf` needs room for 2 * (end - start) more
+   characters. Returns the number of runs, or -1 with an exception set. */
+static Py_ssize_t scan_range(PyObject *text, int kind, const void *data, Py_ssize_t start,
+                             Py_ssize_t end, PyObject *counts, Py_UCS2 *buf, Py_ssize_t *buf_len)
+{
+    Py_ssize_t runs = 0;
+    Py_ssize_t i = start;
+    while (i < end) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (is_word(ch)) {
+            Py_ssize_t word_start = i++;
+            while (i < end && is_word(PyUnicode_READ(kind, data, i)))
+                i++;
+            if (count_word(counts, text, word_start, i) < 0)
+                return -1;
+        }
+        else if (is_cjk(ch)) {
+            if (*buf_len > 0)
+                buf[(*buf_len)++] = '\n';
+            runs++;
+            for (;;) {
+                while (i < end && is_cjk(ch = PyUnicode_READ(kind, data, i))) {
+                    buf[(*buf_len)++] = (Py_UCS2)ch;
+                    i++;
+                }
+                /* Whitespace between two ideographs is layout (a re-wrapped line): skip it. */
+                Py_ssize_t j = i;
+                while (j < end && is_space(PyUnicode_READ(kind, data, j)))
+                    j++;
+                if (j > i && j < end && is_cjk(PyUnicode_READ(kind, data, j)))
+                    i = j;
+                else
+                    break;
+            }
+        }
+        else {
+            i++;
+        }
+    }
+    return runs;
+}
+
+static int check_text(PyObject *text, const char *name)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s() argument must be str", name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return -1;
+#endif
+    return 0;
+}
+
+PyDoc_STRVAR(collapse_doc,
+"collapse(text) -> str\n\n"
+"' '.join(text.split()): every whitespace run one space, none at the ends.");
+
+static PyObject *collapse(PyObject *module, PyObject *text)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "collapse() argument must be str");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    char *out = PyMem_Malloc((size_t)(n > 0 ? n : 1) * (size_t)kind);
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t len = 0;
+    int pending_space = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (is_space(ch)) {
+            pending_space = len > 0;
+            continue;
+        }
+        if (pending_space) {
+            PyUnicode_WRITE(kind, out, len, ' ');
+            len++;
+            pending_space = 0;
+        }
+        PyUnicode_WRITE(kind, out, len, ch);
+        len++;
+    }
+    PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
+    PyMem_Free(out);
+    return result;
+}
+
+
+/* ------------------------------------------------------------------ digest */
+
+/* Term frequencies of one document, summed densely by code. The array is kept between calls
+   (zeroing a fresh one per document would cost more than the counting); only the entries a
+   call touched are reset afterwards. */
+typedef struct {
+    double *tf;          /* n_slots entries */
+    Py_ssize_t n_slots;
+    Py_ssize_t *touched; /* codes with tf > 0, in order of first use */
+    Py_ssize_t n_touched, cap_touched;
+    PyObject *other;     /* code -> count for codes outside [0, n_slots) other than -1 */
+    Py_ssize_t tokens;   /* every token counted, stopwords included */
+    int owns_tf;
+} Tally;
+
+static double *scratch = NULL;
+static Py_ssize_t scratch_size = 0;
+static int scratch_busy = 0; /* a callback could call digest again */
+
+static int tally_init(Tally *t, Py_ssize_t n_slots)
+{
+    memset(t, 0, sizeof(*t));
+    t->n_slots = n_slots;
+    t->other = PyDict_New();
+    if (t->other == NULL)
+        return -1;
+    if (!scratch_busy && n_slots > scratch_size) {
+        Py_ssize_t size = n_slots > 2 * scratch_size ? n_slots : 2 * scratch_size;
+        double *grown = PyMem_Calloc((size_t)size, sizeof(double));
+        if (grown != NULL) {
+            PyMem_Free(scratch);
+            scratch = grown;
+            scratch_size = size;
+        }
+    }
+    if (!scratch_busy && scratch != NULL && n_slots <= scratch_size) {
+        t->tf = scratch;
+        scratch_busy = 1;
+    }
+    else {
+        t->tf = PyMem_Calloc((size_t)(n_slots > 0 ? n_slots : 1), sizeof(double));
+        t->owns_tf = 1;
+    }
+    if (t->tf == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void tally_free(Tally *t)
+{
+    if (t->tf != NULL) {
+        if (t->owns_tf) {
+            PyMem_Free(t->tf);
+        }
+        else {
+            for (Py_ssize_t i = 0; i < t->n_touched; i++)
+                t->tf[t->touched[i]] = 0.0;
+            scratch_busy = 0;
+        }
+    }
+    PyMem_Free(t->touched);
+    Py_XDECREF(t->other);
+}
+
+static int tally_add(Tally *t, Py_ssize_t code, Py_ssize_t n)
+{
+    t->tokens += n;
+    if (code >= 0 && code < t->n_slots) {
+        if (t->tf[code] == 0.0) {
+            if (t->n_touched == t->cap_touched) {
+                Py_ssize_t cap = t->cap_touched ? 2 * t->cap_touched : 1024;
+                Py_ssize_t *grown = PyMem_Realloc(t->touched, (size_t)cap * sizeof(Py_ssize_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+                t->touched = grown;
+                t->cap_touched = cap;
+            }
+            t->touched[t->n_touched++] = code;
+        }
+        t->tf[code] += (double)n;
+        return 0;
+    }
+    if (code == -1)
+        return 0;
+    PyObject *key = PyLong_FromSsize_t(code);
+    if (key == NULL)
+        return -1;
+    PyObject *old = PyDict_GetItemWithError(t->other, key);
+    if (old == NULL && PyErr_Occurred()) {
+        Py_DECREF(key);
+        return -1;
+    }
+    PyObject *value = PyLong_FromSsize_t(n + (old ? PyLong_AsSsize_t(old) : 0));
+    int rc = value == NULL ? -1 : PyDict_SetItem(t->other, key, value);
+    Py_XDECREF(value);
+    Py_DECREF(key);
+    return rc;
+}
+
+static int compare_ssize(const void *a, const void *b)
+{
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* (slots, tf, other, tokens) */
+static PyObject *tally_result(Tally *t)
+{
+    qsort(t->touched, (size_t)t->n_touched, sizeof(Py_ssize_t), compare_ssize);
+    PyObject *slots = PyBytes_FromStringAndSize(NULL, t->n_touched * (Py_ssize_t)sizeof(int64_t));
+    PyObject *freqs = PyBytes_FromStringAndSize(NULL, t->n_touched * (Py_ssize_t)sizeof(double));
+    PyObject *tokens = PyLong_FromSsize_t(t->tokens);
+    PyObject *result = NULL;
+    if (slots != NULL && freqs != NULL && tokens != NULL) {
+        int64_t *slot_out = (int64_t *)PyBytes_AS_STRING(slots);
+        double *tf_out = (double *)PyBytes_AS_STRING(freqs);
+        for (Py_ssize_t i = 0; i < t->n_touched; i++) {
+            slot_out[i] = (int64_t)t->touched[i];
+            tf_out[i] = t->tf[t->touched[i]];
+        }
+        result = PyTuple_Pack(4, slots, freqs, t->other, tokens);
+    }
+    Py_XDECREF(slots);
+    Py_XDECREF(freqs);
+    Py_XDECREF(tokens);
+    return result;
+}
+
+/* codes[surface], or register(surface) the first time. -2**62 on error. */
+#define CODE_ERROR ((Py_ssize_t)-1 << 62)
+static Py_ssize_t code_of(PyObject *codes, PyObject *reg, PyObject *surface)
+{
+    PyObject *code = PyDict_GetItemWithError(codes, surface); /* borrowed */
+    Py_ssize_t value;
+    if (code != NULL) {
+        value = PyLong_AsSsize_t(code);
+    }
+    else {
+        if (PyErr_Occurred())
+            return CODE_ERROR;
+        code = PyObject_CallOneArg(reg, surface);
+        if (code == NULL)
+            return CODE_ERROR;
+        value = PyLong_AsSsize_t(code);
+        Py_DECREF(code);
+    }
+    if (value == -1 && PyErr_Occurred())
+        return CODE_ERROR;
+    return value;
+}
+
+/* A growable int32 array: the codes of one unit, a memo value. */
+typedef struct {
+    int32_t *items;
+    Py_ssize_t len, cap;
+} Codes;
+
+static int codes_push(Codes *c, Py_ssize_t code, Py_ssize_t times)
+{
+    if (code < INT32_MIN || code > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "term code does not fit 32 bits");
+        return -1;
+    }
+    if (c->len + times > c->cap) {
+        Py_ssize_t cap = c->cap ? 2 * c->cap : 64;
+        while (cap < c->len + times)
+            cap *= 2;
+        int32_t *grown = PyMem_Realloc(c->items, (size_t)cap * sizeof(int32_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->items = grown;
+        c->cap = cap;
+    }
+    for (Py_ssize_t i = 0; i < times; i++)
+        c->items[c->len++] = (int32_t)code;
+    return 0;
+}
+
+static int tally_codes(Tally *t, const int32_t *codes, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (tally_add(t, codes[i], 1) < 0)
+            return -1;
+    return 0;
+}
+
+/* The units of a text: maximal stretches between line breaks that no token crosses (a line
+   break is inside a token only when it sits in whitespace between two ideographs), with
+   surrounding whitespace trimmed. Finds the unit starting at or after *pos; returns 0 at the
+   end of the text. */
+static int next_unit(int kind, const void *data, Py_ssize_t n, Py_ssize_t *pos,
+                     Py_ssize_t *start, Py_ssize_t *end)
+{
+    Py_ssize_t i = *pos;
+    while (i < n && is_space(PyUnicode_READ(kind, data, i)))
+        i++;
+    if (i >= n)
+        return 0;
+    *start = i;
+    for (;;) {
+        /* the next whitespace run that holds a line break */
+        while (i < n && !is_space(PyUnicode_READ(kind, data, i)))
+            i++;
+        if (i >= n) {
+            *end = *pos = n;
+            return 1;
+        }
+        Py_ssize_t gap = i, newline = 0;
+        while (i < n && is_space(PyUnicode_READ(kind, data, i))) {
+            if (PyUnicode_READ(kind, data, i) == '\n')
+                newline = 1;
+            i++;
+        }
+        if (i >= n) {
+            *end = gap;
+            *pos = n;
+            return 1;
+        }
+        if (newline && !(is_cjk(PyUnicode_READ(kind, data, gap - 1)) &&
+                         is_cjk(PyUnicode_READ(kind, data, i)))) {
+            *end = gap;
+            *pos = i;
+            return 1;
+        }
+    }
+}
+
+PyDoc_STRVAR(digest_doc,
+"digest(text, memo, codes, register, cut, n_slots) -> (slots, tf, other, tokens)\n\n"
+"Term frequencies of text by code, with a memo of its units. See\n"
+"simdup.textscan.digest_python for the definition.");
+
+static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "digest() takes 6 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *memo = args[1], *codes = args[2], *reg = args[3], *cut = args[4];
+    if (check_text(text, "digest") < 0)
+        return NULL;
+    if (!PyDict_Check(memo) || !PyDict_Check(codes)) {
+        PyErr_SetString(PyExc_TypeError, "digest() needs dicts for memo and codes");
+        return NULL;
+    }
+    Py_ssize_t n_slots = PyLong_AsSsize_t(args[5]);
+    if (n_slots < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "n_slots must be >= 0");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+
+    Tally t;
+    PyObject *missed = NULL, *words = NULL, *tokens = NULL, *result = NULL;
+    Py_ssize_t *runs = NULL;
+    Py_UCS2 *buf = NULL;
+    Codes unit_codes = {NULL, 0, 0};
+    if (tally_init(&t, n_slots) < 0)
+        goto done;
+    missed = PyList_New(0);
+    if (missed == NULL)
+        goto done;
+
+    /* 1. Units found in the memo are counted from it; the others are collected. */
+    Py_ssize_t pos = 0, start, end, missed_chars = 0;
+    while (next_unit(kind, data, n, &pos, &start, &end)) {
+        PyObject *unit = PyUnicode_Substring(text, start, end);
+        if (unit == NULL)
+            goto done;
+        PyObject *hit = PyDict_GetItemWithError(memo, unit); /* borrowed */
+        int rc;
+        if (hit != NULL) {
+            rc = PyBytes_Check(hit)
+                     ? tally_codes(&t, (const int32_t *)PyBytes_AS_STRING(hit),
+                                   PyBytes_GET_SIZE(hit) / (Py_ssize_t)sizeof(int32_t))
+                     : (PyErr_SetString(PyExc_TypeError, "memo values must be bytes"), -1);
+        }
+        else {
+            rc = PyErr_Occurred() ? -1 : PyList_Append(missed, unit);
+            missed_chars += end - start;
+        }
+        Py_DECREF(unit);
+        if (rc < 0)
+            goto done;
+    }
+
+    /* 2. The other units: scanned one by one, their CJK runs segmented in one call. */
+    Py_ssize_t n_missed = PyList_GET_SIZE(missed);
+    if (n_missed == 0) {
+        result = tally_result(&t);
+        goto done;
+    }
+    words = PyList_New(n_missed);
+    runs = PyMem_Malloc((size_t)n_missed * sizeof(Py_ssize_t));
+    buf = PyMem_Malloc((size_t)(2 * missed_chars + 1) * sizeof(Py_UCS2));
+    if (words == NULL || runs == NULL || buf == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t buf_len = 0, total_runs = 0;
+    for (Py_ssize_t u = 0; u < n_missed; u++) {
+        PyObject *unit = PyList_GET_ITEM(missed, u);
+        PyObject *counts = PyDict_New();
+        if (counts == NULL)
+            goto done;
+        PyList_SET_ITEM(words, u, counts);
+        runs[u] = scan_range(unit, PyUnicode_KIND(unit), PyUnicode_DATA(unit), 0,
+                             PyUnicode_GET_LENGTH(unit), counts, buf, &buf_len);
+        if (runs[u] < 0)
+            goto done;
+        total_runs += runs[u];
+    }
+    if (total_runs > 0) {
+        PyObject *joined = PyUnicode_FromKindAndData(PyUnicode_2BYTE_KIND, buf, buf_len);
+        if (joined == NULL)
+            goto done;
+        tokens = PyObject_CallOneArg(cut, joined);
+        Py_DECREF(joined);
+        if (tokens == NULL)
+            goto done;
+        if (!PyList_Check(tokens)) {
+            PyErr_SetString(PyExc_TypeError, "cut() must return a list");
+            goto done;
+        }
+    }
+
+    /* 3. Each unit's codes: its words, then the tokens of its runs (a "\n" token separates
+       consecutive runs). Stored in the memo and counted. */
+    Py_ssize_t cursor = 0, n_tokens = tokens ? PyList_GET_SIZE(tokens) : 0, runs_seen = 0;
+    for (Py_ssize_t u = 0; u < n_missed; u++) {
+        unit_codes.len = 0;
+        Py_ssize_t wpos = 0;
+        PyObject *word, *count;
+        while (PyDict_Next(PyList_GET_ITEM(words, u), &wpos, &word, &count)) {
+            Py_ssize_t code = code_of(codes, reg, word);
+            if (code == CODE_ERROR || codes_push(&unit_codes, code, PyLong_AsSsize_t(count)) < 0)
+                goto done;
+        }
+        for (Py_ssize_t r = 0; r < runs[u]; r++, runs_seen++) {
+            if (runs_seen > 0) {
+                PyObject *sep = cursor < n_tokens ? PyList_GET_ITEM(tokens, cursor) : NULL;
+                if (sep == NULL || !PyUnicode_Check(sep) || PyUnicode_GET_LENGTH(sep) != 1 ||
+                    PyUnicode_READ_CHAR(sep, 0) != '\n') {
+                    PyErr_SetString(PyExc_RuntimeError,
+                                    "segmenter output does not match its input's runs");
+                    goto done;
+                }
+                cursor++;
+            }
+            while (cursor < n_tokens) {
+                PyObject *token = PyList_GET_ITEM(tokens, cursor);
+                if (PyUnicode_Check(token) && PyUnicode_GET_LENGTH(token) == 1 &&
+                    PyUnicode_READ_CHAR(token, 0) == '\n')
+                    break;
+                Py_INCREF(token); /* register may run arbitrary code */
+                Py_ssize_t code = code_of(codes, reg, token);
+                Py_DECREF(token);
+                if (code == CODE_ERROR || codes_push(&unit_codes, code, 1) < 0)
+                    goto done;
+                cursor++;
+            }
+        }
+        PyObject *value = PyBytes_FromStringAndSize(
+            (const char *)unit_codes.items, unit_codes.len * (Py_ssize_t)sizeof(int32_t));
+        if (value == NULL)
+            goto done;
+        int rc = PyDict_SetItem(memo, PyList_GET_ITEM(missed, u), value);
+        Py_DECREF(value);
+        if (rc < 0 || tally_codes(&t, unit_codes.items, unit_codes.len) < 0)
+            goto done;
+    }
+    if (cursor != n_tokens) {
+        PyErr_SetString(PyExc_RuntimeError, "segmenter output does not match its input's runs");
+        goto done;
+    }
+    result = tally_result(&t);
+
+done:
+    tally_free(&t);
+    Py_XDECREF(missed);
+    Py_XDECREF(words);
+    Py_XDECREF(tokens);
+    PyMem_Free(runs);
+    PyMem_Free(buf);
+    PyMem_Free(unit_codes.items);
+    return result;
+}
+
+PyDoc_STRVAR(simhash_doc,
+"simhash(hashes, weights) -> int\n\n"
+"Charikar SimHash of uint64 hashes with float64 weights that are integers of magnitude below\n"
+"2**24 (simhash.scaled_weights): bit i is 1 when the weights of hashes with bit i set outweigh\n"
+"the others.");
+
+static PyObject *simhash(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "simhash() takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer hb, wb;
+    if (PyObject_GetBuffer(args[0], &hb, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &wb, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&hb);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t n = hb.len / 8;
+    if (hb.len % 8 || wb.len != hb.len) {
+        PyErr_SetString(PyExc_ValueError, "simhash() needs n uint64 hashes and n float64 weights");
+        goto done;
+    }
+    const uint64_t *h = (const uint64_t *)hb.buf;
+    const double *w = (const double *)wb.buf;
+    /* Integer sums (the weights are integers below 2**24): exact in any order. Bit by bit over
+       all hashes, branch-free, so that the compiler can vectorise the inner loop with a
+       constant shift. counter_b = 2 * (weight of hashes with bit b set) - total weight. */
+    int64_t *wi = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (wi == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        wi[i] = (int64_t)w[i];
+        total += wi[i];
+    }
+    int64_t with_bit[64];
+    for (int b = 0; b < 64; b++) {
+        int64_t sum = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            sum += wi[i] & -(int64_t)((h[i] >> b) & 1);
+        with_bit[b] = sum;
+    }
+    PyMem_Free(wi);
+    uint64_t fp = 0;
+    for (int b = 0; b < 64; b++)
+        if (2 * with_bit[b] - total > 0)
+            fp |= (uint64_t)1 << b;
+    result = PyLong_FromUnsignedLongLong(fp);
+done:
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&wb);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"collapse", collapse, METH_O, collapse_doc},
+    {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
+    {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "simdup._speedups",
+    "Native versions of simdup.textscan's per-character loops.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__speedups(void)
+{
+    init_ascii_class();
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,134 @@
+"""From a text to its tokens' term codes: words, CJK runs, units, the memo of units.
+
+A text's tokens are its words (maximal runs of letters and digits of any script except jieba's
+Han range; ``_`` and punctuation separate) and the words jieba finds in its CJK runs.
+Whitespace between two ideographs is layout (Chinese re-wrapped across lines), so a run
+continues across it. ``scan`` gives the words and runs; ``units`` cuts a text at the line
+breaks no token crosses; ``digest`` turns a text into counts of term codes, remembering each
+unit's codes so that a line seen before (near-duplicate documents share most of theirs) is not
+scanned and segmented again. ``collapse`` is ``" ".join(text.split())``.
+
+The functions here define the results. ``digest`` and ``collapse`` also exist in the optional
+C extension (simdup/native.py), several times faster with identical results
+(tests/test_native.py).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections import Counter
+from collections.abc import Callable
+
+from .native import speedups
+
+DigestResult = tuple[bytes, bytes, dict[int, int], int]
+
+# jieba's own Han range; ideographs outside it are word characters like any other letter.
+CJK_RANGE = "\u4e00-\u9fd5"
+# A word: letters and digits of any script except the CJK range; "_" separates.
+WORD = re.compile(rf"[^\W_{CJK_RANGE}]+")
+# A CJK run, continuing across whitespace that has an ideograph on both sides.
+CJK_RUN = re.compile(rf"[{CJK_RANGE}]+(?:\s+[{CJK_RANGE}]+)*")
+_SPACE = re.compile(r"\s+")
+RUN_SEPARATOR = "\n"
+
+
+def scan(text: str) -> tuple[dict[str, int], str]:
+    """Word counts and newline-joined CJK runs of ``text`` (the reference implementation)."""
+    counts = dict(Counter(WORD.findall(text)))
+    runs = CJK_RUN.findall(text)
+    if not runs:
+        return counts, ""
+    # "\0" marks run boundaries while the whitespace inside runs is removed in one call.
+    joined = _SPACE.sub("", "\0".join(runs)).replace("\0", RUN_SEPARATOR)
+    return counts, joined
+
+
+def collapse_python(text: str) -> str:
+    """Every whitespace run one space, none at the ends (the reference implementation)."""
+    return " ".join(text.split())
+
+
+Register = Callable[[str], int]
+Cut = Callable[[str], list[str]]
+Digest = Callable[[str, dict[str, bytes], dict[str, int], Register, Cut, int], DigestResult]
+
+# A line break no token crosses: in a whitespace run that does not sit between two ideographs.
+_UNIT_BREAK = re.compile(
+    rf"(?<![\s{CJK_RANGE}])[^\S\n]*\n\s*|(?<!\s)[^\S\n]*\n\s*(?![\s{CJK_RANGE}])"
+)
+
+
+def units(text: str) -> list[str]:
+    """The text cut at every line break that no token crosses, each piece trimmed, empty
+    pieces dropped. A document's tokens are exactly the tokens of its units, so units can be
+    memoised: near-duplicate documents share most of their lines."""
+    return [unit for piece in _UNIT_BREAK.split(text) if (unit := piece.strip())]
+
+
+def digest_python(
+    text: str,
+    memo: dict[str, bytes],
+    codes: dict[str, int],
+    register: Register,
+    cut: Cut,
+    n_slots: int,
+) -> DigestResult:
+    """Term frequencies of ``text`` by code (the reference implementation).
+
+    Every token of the text (see ``scan``) has an integer code: ``codes[token]``, or
+    ``register(token)`` the first time (``register`` is expected to add it to ``codes``). The
+    result is ``(slots, tf, other, tokens)``: the codes ``0 <= c < n_slots`` that occur,
+    ascending, as int64 bytes, and how often each occurs as float64 bytes; a dict counting the
+    other codes except -1 (which is dropped); and the number of tokens (-1 included).
+
+    ``memo`` maps a unit (``units``) to the int32 codes of its tokens: a unit found
+    there is not scanned or segmented again, and every other unit is added to it. The CJK runs
+    of the new units are segmented in one ``cut`` call, joined by newlines.
+    """
+    counts: Counter[int] = Counter()
+    missed: list[str] = []
+    for unit in units(text):
+        hit = memo.get(unit)
+        if hit is None:
+            missed.append(unit)
+        else:
+            counts.update(array("i", hit))
+    scanned = [scan(unit) for unit in missed]
+    joined = RUN_SEPARATOR.join(runs for _, runs in scanned if runs)
+    groups: list[list[str]] = [[]]
+    for token in cut(joined) if joined else []:
+        if token == RUN_SEPARATOR:
+            groups.append([])
+        else:
+            groups[-1].append(token)
+    if joined and len(groups) != joined.count(RUN_SEPARATOR) + 1:
+        raise RuntimeError("segmenter output does not match its input's runs")
+    next_group = 0
+
+    def code(surface: str) -> int:
+        found = codes.get(surface)
+        return register(surface) if found is None else found
+
+    for unit, (words, runs) in zip(missed, scanned, strict=True):
+        unit_codes = array("i")
+        for word, n in words.items():
+            unit_codes.extend([code(word)] * n)
+        for _ in range(runs.count(RUN_SEPARATOR) + 1 if runs else 0):
+            unit_codes.extend(code(token) for token in groups[next_group])
+            next_group += 1
+        memo[unit] = unit_codes.tobytes()
+        counts.update(unit_codes)
+    dense = sorted(c for c in counts if 0 <= c < n_slots)
+    other = {c: n for c, n in counts.items() if not 0 <= c < n_slots and c != -1}
+    return (
+        array("q", dense).tobytes(),
+        array("d", [float(counts[c]) for c in dense]).tobytes(),
+        other,
+        sum(counts.values()),
+    )
+
+# The native versions when the C extension is there (simdup/native.py).
+collapse: Callable[[str], str] = speedups.collapse if speedups else collapse_python
+digest: Digest = speedups.digest if speedups else digest_python

@@ -1,0 +1,185 @@
+"""The C accelerator (simdup._speedups) against its pure-Python definitions.
+
+Every native function must return exactly what its Python twin returns: ``digest`` and
+``collapse`` (simdup/textscan.py) and ``simhash`` (simdup/simhash.py). The whole suite can also
+be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from array import array
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simdup import native, textscan
+from simdup.segmentation import get_segmenter
+from simdup.simhash import scaled_weights, simhash_python
+from simdup.textscan import RUN_SEPARATOR, collapse_python, digest_python, scan, units
+
+PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
+BACKENDS = [b for b in ("jieba", "rjieba") if b == "jieba" or importlib.util.find_spec(b)]
+needs_native = pytest.mark.skipif(PURE, reason="SIMDUP_PURE_PYTHON is set")
+
+_ALPHABET = st.sampled_from(
+    list("中文分词测试数据图书馆读者我们的了是和")
+    + list("abcXYZ019éßＡＢ½\ufb01\uf90a")
+    + list(" \n\n\t\r\u3000,.;:!?，。！？、（）_-")
+)
+texts = st.text(alphabet=_ALPHABET, max_size=120)
+
+
+def test_native_extension_is_built() -> None:
+    """The accelerator was built (CI has a C compiler), unless the Python path is asked for."""
+    assert native.NATIVE is not PURE
+    assert (textscan.digest is digest_python) is PURE
+
+
+def test_pure_python_switch() -> None:
+    """SIMDUP_PURE_PYTHON=1 makes simdup use the Python versions."""
+    code = "import simdup.native as n, simdup.textscan as t; print(n.NATIVE, t.digest.__module__)"
+    env = {**os.environ, "SIMDUP_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "simdup.textscan"]
+
+
+@needs_native
+@given(st.text(max_size=200))
+def test_collapse_matches_python(text: str) -> None:
+    assert textscan.collapse(text) == collapse_python(text) == " ".join(text.split())
+
+
+Result = tuple[bytes, bytes, dict[int, int], int]
+
+
+class Codes:
+    """A codes dict and its register callback, as a Vocabulary keeps them (stopword: -1)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {RUN_SEPARATOR: -1, "的": -1, "the": -1}
+        self.terms: list[str] = []
+
+    def register(self, surface: str) -> int:
+        code = self.codes[surface] = len(self.terms)
+        self.terms.append(surface)
+        return code
+
+    def counts(self, result: Result) -> Counter[str]:
+        slots, tf, other, _ = result
+        out: Counter[str] = Counter()
+        for slot, n in zip(array("q", slots), array("d", tf), strict=True):
+            out[self.terms[slot]] += int(n)
+        for code, n in other.items():
+            out[self.terms[code]] += n
+        return out
+
+
+def run(
+    fn: Callable[..., Result], docs: list[str], backend: str
+) -> tuple[list[tuple[Counter[str], int]], dict[str, bytes], Codes]:
+    """Each document through ``fn`` with one memo and one vocabulary, as a worker does."""
+    cut = get_segmenter(backend).cut
+    state, memo = Codes(), {}
+    out = []
+    for doc in docs:
+        result = fn(doc, memo, state.codes, state.register, cut, len(state.terms) // 2)
+        out.append((state.counts(result), result[3]))
+    return out, memo, state
+
+
+def expected(text: str, backend: str) -> tuple[Counter[str], int]:
+    """Term counts straight from scan() and the segmenter, without units or memo."""
+    words, runs = scan(text)
+    tokens = Counter(words) + Counter(t for t in get_segmenter(backend).cut(runs) if t != "\n")
+    return Counter({t: n for t, n in tokens.items() if t not in ("的", "the")}), sum(
+        tokens.values()
+    )
+
+
+@settings(max_examples=150)
+@given(st.lists(texts, max_size=6), st.sampled_from(BACKENDS))
+def test_digest_python_counts_every_token_with_or_without_memo(docs: list[str],
+                                                              backend: str) -> None:  # fmt: skip
+    """The reference digest: units recalled from the memo count exactly as scanned ones, and
+    the counts are those of scan() + segmentation of the whole text."""
+    docs = docs + docs[::-1]  # later documents hit the memo
+    got, memo, _ = run(digest_python, docs, backend)
+    for doc, (counts, tokens) in zip(docs, got, strict=True):
+        assert (counts, tokens) == expected(doc, backend)
+    assert set(memo) == {u for doc in docs for u in units(doc)}
+
+
+@needs_native
+@settings(max_examples=150)
+@given(st.lists(texts, max_size=6), st.sampled_from(BACKENDS))
+def test_digest_native_matches_python(docs: list[str], backend: str) -> None:
+    """Same counts, same token totals, same memo (units and codes), same registration order."""
+    docs = docs + docs[::-1]
+    native_out, native_memo, native_state = run(textscan.digest, docs, backend)
+    python_out, python_memo, python_state = run(digest_python, docs, backend)
+    assert native_out == python_out
+    assert native_memo == python_memo
+    assert native_state.terms == python_state.terms
+
+
+@needs_native
+@given(texts)
+def test_native_units_are_the_python_units(text: str) -> None:
+    """The memo keys the C code makes are exactly units(text)."""
+    memo: dict[str, bytes] = {}
+    state = Codes()
+    textscan.digest(text, memo, state.codes, state.register, get_segmenter().cut, 0)
+    assert set(memo) == set(units(text))
+
+
+@pytest.mark.parametrize("fn", [digest_python, textscan.digest])
+def test_digest_refuses_segmenter_output_that_does_not_fit_the_runs(
+    fn: Callable[..., object],
+) -> None:
+    """A segmenter that swallows run separators is an error, not silently wrong counts."""
+    state = Codes()
+
+    def merging_cut(text: str) -> list[str]:
+        return [text.replace("\n", "")]
+
+    with pytest.raises(RuntimeError, match="segmenter output"):
+        fn("中文\n\nabc\n\n文本", {}, state.codes, state.register, merging_cut, 0)
+
+
+def test_units_cut_at_line_breaks_no_token_crosses() -> None:
+    assert units("a b\n c") == ["a b", "c"]
+    assert units("中文\n文本 x\n\ny") == ["中文\n文本 x", "y"]
+    assert units("  \n 中 \n\n 文 ") == ["中 \n\n 文"]
+    assert units("abc\n中\n") == ["abc", "中"]
+    assert units("\n \t\n") == []
+
+
+@needs_native
+@given(
+    st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(-(2**24) + 1, 2**24 - 1)),
+             max_size=300)  # fmt: skip
+)
+def test_simhash_matches_python(items: list[tuple[int, int]]) -> None:
+    """Native SimHash equals the numpy definition bit for bit (ties included)."""
+    hashes = np.array([h for h, _ in items], dtype=np.uint64)
+    weights = np.array([w for _, w in items], dtype=np.float64)
+    assert native.speedups is not None
+    assert native.speedups.simhash(hashes, weights) == simhash_python(hashes, weights)
+
+
+@needs_native
+@given(st.lists(st.floats(0.01, 1e6), min_size=1, max_size=50), st.integers(0, 2**32))
+def test_simhash_of_scaled_weights_matches_python(weights: list[float], seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    hashes = rng.integers(0, 2**64, size=len(weights), dtype=np.uint64)
+    scaled = scaled_weights(np.array(weights))
+    assert native.speedups is not None
+    assert native.speedups.simhash(hashes, scaled) == simhash_python(hashes, scaled)
