@@ -8,14 +8,16 @@ measurement, to benchmarks/results/speed.json:
 - ``e2e``: each pipeline in a fresh process, the pipelines alternating (``--repeat`` rounds,
   each starting one pipeline later: ABCDE BCDEA ...): ``simdup scan DOCS --format json -o FILE``
   with ``--segmenter rjieba`` and ``--segmenter jieba``, at the default number of jobs and with
-  ``-j1``; and the PyPI ``simhash`` pipeline (decode, ``Simhash(text)``, ``SimhashIndex(k=3)``;
-  simhash_anchor.py, run in the numpy<2 venv benchmarks/.venv-anchor). Median wall seconds,
+  ``-j1``, and with rjieba without the C extension (``SIMDUP_PURE_PYTHON=1``); and the PyPI
+  ``simhash`` pipeline (decode, ``Simhash(text)``, ``SimhashIndex(k=3)``; simhash_anchor.py, run
+  in the numpy<2 venv benchmarks/.venv-anchor). Median wall seconds,
   MB/s, documents/s, the max RSS of the largest process of the tree (``wait4``) and the highest
   sampled sum of the tree's RSS (psutil), and ratios to the simhash pipeline.
-- ``stages``: within this process, on the same texts, alternating: decoding, normalisation,
-  segmentation (``jieba.lcut`` alone, ``rjieba.cut`` alone, simdup's ``Segmenter`` with either
-  backend), features + fingerprint, and a whole document with either backend. MB/s of input
-  file bytes, and what everything but segmentation adds on top of ``jieba.lcut``.
+- ``stages``: within this process, on the same texts, alternating: decoding, ``jieba.lcut``
+  alone and ``rjieba.cut`` alone over whole texts, and a whole simdup document with either
+  backend (new vocabulary and memo each round, as in a new process), timing the calls simdup
+  makes to the segmenter. MB/s of input file bytes, and what everything but segmentation adds
+  on top of ``jieba.lcut``.
 - ``joins``: ``simdup.near_pairs(fps, 3)`` on N random fingerprints with 1% planted near pairs,
   N = 1e5, 1e6, 1e7 (``--max-n``), and 1e5 with 10,001 identical ones; each join in a fresh
   process (index_join.py) for its max RSS; ``near_pairs``'s own layout against the 4-table layout
@@ -128,6 +130,11 @@ def e2e(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any
         Pipeline(
             f"simdup --segmenter jieba (default jobs: {cpus})", simdup_cmd("jieba", None), "simdup"
         ),
+        Pipeline(
+            f"simdup --segmenter rjieba, no C extension (SIMDUP_PURE_PYTHON=1, jobs: {cpus})",
+            lambda out: ["env", "SIMDUP_PURE_PYTHON=1", *simdup_cmd("rjieba", None)(out)],
+            "simdup",
+        ),
         Pipeline("simdup --segmenter rjieba -j1", simdup_cmd("rjieba", 1), "simdup"),
         Pipeline("simdup --segmenter jieba -j1", simdup_cmd("jieba", 1), "simdup"),
         Pipeline("simhash pkg: decode + Simhash(text) + SimhashIndex(k=3)", simhash_cmd, "simhash"),
@@ -158,7 +165,8 @@ def e2e(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any
     simdup_sets = {p.pair_set for p in pipelines if p.kind == "simdup" and p.pair_set is not None}
     if len(simdup_sets) == 1:
         notes.append(
-            "the four simdup runs (rjieba/jieba, default jobs/-j1) reported identical pairs"
+            "the five simdup runs (rjieba/jieba, default jobs/-j1, with and without the C "
+            "extension) reported identical pairs"
         )
     elif simdup_sets:
         notes.append("WARNING: the simdup runs reported different pairs across segmenters/jobs")
@@ -232,66 +240,35 @@ def e2e(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any
 # ---------------------------------------------------------------- stages
 
 
-class _Recorder:
-    """Stands in for a Segmenter: forwards every ``method(text)`` call and remembers its result.
+class _TimedCut:
+    """Wraps a Segmenter's cut function: counts calls, characters and the seconds spent."""
 
-    Generic on purpose: whichever segmenter methods the pipeline calls (``tokens``, ``words``,
-    ...) are recorded as ``(method, text) -> result``.
-    """
+    def __init__(self, cut: Callable[[str], list[str]]) -> None:
+        self.cut = cut
+        self.seconds = 0.0
+        self.calls = 0
+        self.chars = 0
 
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        # (method, text, sorted keyword arguments) -> result
-        self.seen: dict[tuple[str, str, tuple[tuple[str, Any], ...]], Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self.inner, name)
-        if not callable(attr):
-            return attr
-
-        def call(text: Any, *more: Any, **kw: Any) -> Any:
-            result = attr(text, *more, **kw)
-            if isinstance(text, str) and not more:
-                self.seen[(name, text, tuple(sorted(kw.items())))] = result
-            return result
-
-        return call
-
-
-class _Lookup:
-    """Stands in for a Segmenter: returns recorded results (segmentation costs a lookup)."""
-
-    def __init__(self, recorder: _Recorder) -> None:
-        self.recorder = recorder
-        self.misses = 0
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self.recorder.inner, name)
-        if not callable(attr):
-            return attr
-        seen = self.recorder.seen
-
-        def call(text: Any, *more: Any, **kw: Any) -> Any:
-            if isinstance(text, str) and not more:
-                found = seen.get((name, text, tuple(sorted(kw.items()))))
-                if found is not None:
-                    return found
-            self.misses += 1
-            return attr(text, *more, **kw)
-
-        return call
+    def __call__(self, text: str) -> list[str]:
+        started = time.perf_counter()
+        try:
+            return self.cut(text)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.calls += 1
+            self.chars += len(text)
 
 
 def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any]:
     import jieba
     import rjieba
 
+    import simdup.features
     from simdup.decoding import decode_file
-    from simdup.normalize import normalize_text
     from simdup.params import FeatureParams
     from simdup.pipeline import DocumentProcessor
     from simdup.records import DecodedDocument
-    from simdup.segmentation import Segmenter
+    from simdup.textscan import CJK_RUN
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
@@ -304,22 +281,10 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         d for d in (decode_file(p, max_size) for p in paths) if isinstance(d, DecodedDocument)
     ]
     texts = [d.text for d in decoded]
-    seg = {name: Segmenter(name) for name in ("jieba", "rjieba")}
-    procs = {
-        name: DocumentProcessor(dataclasses.replace(FeatureParams(), segmenter=name))
-        for name in ("jieba", "rjieba")
-    }
-    stub = DocumentProcessor(dataclasses.replace(FeatureParams(), segmenter="rjieba"))
-    recorder = _Recorder(stub.segmenter)
-    stub.segmenter = recorder  # type: ignore[assignment]
-    for d in decoded:
-        stub.document(d)
-    seg_calls = list(recorder.seen)  # the (method, text) calls the pipeline made
-    methods = sorted({m for m, _, _ in seg_calls})
-    lookup = _Lookup(recorder)
-    stub.segmenter = lookup  # type: ignore[assignment]
+    cjk_chars = sum(len(run) for text in texts for run in CJK_RUN.findall(text))
     if len(decoded) != len(paths):
         notes.append(f"stages: {len(paths) - len(decoded)} files were not decoded by simdup")
+    inside: dict[str, list[_TimedCut]] = {"jieba": [], "rjieba": []}
 
     def each(fn: Callable[[Any], object], items: list[Any]) -> Callable[[], None]:
         def run() -> None:
@@ -328,19 +293,23 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
 
         return run
 
-    def whole(proc: DocumentProcessor) -> Callable[[str], object]:
-        """What ``DocumentProcessor.file`` does: decode, then the document (or the skip)."""
+    def document(backend: str) -> Callable[[], None]:
+        """What a worker does for every file: decode_file + DocumentProcessor.document, with
+        a fresh vocabulary and memo (as a new process has), timing the segmenter calls."""
 
-        def run(path: str) -> object:
-            d = decode_file(path, max_size)
-            return proc.document(d) if isinstance(d, DecodedDocument) else d
-
-        return run
-
-    def replay(segmenter: Any) -> Callable[[], None]:
         def run() -> None:
-            for method, text, kw in seg_calls:
-                getattr(segmenter, method)(text, **dict(kw))
+            simdup.features.forget_vocabularies()
+            proc = DocumentProcessor(dataclasses.replace(FeatureParams(), segmenter=backend))
+            timed = _TimedCut(proc.segmenter._cut)
+            proc.segmenter._cut = timed
+            try:
+                for path in paths:
+                    d = decode_file(path, max_size)
+                    if isinstance(d, DecodedDocument):
+                        proc.document(d)
+            finally:
+                proc.segmenter._cut = timed.cut
+            inside[backend].append(timed)
 
         return run
 
@@ -350,7 +319,6 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
             "simdup.decoding.decode_file (read, detect, decode)",
             each(lambda p: decode_file(p, max_size), paths),
         ),
-        ("normalise", "simdup.normalize.normalize_text", each(normalize_text, texts)),
         (
             "jieba.lcut",
             "jieba.lcut(text): plain jieba, HMM on, whole text",
@@ -358,31 +326,14 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         ),
         ("rjieba.cut", "rjieba.cut(text): plain rjieba, whole text", each(rjieba.cut, texts)),
         (
-            "Segmenter(jieba)",
-            f"simdup Segmenter('jieba').{'/'.join(methods)}, as the pipeline calls it: "
-            "CJK runs only, HMM off",
-            replay(seg["jieba"]),
-        ),
-        (
-            "Segmenter(rjieba)",
-            f"simdup Segmenter('rjieba').{'/'.join(methods)}",
-            replay(seg["rjieba"]),
-        ),
-        (
-            "features+fingerprint",
-            "DocumentProcessor.document, segmentation replaced by a lookup of its tokens "
-            "(normalise, exact-duplicate hash, stopwords, weights, hashes, SimHash, sketch)",
-            each(stub.document, decoded),
-        ),
-        (
             "document, jieba",
-            "decode_file + DocumentProcessor(segmenter='jieba').document",
-            each(whole(procs["jieba"]), paths),
+            "decode_file + DocumentProcessor(segmenter='jieba').document, new vocabulary",
+            document("jieba"),
         ),
         (
             "document, rjieba",
-            "decode_file + DocumentProcessor(segmenter='rjieba').document",
-            each(whole(procs["rjieba"]), paths),
+            "decode_file + DocumentProcessor(segmenter='rjieba').document, new vocabulary",
+            document("rjieba"),
         ),
     ]
     if args.skip_plain_jieba:
@@ -395,11 +346,11 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
             fn()
             times[name].append(time.perf_counter() - started)
             log(f"  {times[name][-1]:.2f} s")
-    if lookup.misses:
-        notes.append(f"stages: {lookup.misses} segmenter lookups missed (segmented instead)")
 
     med = {name: median(v) for name, v in times.items()}
     lcut = med.get("jieba.lcut", float("nan"))
+    segmenting = {b: median([t.seconds for t in runs]) for b, runs in inside.items()}
+    segmented_chars = {b: median([t.chars for t in runs]) for b, runs in inside.items()}
     rows: list[list[str]] = []
     raw: list[dict[str, Any]] = []
     for name, what, _ in plan:
@@ -423,35 +374,43 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
                 "mb_per_s": total_bytes / MB / s,
             }
         )
-    rest = med["decode"] + med["features+fingerprint"]
-    derived = {
+    rest = {b: med[f"document, {b}"] - segmenting[b] for b in inside}
+    derived: dict[str, Any] = {
+        "segmenter_seconds_inside_document": segmenting,
         "everything_but_segmentation_seconds": rest,
-        "everything_but_segmentation_pct_of_jieba_lcut": 100 * ratio(rest, lcut),
+        "everything_but_segmentation_pct_of_jieba_lcut": {
+            b: 100 * ratio(r, lcut) for b, r in rest.items()
+        },
+        "share_of_cjk_text_segmented": {
+            b: ratio(c, cjk_chars) for b, c in segmented_chars.items()
+        },
         "document_jieba_over_jieba_lcut": ratio(med["document, jieba"], lcut),
         "document_rjieba_over_jieba_lcut": ratio(med["document, rjieba"], lcut),
         "jieba_lcut_over_rjieba_cut": ratio(lcut, med["rjieba.cut"]),
-        "segmenter_jieba_over_segmenter_rjieba": ratio(
-            med["Segmenter(jieba)"], med["Segmenter(rjieba)"]
-        ),
     }
     table = markdown_table(
         ["stage", "what is timed", "median s", "runs (s)", "MB/s", "÷ jieba.lcut"], rows
     )
+    pct = derived["everything_but_segmentation_pct_of_jieba_lcut"]
+    share = derived["share_of_cjk_text_segmented"]
     lines = [
         f"### Stages in one process: {len(paths)} documents, {total_bytes / MB:.1f} MB "
         f"(MB/s of input file bytes), {args.repeat} alternating round(s)",
         "",
         table,
         "",
-        f"- Everything but segmentation (decode + features+fingerprint) = {fmt(rest, 2)} s: "
-        f"{fmt(derived['everything_but_segmentation_pct_of_jieba_lcut'], 1)}% on top of "
-        f"jieba.lcut alone over the same texts.",
+        f"- Everything but segmentation (a whole document minus the time inside the "
+        f"segmenter's cut calls): with jieba {fmt(rest['jieba'], 2)} s = "
+        f"{fmt(pct['jieba'], 1)}% on top of jieba.lcut alone over the same texts; with rjieba "
+        f"{fmt(rest['rjieba'], 2)} s = {fmt(pct['rjieba'], 1)}%.",
+        f"- Time inside the segmenter: jieba {fmt(segmenting['jieba'], 2)} s, rjieba "
+        f"{fmt(segmenting['rjieba'], 2)} s. Lines met before are not segmented again: the "
+        f"segmenter saw {fmt(100 * share['rjieba'], 0)}% of the CJK text "
+        f"({cjk_chars:,} characters in CJK runs).",
         f"- A whole simdup document with jieba costs "
         f"{fmt(derived['document_jieba_over_jieba_lcut'], 2)}× jieba.lcut; with rjieba "
-        f"{fmt(derived['document_rjieba_over_jieba_lcut'], 3)}×.",
-        f"- jieba.lcut ÷ rjieba.cut: {fmt(derived['jieba_lcut_over_rjieba_cut'], 1)}×; "
-        f"simdup Segmenter jieba ÷ rjieba: "
-        f"{fmt(derived['segmenter_jieba_over_segmenter_rjieba'], 1)}×.",
+        f"{fmt(derived['document_rjieba_over_jieba_lcut'], 3)}×. "
+        f"jieba.lcut ÷ rjieba.cut: {fmt(derived['jieba_lcut_over_rjieba_cut'], 1)}×.",
     ]
     return {"markdown": "\n".join(lines), "rows": raw, "derived": derived}
 

@@ -2,7 +2,8 @@
  * simdup._speedups: native versions of simdup's per-character and per-token loops.
  *
  * Every function here has a pure-Python twin that defines what it must return (digest and
- * collapse: simdup/textscan.py; simhash: simdup/simhash.py); tests/test_native.py checks the
+ * collapse: simdup/textscan.py; simhash: simdup/simhash.py; bottom_k_jaccard:
+ * simdup/sketch.py; count_controls: simdup/decoding.py); tests/test_native.py checks the
  * two agree on arbitrary input (Hypothesis). The build is optional (setup.py): without a C
  * compiler simdup runs the Python versions, with the same results, only slower.
  *
@@ -279,16 +280,9 @@ static int tally_add(Tally *t, Py_ssize_t code, Py_ssize_t n)
     return rc;
 }
 
-static int compare_ssize(const void *a, const void *b)
-{
-    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* (slots, tf, other, tokens) */
+/* (slots, tf, other, tokens); slots in the order first met */
 static PyObject *tally_result(Tally *t)
 {
-    qsort(t->touched, (size_t)t->n_touched, sizeof(Py_ssize_t), compare_ssize);
     PyObject *slots = PyBytes_FromStringAndSize(NULL, t->n_touched * (Py_ssize_t)sizeof(int64_t));
     PyObject *freqs = PyBytes_FromStringAndSize(NULL, t->n_touched * (Py_ssize_t)sizeof(double));
     PyObject *tokens = PyLong_FromSsize_t(t->tokens);
@@ -632,10 +626,109 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(jaccard_doc,
+"bottom_k_jaccard(a, b, k) -> float\n\n"
+"Jaccard estimate from two bottom-k sketches (sorted distinct uint32, native byte order).\n"
+"See simdup.sketch.estimate_jaccard for the definition.");
+
+static PyObject *bottom_k_jaccard(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard() takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer ab, bb;
+    Py_ssize_t k = PyLong_AsSsize_t(args[2]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (PyObject_GetBuffer(args[0], &ab, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &bb, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&ab);
+        return NULL;
+    }
+    const uint32_t *a = (const uint32_t *)ab.buf, *b = (const uint32_t *)bb.buf;
+    Py_ssize_t na = ab.len / 4, nb = bb.len / 4, i = 0, j = 0, common = 0, taken = 0;
+    double result;
+    if (na == 0 && nb == 0) {
+        result = 1.0;
+    }
+    else if (na < k && nb < k) {
+        /* Both sketches hold their whole sets: exact. */
+        while (i < na && j < nb) {
+            if (a[i] == b[j]) {
+                common++;
+                i++;
+                j++;
+            }
+            else if (a[i] < b[j]) {
+                i++;
+            }
+            else {
+                j++;
+            }
+        }
+        result = (double)common / (double)(na + nb - common);
+    }
+    else {
+        /* The k smallest values of the union, and how many of them both hold. */
+        while (taken < k && (i < na || j < nb)) {
+            if (i < na && j < nb && a[i] == b[j]) {
+                common++;
+                i++;
+                j++;
+            }
+            else if (j >= nb || (i < na && a[i] < b[j])) {
+                i++;
+            }
+            else {
+                j++;
+            }
+            taken++;
+        }
+        result = (double)common / (double)taken;
+    }
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    return PyFloat_FromDouble(result);
+}
+
+PyDoc_STRVAR(count_controls_doc,
+"count_controls(text, limit) -> int\n\n"
+"How many of the first `limit` characters are C0/C1 controls other than \\t \\n \\v \\f \\r\n"
+"(U+0000-0008, U+000E-001F, U+007F-009F).");
+
+static PyObject *count_controls(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "count_controls() takes 2 arguments");
+        return NULL;
+    }
+    if (check_text(args[0], "count_controls") < 0)
+        return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[1]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    const int kind = PyUnicode_KIND(args[0]);
+    const void *data = PyUnicode_DATA(args[0]);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]), count = 0;
+    if (limit < n)
+        n = limit < 0 ? 0 : limit;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        count += ch <= 0x08 || (ch >= 0x0E && ch <= 0x1F) || (ch >= 0x7F && ch <= 0x9F);
+    }
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
     {"collapse", collapse, METH_O, collapse_doc},
     {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
     {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},
+    {"bottom_k_jaccard", (PyCFunction)(void (*)(void))bottom_k_jaccard, METH_FASTCALL,
+     jaccard_doc},
+    {"count_controls", (PyCFunction)(void (*)(void))count_controls, METH_FASTCALL,
+     count_controls_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,7 +19,7 @@ import numpy as np
 from .discovery import discover
 from .index import MAX_THRESHOLD, near_pairs
 from .pipeline import Progress, ScanOptions, fingerprint_corpus, resolve_options
-from .sketch import estimate_jaccard
+from .sketch import sketch_jaccard
 
 SIMILARITY_BINS = 10  # deciles of the Jaccard estimate
 
@@ -64,7 +64,7 @@ def calibrate(
     k = options.features.sketch_size
     for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
         a, b = docs[i], docs[j]
-        sim = estimate_jaccard(a.sketch_array(), b.sketch_array(), k)
+        sim = sketch_jaccard(a.sketch, b.sketch, k)
         grid[d, min(int(sim * SIMILARITY_BINS), SIMILARITY_BINS - 1)] += 1
         if min(a.chars, b.chars) >= options.min_length_ratio * max(a.chars, b.chars):
             length_ok[d] += 1

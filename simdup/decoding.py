@@ -12,6 +12,7 @@ import re
 import stat
 from typing import Any
 
+from .native import speedups
 from .records import DecodedDocument, SkippedFile
 
 # Checked longest first: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
@@ -170,8 +171,17 @@ def _utf16_without_bom(data: bytes) -> str | None:
 def _looks_binary_text(text: str) -> bool:
     if not text:
         return False
-    sample = text[:CONTROL_SAMPLE_CHARS]
-    return len(_CONTROL.findall(sample)) > MAX_CONTROL_RATIO * len(sample)
+    return count_controls(text, CONTROL_SAMPLE_CHARS) > MAX_CONTROL_RATIO * min(
+        len(text), CONTROL_SAMPLE_CHARS
+    )
+
+
+def count_controls_python(text: str, limit: int) -> int:
+    """How many of the first ``limit`` characters are controls (``_CONTROL``)."""
+    return len(_CONTROL.findall(text[:limit]))
+
+
+count_controls = speedups.count_controls if speedups else count_controls_python
 
 
 def decode_bytes(data: bytes) -> tuple[str, str, str, float]:

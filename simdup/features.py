@@ -120,7 +120,7 @@ class Vocabulary:
         return code
 
     def features(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
-        """Slots (ascending, distinct), term frequencies and token count of a text."""
+        """Slots (distinct), term frequencies and token count of a text."""
         slots_bytes, tf_bytes, other, tokens = digest(
             text, self.memo, self.codes, self.code, self.segmenter.cut, self._stored
         )
@@ -144,6 +144,11 @@ class Vocabulary:
 
 
 _VOCABULARIES: dict[tuple[int, frozenset[str]], Vocabulary] = {}
+
+
+def forget_vocabularies() -> None:
+    """Drop this process's vocabularies and memos (the next document starts from nothing)."""
+    _VOCABULARIES.clear()
 
 
 def vocabulary(segmenter: Segmenter, stopwords: frozenset[str]) -> Vocabulary:

@@ -42,7 +42,7 @@ from .records import (
 )
 from .segmentation import Segmenter, get_segmenter
 from .simhash import BITS, hamming, simhash
-from .sketch import bottom_k, estimate_jaccard
+from .sketch import bottom_k, sketch_jaccard
 from .stopwords import bundled_stopwords
 
 Progress = Callable[[int, int], None]
@@ -318,7 +318,7 @@ def _candidates(
 def _similarity(a: FingerprintedDocument, b: FingerprintedDocument, options: ScanOptions) -> float:
     if options.method == "minhash":
         return minhash_estimate(a.minhash_array(), b.minhash_array())
-    return estimate_jaccard(a.sketch_array(), b.sketch_array(), options.features.sketch_size)
+    return sketch_jaccard(a.sketch, b.sketch, options.features.sketch_size)
 
 
 def find_pairs(
@@ -366,7 +366,7 @@ def build_clusters(
             sim = (
                 1.0
                 if exact
-                else round(estimate_jaccard(r.sketch_array(), doc.sketch_array(), sketch_size), 4)
+                else round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
             )
             rows.append(
                 ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)

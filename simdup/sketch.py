@@ -9,7 +9,11 @@ union, and the share of that sample present in both sets estimates the Jaccard s
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+
+from .native import speedups
 
 
 def bottom_k(hashes: np.ndarray, k: int) -> np.ndarray:
@@ -47,3 +51,14 @@ def estimate_jaccard(a: np.ndarray, b: np.ndarray, k: int) -> float:
     union = _distinct_sorted(np.concatenate((a, b)))[:k]
     both = np.intersect1d(a, b, assume_unique=True)
     return int(np.count_nonzero(both <= union[-1])) / union.size
+
+
+# The C version reads the stored little-endian bytes as native integers.
+_native_jaccard = speedups.bottom_k_jaccard if speedups and sys.byteorder == "little" else None
+
+
+def sketch_jaccard(a: bytes, b: bytes, k: int) -> float:
+    """``estimate_jaccard`` of two stored sketches (``bottom_k`` as little-endian uint32 bytes)."""
+    if _native_jaccard is not None:
+        return float(_native_jaccard(a, b, k))
+    return estimate_jaccard(np.frombuffer(a, dtype="<u4"), np.frombuffer(b, dtype="<u4"), k)

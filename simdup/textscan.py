@@ -79,9 +79,10 @@ def digest_python(
 
     Every token of the text (see ``scan``) has an integer code: ``codes[token]``, or
     ``register(token)`` the first time (``register`` is expected to add it to ``codes``). The
-    result is ``(slots, tf, other, tokens)``: the codes ``0 <= c < n_slots`` that occur,
-    ascending, as int64 bytes, and how often each occurs as float64 bytes; a dict counting the
-    other codes except -1 (which is dropped); and the number of tokens (-1 included).
+    result is ``(slots, tf, other, tokens)``: the codes ``0 <= c < n_slots`` that occur, in
+    the order first met, as int64 bytes, and how often each occurs as float64 bytes; a dict
+    counting the other codes except -1 (which is dropped); and the number of tokens (-1
+    included).
 
     ``memo`` maps a unit (``units``) to the int32 codes of its tokens: a unit found
     there is not scanned or segmented again, and every other unit is added to it. The CJK runs
@@ -120,7 +121,7 @@ def digest_python(
             next_group += 1
         memo[unit] = unit_codes.tobytes()
         counts.update(unit_codes)
-    dense = sorted(c for c in counts if 0 <= c < n_slots)
+    dense = [c for c in counts if 0 <= c < n_slots]
     other = {c: n for c, n in counts.items() if not 0 <= c < n_slots and c != -1}
     return (
         array("q", dense).tobytes(),

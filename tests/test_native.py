@@ -1,7 +1,8 @@
 """The C accelerator (simdup._speedups) against its pure-Python definitions.
 
 Every native function must return exactly what its Python twin returns: ``digest`` and
-``collapse`` (simdup/textscan.py) and ``simhash`` (simdup/simhash.py). The whole suite can also
+``collapse`` (simdup/textscan.py), ``simhash`` (simdup/simhash.py), ``bottom_k_jaccard``
+(simdup/sketch.py) and ``count_controls`` (simdup/decoding.py). The whole suite can also
 be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
 """
 
@@ -21,8 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simdup import native, textscan
+from simdup.decoding import count_controls_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
+from simdup.sketch import estimate_jaccard, sketch_jaccard
 from simdup.textscan import RUN_SEPARATOR, collapse_python, digest_python, scan, units
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
@@ -127,6 +130,13 @@ def test_digest_native_matches_python(docs: list[str], backend: str) -> None:
     python_out, python_memo, python_state = run(digest_python, docs, backend)
     assert native_out == python_out
     assert native_memo == python_memo
+    # Same slots in the same order (first met), not only the same counts.
+    for doc in docs[:3]:
+        a = textscan.digest(doc, native_memo, native_state.codes, native_state.register,
+                            get_segmenter(backend).cut, 10)  # fmt: skip
+        b = digest_python(doc, python_memo, python_state.codes, python_state.register,
+                          get_segmenter(backend).cut, 10)  # fmt: skip
+        assert a == b
     assert native_state.terms == python_state.terms
 
 
@@ -183,3 +193,25 @@ def test_simhash_of_scaled_weights_matches_python(weights: list[float], seed: in
     scaled = scaled_weights(np.array(weights))
     assert native.speedups is not None
     assert native.speedups.simhash(hashes, scaled) == simhash_python(hashes, scaled)
+
+
+sketches = st.lists(st.integers(0, 2**32 - 1), max_size=40, unique=True).map(sorted)
+
+
+@needs_native
+@given(sketches, sketches, st.integers(1, 48))
+def test_bottom_k_jaccard_matches_python(a: list[int], b: list[int], k: int) -> None:
+    """The merge-based estimate equals estimate_jaccard on the same sketches, bit for bit."""
+    a_arr, b_arr = np.array(a[:k], dtype=np.uint32), np.array(b[:k], dtype=np.uint32)
+    assert native.speedups is not None
+    got = native.speedups.bottom_k_jaccard(a_arr.astype("<u4").tobytes(),
+                                           b_arr.astype("<u4").tobytes(), k)  # fmt: skip
+    assert got == estimate_jaccard(a_arr, b_arr, k)
+    assert sketch_jaccard(a_arr.astype("<u4").tobytes(), b_arr.astype("<u4").tobytes(), k) == got
+
+
+@needs_native
+@given(st.text(max_size=300), st.integers(0, 400))
+def test_count_controls_matches_python(text: str, limit: int) -> None:
+    assert native.speedups is not None
+    assert native.speedups.count_controls(text, limit) == count_controls_python(text, limit)
