@@ -36,7 +36,7 @@ lint: $(VENV)/.test-installed
 # `make fuzz FUZZ_EXAMPLES=20000` for a long run).
 FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.test-installed
-	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py
+	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py tests/test_native.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)

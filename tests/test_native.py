@@ -29,6 +29,9 @@ from simdup.sketch import estimate_jaccard, sketch_jaccard
 from simdup.textscan import RUN_SEPARATOR, collapse_python, digest_python, scan, units
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
+# `make fuzz` raises this (SIMDUP_FUZZ_EXAMPLES) for the C code's sake.
+EXAMPLES = int(os.environ.get("SIMDUP_FUZZ_EXAMPLES", "150"))
+many = settings(max_examples=EXAMPLES, deadline=None)
 BACKENDS = [b for b in ("jieba", "rjieba") if b == "jieba" or importlib.util.find_spec(b)]
 needs_native = pytest.mark.skipif(PURE, reason="SIMDUP_PURE_PYTHON is set")
 
@@ -55,6 +58,7 @@ def test_pure_python_switch() -> None:
 
 
 @needs_native
+@many
 @given(st.text(max_size=200))
 def test_collapse_matches_python(text: str) -> None:
     assert textscan.collapse(text) == collapse_python(text) == " ".join(text.split())
@@ -107,7 +111,7 @@ def expected(text: str, backend: str) -> tuple[Counter[str], int]:
     )
 
 
-@settings(max_examples=150)
+@many
 @given(st.lists(texts, max_size=6), st.sampled_from(BACKENDS))
 def test_digest_python_counts_every_token_with_or_without_memo(docs: list[str],
                                                               backend: str) -> None:  # fmt: skip
@@ -121,7 +125,7 @@ def test_digest_python_counts_every_token_with_or_without_memo(docs: list[str],
 
 
 @needs_native
-@settings(max_examples=150)
+@many
 @given(st.lists(texts, max_size=6), st.sampled_from(BACKENDS))
 def test_digest_native_matches_python(docs: list[str], backend: str) -> None:
     """Same counts, same token totals, same memo (units and codes), same registration order."""
@@ -141,6 +145,7 @@ def test_digest_native_matches_python(docs: list[str], backend: str) -> None:
 
 
 @needs_native
+@many
 @given(texts)
 def test_native_units_are_the_python_units(text: str) -> None:
     """The memo keys the C code makes are exactly units(text)."""
@@ -173,6 +178,7 @@ def test_units_cut_at_line_breaks_no_token_crosses() -> None:
 
 
 @needs_native
+@many
 @given(
     st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(-(2**24) + 1, 2**24 - 1)),
              max_size=300)  # fmt: skip
@@ -186,6 +192,7 @@ def test_simhash_matches_python(items: list[tuple[int, int]]) -> None:
 
 
 @needs_native
+@many
 @given(st.lists(st.floats(0.01, 1e6), min_size=1, max_size=50), st.integers(0, 2**32))
 def test_simhash_of_scaled_weights_matches_python(weights: list[float], seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -199,6 +206,7 @@ sketches = st.lists(st.integers(0, 2**32 - 1), max_size=40, unique=True).map(sor
 
 
 @needs_native
+@many
 @given(sketches, sketches, st.integers(1, 48))
 def test_bottom_k_jaccard_matches_python(a: list[int], b: list[int], k: int) -> None:
     """The merge-based estimate equals estimate_jaccard on the same sketches, bit for bit."""
@@ -211,6 +219,7 @@ def test_bottom_k_jaccard_matches_python(a: list[int], b: list[int], k: int) -> 
 
 
 @needs_native
+@many
 @given(st.text(max_size=300), st.integers(0, 400))
 def test_count_controls_matches_python(text: str, limit: int) -> None:
     assert native.speedups is not None
