@@ -1,10 +1,11 @@
 """Weighted features of one document: its terms (and optionally word bigrams), stopwords dropped.
 
-A document's words are counted as they appear in the text (``Segmenter.counts``), and each
-distinct surface form is then mapped to its terms by a per-process ``Vocabulary``: NFKC and
-case folding (``normalize_term``), stopword removal, a 64-bit hash and an IDF value. Most
-surface forms recur across documents, so the per-term work is done once per process, not once
-per occurrence, and a document costs one dictionary lookup per distinct word.
+A per-process ``Vocabulary`` gives every surface form (a word as written in a text) a code:
+the slot of its term after NFKC and case folding (``normalize_term``), or "no term" for a
+stopword. Terms have their 64-bit hash and IDF value stored by slot. ``textscan.digest`` counts a
+text's tokens by code, remembering the codes of each unit (line) it has seen. Most words and
+lines recur across documents, so normalising, hashing and segmenting happen once per process,
+not once per occurrence.
 """
 
 from __future__ import annotations
@@ -27,16 +28,18 @@ _NOTHING = -1  # code of a surface form that stands for no term (a stopword, a s
 
 
 class Vocabulary:
-    """Per-process memo: surface form -> terms, and term -> (slot, 64-bit hash, IDF).
+    """Per-process memo: surface form -> code, term -> (slot, 64-bit hash, IDF), unit -> codes.
 
     ``codes[surface]`` is the slot of its one term (>= 0), ``_NOTHING`` (-1: a stopword or a
     separator), or ``-2 - k`` for a surface form standing for several terms (``expansions[k]``:
     slots, repeated as often as the term occurs; NFKC can split a word, "½" -> "1", "2").
     Slot numbers depend on the order the process met the terms in; nothing reported does.
+    ``memo`` maps a unit of text to the codes of its tokens (``textscan.digest``).
     """
 
     LIMIT = 1 << 21  # distinct surface forms kept before starting afresh (bounded memory)
     MEMO_LIMIT = 1 << 17  # units of text remembered (~50 MB) before starting afresh
+    NEW_TERMS_PER_TEXT = 1 << 16
 
     def __init__(self, segmenter: Segmenter, stopwords: frozenset[str]) -> None:
         self.segmenter = segmenter
@@ -104,32 +107,30 @@ class Vocabulary:
         code = self.codes.get(surface)
         if code is not None:
             return code
-        term = normalize_term(surface)
-        if term == surface or _ONE_WORD.fullmatch(term):  # the common case: one term
-            code = _NOTHING if term in self.stopwords else self.slot(term)
+        slots = [self.slot(t) for t in self.terms_of(surface) if t not in self.stopwords]
+        if not slots:
+            code = _NOTHING
+        elif len(slots) == 1:
+            code = slots[0]
         else:
-            slots = [self.slot(t) for t in self.terms_of(surface) if t not in self.stopwords]
-            if not slots:
-                code = _NOTHING
-            elif len(slots) == 1:
-                code = slots[0]
-            else:
-                code = -2 - len(self.expansions)
-                self.expansions.append(slots)
+            code = -2 - len(self.expansions)
+            self.expansions.append(slots)
         self.codes[surface] = code
         return code
 
     def features(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
         """Slots (distinct), term frequencies and token count of a text."""
+        # Room in the dense tally for the terms this text can add (more go to ``other``).
+        n_slots = len(self.terms) + min(len(text), self.NEW_TERMS_PER_TEXT)
         slots_bytes, tf_bytes, other, tokens = digest(
-            text, self.memo, self.codes, self.code, self.segmenter.cut, self._stored
+            text, self.memo, self.codes, self.code, self.segmenter.cut, n_slots
         )
         self._store_pending()
         slots = np.frombuffer(slots_bytes, dtype=np.int64)
         tf = np.frombuffer(tf_bytes, dtype=np.float64)
         if not other:
             return slots, tf, tokens
-        # New terms (slots added during this document) and words that stand for several terms.
+        # Words that stand for several terms, and new terms beyond the room given above.
         extra_slots: list[int] = []
         extra_tf: list[float] = []
         for code, n in other.items():
@@ -200,7 +201,7 @@ def extract_features(
 ) -> FeatureVector:
     # Exact duplicates are judged on the whole text, markup included, whitespace runs collapsed.
     collapsed = collapse(text)
-    digest = content_hash(collapsed)
+    identity = content_hash(collapsed)
     cleaned = strip_markup(text) if markup else text
     vocab = vocabulary(segmenter, stopwords)
     vocab.ensure_room()
@@ -215,5 +216,5 @@ def extract_features(
         table = vocab.terms
         hashes, idf = vocab.hashes[slots], vocab.idf[slots]
     return FeatureVector(
-        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), digest
+        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), identity
     )

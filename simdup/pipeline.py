@@ -199,27 +199,27 @@ def _init_worker(params: FeatureParams, max_size: int, child: bool = False) -> N
     _WORKER_MAX_SIZE = max_size
 
 
-def _work_batch(sources: Sequence[SourceFile]) -> list[FingerprintedDocument | SkippedFile]:
+def _work_batch(
+    batch: tuple[int, Sequence[SourceFile]],
+) -> tuple[int, list[FingerprintedDocument | SkippedFile]]:
     assert _WORKER is not None
-    return [_WORKER.file(source, _WORKER_MAX_SIZE) for source in sources]
+    start, sources = batch
+    return start, [_WORKER.file(source, _WORKER_MAX_SIZE) for source in sources]
 
 
 MAX_BATCH = 128
 MIN_BATCH = 4
 
 
-def batches(files: Sequence[SourceFile], jobs: int) -> list[Sequence[SourceFile]]:
-    """Consecutive runs of files, each 1/(2 jobs) of what is left (guided scheduling).
-
-    Neighbouring files (one folder: often versions of one document) go to the same worker,
-    where they share its memo of lines and its vocabulary; batches shrink towards the end so
-    that no worker is left with a long batch while the others idle.
-    """
-    out: list[Sequence[SourceFile]] = []
+def batches(files: Sequence[SourceFile], jobs: int) -> list[tuple[int, Sequence[SourceFile]]]:
+    """Consecutive runs of files with their start index, each 1/(2 jobs) of what is left
+    (guided scheduling): batches shrink towards the end so that no worker is left with a long
+    batch while the others idle."""
+    out: list[tuple[int, Sequence[SourceFile]]] = []
     start = 0
     while start < len(files):
         size = min(MAX_BATCH, max(MIN_BATCH, -(-(len(files) - start) // (2 * jobs))))
-        out.append(files[start : start + size])
+        out.append((start, files[start : start + size]))
         start += size
     return out
 
@@ -261,7 +261,12 @@ def fingerprint_files(
     jobs: int | None = None,
     progress: Progress | None = None,
 ) -> Iterable[FingerprintedDocument | SkippedFile]:
-    """Fingerprint files in order, in worker processes when it pays."""
+    """Fingerprint files, in worker processes when it pays; results in the order of ``files``.
+
+    Workers take the largest files first. Near-duplicates have similar sizes, so a worker meets
+    a document's other versions in neighbouring batches, where its memo of lines already holds
+    most of their lines; and the small files left for the end balance the load.
+    """
     jobs = jobs or default_jobs()
     total = len(files)
     # A pool costs more than it saves on small inputs; results are identical either way.
@@ -279,13 +284,19 @@ def fingerprint_files(
             raise
         try:
             _release_sigint(held)
+            order = sorted(range(total), key=lambda i: (-files[i].size, i))
+            largest_first = [files[i] for i in order]
+            results: list[FingerprintedDocument | SkippedFile | None] = [None] * total
             done = 0
-            for results in pool.imap(_work_batch, batches(files, jobs)):
-                for result in results:
-                    done += 1
-                    if progress:
-                        progress(done, total)
-                    yield result
+            for start, batch in pool.imap_unordered(_work_batch, batches(largest_first, jobs)):
+                for k, result in enumerate(batch):
+                    results[order[start + k]] = result
+                done += len(batch)
+                if progress:
+                    progress(done, total)
+            for result in results:
+                assert result is not None
+                yield result
         finally:
             pool.terminate()
             pool.join()

@@ -613,3 +613,24 @@ def test_closed_output_pipe_keeps_the_scan_exit_status(tmp_path: Path) -> None:
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == expected, err
         assert err == ""
+
+
+def test_the_command_exits_with_mains_status_after_all_its_output(sample_corpus: Path) -> None:
+    """``python -m simdup`` (cli.run: main, then a quick exit) flushes everything it wrote and
+    keeps main's exit status: 0, 1 for duplicates with --fail-on-duplicates, 2 for usage."""
+    import subprocess
+    import sys
+
+    def simdup(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "simdup", *args], capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+
+    ok = simdup("scan", str(sample_corpus), "-f", "json", "-q", "-j", "2")
+    assert ok.returncode == 0, ok.stderr
+    assert len(json.loads(ok.stdout)["clusters"]) == 10
+    failing = simdup("scan", str(sample_corpus), "--fail-on-duplicates", "-q")
+    assert failing.returncode == 1
+    assert failing.stdout.count("Cluster ") == 10
+    usage = simdup("scan", "--no-such-option")
+    assert usage.returncode == 2
+    assert "No such option" in usage.stderr
