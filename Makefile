@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test lint fuzz bench bench-quality bench-speed clean
+.PHONY: demo test lint fuzz asan bench bench-quality bench-speed clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,22 @@ lint: $(VENV)/.test-installed
 FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.test-installed
 	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py tests/test_native.py
+
+# The C extension built with AddressSanitizer and UBSan (any error aborts), in a copy of the
+# tree under build/asan, running the native, fuzz and bad-input tests against it.
+ASAN_SO = $$($(BIN)/python -c 'import sysconfig; print("_speedups" + sysconfig.get_config_var("EXT_SUFFIX"))')
+asan: $(VENV)/.test-installed
+	rm -rf build/asan && mkdir -p build/asan
+	cp -r simdup tests sample_corpus docs pyproject.toml build/asan/
+	rm -f build/asan/simdup/*.so
+	cc -shared -fPIC -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=undefined \
+		-I"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
+		simdup/_speedups.c -o build/asan/simdup/$(ASAN_SO)
+	cd build/asan && ASAN_OPTIONS=detect_leaks=0 \
+		LD_PRELOAD="$$(cc -print-file-name=libasan.so):$$(cc -print-file-name=libubsan.so)" \
+		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \
+		-p no:cacheprovider tests/test_native.py tests/test_fuzz.py tests/test_bad_inputs.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)

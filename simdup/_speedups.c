@@ -302,8 +302,8 @@ static PyObject *tally_result(Tally *t)
     return result;
 }
 
-/* codes[surface], or register(surface) the first time. -2**62 on error. */
-#define CODE_ERROR ((Py_ssize_t)-1 << 62)
+/* codes[surface], or register(surface) the first time. CODE_ERROR on error. */
+#define CODE_ERROR PY_SSIZE_T_MIN
 static Py_ssize_t code_of(PyObject *codes, PyObject *reg, PyObject *surface)
 {
     PyObject *code = PyDict_GetItemWithError(codes, surface); /* borrowed */
@@ -322,10 +322,14 @@ static Py_ssize_t code_of(PyObject *codes, PyObject *reg, PyObject *surface)
     }
     if (value == -1 && PyErr_Occurred())
         return CODE_ERROR;
+    if (value < INT32_MIN || value > INT32_MAX) { /* memo values are int32 */
+        PyErr_SetString(PyExc_OverflowError, "term code does not fit 32 bits");
+        return CODE_ERROR;
+    }
     return value;
 }
 
-/* A growable int32 array: the codes of one unit, a memo value. */
+/* A growable int32 array: the codes of one unit, a memo value (code_of checked the range). */
 typedef struct {
     int32_t *items;
     Py_ssize_t len, cap;
@@ -333,10 +337,6 @@ typedef struct {
 
 static int codes_push(Codes *c, Py_ssize_t code, Py_ssize_t times)
 {
-    if (code < INT32_MIN || code > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "term code does not fit 32 bits");
-        return -1;
-    }
     if (c->len + times > c->cap) {
         Py_ssize_t cap = c->cap ? 2 * c->cap : 64;
         while (cap < c->len + times)
@@ -733,8 +733,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "simdup._speedups",
-    "Native versions of simdup.textscan's per-character loops.", -1, methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "simdup._speedups",
+    .m_doc = "Native versions of simdup's hot loops (see the comment at the top of the source).",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void)
