@@ -189,6 +189,7 @@ typedef struct {
     Py_ssize_t n_touched, cap_touched;
     PyObject *other;     /* code -> count for codes outside [0, n_slots) other than -1 */
     Py_ssize_t tokens;   /* every token counted, stopwords included */
+    Py_ssize_t stored;   /* characters of the units added to the memo */
     int owns_tf;
 } Tally;
 
@@ -280,25 +281,27 @@ static int tally_add(Tally *t, Py_ssize_t code, Py_ssize_t n)
     return rc;
 }
 
-/* (slots, tf, other, tokens); slots in the order first met */
+/* (slots, tf, other, tokens, stored); slots in the order first met */
 static PyObject *tally_result(Tally *t)
 {
     PyObject *slots = PyBytes_FromStringAndSize(NULL, t->n_touched * (Py_ssize_t)sizeof(int64_t));
     PyObject *freqs = PyBytes_FromStringAndSize(NULL, t->n_touched * (Py_ssize_t)sizeof(double));
     PyObject *tokens = PyLong_FromSsize_t(t->tokens);
+    PyObject *stored = PyLong_FromSsize_t(t->stored);
     PyObject *result = NULL;
-    if (slots != NULL && freqs != NULL && tokens != NULL) {
+    if (slots != NULL && freqs != NULL && tokens != NULL && stored != NULL) {
         int64_t *slot_out = (int64_t *)PyBytes_AS_STRING(slots);
         double *tf_out = (double *)PyBytes_AS_STRING(freqs);
         for (Py_ssize_t i = 0; i < t->n_touched; i++) {
             slot_out[i] = (int64_t)t->touched[i];
             tf_out[i] = t->tf[t->touched[i]];
         }
-        result = PyTuple_Pack(4, slots, freqs, t->other, tokens);
+        result = PyTuple_Pack(5, slots, freqs, t->other, tokens, stored);
     }
     Py_XDECREF(slots);
     Py_XDECREF(freqs);
     Py_XDECREF(tokens);
+    Py_XDECREF(stored);
     return result;
 }
 
@@ -404,14 +407,15 @@ static int next_unit(int kind, const void *data, Py_ssize_t n, Py_ssize_t *pos,
 }
 
 PyDoc_STRVAR(digest_doc,
-"digest(text, memo, codes, register, cut, n_slots) -> (slots, tf, other, tokens)\n\n"
+"digest(text, memo, codes, register, cut, n_slots, max_unit)\n"
+"    -> (slots, tf, other, tokens, stored)\n\n"
 "Term frequencies of text by code, with a memo of its units. See\n"
 "simdup.textscan.digest_python for the definition.");
 
 static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "digest() takes 6 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "digest() takes 7 arguments");
         return NULL;
     }
     PyObject *text = args[0], *memo = args[1], *codes = args[2], *reg = args[3], *cut = args[4];
@@ -422,9 +426,10 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     Py_ssize_t n_slots = PyLong_AsSsize_t(args[5]);
-    if (n_slots < 0) {
+    Py_ssize_t max_unit = PyLong_AsSsize_t(args[6]);
+    if (n_slots < 0 || max_unit < 0) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "n_slots must be >= 0");
+            PyErr_SetString(PyExc_ValueError, "n_slots and max_unit must be >= 0");
         return NULL;
     }
     const int kind = PyUnicode_KIND(text);
@@ -541,13 +546,19 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
                 cursor++;
             }
         }
-        PyObject *value = PyBytes_FromStringAndSize(
-            (const char *)unit_codes.items, unit_codes.len * (Py_ssize_t)sizeof(int32_t));
-        if (value == NULL)
-            goto done;
-        int rc = PyDict_SetItem(memo, PyList_GET_ITEM(missed, u), value);
-        Py_DECREF(value);
-        if (rc < 0 || tally_codes(&t, unit_codes.items, unit_codes.len) < 0)
+        PyObject *unit = PyList_GET_ITEM(missed, u);
+        if (PyUnicode_GET_LENGTH(unit) <= max_unit) {
+            PyObject *value = PyBytes_FromStringAndSize(
+                (const char *)unit_codes.items, unit_codes.len * (Py_ssize_t)sizeof(int32_t));
+            if (value == NULL)
+                goto done;
+            int rc = PyDict_SetItem(memo, unit, value);
+            Py_DECREF(value);
+            if (rc < 0)
+                goto done;
+            t.stored += PyUnicode_GET_LENGTH(unit);
+        }
+        if (tally_codes(&t, unit_codes.items, unit_codes.len) < 0)
             goto done;
     }
     if (cursor != n_tokens) {

@@ -38,7 +38,11 @@ class Vocabulary:
     """
 
     LIMIT = 1 << 21  # distinct surface forms kept before starting afresh (bounded memory)
-    MEMO_LIMIT = 1 << 17  # units of text remembered (~50 MB) before starting afresh
+    # The memo of units is started afresh past this many units or characters (~100 MB), and
+    # never holds a unit longer than MEMO_MAX_UNIT characters (such lines rarely recur).
+    MEMO_LIMIT = 1 << 17
+    MEMO_CHARS = 1 << 24
+    MEMO_MAX_UNIT = 1 << 14
     NEW_TERMS_PER_TEXT = 1 << 16
 
     def __init__(self, segmenter: Segmenter, stopwords: frozenset[str]) -> None:
@@ -49,6 +53,7 @@ class Vocabulary:
     def _reset(self) -> None:
         # unit of text -> int32 codes of its tokens (textscan.digest_python)
         self.memo: dict[str, bytes] = {}
+        self.memo_chars = 0
         self.codes: dict[str, int] = {RUN_SEPARATOR: _NOTHING}
         self.expansions: list[list[int]] = []
         self.terms: list[str] = []
@@ -62,8 +67,9 @@ class Vocabulary:
         """Start afresh when full; called between documents, never inside one."""
         if len(self.codes) > self.LIMIT or len(self.terms) > self.LIMIT:
             self._reset()
-        elif len(self.memo) > self.MEMO_LIMIT:
+        elif len(self.memo) > self.MEMO_LIMIT or self.memo_chars > self.MEMO_CHARS:
             self.memo.clear()
+            self.memo_chars = 0
 
     def slot(self, term: str) -> int:
         """The slot of a normalised term, added on first sight."""
@@ -122,9 +128,11 @@ class Vocabulary:
         """Slots (distinct), term frequencies and token count of a text."""
         # Room in the dense tally for the terms this text can add (more go to ``other``).
         n_slots = len(self.terms) + min(len(text), self.NEW_TERMS_PER_TEXT)
-        slots_bytes, tf_bytes, other, tokens = digest(
-            text, self.memo, self.codes, self.code, self.segmenter.cut, n_slots
-        )
+        slots_bytes, tf_bytes, other, tokens, stored = digest(
+            text, self.memo, self.codes, self.code, self.segmenter.cut, n_slots,
+            self.MEMO_MAX_UNIT,
+        )  # fmt: skip
+        self.memo_chars += stored
         self._store_pending()
         slots = np.frombuffer(slots_bytes, dtype=np.int64)
         tf = np.frombuffer(tf_bytes, dtype=np.float64)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from .native import speedups
 
-DigestResult = tuple[bytes, bytes, dict[int, int], int]
+DigestResult = tuple[bytes, bytes, dict[int, int], int, int]
 
 # jieba's own Han range; ideographs outside it are word characters like any other letter.
 CJK_RANGE = "\u4e00-\u9fd5"
@@ -52,7 +52,9 @@ def collapse_python(text: str) -> str:
 
 Register = Callable[[str], int]
 Cut = Callable[[str], list[str]]
-Digest = Callable[[str, dict[str, bytes], dict[str, int], Register, Cut, int], DigestResult]
+Digest = Callable[
+    [str, dict[str, bytes], dict[str, int], Register, Cut, int, int], DigestResult
+]
 
 # A line break no token crosses: in a whitespace run that does not sit between two ideographs.
 _UNIT_BREAK = re.compile(
@@ -74,18 +76,20 @@ def digest_python(
     register: Register,
     cut: Cut,
     n_slots: int,
+    max_unit: int,
 ) -> DigestResult:
     """Term frequencies of ``text`` by code (the reference implementation).
 
     Every token of the text (see ``scan``) has an integer code: ``codes[token]``, or
     ``register(token)`` the first time (``register`` is expected to add it to ``codes``). The
-    result is ``(slots, tf, other, tokens)``: the codes ``0 <= c < n_slots`` that occur, in
-    the order first met, as int64 bytes, and how often each occurs as float64 bytes; a dict
-    counting the other codes except -1 (which is dropped); and the number of tokens (-1
-    included).
+    result is ``(slots, tf, other, tokens, stored)``: the codes ``0 <= c < n_slots`` that occur,
+    in the order first met, as int64 bytes, and how often each occurs as float64 bytes; a dict
+    counting the other codes except -1 (which is dropped); the number of tokens (-1 included);
+    and how many characters of units were added to the memo.
 
     ``memo`` maps a unit (``units``) to the int32 codes of its tokens: a unit found
-    there is not scanned or segmented again, and every other unit is added to it. The CJK runs
+    there is not scanned or segmented again, and every other unit of at most ``max_unit``
+    characters is added to it. The CJK runs
     of the new units are segmented in one ``cut`` call, joined by newlines.
     """
     counts: Counter[int] = Counter()
@@ -107,6 +111,7 @@ def digest_python(
     if joined and len(groups) != joined.count(RUN_SEPARATOR) + 1:
         raise RuntimeError("segmenter output does not match its input's runs")
     next_group = 0
+    stored = 0
 
     def code(surface: str) -> int:
         found = codes.get(surface)
@@ -119,7 +124,9 @@ def digest_python(
         for _ in range(runs.count(RUN_SEPARATOR) + 1 if runs else 0):
             unit_codes.extend(code(token) for token in groups[next_group])
             next_group += 1
-        memo[unit] = unit_codes.tobytes()
+        if len(unit) <= max_unit:
+            memo[unit] = unit_codes.tobytes()
+            stored += len(unit)
         counts.update(unit_codes)
     dense = [c for c in counts if 0 <= c < n_slots]
     other = {c: n for c, n in counts.items() if not 0 <= c < n_slots and c != -1}
@@ -128,6 +135,7 @@ def digest_python(
         array("d", [float(counts[c]) for c in dense]).tobytes(),
         other,
         sum(counts.values()),
+        stored,
     )
 
 # The native versions when the C extension is there (simdup/native.py).

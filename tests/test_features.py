@@ -171,6 +171,7 @@ def test_vocabulary_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> 
     want = extract_features(text, seg, NO_STOPWORDS).as_dict()
     monkeypatch.setattr(Vocabulary, "LIMIT", 3)
     monkeypatch.setattr(Vocabulary, "MEMO_LIMIT", 1)
+    monkeypatch.setattr(Vocabulary, "MEMO_CHARS", 5)
     vocab = Vocabulary(seg, NO_STOPWORDS)
     for _ in range(3):
         vocab.ensure_room()
@@ -178,3 +179,18 @@ def test_vocabulary_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> 
         assert dict(zip((vocab.terms[i] for i in slots), tf.tolist(), strict=True)) == {
             t: 1.0 for t in want
         }
+
+
+def test_memo_is_bounded_by_characters() -> None:
+    """Past MEMO_CHARS remembered characters the memo starts afresh; long units are skipped."""
+    seg = get_segmenter()
+    vocab = Vocabulary(seg, NO_STOPWORDS)
+    vocab.MEMO_CHARS = 30  # type: ignore[misc]
+    vocab.MEMO_MAX_UNIT = 12  # type: ignore[misc]
+    vocab.features("short line\na much longer line that is not remembered\nok")
+    assert set(vocab.memo) == {"short line", "ok"}
+    assert vocab.memo_chars == len("short line") + len("ok")
+    vocab.features("\n".join(f"line {i:03d}" for i in range(5)))
+    assert vocab.memo_chars == 12 + 5 * 8 > vocab.MEMO_CHARS
+    vocab.ensure_room()
+    assert not vocab.memo and vocab.memo_chars == 0

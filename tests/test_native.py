@@ -64,7 +64,8 @@ def test_collapse_matches_python(text: str) -> None:
     assert textscan.collapse(text) == collapse_python(text) == " ".join(text.split())
 
 
-Result = tuple[bytes, bytes, dict[int, int], int]
+Result = tuple[bytes, bytes, dict[int, int], int, int]
+BIG = 1 << 30  # max_unit: every unit is remembered
 
 
 class Codes:
@@ -80,7 +81,7 @@ class Codes:
         return code
 
     def counts(self, result: Result) -> Counter[str]:
-        slots, tf, other, _ = result
+        slots, tf, other, _, _ = result
         out: Counter[str] = Counter()
         for slot, n in zip(array("q", slots), array("d", tf), strict=True):
             out[self.terms[slot]] += int(n)
@@ -90,15 +91,17 @@ class Codes:
 
 
 def run(
-    fn: Callable[..., Result], docs: list[str], backend: str
-) -> tuple[list[tuple[Counter[str], int]], dict[str, bytes], Codes]:
-    """Each document through ``fn`` with one memo and one vocabulary, as a worker does."""
+    fn: Callable[..., Result], docs: list[str], backend: str, max_unit: int = BIG
+) -> tuple[list[tuple[Counter[str], int, int]], dict[str, bytes], Codes]:
+    """Each document through ``fn`` with one memo and one vocabulary, as a worker does:
+    (term counts, tokens, characters stored in the memo) per document."""
     cut = get_segmenter(backend).cut
     state, memo = Codes(), {}
     out = []
     for doc in docs:
-        result = fn(doc, memo, state.codes, state.register, cut, len(state.terms) // 2)
-        out.append((state.counts(result), result[3]))
+        result = fn(doc, memo, state.codes, state.register, cut, len(state.terms) // 2,
+                    max_unit)  # fmt: skip
+        out.append((state.counts(result), result[3], result[4]))
     return out, memo, state
 
 
@@ -119,27 +122,40 @@ def test_digest_python_counts_every_token_with_or_without_memo(docs: list[str],
     the counts are those of scan() + segmentation of the whole text."""
     docs = docs + docs[::-1]  # later documents hit the memo
     got, memo, _ = run(digest_python, docs, backend)
-    for doc, (counts, tokens) in zip(docs, got, strict=True):
+    for doc, (counts, tokens, _) in zip(docs, got, strict=True):
         assert (counts, tokens) == expected(doc, backend)
     assert set(memo) == {u for doc in docs for u in units(doc)}
+    assert sum(stored for _, _, stored in got) >= sum(len(u) for u in memo)
+
+
+@many
+@given(st.lists(texts, max_size=4), st.integers(0, 30))
+def test_digest_remembers_only_units_up_to_max_unit(docs: list[str], max_unit: int) -> None:
+    """Longer units are counted but not remembered; ``stored`` counts what was remembered."""
+    got, memo, _ = run(digest_python, docs, "jieba", max_unit)
+    for doc, (counts, tokens, _) in zip(docs, got, strict=True):
+        assert (counts, tokens) == expected(doc, "jieba")
+    assert set(memo) == {u for doc in docs for u in units(doc) if len(u) <= max_unit}
 
 
 @needs_native
 @many
-@given(st.lists(texts, max_size=6), st.sampled_from(BACKENDS))
-def test_digest_native_matches_python(docs: list[str], backend: str) -> None:
-    """Same counts, same token totals, same memo (units and codes), same registration order."""
+@given(st.lists(texts, max_size=6), st.sampled_from(BACKENDS),
+       st.sampled_from([0, 5, 20, BIG]))  # fmt: skip
+def test_digest_native_matches_python(docs: list[str], backend: str, max_unit: int) -> None:
+    """Same counts, same token totals, same memo (units and codes), same characters stored,
+    same registration order."""
     docs = docs + docs[::-1]
-    native_out, native_memo, native_state = run(textscan.digest, docs, backend)
-    python_out, python_memo, python_state = run(digest_python, docs, backend)
+    native_out, native_memo, native_state = run(textscan.digest, docs, backend, max_unit)
+    python_out, python_memo, python_state = run(digest_python, docs, backend, max_unit)
     assert native_out == python_out
     assert native_memo == python_memo
     # Same slots in the same order (first met), not only the same counts.
     for doc in docs[:3]:
         a = textscan.digest(doc, native_memo, native_state.codes, native_state.register,
-                            get_segmenter(backend).cut, 10)  # fmt: skip
+                            get_segmenter(backend).cut, 10, max_unit)  # fmt: skip
         b = digest_python(doc, python_memo, python_state.codes, python_state.register,
-                          get_segmenter(backend).cut, 10)  # fmt: skip
+                          get_segmenter(backend).cut, 10, max_unit)  # fmt: skip
         assert a == b
     assert native_state.terms == python_state.terms
 
@@ -151,7 +167,7 @@ def test_native_units_are_the_python_units(text: str) -> None:
     """The memo keys the C code makes are exactly units(text)."""
     memo: dict[str, bytes] = {}
     state = Codes()
-    textscan.digest(text, memo, state.codes, state.register, get_segmenter().cut, 0)
+    textscan.digest(text, memo, state.codes, state.register, get_segmenter().cut, 0, BIG)
     assert set(memo) == set(units(text))
 
 
@@ -166,7 +182,7 @@ def test_digest_refuses_segmenter_output_that_does_not_fit_the_runs(
         return [text.replace("\n", "")]
 
     with pytest.raises(RuntimeError, match="segmenter output"):
-        fn("中文\n\nabc\n\n文本", {}, state.codes, state.register, merging_cut, 0)
+        fn("中文\n\nabc\n\n文本", {}, state.codes, state.register, merging_cut, 0, BIG)
 
 
 def test_units_cut_at_line_breaks_no_token_crosses() -> None:
