@@ -578,6 +578,18 @@ done:
     return result;
 }
 
+/* args[0] and args[1] as contiguous buffers; -1 with an exception set (nothing to release). */
+static int two_buffers(PyObject *const *args, Py_buffer *a, Py_buffer *b)
+{
+    if (PyObject_GetBuffer(args[0], a, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (PyObject_GetBuffer(args[1], b, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(a);
+        return -1;
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(simhash_doc,
 "simhash(hashes, weights) -> int\n\n"
 "Charikar SimHash of uint64 hashes with float64 weights that are integers of magnitude below\n"
@@ -591,12 +603,8 @@ static PyObject *simhash(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     Py_buffer hb, wb;
-    if (PyObject_GetBuffer(args[0], &hb, PyBUF_C_CONTIGUOUS) < 0)
+    if (two_buffers(args, &hb, &wb) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &wb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&hb);
-        return NULL;
-    }
     PyObject *result = NULL;
     Py_ssize_t n = hb.len / 8;
     if (hb.len % 8 || wb.len != hb.len) {
@@ -652,12 +660,8 @@ static PyObject *bottom_k_jaccard(PyObject *module, PyObject *const *args, Py_ss
     Py_ssize_t k = PyLong_AsSsize_t(args[2]);
     if (k == -1 && PyErr_Occurred())
         return NULL;
-    if (PyObject_GetBuffer(args[0], &ab, PyBUF_C_CONTIGUOUS) < 0)
+    if (two_buffers(args, &ab, &bb) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &bb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&ab);
-        return NULL;
-    }
     const uint32_t *a = (const uint32_t *)ab.buf, *b = (const uint32_t *)bb.buf;
     Py_ssize_t na = ab.len / 4, nb = bb.len / 4, i = 0, j = 0, common = 0, taken = 0;
     double result;

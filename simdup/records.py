@@ -92,9 +92,6 @@ class FingerprintedDocument:
     # MinHash signature (little-endian uint64), only for --method minhash.
     minhash: bytes = field(repr=False, default=b"")
 
-    def sketch_array(self) -> np.ndarray:
-        return np.frombuffer(self.sketch, dtype="<u4")
-
     def minhash_array(self) -> np.ndarray:
         return np.frombuffer(self.minhash, dtype="<u8")
 
