@@ -46,6 +46,7 @@ asan: $(VENV)/.test-installed
 	cp -r simdup tests sample_corpus docs pyproject.toml build/asan/
 	rm -f build/asan/simdup/*.so
 	cc -shared -fPIC -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-Wall -Wextra -Wno-unused-parameter -Werror \
 		-fno-sanitize-recover=undefined \
 		-I"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
 		simdup/_speedups.c -o build/asan/simdup/$(ASAN_SO)

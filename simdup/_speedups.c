@@ -406,86 +406,28 @@ static int next_unit(int kind, const void *data, Py_ssize_t n, Py_ssize_t *pos,
     }
 }
 
-PyDoc_STRVAR(digest_doc,
-"digest(text, memo, codes, register, cut, n_slots, max_unit)\n"
-"    -> (slots, tf, other, tokens, stored)\n\n"
-"Term frequencies of text by code, with a memo of its units. See\n"
-"simdup.textscan.digest_python for the definition.");
+#define SEGMENT_CHUNK ((Py_ssize_t)1 << 18)
 
-static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Units missed[lo:hi] (`chars` characters in all): scanned one by one, their CJK runs
+   segmented in one `cut` call, their codes (words, then the tokens of each run; a "\n" token
+   separates consecutive runs) stored in the memo and counted. */
+static int digest_units(Tally *t, PyObject *missed, Py_ssize_t lo, Py_ssize_t hi,
+                        Py_ssize_t chars, PyObject *memo, PyObject *codes, PyObject *reg,
+                        PyObject *cut, Py_ssize_t max_unit)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "digest() takes 7 arguments");
-        return NULL;
-    }
-    PyObject *text = args[0], *memo = args[1], *codes = args[2], *reg = args[3], *cut = args[4];
-    if (check_text(text, "digest") < 0)
-        return NULL;
-    if (!PyDict_Check(memo) || !PyDict_Check(codes)) {
-        PyErr_SetString(PyExc_TypeError, "digest() needs dicts for memo and codes");
-        return NULL;
-    }
-    Py_ssize_t n_slots = PyLong_AsSsize_t(args[5]);
-    Py_ssize_t max_unit = PyLong_AsSsize_t(args[6]);
-    if (n_slots < 0 || max_unit < 0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "n_slots and max_unit must be >= 0");
-        return NULL;
-    }
-    const int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-
-    Tally t;
-    PyObject *missed = NULL, *words = NULL, *tokens = NULL, *result = NULL;
-    Py_ssize_t *runs = NULL;
-    Py_UCS2 *buf = NULL;
+    int rc = -1;
+    Py_ssize_t n = hi - lo;
+    PyObject *words = PyList_New(n), *tokens = NULL;
+    Py_ssize_t *runs = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_UCS2 *buf = PyMem_Malloc((size_t)(2 * chars + 1) * sizeof(Py_UCS2));
     Codes unit_codes = {NULL, 0, 0};
-    if (tally_init(&t, n_slots) < 0)
-        goto done;
-    missed = PyList_New(0);
-    if (missed == NULL)
-        goto done;
-
-    /* 1. Units found in the memo are counted from it; the others are collected. */
-    Py_ssize_t pos = 0, start, end, missed_chars = 0;
-    while (next_unit(kind, data, n, &pos, &start, &end)) {
-        PyObject *unit = PyUnicode_Substring(text, start, end);
-        if (unit == NULL)
-            goto done;
-        PyObject *hit = PyDict_GetItemWithError(memo, unit); /* borrowed */
-        int rc;
-        if (hit != NULL) {
-            rc = PyBytes_Check(hit)
-                     ? tally_codes(&t, (const int32_t *)PyBytes_AS_STRING(hit),
-                                   PyBytes_GET_SIZE(hit) / (Py_ssize_t)sizeof(int32_t))
-                     : (PyErr_SetString(PyExc_TypeError, "memo values must be bytes"), -1);
-        }
-        else {
-            rc = PyErr_Occurred() ? -1 : PyList_Append(missed, unit);
-            missed_chars += end - start;
-        }
-        Py_DECREF(unit);
-        if (rc < 0)
-            goto done;
-    }
-
-    /* 2. The other units: scanned one by one, their CJK runs segmented in one call. */
-    Py_ssize_t n_missed = PyList_GET_SIZE(missed);
-    if (n_missed == 0) {
-        result = tally_result(&t);
-        goto done;
-    }
-    words = PyList_New(n_missed);
-    runs = PyMem_Malloc((size_t)n_missed * sizeof(Py_ssize_t));
-    buf = PyMem_Malloc((size_t)(2 * missed_chars + 1) * sizeof(Py_UCS2));
     if (words == NULL || runs == NULL || buf == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     Py_ssize_t buf_len = 0, total_runs = 0;
-    for (Py_ssize_t u = 0; u < n_missed; u++) {
-        PyObject *unit = PyList_GET_ITEM(missed, u);
+    for (Py_ssize_t u = 0; u < n; u++) {
+        PyObject *unit = PyList_GET_ITEM(missed, lo + u);
         PyObject *counts = PyDict_New();
         if (counts == NULL)
             goto done;
@@ -509,11 +451,8 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
             goto done;
         }
     }
-
-    /* 3. Each unit's codes: its words, then the tokens of its runs (a "\n" token separates
-       consecutive runs). Stored in the memo and counted. */
     Py_ssize_t cursor = 0, n_tokens = tokens ? PyList_GET_SIZE(tokens) : 0, runs_seen = 0;
-    for (Py_ssize_t u = 0; u < n_missed; u++) {
+    for (Py_ssize_t u = 0; u < n; u++) {
         unit_codes.len = 0;
         Py_ssize_t wpos = 0;
         PyObject *word, *count;
@@ -546,35 +485,114 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
                 cursor++;
             }
         }
-        PyObject *unit = PyList_GET_ITEM(missed, u);
+        PyObject *unit = PyList_GET_ITEM(missed, lo + u);
         if (PyUnicode_GET_LENGTH(unit) <= max_unit) {
             PyObject *value = PyBytes_FromStringAndSize(
                 (const char *)unit_codes.items, unit_codes.len * (Py_ssize_t)sizeof(int32_t));
             if (value == NULL)
                 goto done;
-            int rc = PyDict_SetItem(memo, unit, value);
+            int set = PyDict_SetItem(memo, unit, value);
             Py_DECREF(value);
-            if (rc < 0)
+            if (set < 0)
                 goto done;
-            t.stored += PyUnicode_GET_LENGTH(unit);
+            t->stored += PyUnicode_GET_LENGTH(unit);
         }
-        if (tally_codes(&t, unit_codes.items, unit_codes.len) < 0)
+        if (tally_codes(t, unit_codes.items, unit_codes.len) < 0)
             goto done;
     }
     if (cursor != n_tokens) {
         PyErr_SetString(PyExc_RuntimeError, "segmenter output does not match its input's runs");
         goto done;
     }
-    result = tally_result(&t);
-
+    rc = 0;
 done:
-    tally_free(&t);
-    Py_XDECREF(missed);
     Py_XDECREF(words);
     Py_XDECREF(tokens);
     PyMem_Free(runs);
     PyMem_Free(buf);
     PyMem_Free(unit_codes.items);
+    return rc;
+}
+
+PyDoc_STRVAR(digest_doc,
+"digest(text, memo, codes, register, cut, n_slots, max_unit)\n"
+"    -> (slots, tf, other, tokens, stored)\n\n"
+"Term frequencies of text by code, with a memo of its units. See\n"
+"simdup.textscan.digest_python for the definition.");
+
+static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "digest() takes 7 arguments");
+        return NULL;
+    }
+    PyObject *text = args[0], *memo = args[1], *codes = args[2], *reg = args[3], *cut = args[4];
+    if (check_text(text, "digest") < 0)
+        return NULL;
+    if (!PyDict_Check(memo) || !PyDict_Check(codes)) {
+        PyErr_SetString(PyExc_TypeError, "digest() needs dicts for memo and codes");
+        return NULL;
+    }
+    Py_ssize_t n_slots = PyLong_AsSsize_t(args[5]);
+    Py_ssize_t max_unit = PyLong_AsSsize_t(args[6]);
+    if (n_slots < 0 || max_unit < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "n_slots and max_unit must be >= 0");
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+
+    Tally t;
+    PyObject *missed = NULL, *result = NULL;
+    if (tally_init(&t, n_slots) < 0)
+        goto done;
+    missed = PyList_New(0);
+    if (missed == NULL)
+        goto done;
+
+    /* 1. Units found in the memo are counted from it; the others are collected. */
+    Py_ssize_t pos = 0, start, end;
+    while (next_unit(kind, data, n, &pos, &start, &end)) {
+        PyObject *unit = PyUnicode_Substring(text, start, end);
+        if (unit == NULL)
+            goto done;
+        PyObject *hit = PyDict_GetItemWithError(memo, unit); /* borrowed */
+        int rc;
+        if (hit != NULL) {
+            rc = PyBytes_Check(hit)
+                     ? tally_codes(&t, (const int32_t *)PyBytes_AS_STRING(hit),
+                                   PyBytes_GET_SIZE(hit) / (Py_ssize_t)sizeof(int32_t))
+                     : (PyErr_SetString(PyExc_TypeError, "memo values must be bytes"), -1);
+        }
+        else {
+            rc = PyErr_Occurred() ? -1 : PyList_Append(missed, unit);
+        }
+        Py_DECREF(unit);
+        if (rc < 0)
+            goto done;
+    }
+
+    /* 2. The other units, in groups of about SEGMENT_CHUNK characters (so that the token list
+       of one segmenter call stays bounded however long the text). */
+    Py_ssize_t n_missed = PyList_GET_SIZE(missed);
+    for (Py_ssize_t lo = 0, hi; lo < n_missed; lo = hi) {
+        Py_ssize_t chars = PyUnicode_GET_LENGTH(PyList_GET_ITEM(missed, lo));
+        for (hi = lo + 1; hi < n_missed; hi++) {
+            Py_ssize_t more = PyUnicode_GET_LENGTH(PyList_GET_ITEM(missed, hi));
+            if (chars + more > SEGMENT_CHUNK)
+                break;
+            chars += more;
+        }
+        if (digest_units(&t, missed, lo, hi, chars, memo, codes, reg, cut, max_unit) < 0)
+            goto done;
+    }
+    result = tally_result(&t);
+
+done:
+    tally_free(&t);
+    Py_XDECREF(missed);
     return result;
 }
 

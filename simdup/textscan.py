@@ -87,10 +87,11 @@ def digest_python(
     counting the other codes except -1 (which is dropped); the number of tokens (-1 included);
     and how many characters of units were added to the memo.
 
-    ``memo`` maps a unit (``units``) to the int32 codes of its tokens: a unit found
-    there is not scanned or segmented again, and every other unit of at most ``max_unit``
-    characters is added to it. The CJK runs
-    of the new units are segmented in one ``cut`` call, joined by newlines.
+    ``memo`` maps a unit (``units``) to the int32 codes of its tokens: a unit found there is
+    not scanned or segmented again, and every other unit of at most ``max_unit`` characters is
+    added to it. The CJK runs of the new units are segmented by ``cut``, joined by newlines, one
+    call per group of units of about ``SEGMENT_CHUNK`` characters (so that a long text's token
+    list stays bounded).
     """
     counts: Counter[int] = Counter()
     missed: list[str] = []
@@ -100,34 +101,36 @@ def digest_python(
             missed.append(unit)
         else:
             counts.update(array("i", hit))
-    scanned = [scan(unit) for unit in missed]
-    joined = RUN_SEPARATOR.join(runs for _, runs in scanned if runs)
-    groups: list[list[str]] = [[]]
-    for token in cut(joined) if joined else []:
-        if token == RUN_SEPARATOR:
-            groups.append([])
-        else:
-            groups[-1].append(token)
-    if joined and len(groups) != joined.count(RUN_SEPARATOR) + 1:
-        raise RuntimeError("segmenter output does not match its input's runs")
-    next_group = 0
-    stored = 0
 
     def code(surface: str) -> int:
         found = codes.get(surface)
         return register(surface) if found is None else found
 
-    for unit, (words, runs) in zip(missed, scanned, strict=True):
-        unit_codes = array("i")
-        for word, n in words.items():
-            unit_codes.extend([code(word)] * n)
-        for _ in range(runs.count(RUN_SEPARATOR) + 1 if runs else 0):
-            unit_codes.extend(code(token) for token in groups[next_group])
-            next_group += 1
-        if len(unit) <= max_unit:
-            memo[unit] = unit_codes.tobytes()
-            stored += len(unit)
-        counts.update(unit_codes)
+    stored = 0
+    for group in _groups(missed):
+        scanned = [scan(unit) for unit in group]
+        runs_of = [runs.split(RUN_SEPARATOR) if runs else [] for _, runs in scanned]
+        joined = RUN_SEPARATOR.join(run for runs in runs_of for run in runs)
+        segmented: list[list[str]] = [[]]
+        for token in cut(joined) if joined else []:
+            if token == RUN_SEPARATOR:
+                segmented.append([])
+            else:
+                segmented[-1].append(token)
+        if len(segmented) != (joined.count(RUN_SEPARATOR) + 1 if joined else 1):
+            raise RuntimeError("segmenter output does not match its input's runs")
+        next_run = 0
+        for unit, (words, _), runs in zip(group, scanned, runs_of, strict=True):
+            unit_codes = array("i")
+            for word, n in words.items():
+                unit_codes.extend([code(word)] * n)
+            for _ in runs:
+                unit_codes.extend(code(token) for token in segmented[next_run])
+                next_run += 1
+            if len(unit) <= max_unit:
+                memo[unit] = unit_codes.tobytes()
+                stored += len(unit)
+            counts.update(unit_codes)
     dense = [c for c in counts if 0 <= c < n_slots]
     other = {c: n for c, n in counts.items() if not 0 <= c < n_slots and c != -1}
     return (
@@ -137,6 +140,23 @@ def digest_python(
         sum(counts.values()),
         stored,
     )
+
+SEGMENT_CHUNK = 1 << 18
+
+
+def _groups(missed: list[str]) -> list[list[str]]:
+    """Consecutive units, each group the longest run within ``SEGMENT_CHUNK`` characters (at
+    least one unit)."""
+    groups: list[list[str]] = []
+    chars = 0
+    for unit in missed:
+        if not groups or chars + len(unit) > SEGMENT_CHUNK:
+            groups.append([])
+            chars = 0
+        groups[-1].append(unit)
+        chars += len(unit)
+    return groups
+
 
 # The native versions when the C extension is there (simdup/native.py).
 collapse: Callable[[str], str] = speedups.collapse if speedups else collapse_python

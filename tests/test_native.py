@@ -240,3 +240,27 @@ def test_bottom_k_jaccard_matches_python(a: list[int], b: list[int], k: int) -> 
 def test_count_controls_matches_python(text: str, limit: int) -> None:
     assert native.speedups is not None
     assert native.speedups.count_controls(text, limit) == count_controls_python(text, limit)
+
+
+@needs_native
+def test_long_texts_are_segmented_in_groups_with_the_same_result() -> None:
+    """A text of many new lines (more than SEGMENT_CHUNK characters) is segmented in several
+    calls; counts, memo and codes are those of the Python definition."""
+    # Each line ends with "。": no CJK run crosses the line breaks, so every line is a unit.
+    lines = [f"第{i}行的内容是图书馆读者借阅数据 line {i % 97} 文本。" for i in range(24_000)]
+    text = "\n".join(lines)
+    assert len(text) > 2 * textscan.SEGMENT_CHUNK
+    calls: list[int] = []
+
+    def counting_cut(runs: str) -> list[str]:
+        calls.append(len(runs))
+        return get_segmenter().cut(runs)
+
+    results = []
+    for fn in (textscan.digest, digest_python):
+        state, memo = Codes(), {}
+        calls.clear()
+        result = fn(text, memo, state.codes, state.register, counting_cut, 0, BIG)
+        results.append((state.counts(result), result[3], result[4], memo, state.terms))
+        assert len(calls) >= 3 and max(calls) < 2 * textscan.SEGMENT_CHUNK
+    assert results[0] == results[1]
