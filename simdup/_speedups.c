@@ -3,8 +3,8 @@
  *
  * Every function here has a pure-Python twin that defines what it must return (digest and
  * collapse: simdup/textscan.py; simhash: simdup/simhash.py; bottom_k_jaccard:
- * simdup/sketch.py; count_controls: simdup/decoding.py); tests/test_native.py checks the
- * two agree on arbitrary input (Hypothesis). The build is optional (setup.py): without a C
+ * simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls: simdup/normalize.py);
+ * tests/test_native.py checks the two agree on arbitrary input (Hypothesis). The build is optional (setup.py): without a C
  * compiler simdup runs the Python versions, with the same results, only slower.
  *
  * Character classes are CPython's own, so they match the `re` module exactly:
@@ -48,7 +48,8 @@ static inline int is_space(Py_UCS4 ch)
 {
     if (ch < 128)
         return ascii_class[ch] == 2;
-    return Py_UNICODE_ISSPACE(ch);
+    /* Unicode has no whitespace outside U+0085..U+3000: ideographs skip the lookup. */
+    return ch >= 0x85 && ch <= 0x3000 && Py_UNICODE_ISSPACE(ch);
 }
 
 /* counts[word] += 1 */
@@ -156,21 +157,32 @@ static PyObject *collapse(PyObject *module, PyObject *text)
     if (out == NULL)
         return PyErr_NoMemory();
     Py_ssize_t len = 0;
-    int pending_space = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        if (is_space(ch)) {
-            pending_space = len > 0;
-            continue;
-        }
-        if (pending_space) {
-            PyUnicode_WRITE(kind, out, len, ' ');
-            len++;
-            pending_space = 0;
-        }
-        PyUnicode_WRITE(kind, out, len, ch);
-        len++;
-    }
+    /* One loop per character width, so that reads and writes are plain array accesses. */
+#define COLLAPSE(T)                                                                         \
+    do {                                                                                    \
+        const T *src = (const T *)data;                                                     \
+        T *dst = (T *)out;                                                                  \
+        int pending_space = 0;                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                \
+            Py_UCS4 ch = src[i];                                                            \
+            if (is_space(ch)) {                                                             \
+                pending_space = len > 0;                                                    \
+                continue;                                                                   \
+            }                                                                               \
+            if (pending_space) {                                                            \
+                dst[len++] = ' ';                                                           \
+                pending_space = 0;                                                          \
+            }                                                                               \
+            dst[len++] = (T)ch;                                                             \
+        }                                                                                   \
+    } while (0)
+    if (kind == PyUnicode_1BYTE_KIND)
+        COLLAPSE(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        COLLAPSE(Py_UCS2);
+    else
+        COLLAPSE(Py_UCS4);
+#undef COLLAPSE
     PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
     PyMem_Free(out);
     return result;
@@ -754,10 +766,97 @@ static PyObject *count_controls(PyObject *module, PyObject *const *args, Py_ssiz
     return PyLong_FromSsize_t(count);
 }
 
+/* ------------------------------------------------------------------ strip_urls */
+
+/* ch equals the lower-case ASCII letter `lower` ignoring case, as Python's re sees it. */
+static inline int letter(Py_UCS4 ch, char lower)
+{
+    return ch == (Py_UCS4)lower || ch == (Py_UCS4)(lower - 32) || (lower == 's' && ch == 0x17F);
+}
+
+static inline int url_char(Py_UCS4 ch)
+{
+    return !is_space(ch) && ch != '<' && ch != '>' && ch != '"' && ch != '\'' && ch != '(' &&
+           ch != ')' && ch != '[' && ch != ']';
+}
+
+/* End of the URL starting at i (see simdup.normalize._URL), or -1. */
+static Py_ssize_t url_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+#define AT(k, c) ((k) < n && letter(PyUnicode_READ(kind, data, (k)), (c)))
+#define IS(k, c) ((k) < n && PyUnicode_READ(kind, data, (k)) == (Py_UCS4)(c))
+    Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+    Py_ssize_t j;
+    if (letter(ch, 'h') && AT(i + 1, 't') && AT(i + 2, 't') && AT(i + 3, 'p')) {
+        j = i + 4;
+        if (AT(j, 's'))
+            j++;
+        if (!(IS(j, ':') && IS(j + 1, '/') && IS(j + 2, '/')))
+            return -1;
+        j += 3;
+    }
+    else if (letter(ch, 'f') && AT(i + 1, 't') && AT(i + 2, 'p') && IS(i + 3, ':') &&
+             IS(i + 4, '/') && IS(i + 5, '/')) {
+        j = i + 6;
+    }
+    else if (letter(ch, 'w') && AT(i + 1, 'w') && AT(i + 2, 'w') && IS(i + 3, '.')) {
+        j = i + 4;
+    }
+    else {
+        return -1;
+    }
+#undef AT
+#undef IS
+    Py_ssize_t end = j;
+    while (end < n && url_char(PyUnicode_READ(kind, data, end)))
+        end++;
+    return end > j ? end : -1;
+}
+
+PyDoc_STRVAR(strip_urls_doc,
+"strip_urls(text) -> str\n\n"
+"simdup.normalize._URL.sub(' ', text): every http(s)://, ftp:// or www. URL (any case) made\n"
+"one space.");
+
+static PyObject *strip_urls(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "strip_urls") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    char *out = NULL; /* allocated at the first URL; the result is never longer than text */
+    Py_ssize_t copied = 0, len = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if ((ch | 0x20) != 'h' && (ch | 0x20) != 'f' && (ch | 0x20) != 'w')
+            continue;
+        Py_ssize_t end = url_at(kind, data, n, i);
+        if (end < 0)
+            continue;
+        if (out == NULL && (out = PyMem_Malloc((size_t)n * (size_t)kind)) == NULL)
+            return PyErr_NoMemory();
+        memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((i - copied) * kind));
+        len += i - copied;
+        PyUnicode_WRITE(kind, out, len, ' ');
+        len++;
+        copied = end;
+        i = end - 1;
+    }
+    if (out == NULL)
+        return Py_NewRef(text);
+    memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((n - copied) * kind));
+    len += n - copied;
+    PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
+    PyMem_Free(out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"collapse", collapse, METH_O, collapse_doc},
     {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
     {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},
+    {"strip_urls", strip_urls, METH_O, strip_urls_doc},
     {"bottom_k_jaccard", (PyCFunction)(void (*)(void))bottom_k_jaccard, METH_FASTCALL,
      jaccard_doc},
     {"count_controls", (PyCFunction)(void (*)(void))count_controls, METH_FASTCALL,

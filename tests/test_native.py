@@ -2,7 +2,8 @@
 
 Every native function must return exactly what its Python twin returns: ``digest`` and
 ``collapse`` (simdup/textscan.py), ``simhash`` (simdup/simhash.py), ``bottom_k_jaccard``
-(simdup/sketch.py) and ``count_controls`` (simdup/decoding.py). The whole suite can also
+(simdup/sketch.py), ``count_controls`` (simdup/decoding.py) and ``strip_urls``
+(simdup/normalize.py). The whole suite can also
 be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
 """
 
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 
 from simdup import native, textscan
 from simdup.decoding import count_controls_python
+from simdup.normalize import strip_urls_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
 from simdup.sketch import estimate_jaccard, sketch_jaccard
@@ -264,3 +266,11 @@ def test_long_texts_are_segmented_in_groups_with_the_same_result() -> None:
         results.append((state.counts(result), result[3], result[4], memo, state.terms))
         assert len(calls) >= 3 and max(calls) < 2 * textscan.SEGMENT_CHUNK
     assert results[0] == results[1]
+
+
+@needs_native
+@many
+@given(st.text(alphabet=st.sampled_from(list("hHtTpPsSfFwW:/.ſKk x\n\t<>()[]\"'中é")), max_size=80))
+def test_strip_urls_matches_the_regex(text: str) -> None:
+    assert native.speedups is not None
+    assert native.speedups.strip_urls(text) == strip_urls_python(text)
