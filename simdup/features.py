@@ -17,7 +17,7 @@ import numpy as np
 
 from .hashing import content_hash, token_hash
 from .idf import jieba_table
-from .normalize import normalize_term, strip_markup
+from .normalize import normalize_term, strip_ignorables, strip_markup
 from .records import FeatureVector
 from .segmentation import Segmenter
 from .textscan import CJK_RANGE, RUN_SEPARATOR, collapse, digest, scan
@@ -47,7 +47,7 @@ class Vocabulary:
 
     def __init__(self, segmenter: Segmenter, stopwords: frozenset[str]) -> None:
         self.segmenter = segmenter
-        self.stopwords = frozenset(normalize_term(w) for w in stopwords)
+        self.stopwords = frozenset(normalize_term(strip_ignorables(w)) for w in stopwords)
         self._reset()
 
     def _reset(self) -> None:
@@ -207,6 +207,8 @@ def extract_features(
     weighting: str = "tfidf",
     ngram: int = 1,
 ) -> FeatureVector:
+    # Before anything looks at the words: a zero-width character must not split one.
+    text = strip_ignorables(text)
     # Exact duplicates are judged on the whole text, markup included, whitespace runs collapsed.
     collapsed = collapse(text)
     identity = content_hash(collapsed)

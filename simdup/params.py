@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import ConfigError
 
-ALGORITHM_VERSION = "simdup-simhash64/2"
+ALGORITHM_VERSION = "simdup-simhash64/3"
 
 WEIGHTINGS = ("tf", "logtf", "binary", "tfidf")
 

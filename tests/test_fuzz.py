@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 import simdup
 from simdup.decoding import DecodeFailure, decode_bytes
 from simdup.features import extract_features
+from simdup.normalize import DEFAULT_IGNORABLE
 from simdup.params import FeatureParams
 from simdup.pipeline import DocumentProcessor
 from simdup.records import DecodedDocument, FingerprintedDocument, SkippedFile
@@ -295,6 +296,46 @@ def test_fingerprint_ignores_case_width_and_layout(words: list[str], gaps: list[
     assert simdup.fingerprint(plain.upper()) == fp
     assert simdup.fingerprint(relaid) == fp
     assert simdup.fingerprint(full_width) == fp
+
+
+# Any default-ignorable code point, the zero-width ones most often.
+ignorable = st.one_of(
+    st.sampled_from(list("\u200b\u200c\u200d\u2060\ufeff\u00ad")),
+    st.sampled_from(DEFAULT_IGNORABLE).flatmap(lambda r: st.integers(*r)).map(chr),
+)
+english_text = ascii_words.map(" ".join)
+chinese_text = st.text(st.sampled_from(_COMMON_HAN + "，。、！？\n "), min_size=1, max_size=300)
+
+
+@st.composite
+def sprinkled(draw: st.DrawFn, text: str) -> str:
+    """``text`` with default-ignorable code points inserted: after every character, or runs of
+    them at arbitrary positions."""
+    if draw(st.booleans()):
+        return "".join(ch + draw(ignorable) for ch in text)
+    marks = st.text(ignorable, min_size=1, max_size=3)
+    inserts = draw(st.lists(st.tuples(st.integers(0, len(text)), marks), min_size=1, max_size=20))
+    for at, run in sorted(inserts, reverse=True):
+        text = text[:at] + run + text[at:]
+    return text
+
+
+sprinkled_copies = st.one_of(english_text, chinese_text, any_text).flatmap(
+    lambda t: st.tuples(st.just(t), sprinkled(t))
+)
+
+
+@fuzz
+@given(sprinkled_copies)
+def test_default_ignorables_change_no_fingerprint(pair: tuple[str, str]) -> None:
+    """Default-ignorable code points (zero-width space and joiners, BOM, soft hyphen, variation
+    selectors, ...) inserted anywhere change no term, content hash, count or fingerprint."""
+    text, copy = pair
+    a = extract_features(text, get_segmenter(), _NO_STOPWORDS)
+    b = timed(extract_features, copy, get_segmenter(), _NO_STOPWORDS)
+    assert b.as_dict() == a.as_dict()
+    assert (b.content_hash, b.chars, b.token_count) == (a.content_hash, a.chars, a.token_count)
+    assert timed(simdup.fingerprint, copy) == simdup.fingerprint(text)
 
 
 _PROCESSOR = DocumentProcessor(FeatureParams())

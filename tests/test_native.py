@@ -2,8 +2,8 @@
 
 Every native function must return exactly what its Python twin returns: ``digest`` and
 ``collapse`` (simdup/textscan.py), ``simhash`` (simdup/simhash.py), ``bottom_k_jaccard``
-(simdup/sketch.py), ``count_controls`` (simdup/decoding.py) and ``strip_urls``
-(simdup/normalize.py). The whole suite can also
+(simdup/sketch.py), ``count_controls`` (simdup/decoding.py), ``strip_urls`` and
+``strip_ignorables`` (simdup/normalize.py). The whole suite can also
 be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
 """
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from simdup import native, textscan
 from simdup.decoding import count_controls_python
-from simdup.normalize import strip_urls_python
+from simdup.normalize import DEFAULT_IGNORABLE, strip_ignorables_python, strip_urls_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
 from simdup.sketch import estimate_jaccard, sketch_jaccard
@@ -274,3 +274,29 @@ def test_long_texts_are_segmented_in_groups_with_the_same_result() -> None:
 def test_strip_urls_matches_the_regex(text: str) -> None:
     assert native.speedups is not None
     assert native.speedups.strip_urls(text) == strip_urls_python(text)
+
+
+_IGNORABLE_EDGES = [chr(cp) for lo, hi in DEFAULT_IGNORABLE for cp in (lo - 1, lo, hi, hi + 1)]
+
+
+@needs_native
+@many
+@given(
+    st.text(max_size=300)
+    | st.text(st.sampled_from(_IGNORABLE_EDGES + list("a中é\U00020bb7 \n")), max_size=300)
+)
+def test_strip_ignorables_matches_python(text: str) -> None:
+    """Any text, and texts of the table's edges (first, last and neighbouring code points, in
+    every string width): the native scan removes what the regex removes."""
+    assert native.speedups is not None
+    assert native.speedups.strip_ignorables(text) == strip_ignorables_python(text)
+
+
+@needs_native
+def test_strip_ignorables_returns_a_text_without_any_unchanged() -> None:
+    """A text holding no default-ignorable character is returned as it is (no copy)."""
+    assert native.speedups is not None
+    for text in ("", "plain", "caf\u00e9", "中文图书馆", "\U00020bb7野家", "\u00ac\u00ae"):
+        assert native.speedups.strip_ignorables(text) is text
+    assert native.speedups.strip_ignorables("a\u200b" * 100) == "a" * 100
+

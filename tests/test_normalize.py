@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import re
+import sys
+import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+import simdup
 from simdup.features import extract_features
-from simdup.normalize import _URL, normalize_term, strip_markup
+from simdup.normalize import (
+    _URL,
+    DEFAULT_IGNORABLE,
+    normalize_term,
+    strip_ignorables,
+    strip_ignorables_python,
+    strip_markup,
+)
 from simdup.segmentation import get_segmenter
 
 ESSAY = (
@@ -146,3 +156,126 @@ def test_blank_lines_between_chinese_paragraphs_do_not_change_terms() -> None:
     one = "第一段文字。\n第二段文字。"
     two = "\u3000\u3000第一段文字。\n\n\n\u3000\u3000第二段文字。\n"
     assert terms(one) == terms(two)
+
+
+# ---------------------------------------------------------------- default-ignorable characters
+
+ENGLISH = (
+    "Four score and seven years ago our fathers brought forth on this continent a new nation, "
+    "conceived in liberty, and dedicated to the proposition that all men are created equal."
+)
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+def after_every_character(text: str, marks: str) -> str:
+    """``text`` with one of ``marks`` (in turn) after each of its characters."""
+    return "".join(ch + marks[i % len(marks)] for i, ch in enumerate(text))
+
+
+def ignorable_code_points() -> set[int]:
+    """Every code point of ``DEFAULT_IGNORABLE``."""
+    return {cp for lo, hi in DEFAULT_IGNORABLE for cp in range(lo, hi + 1)}
+
+
+def test_zero_width_characters_do_not_split_words() -> None:
+    """A copy with U+200B (or ZWNJ, ZWJ, word joiner, BOM mixed) after every character has the
+    terms of the original, in English and in Chinese."""
+    for text in (ENGLISH, ESSAY):
+        want = terms(text)
+        assert terms(after_every_character(text, "\u200b")) == want
+        assert terms(after_every_character(text, ZERO_WIDTH)) == want
+    assert terms("zero\u200bwidth") == {"zerowidth": 1}
+
+
+def test_ignorables_change_no_content_hash_or_fingerprint() -> None:
+    """Features, content hash, length, token count and fingerprint are those of the text
+    without the ignorables (it is an exact duplicate of the original)."""
+    for text in (ENGLISH, ESSAY, ENGLISH + "\n" + ESSAY):
+        copy = after_every_character(text, ZERO_WIDTH + "\u00ad\u034f\ufe0f\U000e0001")
+        a = extract_features(text, get_segmenter(), frozenset())
+        b = extract_features(copy, get_segmenter(), frozenset())
+        assert b.as_dict() == a.as_dict()
+        assert (b.content_hash, b.chars, b.token_count) == (a.content_hash, a.chars, a.token_count)
+        assert simdup.fingerprint(copy) == simdup.fingerprint(text)
+
+
+def test_soft_hyphens_and_variation_selectors_join_what_they_sit_in() -> None:
+    """A soft hyphen inside a word and a variation selector after an ideograph split
+    nothing."""
+    assert terms("co\u00adoper\u00adation") == {"cooperation": 1}
+    assert terms("图书\ufe00馆读者") == terms("图书馆读者")
+    assert terms("图书\U000e0100馆读者") == terms("图书馆读者")
+
+
+def test_ignorables_are_removed_before_markup_and_stopwords() -> None:
+    """A URL with a zero-width space in it is still a URL; a stopword given with one is still
+    that stopword."""
+    assert terms("see ht\u200btps://exam\u200bple.com/pa\u200bth now") == {"see": 1, "now": 1}
+    fv = extract_features("the cat\u200b and the dog", get_segmenter(), frozenset({"th\u200be"}),
+                          weighting="tf")  # fmt: skip
+    assert fv.as_dict() == {"cat": 1, "and": 1, "dog": 1}
+
+
+def test_common_invisible_characters_are_in_the_table() -> None:
+    """Zero width space, ZWNJ, ZWJ, word joiner, BOM and soft hyphen are removed."""
+    table = ignorable_code_points()
+    for ch in "\u200b\u200c\u200d\u2060\ufeff\u00ad":
+        assert ord(ch) in table
+        assert strip_ignorables(f"a{ch}b") == strip_ignorables_python(f"a{ch}b") == "ab"
+
+
+# Unicode 15.1, PropList.txt: the hand-listed inputs of Default_Ignorable_Code_Point.
+OTHER_DEFAULT_IGNORABLE = [
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x2065, 0x2065), (0x3164, 0x3164),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0000), (0xE0002, 0xE001F),
+    (0xE0080, 0xE00FF), (0xE01F0, 0xE0FFF),
+]  # fmt: skip
+VARIATION_SELECTOR = [(0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF)]
+PREPENDED_CONCATENATION_MARK = [
+    (0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2),
+    (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+]  # fmt: skip
+# Format characters that must stay visible: interlinear annotation, Egyptian hieroglyph format.
+VISIBLE_FORMAT = [(0xFFF9, 0xFFFB), (0x13430, 0x1343F)]
+
+
+def expand(ranges: list[tuple[int, int]]) -> set[int]:
+    return {cp for lo, hi in ranges for cp in range(lo, hi + 1)}
+
+
+def test_table_is_the_derived_default_ignorable_property() -> None:
+    """The table is exactly Unicode's derivation (DerivedCoreProperties.txt): Other_DI + Cf +
+    Variation_Selector - White_Space - FFF9..FFFB - Egyptian format controls -
+    Prepended_Concatenation_Mark, with categories from this Python's unicodedata."""
+    format_chars = {cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"}
+    white_space = {cp for cp in range(sys.maxunicode + 1) if chr(cp).isspace()}
+    derived = (
+        (expand(OTHER_DEFAULT_IGNORABLE) | format_chars | expand(VARIATION_SELECTOR))
+        - white_space
+        - expand(VISIBLE_FORMAT)
+        - expand(PREPENDED_CONCATENATION_MARK)
+    )
+    table = ignorable_code_points()
+    assert not table - derived, sorted(map(hex, table - derived))
+    assert not derived - table, (unicodedata.unidata_version, sorted(map(hex, derived - table)))
+
+
+def test_exactly_the_table_is_removed() -> None:
+    """Over every code point, strip_ignorables (native or not) and its Python definition
+    remove exactly the table's."""
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    table = ignorable_code_points()
+    kept = "".join(chr(cp) for cp in range(sys.maxunicode + 1) if cp not in table)
+    assert strip_ignorables(every) == strip_ignorables_python(every) == kept
+
+
+def test_ordinary_characters_are_kept() -> None:
+    """Letters, digits, ideographs, whitespace, punctuation, visible format characters
+    (U+FFF9..FFFB, U+0600..0605) and emoji are not removed; an ASCII text is returned as is."""
+    text = (
+        "Hello, Wörld 123 ½ ＡＢ 中文图书馆 𠮷 한국어 ᄀ ا" + "".join(map(chr, range(0x600, 0x606)))
+        + "\ufff9\ufffa\ufffb \t\n\r\x0b\x0c\x1c\x85\u00a0\u1680\u2000\u2028\u3000 ❤ 😀 ‐–—"
+    )  # fmt: skip
+    assert strip_ignorables(text) == strip_ignorables_python(text) == text
+    ascii_text = "plain ASCII text"
+    assert strip_ignorables_python(ascii_text) is ascii_text
