@@ -6,20 +6,22 @@ No algorithm lives here. Library errors become exit codes in one place (``simdup
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
+import signal
 import sys
-import tempfile
+import traceback
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any
 
 import click
 
 from .__about__ import __version__
 from .clustering import METHODS as CLUSTER_METHODS
-from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
-from .errors import ConfigError, InputError, SimdupError
-from .exitcodes import EXIT_CODE_HELP, ExitCode, scan_exit_code
+from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover, read_path_list
+from .errors import ConfigError, InputError, OutputError, SimdupError
+from .exitcodes import EXIT_CODE_HELP, ExitCode, scan_exit_code, stopped_exit_code
 from .index import MAX_THRESHOLD
 from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
 from .pipeline import (
@@ -38,6 +40,7 @@ from .report import FORMATS, render
 from .report.baseline import load_baseline, new_pairs
 from .report.json import render_comparison_json
 from .report.paths import display_path
+from .report.target import ReportTarget, guard_standard_streams, names_own_descriptor
 from .report.text import render_comparison_text, render_skip_summary
 from .segmentation import BACKENDS
 from .stopwords import read_stopword_file
@@ -65,7 +68,7 @@ class ByteSize(click.ParamType):  # type: ignore[type-arg]
         suffix = text[len(number) :]
         try:
             size = int(float(number) * _SIZE_SUFFIXES[suffix])
-        except (ValueError, KeyError):
+        except (ValueError, KeyError, OverflowError):  # 12Q, nan: ValueError; inf, 1e999: Overflow
             self.fail(f"{value!r} is not a size like 500K, 64M or 1G", param, ctx)
         if size < 1:
             self.fail("size must be positive", param, ctx)
@@ -142,32 +145,21 @@ def _usage_errors() -> Iterator[None]:
     except InputError as exc:
         click.echo(f"simdup: {display_path(exc.path)}: {exc.reason}", err=True)
         raise click.exceptions.Exit(ExitCode.FILES_SKIPPED) from exc
+    except OutputError as exc:
+        click.echo(f"simdup: cannot write report: {exc}", err=True)
+        raise click.exceptions.Exit(ExitCode.ERROR) from exc
     except SimdupError as exc:
         click.echo(f"simdup: error: {exc}", err=True)
         raise click.exceptions.Exit(ExitCode.ERROR) from exc
 
 
-@contextlib.contextmanager
-def _output(path: str | None) -> Iterator[TextIO]:
-    """stdout, or a file written atomically: a failed or interrupted run leaves no partial file."""
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    # Write next to the real target: a symbolic link is followed, never replaced.
-    target = os.path.realpath(path)
-    directory = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary file
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            yield handle
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def _os_error(exc: OSError, where: str | None) -> str:
+    """'PATH: No space left on device', without errno numbers or Python quoting."""
+    if isinstance(exc, OutputError):
+        return str(exc)
+    reason = exc.strerror or str(exc)
+    name = display_path(os.fsdecode(exc.filename)) if exc.filename else where
+    return f"{name}: {reason}" if name else reason
 
 
 def _silence_stdout() -> None:
@@ -179,7 +171,16 @@ def _silence_stdout() -> None:
 
 def _read_files_from(source: str, null: bool) -> list[str]:
     if source == "-":
-        data = sys.stdin.buffer.read()
+        try:
+            if sys.stdin is None:  # started with file descriptor 0 closed (`<&-`)
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+            data = sys.stdin.buffer.read()
+        except (OSError, ValueError) as exc:
+            # ValueError: sys.stdin was closed; EBADF: file descriptor 0 is not open.
+            reason = "standard input is closed"
+            if isinstance(exc, OSError) and exc.errno != errno.EBADF:
+                reason = exc.strerror or str(exc)
+            raise click.UsageError(f"cannot read --files-from -: {reason}") from exc
     else:
         try:
             with open(source, "rb") as handle:
@@ -188,8 +189,11 @@ def _read_files_from(source: str, null: bool) -> list[str]:
             raise click.BadParameter(
                 f"{source}: {exc.strerror}", param_hint="--files-from"
             ) from exc
-    items = data.split(b"\0") if null else data.splitlines()
-    return [os.fsdecode(item) for item in items if item.strip()]
+    try:
+        return read_path_list(data, null)
+    except ConfigError as exc:
+        hint = "--files-from"
+        raise click.BadParameter(f"{display_path(source)}: {exc}", param_hint=hint) from exc
 
 
 def _inside(child: str, parent: str) -> bool:
@@ -202,8 +206,9 @@ def _inside(child: str, parent: str) -> bool:
 
 
 def _check_output(output: str | None, roots: list[str]) -> None:
-    """Refuse an output file that is a scanned file or lies inside a scanned folder."""
-    if not output or output == "-":
+    """Refuse an output file that is a scanned file or lies inside a scanned folder (the name
+    of a descriptor, ``/dev/stdout``, is standard output: what the shell opened, not simdup)."""
+    if not output or output == "-" or names_own_descriptor(output):
         return
     for root in roots:
         if _inside(output, root):
@@ -251,20 +256,58 @@ Examples:
 {EXIT_CODE_HELP}"""
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is so that it cleans up as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    # Once is enough: a second signal must not interrupt the clean-up (stopping workers).
+    with contextlib.suppress(ValueError, OSError):
+        signal.signal(signum, signal.SIG_IGN)
+    raise Stopped(signum)
+
+
+def _stop_message(exc: BaseException) -> tuple[str, ExitCode]:
+    """'interrupted' (Ctrl-C) or 'terminated by SIGTERM', and its exit status."""
+    if isinstance(exc, Stopped):
+        return f"stopped by {signal.Signals(exc.signum).name}", stopped_exit_code(exc.signum)
+    return "interrupted", ExitCode.INTERRUPTED
+
+
 class _Group(click.Group):
-    """Ctrl-C anywhere in a command exits 130 with a short message (click would exit 1); a
-    closed stdout pipe ends the command quietly (click would exit 1, which means duplicates)."""
+    """The edge of every command: Ctrl-C, SIGTERM and SIGHUP exit 130, 143 and 129 with a short
+    message (click would exit 1, which means duplicates); a closed stdout pipe ends the command
+    quietly; an unexpected error exits 4 with one line, never 1 and never a traceback (set
+    SIMDUP_TRACEBACK=1 to see it)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (KeyboardInterrupt, click.exceptions.Abort):
-            click.echo("simdup: interrupted", err=True)
-            raise click.exceptions.Exit(ExitCode.INTERRUPTED) from None
+        except (KeyboardInterrupt, click.exceptions.Abort) as exc:
+            message, code = _stop_message(exc)
+            click.echo(f"simdup: {message}", err=True)
+            raise click.exceptions.Exit(code) from None
         except BrokenPipeError:
             # The reader of stdout went away (`| head`): stop quietly.
             _silence_stdout()
             raise click.exceptions.Exit(ExitCode.OK) from None
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException as exc:
+            if exc.exit_code != 1:
+                raise
+            # click's own errors exit 1, which is simdup's "duplicates found".
+            exc.show()
+            raise click.exceptions.Exit(ExitCode.ERROR) from None
+        except Exception as exc:
+            if os.environ.get("SIMDUP_TRACEBACK"):
+                traceback.print_exc()
+            click.echo(f"simdup: internal error: {type(exc).__name__}: {exc}", err=True)
+            raise click.exceptions.Exit(ExitCode.ERROR) from None
 
 
 @click.group(
@@ -403,6 +446,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     _check_output(output, all_paths)
     with _usage_errors():
         accepted = load_baseline(kw["baseline"]) if kw["baseline"] else None
+        target = ReportTarget.resolve(output)  # fail now, not after the scan
     progress = _Progress(not kw["quiet"], "fingerprinting")
     with _usage_errors():
         options = ScanOptions(
@@ -425,21 +469,24 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         )
         try:
             result = scan(all_paths, options, progress=progress)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             progress.close()
-            click.echo("simdup: interrupted; no report written", err=True)
-            ctx.exit(ExitCode.INTERRUPTED)
+            message, code = _stop_message(exc)
+            click.echo(f"simdup: {message}; no report written", err=True)
+            ctx.exit(code)
         finally:
             progress.close()
     try:
-        with _output(output) as stream:
+        with target.open() as stream:
             render(result, kw["fmt"], stream)
     except BrokenPipeError:
         # The reader went away (`| head`). The scan itself is complete, so the exit status
         # below still says what it found (a CI pipe must not turn duplicates into success).
-        _silence_stdout()
+        if target.is_stdout:
+            _silence_stdout()
     except OSError as exc:
-        click.echo(f"simdup: cannot write report: {exc}", err=True)
+        where = "standard output" if target.is_stdout else output
+        click.echo(f"simdup: cannot write report: {_os_error(exc, where)}", err=True)
         ctx.exit(ExitCode.ERROR)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
@@ -512,11 +559,13 @@ def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
             features=_feature_params(kw),
             discovery=DiscoveryOptions(max_size=kw["max_size"]),
         )
+        target = ReportTarget.resolve(None)
         comparison = compare(a, b, options, top=kw["top"])
-    if kw["fmt"] == "json":
-        render_comparison_json(comparison, sys.stdout)
-    else:
-        render_comparison_text(comparison, sys.stdout)
+        with target.open() as stream:
+            if kw["fmt"] == "json":
+                render_comparison_json(comparison, stream)
+            else:
+                render_comparison_text(comparison, stream)
     ctx.exit(ExitCode.OK)
 
 
@@ -546,11 +595,13 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
             files, DiscoveryOptions(max_size=kw["max_size"], unique_files=False)
         )
         failed = list(skipped)
-        for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
-            if isinstance(result, FingerprintedDocument):
-                click.echo(f"{result.fingerprint:016x}  {display_path(result.path)}")
-            else:
-                failed.append(result)
+        with ReportTarget.resolve(None).open() as stream:
+            for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
+                if isinstance(result, FingerprintedDocument):
+                    line = f"{result.fingerprint:016x}  {display_path(result.path)}"
+                    click.echo(line, file=stream)
+                else:
+                    failed.append(result)
     for skip in failed:
         click.echo(f"simdup: {display_path(skip.path)}: {skip.reason}", err=True)
     ctx.exit(ExitCode.FILES_SKIPPED if failed else ExitCode.OK)
@@ -595,14 +646,16 @@ def calibrate_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
             discovery=DiscoveryOptions(max_size=kw["max_size"]),
             jobs=kw["jobs"],
         )
+        target = ReportTarget.resolve(None)
         try:
             result = calibrate(paths, options, radius=kw["radius"], progress=progress)
         finally:
             progress.close()
-    if kw["fmt"] == "json":
-        render_calibration_json(result, sys.stdout)
-    else:
-        render_calibration_text(result, sys.stdout)
+        with target.open() as stream:
+            if kw["fmt"] == "json":
+                render_calibration_json(result, stream)
+            else:
+                render_calibration_text(result, stream)
     ctx.exit(ExitCode.OK)
 
 
@@ -621,23 +674,59 @@ def run() -> None:
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
             code = exc.code or 0
-        else:  # sys.exit("message"): print it, as the interpreter would
+        else:  # sys.exit("message"): print it, as the interpreter would, but never exit 1
             print(exc.code, file=sys.stderr)
-            code = 1
-    for stream in (sys.stdout, sys.stderr):
-        # A closed pipe: the exit status is what matters now.
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+            code = ExitCode.ERROR
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        pass  # a closed pipe: the exit status is what matters now
+    except (OSError, ValueError) as exc:
+        print(f"simdup: cannot write output: {exc}", file=sys.stderr)
+        if code in (ExitCode.OK, ExitCode.DUPLICATES_FOUND, ExitCode.FILES_SKIPPED):
+            code = ExitCode.ERROR
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
     os._exit(code)
 
 
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+def _catch_stop_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP raise ``Stopped`` (so a run cleans up as for Ctrl-C), unless they are
+    ignored (``nohup``) or handled already. Returns the handlers to restore."""
+    previous: dict[int, Any] = {}
+    for name in _STOP_SIGNALS:
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        with contextlib.suppress(ValueError, OSError):  # not the main thread: leave them be
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, _raise_stopped)
+    return previous
+
+
 def main() -> None:
+    """``simdup`` with the process's standard streams and signals looked after."""
+    stderr = sys.stderr
+    guard_standard_streams()
+    previous = _catch_stop_signals()
     try:
         cli(prog_name="simdup")
     except BrokenPipeError:
         # Reader went away (e.g. `| head`) outside a scan's report: not an error.
         _silence_stdout()
         sys.exit(ExitCode.OK)
-    except KeyboardInterrupt:
-        click.echo("simdup: interrupted", err=True)
-        sys.exit(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt as exc:
+        message, code = _stop_message(exc)
+        click.echo(f"simdup: {message}", err=True)
+        sys.exit(code)
+    finally:
+        for signum, handler in previous.items():
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(signum, handler)
+        if stderr is not None:
+            sys.stderr.flush()
+            sys.stderr = stderr

@@ -7,13 +7,14 @@ or detected. Binary files become a ``SkippedFile`` with the reason.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
 import stat
 from typing import Any
 
 from .native import speedups
-from .records import DecodedDocument, SkippedFile
+from .records import DecodedDocument, SkippedFile, SourceFile
 
 # Checked longest first: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -81,13 +82,41 @@ class DecodeFailure(Exception):
     """Raised inside this module; becomes a ``SkippedFile``."""
 
 
-def read_bytes(path: str, max_size: int) -> bytes:
-    """Read a regular file without blocking on FIFOs or devices swapped in after discovery."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# What open(O_NOFOLLOW) fails with when the path is a symbolic link: ELOOP (Linux, macOS),
+# EMLINK (FreeBSD), EFTYPE (NetBSD).
+_NOFOLLOW_ERRORS = frozenset(
+    getattr(errno, name) for name in ("ELOOP", "EMLINK", "EFTYPE") if hasattr(errno, name)
+)
+REPLACED_BY_LINK = "replaced by a symbolic link after discovery (not followed)"
+CHANGED = "changed after discovery (another file is now at this path)"
+
+
+def read_bytes(source: SourceFile | str, max_size: int) -> bytes:
+    """Read a regular file: the one open function of simdup for the files it fingerprints.
+
+    ``source`` is what discovery found: a symbolic link at its path is not followed unless
+    ``source.follow``, and the file opened must be the one discovery found (same device and
+    inode, when known), so a link or another file put there since is never read. A plain
+    ``str`` is a path the user named: links are followed, there is nothing to check against.
+    Never blocks on a FIFO or device swapped in after discovery.
+    """
+    if isinstance(source, str):
+        source = SourceFile(source, 0, follow=True)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    nofollow = 0 if source.follow else _NOFOLLOW
+    try:
+        fd = os.open(source.path, flags | nofollow)
+    except OSError as exc:
+        if nofollow and exc.errno in _NOFOLLOW_ERRORS and os.path.islink(source.path):
+            raise DecodeFailure(REPLACED_BY_LINK) from exc
+        raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise DecodeFailure("not a regular file")
+        if source.inode and (st.st_dev, st.st_ino) != (source.device, source.inode):
+            raise DecodeFailure(CHANGED)
         if st.st_size > max_size:
             raise DecodeFailure(f"larger than --max-size ({st.st_size} > {max_size} bytes)")
         chunks = []
@@ -297,10 +326,12 @@ def _checked_fallback(text: str, encoding: str) -> tuple[str, str, str, float]:
     return text, encoding, "fallback", 0.0
 
 
-def decode_file(path: str, max_size: int) -> DecodedDocument | SkippedFile:
-    """Read and decode one file; any failure is a ``SkippedFile``, never an exception."""
+def decode_file(source: SourceFile | str, max_size: int) -> DecodedDocument | SkippedFile:
+    """Read (``read_bytes``) and decode one file; any failure is a ``SkippedFile``, never an
+    exception. A ``str`` is a path named by the user (links followed, no identity check)."""
+    path = source if isinstance(source, str) else source.path
     try:
-        data = read_bytes(path, max_size)
+        data = read_bytes(source, max_size)
     except DecodeFailure as exc:
         return SkippedFile(path, "read", str(exc))
     except OSError as exc:

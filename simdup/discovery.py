@@ -8,12 +8,15 @@ user may not expect becomes a ``SkippedFile``.
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .errors import ConfigError
 from .records import SkippedFile, SourceFile
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
@@ -63,7 +66,9 @@ class _Walker:
     def _skip(self, path: str, reason: str, failure: bool = True) -> None:
         self.skipped.append(SkippedFile(path, "discovery", reason, failure))
 
-    def _add_file(self, path: str, st: os.stat_result, explicit: bool, rel: str) -> None:
+    def _add_file(
+        self, path: str, st: os.stat_result, explicit: bool, rel: str, follow: bool
+    ) -> None:
         o = self.options
         if not explicit and o.include and not _matches(o.include, rel):
             return
@@ -84,7 +89,8 @@ class _Walker:
             reason = f"larger than --max-size ({st.st_size} > {o.max_size} bytes)"
             self._skip(path, reason, failure=False)
             return
-        self.files.append(SourceFile(path, st.st_size))
+        # What was found, so that reading can refuse another file put at this path since.
+        self.files.append(SourceFile(path, st.st_size, st.st_dev, st.st_ino, follow))
 
     def add_root(self, root: str) -> None:
         try:
@@ -101,7 +107,8 @@ class _Walker:
             self._walk(root, st)
         elif stat.S_ISREG(st.st_mode):
             # A file named on the command line is scanned even if hidden or a symlink.
-            self._add_file(root, st, explicit=True, rel=os.path.basename(root))
+            follow = self.options.follow_symlinks or stat.S_ISLNK(lst.st_mode)
+            self._add_file(root, st, explicit=True, rel=os.path.basename(root), follow=follow)
         else:
             self._skip(root, f"not a regular file ({_kind(st.st_mode)})", failure=False)
 
@@ -163,7 +170,7 @@ class _Walker:
                         continue
                     subdirs.append((path, rel, None))
                 elif stat.S_ISREG(st.st_mode):
-                    self._add_file(path, st, explicit=False, rel=rel)
+                    self._add_file(path, st, explicit=False, rel=rel, follow=o.follow_symlinks)
                 else:
                     self._skip(path, f"not a regular file ({_kind(st.st_mode)})", failure=False)
             stack.extend(reversed(subdirs))
@@ -179,3 +186,44 @@ def discover(
     files = sorted(walker.files, key=lambda f: f.path)
     skipped = sorted(walker.skipped, key=lambda s: s.path)
     return files, skipped
+
+
+# Checked longest first: the UTF-32-LE BOM starts with the UTF-16-LE BOM.
+_LIST_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# The line breaks of bytes.splitlines(); str.splitlines() would also split at U+2028, \x1c...
+_LINE_BREAK = re.compile("\r\n|\r|\n")
+_NUL_HINT = (
+    "the list holds NUL bytes: for a NUL-separated list (find -print0, git ls-files -z) "
+    "use -0/--null"
+)
+
+
+def read_path_list(data: bytes, null: bool) -> list[str]:
+    """The paths in a ``--files-from`` list: one per line, or NUL-separated if ``null``.
+
+    Items are bytes in the file-system encoding, as ``find`` and ``git ls-files`` write them; a
+    UTF-8 BOM is dropped; a list with a UTF-16 or UTF-32 BOM (Windows PowerShell 5 writes
+    UTF-16) is decoded first. Blank items are ignored. A list holding NUL bytes without
+    ``null`` (``find -print0`` without ``-0``) raises ``ConfigError``: no path holds a NUL.
+    """
+    for bom, encoding in _LIST_BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom) :].decode(encoding)
+            except UnicodeDecodeError as exc:
+                reason = f"it starts with a {encoding} byte order mark but is not {encoding}"
+                raise ConfigError(f"{reason} ({exc.reason} at byte {exc.start})") from exc
+            if "\0" in text and not null:
+                raise ConfigError(_NUL_HINT)
+            texts = text.split("\0") if null else _LINE_BREAK.split(text)
+            return [item for item in texts if item.strip()]
+    data = data.removeprefix(codecs.BOM_UTF8)
+    if b"\0" in data and not null:
+        raise ConfigError(_NUL_HINT)
+    items = data.split(b"\0") if null else data.splitlines()
+    return [os.fsdecode(item) for item in items if item.strip()]

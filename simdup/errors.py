@@ -29,3 +29,11 @@ class MissingExtraError(SimdupError, ImportError):
     def __init__(self, feature: str, extra: str) -> None:
         super().__init__(f'{feature} needs an optional dependency: pip install "simdup[{extra}]"')
         self.extra = extra
+
+
+class WorkerError(SimdupError, RuntimeError):
+    """A worker process died or failed, so the run cannot give a complete result."""
+
+
+class OutputError(SimdupError, OSError):
+    """The report cannot be written where it was asked to go."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from enum import IntEnum
 
 
@@ -17,8 +18,12 @@ class ExitCode(IntEnum):
     decoded or fingerprinted."""
     ERROR = 4
     """simdup could not finish: output could not be written, or an unexpected error."""
+    HANGUP = 129
+    """Stopped by SIGHUP (the terminal was closed): 128 + 1, as a shell reports it."""
     INTERRUPTED = 130
-    """Interrupted by Ctrl-C (SIGINT)."""
+    """Interrupted by Ctrl-C (SIGINT): 128 + 2."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (``kill``, a CI time-out, a service manager): 128 + 15."""
 
 
 EXIT_CODE_HELP = """\b
@@ -27,8 +32,12 @@ Exit codes:
   1    --fail-on-duplicates and near-duplicates were found (not in --baseline)
   2    usage error (bad option or value, no paths given)
   3    --strict and some files could not be read, decoded or fingerprinted
-  4    error: output could not be written, or an internal error
-  130  interrupted (Ctrl-C)"""
+  4    error: output could not be written, a worker process died, or an
+       internal error
+  129  stopped by SIGHUP (terminal closed)
+  130  interrupted (Ctrl-C, SIGINT)
+  143  stopped by SIGTERM
+  No report is written when a run is interrupted or stopped."""
 
 
 def scan_exit_code(
@@ -42,3 +51,15 @@ def scan_exit_code(
     if strict and skipped > 0:
         return ExitCode.FILES_SKIPPED
     return ExitCode.OK
+
+
+_STOPPED_BY = {
+    signal.SIGINT: ExitCode.INTERRUPTED,
+    signal.SIGTERM: ExitCode.TERMINATED,
+    signal.SIGHUP: ExitCode.HANGUP,
+}
+
+
+def stopped_exit_code(signum: int) -> ExitCode:
+    """The exit status of a run stopped by signal ``signum`` (SIGINT, SIGTERM or SIGHUP)."""
+    return _STOPPED_BY.get(signal.Signals(signum), ExitCode.INTERRUPTED)

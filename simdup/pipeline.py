@@ -6,9 +6,7 @@ The library never prints and never exits; progress is reported through a plain c
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
-import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +42,7 @@ from .segmentation import Segmenter, get_segmenter
 from .simhash import BITS, hamming, simhash
 from .sketch import bottom_k, sketch_jaccard
 from .stopwords import bundled_stopwords
+from .workerpool import WorkerPool
 
 Progress = Callable[[int, int], None]
 
@@ -179,24 +178,35 @@ class DocumentProcessor:
         )
 
     def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
-        decoded = decode_file(source.path, max_size)
-        if isinstance(decoded, SkippedFile):
-            return decoded
-        return self.document(decoded)
+        """One file's fingerprint, or the record of why it has none. One bad file never stops a
+        run: even an unexpected error (a bug, memory exhausted by one huge text) becomes a
+        skip record of stage ``internal``, which ``--strict`` counts."""
+        try:
+            decoded = decode_file(source, max_size)
+            if isinstance(decoded, SkippedFile):
+                return decoded
+            return self.document(decoded)
+        except MemoryError:
+            return SkippedFile(source.path, "internal", "out of memory while fingerprinting it")
+        except Exception as exc:
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            return SkippedFile(source.path, "internal", reason)
 
 
 _WORKER: DocumentProcessor | None = None
 _WORKER_MAX_SIZE = 0
 
 
-def _init_worker(params: FeatureParams, max_size: int, child: bool = False) -> None:
+def _init_worker(params: FeatureParams, max_size: int) -> None:
     global _WORKER, _WORKER_MAX_SIZE
-    if child:
-        # Ctrl-C is the parent's to handle (it stops the pool); workers would each print a
-        # traceback.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = DocumentProcessor(params)
     _WORKER_MAX_SIZE = max_size
+
+
+def _describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
+    _, sources = batch
+    first = sources[0].path if sources else "?"
+    return f"a batch of {len(sources)} files from {first!r}"
 
 
 def _work_batch(
@@ -222,28 +232,6 @@ def batches(files: Sequence[SourceFile], jobs: int) -> list[tuple[int, Sequence[
         out.append((start, files[start : start + size]))
         start += size
     return out
-
-
-def _hold_sigint() -> set[int] | None:
-    """Block SIGINT in this thread (where POSIX allows it); returns the previous mask."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return None
-    try:
-        return set(signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}))
-    except (OSError, ValueError):
-        return None
-
-
-def _release_sigint(previous: set[int] | None) -> None:
-    """Restore the mask; a SIGINT that arrived meanwhile is raised now."""
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _pool_context() -> Any:
-    methods = multiprocessing.get_all_start_methods()
-    # fork shares the dictionary loaded in the parent; spawn elsewhere.
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
 def default_jobs() -> int:
@@ -272,34 +260,26 @@ def fingerprint_files(
     # A pool costs more than it saves on small inputs; results are identical either way.
     if jobs > 1 and total >= 4 * jobs and sum(f.size for f in files) > (1 << 20):
         _init_worker(params, max_size)  # load dictionaries once, before fork
-        ctx = _pool_context()
-        # A Ctrl-C that lands while the workers are being forked is raised inside fork
-        # handlers, where it is lost or leaves a half-made pool that hangs: hold SIGINT until
-        # the pool exists, then take it where the pool can be stopped.
-        held = _hold_sigint()
-        try:
-            pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(params, max_size, True))
-        except BaseException:
-            _release_sigint(held)
-            raise
-        try:
-            _release_sigint(held)
-            order = sorted(range(total), key=lambda i: (-files[i].size, i))
-            largest_first = [files[i] for i in order]
-            results: list[FingerprintedDocument | SkippedFile | None] = [None] * total
-            done = 0
-            for start, batch in pool.imap_unordered(_work_batch, batches(largest_first, jobs)):
+        order = sorted(range(total), key=lambda i: (-files[i].size, i))
+        work = batches([files[i] for i in order], jobs)
+        results: list[FingerprintedDocument | SkippedFile | None] = [None] * total
+        done = 0
+        with WorkerPool(
+            _work_batch,
+            jobs,
+            initializer=_init_worker,
+            initargs=(params, max_size),
+            describe=_describe_batch,
+        ) as pool:
+            for _, (start, batch) in pool.results(work):
                 for k, result in enumerate(batch):
                     results[order[start + k]] = result
                 done += len(batch)
                 if progress:
                     progress(done, total)
-            for result in results:
-                assert result is not None
-                yield result
-        finally:
-            pool.terminate()
-            pool.join()
+        for finished in results:
+            assert finished is not None
+            yield finished
         return
     processor = DocumentProcessor(params)
     for done, source in enumerate(files, 1):

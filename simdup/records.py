@@ -16,10 +16,19 @@ import numpy as np
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
-    """A regular file found by discovery. ``path`` is as the user will see it."""
+    """A regular file found by discovery. ``path`` is as the user will see it.
+
+    ``device`` and ``inode`` identify the file discovery found (0: not known); it is read only
+    if the file opened at ``path`` is still that one. ``follow`` says whether ``path`` may end
+    in a symbolic link (the user named one, or ``--follow-symlinks``): otherwise a link found
+    there when reading was put there after discovery and is not followed.
+    """
 
     path: str
     size: int
+    device: int = 0
+    inode: int = 0
+    follow: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +36,7 @@ class SkippedFile:
     """A file that was not fingerprinted: the stage that dropped it and why."""
 
     path: str
-    stage: str  # discovery | read | decode | features
+    stage: str  # discovery | read | decode | features | internal
     reason: str
     # False for files passed over on purpose (a second path to a file already read, a symbolic
     # link not followed, a special file, a file over --max-size): --strict ignores those.

@@ -19,7 +19,7 @@ TEXT = {
     "decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
     "discovery",
 }  # fmt: skip
-ORCHESTRATION = {"pipeline", "calibration", "cache", "engines"}
+ORCHESTRATION = {"pipeline", "calibration", "cache", "engines", "workerpool"}
 PRESENTATION = {"report", "cli", "__main__"}
 # Plain records, errors, constants and the native-extension loader: anyone may import them.
 SHARED = {"errors", "records", "params", "exitcodes", "__about__", "native", "_speedups"}

@@ -35,11 +35,15 @@ import hashlib
 import io
 import json
 import os
+import signal
 import socket
 import sqlite3
 import stat
 import struct
+import subprocess
+import sys
 import threading
+import time
 import unicodedata
 import zipfile
 import zlib
@@ -52,6 +56,7 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import pseudo_words as words
 
+import simdup.cli
 from simdup import pipeline
 from simdup.cli import cli
 from simdup.discovery import DiscoveryOptions, discover
@@ -226,6 +231,21 @@ class Case:
 
 
 # ---------------------------------------------------------------- builders
+
+
+def b_internal_error(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """A bug that strikes one file only (simulated in DocumentProcessor.document)."""
+    baseline()
+    put("d/bug.txt", words(3))
+    real = pipeline.DocumentProcessor.document
+
+    def document(self: Any, doc: Any) -> Any:
+        if doc.path.endswith("bug.txt"):
+            raise RuntimeError("a bug")
+        return real(self, doc)
+
+    mp.setattr(pipeline.DocumentProcessor, "document", document)
+    return ["d"]
 
 
 def b_empty(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
@@ -636,6 +656,32 @@ def b_dict_gbk(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
 STOPWORDS = ("快速", "狐狸", "kalomi")
 
 
+ZERO_WIDTH_GROUPS = (
+    frozenset({"d/en.txt", "d/en-zwsp.txt", "d/en-mixed.txt"}),
+    frozenset({"d/zh.txt", "d/zh-zwsp.txt"}),
+)
+
+
+def b_zero_width(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    english = words(11)
+    marks = "\u200c\u200d\u2060\ufeff"
+    put("d/en.txt", english)
+    put("d/en-zwsp.txt", "".join(ch + "\u200b" for ch in english))
+    put("d/en-mixed.txt", "".join(ch + marks[i % len(marks)] for i, ch in enumerate(english)))
+    put("d/zh.txt", ZH)
+    put("d/zh-zwsp.txt", "".join(ch + "\u200b" for ch in ZH))
+    return ["d"]
+
+
+def check_zero_width(report: dict[str, Any]) -> None:
+    """Each copy is an exact duplicate of its original: same content hash and fingerprint."""
+    files = {f["path"]: f for f in report["files"]}
+    for group in ZERO_WIDTH_GROUPS:
+        assert len({(files[p]["content_hash"], files[p]["fingerprint"]) for p in group}) == 1
+    assert all(pair["exact"] and pair["distance"] == 0 for pair in report["pairs"])
+
+
 def b_stopwords_gbk(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     baseline()
     put("stop.txt", ("\n".join(STOPWORDS) + "\n# comment\n").encode("gbk"))
@@ -696,6 +742,74 @@ def b_files_from_nul(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     put(" lead space.txt", DOC)
     put("list.bin", b"new\nline.txt\0-dash.txt\0 lead space.txt\0")
     return ["--files-from", "list.bin", "-0"]
+
+
+def b_symlink_swapped_in(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("d/note.txt", words(5))
+    put("outside/secret.txt", words(3))
+
+    def swap() -> None:
+        os.unlink("d/note.txt")
+        os.symlink("../outside/secret.txt", "d/note.txt")
+
+    after_discovery(mp, swap)
+    return ["d"]
+
+
+def b_symlink_swapped_in_followed(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    return ["--follow-symlinks", *b_symlink_swapped_in(tmp, mp)]
+
+
+def b_replaced(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("d/report.txt", words(5))
+    put("report.new", words(3))  # outside the scanned folder
+    after_discovery(mp, lambda: os.replace("report.new", "d/report.txt"))
+    return ["d"]
+
+
+def b_files_from_nul_without_dash_0(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("list.bin", b"d/a.txt\0d/b.txt\0")  # find d -print0, without -0
+    return ["--files-from", "list.bin"]
+
+
+def b_files_from_utf16(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("d/中文.txt", DOC)
+    # Windows PowerShell 5: `Get-ChildItem -Name > list.txt` writes UTF-16-LE with a BOM.
+    put("list.txt", "\ufeffd/a.txt\r\nd/b.txt\r\nd/中文.txt\r\n".encode("utf-16-le"))
+    return ["--files-from", "list.txt"]
+
+
+def b_files_from_utf8_bom(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("list.txt", "\ufeffd/a.txt\nd/b.txt\n".encode())
+    return ["--files-from", "list.txt"]
+
+
+def b_max_size_infinite(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    return ["--max-size", "inf", "d"]
+
+
+def b_baseline_pairs_null(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("base.json", '{"pairs": null}')
+    return ["--baseline", "base.json", "d"]
+
+
+def b_baseline_pairs_not_a_list(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("base.json", '{"pairs": 5}')
+    return ["--baseline", "base.json", "d"]
+
+
+def b_baseline_empty(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("base.json", b"")
+    return ["--baseline", "base.json", "--fail-on-duplicates", "d"]
 
 
 def b_files_from_missing(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
@@ -973,6 +1087,53 @@ CASES: list[Case] = [
     Case(
         "files_from_missing_list", b_files_from_missing, exit_code=USAGE, stderr="no-such-list.txt"
     ),
+    Case(
+        "symlink_swapped_in_after_discovery",
+        b_symlink_swapped_in,
+        skipped=(("d/note.txt", "read", "replaced by a symbolic link after discovery"),),
+    ),
+    Case(
+        "symlink_swapped_in_after_discovery_followed",
+        b_symlink_swapped_in_followed,
+        skipped=(("d/note.txt", "read", "changed after discovery (another file is now at"),),
+    ),
+    Case(
+        "file_replaced_after_discovery",
+        b_replaced,
+        skipped=(("d/report.txt", "read", "changed after discovery (another file is now at"),),
+    ),
+    Case(
+        "files_from_nul_without_dash_0",
+        b_files_from_nul_without_dash_0,
+        exit_code=USAGE,
+        stderr="list.bin: the list holds NUL bytes",
+    ),
+    Case(
+        "files_from_utf16_with_bom",
+        b_files_from_utf16,
+        files=(*BASE_FILES, "d/中文.txt"),
+        clusters=(frozenset({*BASE_FILES, "d/中文.txt"}),),
+    ),
+    Case("files_from_utf8_with_bom", b_files_from_utf8_bom),
+    Case("max_size_infinite", b_max_size_infinite, exit_code=USAGE, stderr="'inf' is not a size"),
+    Case(
+        "baseline_pairs_null",
+        b_baseline_pairs_null,
+        exit_code=USAGE,
+        stderr="baseline base.json: 'pairs' must be a list, not null",
+    ),
+    Case(
+        "baseline_pairs_not_a_list",
+        b_baseline_pairs_not_a_list,
+        exit_code=USAGE,
+        stderr="baseline base.json: 'pairs' must be a list, not a number",
+    ),
+    Case(
+        "baseline_empty_file",
+        b_baseline_empty,
+        exit_code=USAGE,
+        stderr="baseline base.json: empty file",
+    ),
     # --- scale and shape
     Case(
         "many_tiny_files",
@@ -1016,6 +1177,13 @@ CASES: list[Case] = [
     Case("user_dict_too_many_fields", b_bad_fields, exit_code=USAGE, stderr="dict.txt:3"),
     Case("user_dict_not_utf8", b_dict_gbk, exit_code=USAGE, stderr="not UTF-8"),
     Case("stopwords_in_gbk", b_stopwords_gbk, check=check_stopwords),
+    Case(
+        "zero_width_characters",
+        b_zero_width,
+        files=(*BASE_FILES, *sorted(ZERO_WIDTH_GROUPS[0] | ZERO_WIDTH_GROUPS[1])),
+        clusters=(BASE, *ZERO_WIDTH_GROUPS),
+        check=check_zero_width,
+    ),
     Case(
         "stopwords_file_missing",
         b_stopwords_missing,
@@ -1077,6 +1245,11 @@ CASES: list[Case] = [
         command="compare",
         exit_code=int(ExitCode.FILES_SKIPPED),
         stderr="binary file (PNG image)",
+    ),
+    Case(
+        "internal_error_in_one_file",
+        b_internal_error,
+        skipped=(("d/bug.txt", "internal", "internal error: RuntimeError: a bug"),),
     ),
 ]
 
@@ -1372,3 +1545,319 @@ def test_json_escapes_quotes_and_backslashes(
     # On POSIX a literal backslash is written doubled, so names stay unambiguous next to the
     # \\xNN escapes of undecodable bytes (see simdup/report/paths.py).
     assert files == {"d/" + name.replace("\\", "\\\\") for name in TRICKY}
+
+
+# ---------------------------------------------------------------- the edges of a real process
+#
+# Where the report goes, closed standard streams, dead workers and signals: each case runs
+# ``python -m simdup`` as a real process (``sh -c`` sets up the redirections), because
+# CliRunner replaces the standard streams and cannot fork workers or take signals. Device
+# nodes are made with ``os.mknod`` inside the test's folder (never a real system path).
+
+EDGES: dict[str, Callable[[Path, Callable[[], Path]], None]] = {}
+
+
+def edge(function: Callable[[Path, Callable[[], Path]], None]) -> Callable[..., None]:
+    EDGES[function.__name__.removeprefix("edge_")] = function
+    return function
+
+
+def simdup_process(
+    args: list[str], redirect: str = "", prelude: str = "", timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m simdup ARGS`` run by ``sh -c 'PRELUDE exec ... REDIRECT'``."""
+    script = f'{prelude} exec "$0" -m simdup "$@" {redirect}'
+    return subprocess.run(
+        ["sh", "-c", script, sys.executable, *args], capture_output=True, timeout=timeout
+    )
+
+
+def assert_clean(proc: subprocess.CompletedProcess[bytes], code: int, stderr: str = "") -> None:
+    err = proc.stderr.decode(errors="replace")
+    assert "Traceback" not in err, err
+    assert proc.returncode == code, (proc.returncode, err)
+    assert stderr in err, err
+
+
+def mknod_char(path: str, major: int, minor: int) -> None:
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+    except PermissionError:
+        pytest.skip("mknod is not permitted here")
+
+
+def report_files(text: bytes | str) -> set[str]:
+    return {f["path"] for f in json.loads(text)["files"]}
+
+
+@edge
+def edge_output_null_device(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    mknod_char("null", 1, 3)
+    rdev = os.stat("null").st_rdev
+    assert_clean(simdup_process(["scan", "d", "-f", "json", "-o", "null"]), 0)
+    st = os.lstat("null")
+    assert stat.S_ISCHR(st.st_mode) and st.st_rdev == rdev, "the device node was replaced"
+
+
+@edge
+def edge_output_full_device(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    mknod_char("full", 1, 7)
+    proc = simdup_process(["scan", "d", "-q", "-f", "json", "-o", "full"])
+    assert_clean(proc, ExitCode.ERROR, "full: No space left on device")
+    assert stat.S_ISCHR(os.lstat("full").st_mode)
+
+
+@edge
+def edge_output_symlink_to_device(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    mknod_char("null", 1, 3)
+    os.symlink("null", "report-link")
+    assert_clean(simdup_process(["scan", "d", "-o", "report-link"]), 0)
+    assert os.path.islink("report-link") and os.readlink("report-link") == "null"
+    assert stat.S_ISCHR(os.lstat("null").st_mode)
+
+
+@edge
+def edge_output_fifo_with_reader(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    os.mkfifo("pipe")
+    received: list[bytes] = []
+
+    def reader() -> None:
+        with open("pipe", "rb") as handle:
+            received.append(handle.read())
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    proc = simdup_process(["scan", "d", "-f", "json", "-o", "pipe"], timeout=60)
+    thread.join(30)
+    assert_clean(proc, 0)
+    assert received and report_files(received[0]) == set(BASE_FILES)
+    assert stat.S_ISFIFO(os.lstat("pipe").st_mode)
+
+
+@edge
+def edge_output_socket(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind("sock")
+        proc = simdup_process(["scan", "d", "-o", "sock"])
+    finally:
+        server.close()
+    assert_clean(proc, ExitCode.ERROR, "sock: is a socket")
+    assert proc.stdout == b""
+    assert stat.S_ISSOCK(os.lstat("sock").st_mode)
+
+
+@edge
+def edge_output_existing_file_keeps_mode_and_owner(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    put("r.json", "old\n")
+    os.chmod("r.json", 0o600)
+    owner = (os.getuid(), os.getgid())
+    if os.getuid() == 0:
+        owner = (65534, 65534)  # as root, a file of another user's, which must stay theirs
+        os.chown("r.json", *owner)
+    assert_clean(simdup_process(["scan", "d", "-f", "json", "-o", "r.json"]), 0)
+    st = os.stat("r.json")
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert (st.st_uid, st.st_gid) == owner
+    assert report_files(Path("r.json").read_bytes()) == set(BASE_FILES)
+
+
+@edge
+def edge_output_file_size_limit_keeps_old_report(tmp: Path, big: Callable[[], Path]) -> None:
+    for n in range(30):
+        put(f"d/{n:02}.txt", DOC)  # a report of ~10 KB
+    put("r.json", "old\n")
+    # A file-size limit of 1 KB (what a full disk or quota looks like to a writer: EFBIG).
+    proc = simdup_process(["scan", "d", "-q", "-o", "r.json"], prelude="trap '' XFSZ; ulimit -f 2;")
+    assert_clean(proc, ExitCode.ERROR, "File too large")
+    assert Path("r.json").read_text() == "old\n"
+    assert not [p for p in os.listdir(".") if p.startswith(".simdup-")]
+
+
+@edge
+def edge_stdout_closed(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    proc = simdup_process(["scan", "d"], redirect=">&-")
+    assert_clean(proc, ExitCode.ERROR, "standard output is closed")
+
+
+@edge
+def edge_stdout_closed_hash(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    proc = simdup_process(["hash", "d/a.txt"], redirect=">&-")
+    assert_clean(proc, ExitCode.ERROR, "standard output is closed")
+
+
+@edge
+def edge_stderr_closed(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    proc = simdup_process(["scan", "d", "-f", "json", "-o", "r.json"], redirect="2>&-")
+    assert_clean(proc, 0)
+    assert report_files(Path("r.json").read_bytes()) == set(BASE_FILES)
+
+
+@edge
+def edge_stderr_closed_fail_on_duplicates(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+    args = ["scan", "d", "-f", "json", "-o", "r.json", "--fail-on-duplicates"]
+    proc = simdup_process(args, redirect="2>&-")
+    assert_clean(proc, ExitCode.DUPLICATES_FOUND)
+    assert report_files(Path("r.json").read_bytes()) == set(BASE_FILES)
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [int(c) for c in path.read_text().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return not Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except OSError:
+        return False
+
+
+def _scan_and(action: Callable[[subprocess.Popen[bytes], list[int]], None], corpus: Path,
+              report: Path) -> tuple[subprocess.Popen[bytes], bytes, list[int]]:  # fmt: skip
+    """Start a ``-j2`` scan of ``corpus``, wait for its workers, then ``action(proc, workers)``
+    (while the scan is running); return the process, its stderr and every worker seen."""
+    args = ["scan", str(corpus), "-j", "2", "-f", "json", "-o", str(report)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simdup", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while time.monotonic() < deadline and proc.poll() is None and len(workers) < 2:
+        workers = _children(proc.pid)
+        time.sleep(0.01)
+    time.sleep(0.3)  # fingerprinting is under way
+    assert proc.poll() is None, "the scan ended before the test could act: make the corpus larger"
+    action(proc, workers)
+    seen = set(workers) | set(_children(proc.pid))
+    _, err = proc.communicate(timeout=120)
+    return proc, err, sorted(seen)
+
+
+def _no_orphans(workers: list[int]) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not [w for w in workers if _alive(w)], "a worker outlived the scan"
+
+
+@edge
+def edge_worker_killed_mid_scan(tmp: Path, big: Callable[[], Path]) -> None:
+    corpus = big()
+    reference = tmp / "reference.json"
+    assert_clean(simdup_process(["scan", str(corpus), "-j", "2", "-f", "json", "-o",
+                                 str(reference)]), 0)  # fmt: skip
+    report = tmp / "report.json"
+    killed: list[int] = []
+
+    def kill_one(proc: subprocess.Popen[bytes], workers: list[int]) -> None:
+        os.kill(workers[0], signal.SIGKILL)  # as the kernel's OOM killer does
+        killed.append(workers[0])
+
+    started = time.monotonic()
+    proc, err, workers = _scan_and(kill_one, corpus, report)
+    assert "Traceback" not in err.decode(), err
+    assert proc.returncode == 0, err
+    assert time.monotonic() - started < 60
+    ours, theirs = json.loads(report.read_bytes()), json.loads(reference.read_bytes())
+    for key in ("files", "skipped", "pairs", "clusters"):
+        assert ours[key] == theirs[key], key
+    _no_orphans(workers)
+
+
+def _stopped_by(signum: int, code: int, tmp: Path, corpus: Path) -> None:
+    report = tmp / "report.json"
+    proc, err, workers = _scan_and(lambda p, _: p.send_signal(signum), corpus, report)
+    assert proc.returncode == code, err
+    name = signal.Signals(signum).name
+    assert err.decode().strip() == f"simdup: stopped by {name}; no report written"
+    assert not report.exists()
+    assert not [p for p in tmp.iterdir() if p.name.startswith(".simdup-")]
+    _no_orphans(workers)
+
+
+@edge
+def edge_sigterm_mid_scan(tmp: Path, big: Callable[[], Path]) -> None:
+    _stopped_by(signal.SIGTERM, ExitCode.TERMINATED, tmp, big())
+
+
+@edge
+def edge_sighup_mid_scan(tmp: Path, big: Callable[[], Path]) -> None:
+    _stopped_by(signal.SIGHUP, ExitCode.HANGUP, tmp, big())
+
+
+@edge
+def edge_parent_killed_mid_scan(tmp: Path, big: Callable[[], Path]) -> None:
+    proc, _, workers = _scan_and(lambda p, _: p.kill(), big(), tmp / "report.json")
+    assert proc.returncode == -signal.SIGKILL
+    _no_orphans(workers)  # the kernel stops them with their parent (PR_SET_PDEATHSIG)
+
+
+@edge
+def edge_internal_error(tmp: Path, big: Callable[[], Path]) -> None:
+    baseline()
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simdup.cli, "scan", broken)
+        result = invoke(["scan", "d"])
+    assert result.exit_code == ExitCode.ERROR
+    assert result.stderr.strip() == "simdup: internal error: RuntimeError: a bug"
+
+
+_BIG: dict[str, Path] = {}
+
+
+@pytest.fixture
+def big_corpus_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Path]:
+    """A corpus that takes a ``-j2`` scan a few seconds (built once per session, on demand)."""
+
+    def build() -> Path:
+        if "root" not in _BIG:
+            import random
+
+            root = tmp_path_factory.mktemp("big")
+            rng = random.Random(9)
+            vocabulary = [f"w{i}" for i in range(20000)]
+            for n in range(1500):
+                lines = (" ".join(rng.choices(vocabulary, k=12)) for _ in range(500))
+                (root / f"{n}.txt").write_text("\n".join(lines))
+            for n in range(0, 1500, 100):  # some near-duplicates to report
+                (root / f"{n}-copy.txt").write_text((root / f"{n}.txt").read_text() + " extra")
+            _BIG["root"] = root
+        return _BIG["root"]
+
+    return build
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+@pytest.mark.parametrize("name", sorted(EDGES))
+def test_edge(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    big_corpus_factory: Callable[[], Path],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    EDGES[name](tmp_path, big_corpus_factory)
+
+
+def test_every_edge_is_documented() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    missing = [name for name in EDGES if f"`{name}`" not in text]
+    assert not missing, f"add these cases to {DOCS.name}: {missing}"

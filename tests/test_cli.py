@@ -205,6 +205,10 @@ def test_skipped_files_alone_do_not_fail_a_scan(corpus: Path) -> None:
         ["scan"],
         ["scan", "corpus", "--no-such-option"],
         ["scan", "corpus", "--max-size", "lots"],
+        ["scan", "corpus", "--max-size", "inf"],
+        ["scan", "corpus", "--max-size", "1e999"],
+        ["scan", "corpus", "--max-size", "-inf"],
+        ["scan", "corpus", "--max-size", "nan"],
         ["compare", "corpus/en/fable-crow.txt"],
         ["compare", "corpus/en/fable-crow.txt", "corpus/en/fable-crow-edited.txt", "-f", "csv"],
         ["hash"],
@@ -358,6 +362,47 @@ def test_files_from_missing_file_is_a_usage_error(corpus: Path) -> None:
     """A --files-from file that cannot be read: exit 2."""
     result = run("scan", "--files-from", "missing-list.txt")
     assert result.exit_code == 2, explain(result)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a POSIX shell")
+def test_files_from_closed_stdin_is_a_usage_error(tmp_path: Path) -> None:
+    """`simdup scan --files-from - <&-` (standard input closed, so ``sys.stdin`` is None): exit
+    2 with one clear message, no traceback. A real process started by a real shell: CliRunner
+    always provides a stdin, and ``stdin=subprocess.DEVNULL`` is open, not closed."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$0" -m simdup scan --files-from - <&-', sys.executable],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot read --files-from -: standard input is closed" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_files_from_stdin_utf16_list(corpus: Path) -> None:
+    """A list piped from Windows PowerShell 5 (UTF-16-LE with a BOM, CRLF) is read like any
+    other, and so is a NUL-separated UTF-16 list with -0."""
+    names = ["corpus/en/fable-crow.txt", "corpus/en/fable-crow-edited.txt"]
+    for args, text in ((), "\r\n".join(names) + "\r\n"), (("-0",), "\0".join(names)):
+        listing = "\ufeff".encode("utf-16-le") + text.encode("utf-16-le")
+        result = run("scan", "--files-from", "-", *args, "-f", "json", input=listing)
+        assert result.exit_code == 0, explain(result)
+        report = json.loads(result.stdout)
+        assert sorted(f["path"] for f in report["files"]) == sorted(names)
+        assert report["skipped"] == []
+
+
+def test_files_from_nul_bytes_without_dash_0_is_a_usage_error(corpus: Path) -> None:
+    """`find docs -print0 | simdup scan --files-from -` (no -0): exit 2, saying to use -0."""
+    result = run("scan", "--files-from", "-", input=b"corpus/en/fable-crow.txt\0")
+    assert result.exit_code == 2, explain(result)
+    assert "use -0/--null" in result.stderr
 
 
 # ---------------------------------------------------------------- --quiet, --version, --help
@@ -539,6 +584,67 @@ def test_baseline_accepts_known_pairs_and_fails_on_new_ones(tmp_path: Path) -> N
     refused = runner.invoke(cli, ["scan", str(docs), "--baseline", str(bad)])
     assert refused.exit_code == 2
     assert "not a simdup JSON report" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "empty file"),
+        (" \n\t\n", "empty file"),
+        ('{"pairs": null}', "'pairs' must be a list, not null"),
+        ('{"pairs": 5}', "'pairs' must be a list, not a number"),
+        ('{"pairs": {"a": "x", "b": "y"}}', "'pairs' must be a list, not an object"),
+        ('{"pairs": [{"a": 1, "b": "y"}]}', "a pair whose 'a' or 'b' is not a string"),
+        ('{"pairs": [{"a": "x", "b": null}]}', "a pair whose 'a' or 'b' is not a string"),
+        ('{"pairs": ["x"]}', "a pair without 'a' and 'b'"),
+        ("[]", "not a simdup JSON report"),
+        ('{"type": "pair", "a": "x", "b": "y"}\n' * 2, "not a simdup JSON Lines report"),
+        ('{"type": "header"}\n{"type": "pair", "a": 1, "b": 2}\n', "is not a string"),
+    ],
+    ids=[
+        "empty",
+        "blank",
+        "null",
+        "number",
+        "object",
+        "a-int",
+        "b-null",
+        "not-a-record",
+        "json-list",
+        "jsonl-no-header",
+        "jsonl-not-strings",
+    ],
+)
+def test_a_baseline_that_is_not_a_report_is_a_config_error(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    """load_baseline raises ConfigError naming the file for anything but a simdup JSON or
+    JSON Lines report, an empty one included (never "nothing accepted", never a TypeError);
+    the command line makes that a usage error (exit 2)."""
+    from simdup.errors import ConfigError
+    from simdup.report.baseline import load_baseline
+
+    path = tmp_path / "base.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape(message)) as info:
+        load_baseline(str(path))
+    assert str(info.value).startswith(f"baseline {path}: ")
+    result = run("scan", str(tmp_path), "--baseline", str(path))
+    assert result.exit_code == 2, explain(result)
+    assert message in result.stderr
+
+
+def test_a_jsonl_baseline_of_an_empty_scan_accepts_nothing(tmp_path: Path) -> None:
+    """A JSON Lines report of a scan that found nothing is one line (the header alone), which
+    is also a valid JSON document: still read as JSON Lines, accepting no pair."""
+    from simdup.report.baseline import load_baseline
+
+    (tmp_path / "empty").mkdir()
+    path = tmp_path / "base.jsonl"
+    made = run("scan", str(tmp_path / "empty"), "-f", "jsonl", "-o", str(path), "-j", "1")
+    assert made.exit_code == 0, explain(made)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 1
+    assert load_baseline(str(path)) == frozenset()
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")

@@ -6,13 +6,14 @@ import os
 import random
 import threading
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import DocWriter
 
 from simdup.decoding import DecodeFailure, decode_bytes, decode_file
-from simdup.records import DecodedDocument, SkippedFile
+from simdup.records import DecodedDocument, SkippedFile, SourceFile
 
 MAX = 1 << 20
 
@@ -246,3 +247,43 @@ def test_weak_chardet_guesses_fall_back_to_the_most_readable_decoding(
     Windows-1252 reads most like text, and gets the original back."""
     decoded, encoding, source, _ = decode_bytes(text.encode(codec))
     assert (decoded, encoding, source) == (text, expected, "detected")
+
+
+@pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="needs O_NOFOLLOW")
+def test_a_file_changed_after_discovery_is_not_read(tmp_path: Path) -> None:
+    """decode_file(SourceFile) reads only the file discovery found: a symbolic link put at its
+    path is not followed (unless ``follow``), and another file (a link followed, a rename over
+    the path) is refused by device and inode. A plain str path is named by the user: links are
+    followed and there is nothing to check against."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text(ASCII_EN, encoding="utf-8")
+    path = tmp_path / "doc.txt"
+    path.write_text(MIXED, encoding="utf-8")
+    st = os.stat(path)
+    found = SourceFile(str(path), st.st_size, st.st_dev, st.st_ino)
+    assert isinstance(decode_file(found, MAX), DecodedDocument)
+    os.link(path, tmp_path / "kept.txt")  # its inode number is not given to a new file
+
+    path.unlink()
+    path.symlink_to(outside)
+    assert decode_file(found, MAX) == SkippedFile(
+        str(path), "read", "replaced by a symbolic link after discovery (not followed)"
+    )
+    followed = replace(found, follow=True)
+    assert decode_file(followed, MAX) == SkippedFile(
+        str(path), "read", "changed after discovery (another file is now at this path)"
+    )
+    # Identity unknown (0): a followed link is read, an unfollowed one still is not.
+    assert isinstance(decode_file(SourceFile(str(path), 0, follow=True), MAX), DecodedDocument)
+    assert decode_file(SourceFile(str(path), 0), MAX).reason.startswith("replaced by a symbolic")
+    doc = decode_file(str(path), MAX)
+    assert isinstance(doc, DecodedDocument) and doc.text == ASCII_EN
+
+    path.unlink()
+    (tmp_path / "new.txt").write_text(MIXED, encoding="utf-8")
+    os.replace(tmp_path / "new.txt", path)
+    assert decode_file(found, MAX) == SkippedFile(
+        str(path), "read", "changed after discovery (another file is now at this path)"
+    )
+    st = os.stat(path)
+    assert isinstance(decode_file(replace(found, inode=st.st_ino), MAX), DecodedDocument)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
 import pytest
 
-from simdup.discovery import DiscoveryOptions, discover
+from simdup.discovery import DiscoveryOptions, discover, read_path_list
+from simdup.errors import ConfigError
 from simdup.records import SkippedFile, SourceFile
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
@@ -74,10 +76,77 @@ def test_order_does_not_depend_on_argument_order(tree: Path) -> None:
 def test_source_files_carry_their_size(tree: Path) -> None:
     """Each SourceFile has the file's size in bytes."""
     files, _ = discover([str(tree / "d" / "sub")])
-    assert files == [
-        SourceFile(str(tree / "d" / "sub" / "c.txt"), 1),
-        SourceFile(str(tree / "d" / "sub" / "deeper" / "e.txt"), 1),
+    assert [(f.path, f.size) for f in files] == [
+        (str(tree / "d" / "sub" / "c.txt"), 1),
+        (str(tree / "d" / "sub" / "deeper" / "e.txt"), 1),
     ]
+
+
+@needs_symlinks
+def test_source_files_carry_the_identity_of_what_was_found(tree: Path) -> None:
+    """Each SourceFile has the device and inode of the file found (what reading checks), and
+    ``follow`` is true only where its path may end in a symbolic link: a link named as a PATH,
+    or any file with --follow-symlinks."""
+    (tree / "d" / "link.txt").symlink_to("sub/c.txt")
+    c = os.stat(tree / "d" / "sub" / "c.txt")
+    roots = [str(tree / "d" / "sub" / "c.txt"), str(tree / "d" / "link.txt")]
+    files, _ = discover(roots, DiscoveryOptions(unique_files=False))
+    assert files == [
+        SourceFile(str(tree / "d" / "link.txt"), 1, c.st_dev, c.st_ino, follow=True),
+        SourceFile(str(tree / "d" / "sub" / "c.txt"), 1, c.st_dev, c.st_ino, follow=False),
+    ]
+    walked, _ = discover([str(tree / "d" / "sub")])
+    assert walked and not any(f.follow for f in walked)
+    followed, _ = discover([str(tree / "d" / "sub")], DiscoveryOptions(follow_symlinks=True))
+    assert followed and all(f.follow for f in followed)
+    assert all(f.inode == os.stat(f.path).st_ino for f in walked + followed)
+
+
+@pytest.mark.parametrize(
+    ("data", "null", "expected"),
+    [
+        (b"a.txt\n\nb c.txt\r\n  \nd.txt", False, ["a.txt", "b c.txt", "d.txt"]),
+        (b"new\nline.txt\0 lead.txt\0\0", True, ["new\nline.txt", " lead.txt"]),
+        (b"caf\xe9.txt\n", False, [os.fsdecode(b"caf\xe9.txt")]),
+        ("\ufeffa.txt\nb.txt\n".encode(), False, ["a.txt", "b.txt"]),
+        ("\ufeffa.txt\r\n中文.txt\r\n".encode("utf-16-le"), False, ["a.txt", "中文.txt"]),
+        ("\ufeffa.txt\n中文.txt\n".encode("utf-16-be"), False, ["a.txt", "中文.txt"]),
+        ("\ufeffa.txt\0中文.txt\0".encode("utf-16-le"), True, ["a.txt", "中文.txt"]),
+        ("\ufeffa.txt\n".encode("utf-32-le"), False, ["a.txt"]),
+        ("\ufeffx\u2028y.txt\n".encode("utf-16-le"), False, ["x\u2028y.txt"]),
+    ],
+    ids=[
+        "lines",
+        "nul",
+        "non-utf8",
+        "utf8-bom",
+        "utf16le",
+        "utf16be",
+        "utf16-nul",
+        "utf32",
+        "u2028",
+    ],
+)
+def test_read_path_list(data: bytes, null: bool, expected: list[str]) -> None:
+    """--files-from lists: lines or NUL-separated items, blank ones ignored; a UTF-8 BOM
+    dropped; UTF-16/32 lists with a BOM (Windows PowerShell) decoded, split at line breaks only
+    (not at U+2028) or at NULs."""
+    assert read_path_list(data, null) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"a.txt\0b.txt\0", "use -0/--null"),
+        ("\ufeffa.txt\0".encode("utf-16-le"), "use -0/--null"),
+        (b"\xff\xfea\x00\x00\xd8", "not utf-16-le"),
+    ],
+)
+def test_read_path_list_refuses_what_cannot_be_a_list_of_paths(data: bytes, message: str) -> None:
+    """NUL bytes without -0 (`find -print0` piped without -0) and a list that is not in the
+    encoding its BOM announces are ConfigErrors saying why."""
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        read_path_list(data, False)
 
 
 def test_include_globs_match_name_or_relative_path(tree: Path) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
-from simdup.exitcodes import ExitCode, scan_exit_code
+from simdup.exitcodes import ExitCode, scan_exit_code, stopped_exit_code
 
 
 def test_exit_codes_are_pinned() -> None:
@@ -15,8 +17,16 @@ def test_exit_codes_are_pinned() -> None:
         "USAGE": 2,
         "FILES_SKIPPED": 3,
         "ERROR": 4,
+        "HANGUP": 129,
         "INTERRUPTED": 130,
+        "TERMINATED": 143,
     }
+
+
+def test_a_run_stopped_by_a_signal_exits_128_plus_its_number() -> None:
+    """Ctrl-C 130, SIGTERM 143, SIGHUP 129: what a shell reports for a process killed by it."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        assert stopped_exit_code(signum) == 128 + signum
 
 
 @pytest.mark.parametrize(

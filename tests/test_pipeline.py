@@ -17,6 +17,7 @@ from conftest import DocWriter
 import simdup
 import simdup.pipeline
 import simdup.segmentation
+import simdup.workerpool
 from simdup.params import FeatureParams
 from simdup.pipeline import ScanOptions
 from simdup.records import ScanResult
@@ -206,7 +207,7 @@ def test_jobs_do_not_change_the_result(big_corpus: Path) -> None:
     """jobs=1 and jobs=2 (worker processes) give identical files, pairs and clusters."""
     one = simdup.scan([str(big_corpus)], jobs=1)
     with mock.patch(
-        "simdup.pipeline._pool_context", wraps=simdup.pipeline._pool_context
+        "simdup.workerpool.pool_context", wraps=simdup.workerpool.pool_context
     ) as pool_context:
         two = simdup.scan([str(big_corpus)], jobs=2)
     assert pool_context.called, "jobs=2 did not use worker processes"
