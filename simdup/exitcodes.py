@@ -54,12 +54,16 @@ def scan_exit_code(
 
 
 _STOPPED_BY = {
-    signal.SIGINT: ExitCode.INTERRUPTED,
-    signal.SIGTERM: ExitCode.TERMINATED,
-    signal.SIGHUP: ExitCode.HANGUP,
+    getattr(signal, name): code
+    for name, code in (
+        ("SIGINT", ExitCode.INTERRUPTED),
+        ("SIGTERM", ExitCode.TERMINATED),
+        ("SIGHUP", ExitCode.HANGUP),  # not on Windows
+    )
+    if hasattr(signal, name)
 }
 
 
 def stopped_exit_code(signum: int) -> ExitCode:
     """The exit status of a run stopped by signal ``signum`` (SIGINT, SIGTERM or SIGHUP)."""
-    return _STOPPED_BY.get(signal.Signals(signum), ExitCode.INTERRUPTED)
+    return _STOPPED_BY.get(signum, ExitCode.INTERRUPTED)

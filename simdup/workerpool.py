@@ -38,7 +38,9 @@ MAX_ATTEMPTS = 2
 # Seconds a worker gets to exit after SIGTERM when the pool stops, before SIGKILL.
 STOP_GRACE = 1.0
 # Signals the parent handles (Ctrl-C, kill, a closed terminal); held while forking.
-_PARENT_SIGNALS: frozenset[int] = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+_PARENT_SIGNALS: frozenset[int] = frozenset(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
 def pool_context() -> Any:
@@ -69,7 +71,7 @@ def _worker_main(
     initargs: tuple[Any, ...],
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in _PARENT_SIGNALS - {signal.SIGINT}:
         signal.signal(signum, signal.SIG_DFL)
     # Forked while the parent held these signals: take them again (SIGTERM must stop us).
     if hasattr(signal, "pthread_sigmask"):

@@ -821,6 +821,16 @@ def b_output_missing_dir(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     return ["-o", "no-such-dir/report.json", "d"]
 
 
+def b_output_empty(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    return ["-o", "", "d"]
+
+
+def b_output_slash(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    return ["-o", "out/", "d"]
+
+
 def b_empty_dir(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     os.mkdir("d")
     return ["d"]
@@ -1218,6 +1228,8 @@ CASES: list[Case] = [
         exit_code=int(ExitCode.ERROR),
         stderr="cannot write report",
     ),
+    Case("output_empty_name", b_output_empty, exit_code=USAGE, stderr="does not name a file"),
+    Case("output_folder_name", b_output_slash, exit_code=USAGE, stderr="does not name a file"),
     # --- the other commands
     Case(
         "hash_with_fifo",

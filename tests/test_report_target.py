@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simdup.errors import OutputError
+from simdup.errors import ConfigError, OutputError
 from simdup.report.target import ForgivingStream, ReportTarget, descriptor_named
 
 
@@ -144,3 +144,10 @@ def test_forgiving_stream_never_raises() -> None:
     assert stream.write("message\n") == len("message\n")
     stream.flush()
     assert stream.isatty() is False
+
+
+@pytest.mark.parametrize("path", ["", "out/", "missing-folder/"])
+def test_a_name_that_is_no_file_is_a_config_error(path: str) -> None:
+    """'' (the current folder) and 'out/' (a folder) never become a file named 'out'."""
+    with pytest.raises(ConfigError, match="does not name a file"):
+        ReportTarget.resolve(path)

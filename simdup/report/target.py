@@ -12,7 +12,8 @@ One policy for every command:
   and written in place, never unlinked, created or renamed over; descriptors of this process
   are written through a duplicate, which keeps append mode and the file offset;
 * a socket, a closed standard output, a missing folder: ``OutputError`` before any work is
-  done where that can be known in advance (``ReportTarget.resolve``), else when writing.
+  done where that can be known in advance (``ReportTarget.resolve``), else when writing; an
+  empty name or one ending in ``/`` (a folder): ``ConfigError``.
 
 ``guard_standard_streams`` is the stream policy of the ``simdup`` process: a closed standard
 stream is remembered and its descriptor number filled with the null device, so that no file
@@ -34,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ..errors import OutputError
+from ..errors import ConfigError, OutputError
 
 # Descriptors closed when the process started (see guard_standard_streams).
 CLOSED_AT_START: set[int] = set()
@@ -158,6 +159,9 @@ class ReportTarget:
             if sys.stdout is None or 1 in CLOSED_AT_START:
                 raise OutputError("standard output is closed (use -o FILE)")
             return cls(None, "stdout")
+        if not path or path.endswith(("/", os.sep)):
+            # "" would be the current folder, "out/" a folder: never a file to create
+            raise ConfigError(f"--output {path!r} does not name a file")
         fd, ours = descriptor_named(path)
         if fd is not None and ours:
             if fd in CLOSED_AT_START:
