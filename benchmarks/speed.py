@@ -266,7 +266,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     import simdup.features
     from simdup.decoding import decode_file
     from simdup.params import FeatureParams
-    from simdup.pipeline import DocumentProcessor
+    from simdup.processor import DocumentProcessor
     from simdup.records import DecodedDocument
     from simdup.textscan import CJK_RUN
 

@@ -6,11 +6,14 @@
 """
 
 from .__about__ import __version__
+from .comparing import compare
 from .errors import ConfigError, InputError, MissingExtraError, SimdupError
 from .index import BlockIndex, near_pairs
+from .options import ScanOptions
 from .params import ALGORITHM_VERSION, FeatureParams
-from .pipeline import ScanOptions, compare, fingerprint, scan
+from .processor import fingerprint
 from .records import Cluster, ClusterMember, Comparison, DuplicatePair, ScanResult, SkippedFile
+from .scanning import scan
 from .simhash import hamming
 
 __all__ = [

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from .discovery import discover
+from .engines import Progress
 from .index import MAX_THRESHOLD, near_pairs
-from .pipeline import Progress, ScanOptions, fingerprint_corpus, resolve_options
-from .sketch import sketch_jaccard
+from .options import ScanOptions, resolve_options
+from .scanning import fingerprint_corpus
+from .verify import Verifier
 
 SIMILARITY_BINS = 10  # deciles of the Jaccard estimate
 
@@ -61,12 +63,12 @@ def calibrate(
     nearest = np.bincount(nearest_of, minlength=radius + 2)
     grid = np.zeros((radius + 1, SIMILARITY_BINS), dtype=np.int64)
     length_ok = np.zeros(radius + 1, dtype=np.int64)
-    k = options.features.sketch_size
+    verifier = Verifier(options)
     for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
         a, b = docs[i], docs[j]
-        sim = sketch_jaccard(a.sketch, b.sketch, k)
+        sim = verifier.estimate(a, b)
         grid[d, min(int(sim * SIMILARITY_BINS), SIMILARITY_BINS - 1)] += 1
-        if min(a.chars, b.chars) >= options.min_length_ratio * max(a.chars, b.chars):
+        if verifier.length_ok(a, b):
             length_ok[d] += 1
     return Calibration(
         documents=len(docs),

@@ -18,30 +18,31 @@ from typing import Any
 import click
 
 from .__about__ import __version__
+from .baseline import load_baseline
 from .clustering import METHODS as CLUSTER_METHODS
+from .comparing import compare
 from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover, read_path_list
+from .engines import fingerprint_files
 from .errors import ConfigError, InputError, OutputError, SimdupError
-from .exitcodes import EXIT_CODE_HELP, ExitCode, scan_exit_code, stopped_exit_code
+from .exitcodes import EXIT_CODE_HELP, ExitCode, files_exit_code, stopped_exit_code
 from .index import MAX_THRESHOLD
-from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
-from .pipeline import (
+from .options import (
     DEFAULT_MIN_LENGTH_RATIO,
     DEFAULT_MIN_SIMILARITY,
     DEFAULT_VERIFY_RADIUS,
     METHODS_CANDIDATES,
-    DocumentProcessor,
     ScanOptions,
-    compare,
-    fingerprint_files,
-    scan,
 )
+from .outcome import scan_outcome
+from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
+from .processor import DocumentProcessor
 from .records import FingerprintedDocument
 from .report import FORMATS, render
-from .report.baseline import load_baseline, new_pairs
 from .report.json import render_comparison_json
 from .report.paths import display_path
 from .report.target import ReportTarget, guard_standard_streams, names_own_descriptor
 from .report.text import render_comparison_text, render_skip_summary
+from .scanning import scan
 from .segmentation import BACKENDS
 from .stopwords import read_stopword_file
 
@@ -490,29 +491,26 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         ctx.exit(ExitCode.ERROR)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
-    duplicates = len(result.pairs)
-    if accepted is not None:
-        fresh = new_pairs(result.pairs, accepted)
-        duplicates = len(fresh)
-        if not kw["quiet"]:
+    outcome = scan_outcome(
+        result,
+        fail_on_duplicates=kw["fail_on_duplicates"],
+        strict=kw["strict"],
+        accepted=accepted,
+    )
+    # --quiet never hides the reason for a failing status: the new pairs are listed then.
+    if outcome.baseline_used and (not kw["quiet"] or outcome.code == ExitCode.DUPLICATES_FOUND):
+        fresh = outcome.new_pairs
+        click.echo(
+            f"simdup: {len(fresh)} of {len(result.pairs)} near-duplicate pairs are not in "
+            f"the baseline {display_path(kw['baseline'])}",
+            err=True,
+        )
+        for pair in fresh[:20]:
             click.echo(
-                f"simdup: {len(fresh)} of {len(result.pairs)} near-duplicate pairs are not in "
-                f"the baseline {display_path(kw['baseline'])}",
+                f"  {display_path(pair.a)}  {display_path(pair.b)}  distance {pair.distance}",
                 err=True,
             )
-            for pair in fresh[:20]:
-                click.echo(
-                    f"  {display_path(pair.a)}  {display_path(pair.b)}  distance {pair.distance}",
-                    err=True,
-                )
-    ctx.exit(
-        scan_exit_code(
-            duplicates=duplicates,
-            skipped=sum(1 for s in result.skipped if s.failure),
-            fail_on_duplicates=kw["fail_on_duplicates"],
-            strict=kw["strict"],
-        )
-    )
+    ctx.exit(outcome.code)
 
 
 @cli.command(
@@ -604,7 +602,7 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
                     failed.append(result)
     for skip in failed:
         click.echo(f"simdup: {display_path(skip.path)}: {skip.reason}", err=True)
-    ctx.exit(ExitCode.FILES_SKIPPED if failed else ExitCode.OK)
+    ctx.exit(files_exit_code(len(failed)))
 
 
 @cli.command(

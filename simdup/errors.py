@@ -37,3 +37,12 @@ class WorkerError(SimdupError, RuntimeError):
 
 class OutputError(SimdupError, OSError):
     """The report cannot be written where it was asked to go."""
+
+
+class StoreError(SimdupError):
+    """A simdup database (scan cache, named index) cannot be used: ``path`` says which."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason

@@ -67,3 +67,8 @@ _STOPPED_BY = {
 def stopped_exit_code(signum: int) -> ExitCode:
     """The exit status of a run stopped by signal ``signum`` (SIGINT, SIGTERM or SIGHUP)."""
     return _STOPPED_BY.get(signum, ExitCode.INTERRUPTED)
+
+
+def files_exit_code(failed: int) -> ExitCode:
+    """``hash``: 3 when a file named on the command line could not be fingerprinted."""
+    return ExitCode.FILES_SKIPPED if failed else ExitCode.OK

@@ -57,7 +57,7 @@ from click.testing import CliRunner, Result
 from conftest import pseudo_words as words
 
 import simdup.cli
-from simdup import pipeline
+from simdup import engines, processor, scanning
 from simdup.cli import cli
 from simdup.discovery import DiscoveryOptions, discover
 from simdup.exitcodes import ExitCode
@@ -132,14 +132,14 @@ Build = Callable[[Path, pytest.MonkeyPatch], list[str]]
 
 def after_discovery(mp: pytest.MonkeyPatch, action: Callable[[], None]) -> None:
     """Run ``action`` between discovery and reading (a file changes under simdup's feet)."""
-    original = pipeline.discover
+    original = scanning.discover
 
     def wrapped(paths: Any, options: Any = None) -> Any:
         found = original(paths, options)
         action()
         return found
 
-    mp.setattr(pipeline, "discover", wrapped)
+    mp.setattr(scanning, "discover", wrapped)
 
 
 def deny(mp: pytest.MonkeyPatch, function: str, basename: str) -> None:
@@ -237,14 +237,14 @@ def b_internal_error(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     """A bug that strikes one file only (simulated in DocumentProcessor.document)."""
     baseline()
     put("d/bug.txt", words(3))
-    real = pipeline.DocumentProcessor.document
+    real = processor.DocumentProcessor.document
 
     def document(self: Any, doc: Any) -> Any:
         if doc.path.endswith("bug.txt"):
             raise RuntimeError("a bug")
         return real(self, doc)
 
-    mp.setattr(pipeline.DocumentProcessor, "document", document)
+    mp.setattr(processor.DocumentProcessor, "document", document)
     return ["d"]
 
 
@@ -1340,7 +1340,7 @@ def test_file_deleted_between_discovery_and_fingerprinting(tmp_path: Path) -> No
     files, skipped = discover([str(tmp_path)], DiscoveryOptions())
     assert [os.path.basename(f.path) for f in files] == ["gone.txt", "keep.txt"] and not skipped
     (tmp_path / "gone.txt").unlink()
-    results = list(pipeline.fingerprint_files(files, FeatureParams(), max_size=1 << 20, jobs=1))
+    results = list(engines.fingerprint_files(files, FeatureParams(), max_size=1 << 20, jobs=1))
     gone, keep = results
     assert isinstance(gone, SkippedFile)
     assert (gone.stage, gone.reason) == ("read", "No such file or directory")

@@ -34,7 +34,7 @@ from simdup.decoding import DecodeFailure, decode_bytes
 from simdup.features import extract_features
 from simdup.normalize import DEFAULT_IGNORABLE
 from simdup.params import FeatureParams
-from simdup.pipeline import DocumentProcessor
+from simdup.processor import DocumentProcessor
 from simdup.records import DecodedDocument, FingerprintedDocument, SkippedFile
 from simdup.report.paths import display_path, escape_path
 from simdup.segmentation import get_segmenter, resolve_backend

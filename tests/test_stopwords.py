@@ -8,7 +8,7 @@ import pytest
 
 from simdup.errors import ConfigError
 from simdup.params import FeatureParams
-from simdup.pipeline import DocumentProcessor
+from simdup.processor import DocumentProcessor
 from simdup.stopwords import bundled_stopwords, read_stopword_file
 
 

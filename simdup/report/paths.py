@@ -10,22 +10,11 @@ as escapes so a file name cannot forge lines or drive the terminal.
 
 from __future__ import annotations
 
-import os
 import unicodedata
 
-_ESCAPE_BACKSLASH = os.sep == "/"
+from ..names import escape_path
 
-
-def escape_path(path: str) -> str:
-    """``path`` with undecodable bytes (lone surrogates U+DC80..U+DCFF) as ``\\xNN``."""
-    if _ESCAPE_BACKSLASH and "\\" in path:
-        path = path.replace("\\", "\\\\")
-    if path.isascii() or not any("\udc80" <= ch <= "\udcff" for ch in path):
-        return path
-    return "".join(
-        f"\\x{ord(ch) - 0xDC00:02x}" if "\udc80" <= ch <= "\udcff" else ch for ch in path
-    )
-
+__all__ = ["display_path", "escape_path"]
 
 def display_path(path: str) -> str:
     """``escape_path`` plus control characters escaped, for terminals and logs."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from ..errors import ConfigError
-from ..records import DuplicatePair
-from .paths import escape_path
+from .errors import ConfigError
+from .names import escape_path
+from .records import DuplicatePair
 
 Pair = tuple[str, str]
 

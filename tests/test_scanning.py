@@ -1,4 +1,4 @@
-"""simdup.pipeline: scan, fingerprint and compare end to end."""
+"""simdup.scanning, simdup.comparing, simdup.engines: scan, fingerprint and compare end to end."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import pytest
 from conftest import DocWriter
 
 import simdup
-import simdup.pipeline
+import simdup.options
 import simdup.segmentation
 import simdup.workerpool
+from simdup.options import ScanOptions
 from simdup.params import FeatureParams
-from simdup.pipeline import ScanOptions
 from simdup.records import ScanResult
 
 try:
@@ -422,7 +422,7 @@ def test_auto_method_switches_to_minhash_above_the_file_limit(
     (tmp_path / "other.txt").write_text(" ".join(f"other{i}" for i in range(80)))
     small = simdup.scan([tmp_path], jobs=1)
     assert small.settings["method"] == "simhash"
-    monkeypatch.setattr(simdup.pipeline, "AUTO_MINHASH_ABOVE", 3)
+    monkeypatch.setattr(simdup.options, "AUTO_MINHASH_ABOVE", 3)
     large = simdup.scan([tmp_path], jobs=1)
     assert large.settings["method"] == "minhash"
     assert [(p.a, p.b) for p in large.pairs] == [(p.a, p.b) for p in small.pairs]
@@ -433,7 +433,7 @@ def test_auto_method_switches_to_minhash_above_the_file_limit(
 @pytest.mark.parametrize(("n", "jobs"), [(1, 2), (7, 2), (1170, 2), (5000, 8)])
 def test_batches_cover_every_file_once_and_shrink(n: int, jobs: int) -> None:
     """Guided batches: consecutive, every file once, never growing, at most MAX_BATCH."""
-    from simdup.pipeline import MAX_BATCH, batches
+    from simdup.engines import MAX_BATCH, batches
     from simdup.records import SourceFile
 
     files = [SourceFile(f"f{i}", i) for i in range(n)]

@@ -1,0 +1,166 @@
+"""Engines: the one place where sources become fingerprint records.
+
+An engine's ``run(files)`` yields, for each ``SourceFile`` in order, its
+``FingerprintedDocument`` or the ``SkippedFile`` saying why it has none. Engines differ only in
+where the work happens, never in the result: ``SerialEngine`` in this process,
+``ProcessPoolEngine`` in supervised worker processes (it falls back to serial work where a pool
+costs more than it saves); the scan cache (``simdup.store.cache.CachedEngine``) wraps either.
+Process globals (the worker's processor) live here, with the engine that needs them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+from .params import FeatureParams
+from .processor import DocumentProcessor
+from .records import FingerprintedDocument, SkippedFile, SourceFile
+from .workerpool import WorkerPool
+
+Progress = Callable[[int, int], None]
+Result = FingerprintedDocument | SkippedFile
+
+
+class Engine(Protocol):
+    """Turns sources into fingerprint records, one per file, in the order of ``files``."""
+
+    params: FeatureParams
+
+    def run(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[Result]: ...
+
+
+class SerialEngine:
+    """Every file in this process, one after the other."""
+
+    def __init__(self, params: FeatureParams, max_size: int) -> None:
+        self.params = params
+        self.max_size = max_size
+
+    def run(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[Result]:
+        processor = DocumentProcessor(self.params)
+        total = len(files)
+        for done, source in enumerate(files, 1):
+            result = processor.file(source, self.max_size)
+            if progress:
+                progress(done, total)
+            yield result
+
+
+_WORKER: DocumentProcessor | None = None
+_WORKER_MAX_SIZE = 0
+
+
+def _init_worker(params: FeatureParams, max_size: int) -> None:
+    global _WORKER, _WORKER_MAX_SIZE
+    _WORKER = DocumentProcessor(params)
+    _WORKER_MAX_SIZE = max_size
+
+
+def _describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
+    _, sources = batch
+    first = sources[0].path if sources else "?"
+    return f"a batch of {len(sources)} files from {first!r}"
+
+
+def _work_batch(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, list[Result]]:
+    assert _WORKER is not None
+    start, sources = batch
+    return start, [_WORKER.file(source, _WORKER_MAX_SIZE) for source in sources]
+
+
+MAX_BATCH = 128
+MIN_BATCH = 4
+
+
+def batches(files: Sequence[SourceFile], jobs: int) -> list[tuple[int, Sequence[SourceFile]]]:
+    """Consecutive runs of files with their start index, each 1/(2 jobs) of what is left
+    (guided scheduling): batches shrink towards the end so that no worker is left with a long
+    batch while the others idle."""
+    out: list[tuple[int, Sequence[SourceFile]]] = []
+    start = 0
+    while start < len(files):
+        size = min(MAX_BATCH, max(MIN_BATCH, -(-(len(files) - start) // (2 * jobs))))
+        out.append((start, files[start : start + size]))
+        start += size
+    return out
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class ProcessPoolEngine:
+    """Files fingerprinted by ``jobs`` supervised worker processes (``simdup.workerpool``).
+
+    Workers take the largest files first. Near-duplicates have similar sizes, so a worker meets
+    a document's other versions in neighbouring batches, where its memo of lines already holds
+    most of their lines; and the small files left for the end balance the load. On small
+    inputs a pool costs more than it saves, and the files are fingerprinted here instead: the
+    results are identical either way.
+    """
+
+    def __init__(self, params: FeatureParams, max_size: int, jobs: int | None = None) -> None:
+        self.params = params
+        self.max_size = max_size
+        self.jobs = jobs or default_jobs()
+
+    def pays(self, files: Sequence[SourceFile]) -> bool:
+        jobs = self.jobs
+        return jobs > 1 and len(files) >= 4 * jobs and sum(f.size for f in files) > (1 << 20)
+
+    def run(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[Result]:
+        if not self.pays(files):
+            yield from SerialEngine(self.params, self.max_size).run(files, progress)
+            return
+        _init_worker(self.params, self.max_size)  # load dictionaries once, before fork
+        total = len(files)
+        order = sorted(range(total), key=lambda i: (-files[i].size, i))
+        work = batches([files[i] for i in order], self.jobs)
+        results: list[Result | None] = [None] * total
+        done = 0
+        with WorkerPool(
+            _work_batch,
+            self.jobs,
+            initializer=_init_worker,
+            initargs=(self.params, self.max_size),
+            describe=_describe_batch,
+        ) as pool:
+            for _, (start, batch) in pool.results(work):
+                for k, result in enumerate(batch):
+                    results[order[start + k]] = result
+                done += len(batch)
+                if progress:
+                    progress(done, total)
+        for finished in results:
+            assert finished is not None
+            yield finished
+
+
+def make_engine(params: FeatureParams, *, max_size: int, jobs: int | None = None) -> Engine:
+    """The local engine for ``jobs`` workers (None: all cores; 1: this process only)."""
+    if jobs == 1:
+        return SerialEngine(params, max_size)
+    return ProcessPoolEngine(params, max_size, jobs)
+
+
+def fingerprint_files(
+    files: Sequence[SourceFile],
+    params: FeatureParams,
+    *,
+    max_size: int,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> Iterator[Result]:
+    """``make_engine(params, max_size=..., jobs=...).run(files, progress)``."""
+    return make_engine(params, max_size=max_size, jobs=jobs).run(files, progress)

@@ -1,0 +1,120 @@
+"""One document at a time: a file or a text becomes a fingerprinted document (or a skip record).
+
+``DocumentProcessor`` holds what a process needs for that (segmenter, stopwords, vocabulary)
+and is built once per process and parameter set: every engine runs it, in this process or in
+workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .decoding import decode_file
+from .features import extract_features, vocabulary
+from .idf import jieba_table
+from .minhash import signature as minhash_signature
+from .params import FeatureParams
+from .records import (
+    DecodedDocument,
+    FeatureVector,
+    FingerprintedDocument,
+    SkippedFile,
+    SourceFile,
+)
+from .segmentation import Segmenter, get_segmenter
+from .simhash import simhash
+from .sketch import bottom_k
+from .stopwords import bundled_stopwords
+
+
+class DocumentProcessor:
+    """Turns one file or text into a fingerprinted document. One per process."""
+
+    def __init__(self, params: FeatureParams) -> None:
+        self.params = params
+        self.segmenter: Segmenter = get_segmenter(params.segmenter, params.user_dict)
+        words = bundled_stopwords() if params.stopwords else frozenset()
+        self.stopwords = frozenset(words | params.extra_stopwords)
+        # Built before workers fork, so that they share it.
+        self.vocabulary = vocabulary(self.segmenter, self.stopwords)
+        jieba_table()
+
+    def features(self, text: str) -> FeatureVector:
+        p = self.params
+        return extract_features(
+            text,
+            self.segmenter,
+            self.stopwords,
+            markup=p.markup,
+            weighting=p.weighting,
+            ngram=p.ngram,
+        )
+
+    def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
+        """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
+        hashes, weights = fv.hashes, fv.weights
+        sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
+        perms = self.params.minhash_perms
+        signature = minhash_signature(hashes, perms).astype("<u8").tobytes() if perms else b""
+        return simhash(hashes, weights), sketch, signature
+
+    def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
+        fv = self.features(doc.text)
+        if len(fv) < self.params.min_features:
+            return SkippedFile(
+                doc.path,
+                "features",
+                f"too short to fingerprint: {len(fv)} distinct words "
+                f"(minimum {self.params.min_features})",
+            )
+        fp, sketch, signature = self.fingerprint_features(fv)
+        return FingerprintedDocument(
+            path=doc.path,
+            fingerprint=fp,
+            encoding=doc.encoding,
+            encoding_source=doc.encoding_source,
+            size=doc.size,
+            token_count=fv.token_count,
+            feature_count=len(fv),
+            content_hash=fv.content_hash,
+            chars=fv.chars,
+            sketch=sketch,
+            minhash=signature,
+        )
+
+    def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
+        """One file's fingerprint, or the record of why it has none. One bad file never stops a
+        run: even an unexpected error (a bug, memory exhausted by one huge text) becomes a
+        skip record of stage ``internal``, which ``--strict`` counts."""
+        try:
+            decoded = decode_file(source, max_size)
+            if isinstance(decoded, SkippedFile):
+                return decoded
+            return self.document(decoded)
+        except MemoryError:
+            return SkippedFile(source.path, "internal", "out of memory while fingerprinting it")
+        except Exception as exc:
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            return SkippedFile(source.path, "internal", reason)
+
+
+_PROCESSORS: dict[FeatureParams, DocumentProcessor] = {}
+
+
+def processor_for(params: FeatureParams) -> DocumentProcessor:
+    """The process's ``DocumentProcessor`` for ``params`` (built on first use)."""
+    proc = _PROCESSORS.get(params)
+    if proc is None:
+        proc = _PROCESSORS[params] = DocumentProcessor(params)
+    return proc
+
+
+def fingerprint(text: str, params: FeatureParams | None = None, **options: Any) -> int:
+    """The 64-bit SimHash fingerprint of ``text``.
+
+    Keyword arguments are ``FeatureParams`` fields (``weighting``, ``stopwords``, ...).
+    """
+    params = replace(params or FeatureParams(), **options) if options else params or FeatureParams()
+    proc = processor_for(params)
+    return proc.fingerprint_features(proc.features(text))[0]

@@ -1,0 +1,133 @@
+"""A scan: discovery -> engine (fingerprints) -> candidates -> verification -> clusters -> result.
+
+The library never prints and never exits; progress is reported through a plain callback.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .clustering import cluster, max_pairwise_distance
+from .discovery import discover
+from .engines import Engine, Progress, make_engine
+from .options import ScanOptions, resolve_options
+from .records import (
+    Cluster,
+    ClusterMember,
+    FingerprintedDocument,
+    ScanResult,
+    SkippedFile,
+    SourceFile,
+)
+from .segmentation import get_segmenter
+from .simhash import hamming
+from .sketch import sketch_jaccard
+from .verify import VerifiedPair, Verifier, candidate_pairs, duplicate_pair
+
+
+def build_clusters(
+    docs: Sequence[FingerprintedDocument],
+    pairs: Sequence[VerifiedPair],
+    method: str,
+    sketch_size: int,
+) -> list[Cluster]:
+    """Clusters of ``docs`` from their verified pairs (``method``: centers or components)."""
+    # Among equally connected documents the longest becomes the representative, then the path.
+    order_key = [(-d.chars, d.path) for d in docs]
+    groups = cluster(len(docs), [(p.i, p.j) for p in pairs], order_key, method)
+    built = []
+    for rep, members in groups:
+        r = docs[rep]
+        rows = []
+        for m in members:
+            doc = docs[m]
+            exact = doc.content_hash == r.content_hash
+            sim = 1.0 if exact else round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
+            rows.append(
+                ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
+            )
+        rows.sort(key=lambda c: (c.path != r.path, c.distance, c.path))
+        spread = max_pairwise_distance([docs[m].fingerprint for m in members])
+        built.append((r.path, rows, spread))
+    built.sort(key=lambda c: (-len(c[1]), c[0]))
+    return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
+
+
+def fingerprint_corpus(
+    files: Sequence[SourceFile],
+    skipped: Sequence[SkippedFile],
+    options: ScanOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+) -> tuple[list[FingerprintedDocument], list[SkippedFile]]:
+    """Fingerprinted documents in discovery order, and every file dropped on the way."""
+    if engine is None:
+        engine = make_engine(
+            options.features, max_size=options.discovery.max_size, jobs=options.jobs
+        )
+    docs: list[FingerprintedDocument] = []
+    skips = list(skipped)
+    for result in engine.run(files, progress):
+        if isinstance(result, SkippedFile):
+            skips.append(result)
+        else:
+            docs.append(result)
+    return docs, skips
+
+
+def scan(
+    paths: Iterable[str | os.PathLike[str]],
+    options: ScanOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+    **overrides: Any,
+) -> ScanResult:
+    """Find near-duplicate documents under ``paths``.
+
+    ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
+    ``scan(["docs"], threshold=2, jobs=1)``. ``engine`` fingerprints the files (default: the
+    local engine for ``options.jobs``); its parameters must be ``options.features`` as
+    resolved for the scan's method.
+    """
+    options = resolve_options(options, overrides)
+    started = time.perf_counter()
+    files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
+    options = resolve_options(options, overrides={}, files=len(files))
+    if engine is not None and engine.params != options.features:
+        raise ValueError("the engine's parameters are not the scan's (options.features)")
+    discovered = time.perf_counter()
+    docs, skips = fingerprint_corpus(files, skipped, options, progress, engine)
+    fingerprinted = time.perf_counter()
+    candidates = candidate_pairs(docs, options)
+    verified = Verifier(options).pairs(docs, candidates)
+    clusters = build_clusters(docs, verified, options.cluster_method, options.features.sketch_size)
+    finished = time.perf_counter()
+    pairs = sorted((duplicate_pair(docs, p) for p in verified), key=lambda p: (p.a, p.b))
+    backend = get_segmenter(options.features.segmenter, options.features.user_dict).backend
+    stats = {
+        "files_found": len(files),
+        "files_fingerprinted": len(docs),
+        "files_skipped": len(skips),
+        "bytes_read": sum(d.size for d in docs),
+        "candidates": len(candidates),
+        "pairs": len(pairs),
+        "clusters": len(clusters),
+        "seconds": {
+            "discovery": round(discovered - started, 3),
+            "fingerprint": round(fingerprinted - discovered, 3),
+            "index_and_cluster": round(finished - fingerprinted, 3),
+            "total": round(finished - started, 3),
+        },
+    }
+    return ScanResult(
+        settings=options.describe(backend),
+        files=tuple(docs),
+        skipped=tuple(sorted(skips, key=lambda s: s.path)),
+        pairs=tuple(pairs),
+        clusters=tuple(clusters),
+        stats=stats,
+    )

@@ -1,0 +1,1 @@
+"""Stored state: the scan cache and named indexes, in SQLite (``database.py`` opens both)."""

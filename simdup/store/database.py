@@ -1,0 +1,117 @@
+"""Opening simdup's SQLite databases (the scan cache, named indexes) the same safe way.
+
+Every database has a ``meta`` table of key/value text: ``kind`` (``cache`` or ``index``),
+``schema_version`` (migrated forward in order, one transaction each) and ``algorithm_version``
+(the fingerprints it holds; a database of another version is refused, never mixed).
+Connections use WAL journaling (readers never block the writer, a killed writer loses at most
+its open transaction), ``synchronous=NORMAL`` (durable at each checkpoint, safe against
+corruption), and wait up to ``BUSY_TIMEOUT`` seconds for another process's write.
+A file that is not a SQLite database, or is damaged, raises ``StoreError`` naming it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from ..errors import StoreError
+from ..params import ALGORITHM_VERSION
+
+BUSY_TIMEOUT = 60.0  # seconds another simdup process may hold the write lock
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+    rows = conn.execute("SELECT key, value FROM meta").fetchall()
+    return {str(k): str(v) for k, v in rows}
+
+
+def open_database(
+    path: str,
+    kind: str,
+    migrations: Sequence[Migration],
+    *,
+    create: bool = True,
+    rebuild: bool = False,
+    algorithm_version: str = ALGORITHM_VERSION,
+) -> sqlite3.Connection:
+    """Open (or create) the database at ``path`` holding ``kind``, migrated to the latest
+    schema: ``migrations[n]`` takes schema version ``n`` to ``n + 1``.
+
+    ``rebuild`` deletes the file first (with its WAL and shared-memory files). Raises
+    ``StoreError`` when the file is not a simdup database of this kind, is damaged, or holds
+    fingerprints of another algorithm version.
+    """
+    if rebuild:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path + suffix)
+    exists = os.path.exists(path)
+    if not exists and not create:
+        raise StoreError(path, "no such database")
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StoreError(path, f"cannot open it: {exc}") from exc
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        _prepare(conn, path, kind, migrations, algorithm_version)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(path, f"not a simdup {kind} database, or damaged ({exc})") from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _prepare(
+    conn: sqlite3.Connection,
+    path: str,
+    kind: str,
+    migrations: Sequence[Migration],
+    algorithm_version: str,
+) -> None:
+    conn.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the other waits
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "meta" not in tables:
+            if tables:
+                raise StoreError(path, f"not a simdup {kind} database")
+            conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            conn.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [("kind", kind), ("schema_version", "0"), ("algorithm_version", algorithm_version)],
+            )
+        meta = _meta(conn)
+        if meta.get("kind") != kind:
+            raise StoreError(path, f"a simdup {meta.get('kind', '?')} database, not a {kind}")
+        if meta.get("algorithm_version") != algorithm_version:
+            raise StoreError(
+                path,
+                f"holds fingerprints of algorithm {meta.get('algorithm_version')}, this simdup "
+                f"computes {algorithm_version}: they cannot be mixed (rebuild it)",
+            )
+        version = int(meta.get("schema_version", "0"))
+        if version > len(migrations):
+            raise StoreError(path, f"schema version {version} is newer than this simdup knows")
+        for step in range(version, len(migrations)):
+            migrations[step](conn)
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(step + 1),))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def check_integrity(conn: sqlite3.Connection, path: str) -> None:
+    """Raise ``StoreError`` unless SQLite's quick check passes."""
+    try:
+        result = conn.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(path, f"damaged ({exc})") from exc
+    if not result or result[0] != "ok":
+        raise StoreError(path, f"damaged ({result[0] if result else 'no answer'})")

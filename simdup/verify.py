@@ -1,0 +1,145 @@
+"""Candidates and verification: which pairs of fingerprinted documents are near-duplicates.
+
+``candidate_pairs`` proposes pairs (the exact SimHash block index within the search radius, or
+MinHash LSH); ``Verifier.judge`` is the one rule that decides, for ``scan``, ``compare``,
+``calibrate`` and index queries alike:
+
+* the same normalised text is always a near-duplicate (``exact``);
+* without verification, a pair is a near-duplicate when its Hamming distance is within
+  ``threshold``;
+* with verification, a pair within the search radius (any LSH candidate for
+  ``method="minhash"``) is a near-duplicate when the shorter text is at least
+  ``min_length_ratio`` of the longer and the word-set Jaccard (estimated from the bottom-k
+  sketches or MinHash signatures, unless the caller knows it exactly) reaches
+  ``min_similarity``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .index import near_pairs
+from .minhash import band_candidates, choose_bands
+from .minhash import estimate as minhash_estimate
+from .options import ScanOptions
+from .records import DuplicatePair, FingerprintedDocument
+from .sketch import sketch_jaccard
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Candidate pairs as parallel arrays: documents ``i[n]`` and ``j[n]`` at Hamming
+    distance ``distance[n]``."""
+
+    i: np.ndarray
+    j: np.ndarray
+    distance: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.i.size)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The decision on one pair, and why."""
+
+    near: bool
+    exact: bool  # the same normalised text
+    similarity: float | None  # word-set Jaccard (estimated or exact) when it was needed
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedPair:
+    """A near-duplicate pair of documents ``i`` < ``j`` of a list, with the facts reported."""
+
+    i: int
+    j: int
+    distance: int
+    similarity: float | None
+    exact: bool
+
+
+def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions) -> Candidates:
+    """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto")."""
+    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
+    if options.method == "simhash":
+        return Candidates(*near_pairs(fps, options.search_radius))
+    signatures = np.stack([d.minhash_array() for d in docs]) if docs else np.empty((0, 1), "<u8")
+    bands, rows = choose_bands(options.min_similarity, options.minhash_perms)
+    pairs = band_candidates(signatures, bands, rows)
+    ii, jj = pairs[:, 0], pairs[:, 1]
+    return Candidates(ii, jj, np.bitwise_count(fps[ii] ^ fps[jj]))
+
+
+class Verifier:
+    """The near-duplicate rule of ``options`` (see the module docstring)."""
+
+    def __init__(self, options: ScanOptions) -> None:
+        self.options = options
+
+    def length_ok(self, a: FingerprintedDocument, b: FingerprintedDocument) -> bool:
+        """The shorter text is at least ``min_length_ratio`` of the longer."""
+        return min(a.chars, b.chars) >= self.options.min_length_ratio * max(a.chars, b.chars)
+
+    def estimate(self, a: FingerprintedDocument, b: FingerprintedDocument) -> float:
+        """Estimated word-set Jaccard: MinHash for ``method="minhash"``, else the sketches."""
+        if self.options.method == "minhash":
+            return minhash_estimate(a.minhash_array(), b.minhash_array())
+        return sketch_jaccard(a.sketch, b.sketch, self.options.features.sketch_size)
+
+    def judge(
+        self,
+        a: FingerprintedDocument,
+        b: FingerprintedDocument,
+        distance: int,
+        similarity: float | None = None,
+    ) -> Verdict:
+        """Is (a, b) a near-duplicate? ``similarity``: the exact word-set Jaccard, when the
+        caller has it (``compare``); otherwise it is estimated."""
+        o = self.options
+        if a.content_hash == b.content_hash:
+            return Verdict(True, True, 1.0, "identical normalised text")
+        if not o.verify and o.method != "minhash":
+            near = distance <= o.threshold
+            relation = "<=" if near else ">"
+            return Verdict(
+                near, False, None, f"distance {distance} {relation} threshold {o.threshold}"
+            )
+        radius = o.search_radius
+        if o.method != "minhash" and distance > radius:
+            return Verdict(False, False, None, f"distance {distance} > verify radius {radius}")
+        if not self.length_ok(a, b):
+            ratio = min(a.chars, b.chars) / max(a.chars, b.chars, 1)
+            return Verdict(False, False, None, f"length ratio {ratio:.2f} < {o.min_length_ratio}")
+        sim = self.estimate(a, b) if similarity is None else similarity
+        near = sim >= o.min_similarity
+        reason = (
+            f"distance {distance} <= verify radius {radius}, word-set Jaccard "
+            f"{sim:.2f} {'>=' if near else '<'} {o.min_similarity}"
+        )
+        return Verdict(near, False, round(sim, 4), reason)
+
+    def pairs(
+        self, docs: Sequence[FingerprintedDocument], candidates: Candidates
+    ) -> list[VerifiedPair]:
+        """The candidates that are near-duplicates."""
+        out: list[VerifiedPair] = []
+        for i, j, d in zip(
+            candidates.i.tolist(), candidates.j.tolist(), candidates.distance.tolist(), strict=True
+        ):
+            verdict = self.judge(docs[i], docs[j], d)
+            if verdict.near:
+                out.append(VerifiedPair(i, j, d, verdict.similarity, verdict.exact))
+        return out
+
+
+def duplicate_pair(docs: Sequence[FingerprintedDocument], pair: VerifiedPair) -> DuplicatePair:
+    """The reported record of a verified pair: paths in order."""
+    a, b = docs[pair.i].path, docs[pair.j].path
+    if b < a:
+        a, b = b, a
+    return DuplicatePair(a, b, pair.distance, pair.similarity, pair.exact)
