@@ -136,6 +136,26 @@ def _feature_params(kw: dict[str, Any]) -> FeatureParams:
     )
 
 
+_SCAN_FIELDS = (
+    "threshold",
+    "verify",
+    "verify_radius",
+    "min_similarity",
+    "min_length_ratio",
+    "cluster_method",
+    "jobs",
+    "method",
+)
+_DISCOVERY_FIELDS = ("include", "exclude", "hidden", "follow_symlinks", "max_size")
+
+
+def _scan_options(kw: dict[str, Any]) -> ScanOptions:
+    """The one ``ScanOptions`` of a command, from the options it has (the rest: defaults)."""
+    discovery = DiscoveryOptions(**{k: kw[k] for k in _DISCOVERY_FIELDS if k in kw})
+    fields = {k: kw[k] for k in _SCAN_FIELDS if k in kw}
+    return ScanOptions(features=_feature_params(kw), discovery=discovery, **fields)
+
+
 @contextlib.contextmanager
 def _usage_errors() -> Iterator[None]:
     """Turn library errors into the exit codes of ``simdup.exitcodes``."""
@@ -450,24 +470,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         target = ReportTarget.resolve(output)  # fail now, not after the scan
     progress = _Progress(not kw["quiet"], "fingerprinting")
     with _usage_errors():
-        options = ScanOptions(
-            threshold=kw["threshold"],
-            features=_feature_params(kw),
-            discovery=DiscoveryOptions(
-                include=kw["include"],
-                exclude=kw["exclude"],
-                hidden=kw["hidden"],
-                follow_symlinks=kw["follow_symlinks"],
-                max_size=kw["max_size"],
-            ),
-            verify=kw["verify"],
-            verify_radius=kw["verify_radius"],
-            min_similarity=kw["min_similarity"],
-            min_length_ratio=kw["min_length_ratio"],
-            cluster_method=kw["cluster_method"],
-            jobs=kw["jobs"],
-            method=kw["method"],
-        )
+        options = _scan_options(kw)
         try:
             result = scan(all_paths, options, progress=progress)
         except KeyboardInterrupt as exc:
@@ -552,11 +555,7 @@ def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
     terms they share and that differ most.
     """
     with _usage_errors():
-        options = ScanOptions(
-            threshold=kw["threshold"],
-            features=_feature_params(kw),
-            discovery=DiscoveryOptions(max_size=kw["max_size"]),
-        )
+        options = _scan_options(kw)
         target = ReportTarget.resolve(None)
         comparison = compare(a, b, options, top=kw["top"])
         with target.open() as stream:
@@ -639,11 +638,7 @@ def calibrate_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
 
     progress = _Progress(not kw["quiet"], "fingerprinting")
     with _usage_errors():
-        options = ScanOptions(
-            features=_feature_params(kw),
-            discovery=DiscoveryOptions(max_size=kw["max_size"]),
-            jobs=kw["jobs"],
-        )
+        options = _scan_options(kw)
         target = ReportTarget.resolve(None)
         try:
             result = calibrate(paths, options, radius=kw["radius"], progress=progress)

@@ -1,0 +1,102 @@
+"""simdup.verify: the one near-duplicate rule, and the exit policy built on a scan's result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from simdup.options import ScanOptions
+from simdup.outcome import scan_outcome
+from simdup.records import DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
+from simdup.sketch import bottom_k
+from simdup.verify import Candidates, Verifier
+
+
+def doc(
+    path: str, terms: range, *, chars: int = 1000, content: str | None = None
+) -> FingerprintedDocument:
+    hashes = np.array([(t * 0x9E3779B97F4A7C15) % (1 << 64) for t in terms], dtype=np.uint64)
+    sketch = bottom_k(hashes, 256).astype("<u4").tobytes()
+    return FingerprintedDocument(
+        path, 0, "utf-8", "utf-8", chars, len(terms), len(terms), content or path, chars, sketch
+    )
+
+
+A = doc("a", range(0, 1000))
+B_SIMILAR = doc("b", range(50, 1050))  # Jaccard 950/1050 = 0.90
+C_DIFFERENT = doc("c", range(500, 1500))  # Jaccard 0.33
+D_SAME_TEXT = doc("d", range(0, 1000), content="a")
+E_SHORT = doc("e", range(50, 1050), chars=500)
+
+
+def test_same_text_is_always_a_near_duplicate() -> None:
+    """Identical normalised text: near-duplicate whatever the distance or options."""
+    for options in (ScanOptions(), ScanOptions(verify=False, threshold=0)):
+        verdict = Verifier(options).judge(A, D_SAME_TEXT, 40)
+        assert (verdict.near, verdict.exact, verdict.similarity) == (True, True, 1.0)
+
+
+def test_without_verification_the_threshold_decides() -> None:
+    """--no-verify: within --threshold is a near-duplicate, beyond is not."""
+    verifier = Verifier(ScanOptions(verify=False, threshold=3))
+    assert verifier.judge(A, C_DIFFERENT, 3).near
+    verdict = verifier.judge(A, B_SIMILAR, 4)
+    assert not verdict.near and verdict.reason == "distance 4 > threshold 3"
+
+
+def test_verification_needs_radius_length_and_similarity() -> None:
+    """With verification: beyond the radius no; a much shorter text no; a low estimated
+    Jaccard no; otherwise yes, with the estimate reported."""
+    verifier = Verifier(ScanOptions())
+    assert verifier.judge(A, B_SIMILAR, 13).reason == "distance 13 > verify radius 12"
+    assert verifier.judge(A, E_SHORT, 5).reason.startswith("length ratio 0.50 < 0.9")
+    assert not verifier.judge(A, C_DIFFERENT, 5).near
+    verdict = verifier.judge(A, B_SIMILAR, 5)
+    assert verdict.near and not verdict.exact
+    assert verdict.similarity == pytest.approx(0.905, abs=0.06)
+
+
+def test_a_known_similarity_replaces_the_estimate() -> None:
+    """compare passes the exact Jaccard: it decides instead of the sketch estimate."""
+    verifier = Verifier(ScanOptions())
+    assert not verifier.judge(A, B_SIMILAR, 5, similarity=0.5).near
+    assert verifier.judge(A, C_DIFFERENT, 5, similarity=0.85).near
+
+
+def test_pairs_keeps_only_near_duplicates_as_typed_records() -> None:
+    """Verifier.pairs turns candidate arrays into VerifiedPair records."""
+    docs = [A, B_SIMILAR, C_DIFFERENT]
+    candidates = Candidates(np.array([0, 0]), np.array([1, 2]), np.array([5, 6]))
+    (pair,) = Verifier(ScanOptions()).pairs(docs, candidates)
+    assert (pair.i, pair.j, pair.distance, pair.exact) == (0, 1, 5, False)
+
+
+def result_with(pairs: int, failed: int, passed_over: int = 0) -> ScanResult:
+    dups = tuple(DuplicatePair(f"a{n}", f"b{n}", 1, 0.9, False) for n in range(pairs))
+    skips = tuple(SkippedFile(f"s{n}", "read", "x") for n in range(failed)) + tuple(
+        SkippedFile(f"p{n}", "discovery", "x", failure=False) for n in range(passed_over)
+    )
+    return ScanResult({}, (), skips, dups, (), {})
+
+
+def test_scan_outcome_is_the_exit_policy() -> None:
+    """Duplicates fail only with --fail-on-duplicates, failed files only with --strict (files
+    passed over on purpose never), and a baseline removes accepted pairs from both the status
+    and the list of new pairs."""
+    assert scan_outcome(result_with(2, 0)).code == 0
+    assert scan_outcome(result_with(2, 0), fail_on_duplicates=True).code == 1
+    assert scan_outcome(result_with(0, 0, passed_over=3), strict=True).code == 0
+    assert scan_outcome(result_with(0, 1), strict=True).code == 3
+    accepted = frozenset({("a0", "b0"), ("a1", "b1")})
+    outcome = scan_outcome(result_with(2, 0), fail_on_duplicates=True, accepted=accepted)
+    assert (outcome.code, outcome.new_pairs, outcome.baseline_used) == (0, (), True)
+    partly = scan_outcome(result_with(3, 0), fail_on_duplicates=True, accepted=accepted)
+    assert partly.code == 1 and [p.a for p in partly.new_pairs] == ["a2"]
+
+
+def test_options_resolve_once() -> None:
+    """replace() keeps validation: a bad radius is refused where the options are made."""
+    with pytest.raises(ValueError):
+        replace(ScanOptions(), verify_radius=99)
