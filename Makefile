@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test lint fuzz asan bench bench-quality bench-speed clean
+.PHONY: demo test lint fuzz asan bench bench-quality bench-speed bench-store clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,13 +61,18 @@ $(BENCH_VENV)/.installed: pyproject.toml
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench]'
 	touch $@
 
-bench: bench-speed bench-quality
+bench: bench-speed bench-quality bench-store
 
 bench-speed: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/speed.py --bench $(SHARED)/bench/visible
 
 bench-quality: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/quality.py --bench $(SHARED)/bench/visible
+
+# The stores: scan cache (cold vs warm rescans) and named indexes (add rate, query latency).
+bench-store: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/cache.py --bench $(SHARED)/bench/visible
+	$(BENCH_VENV)/bin/python benchmarks/index.py --bench $(SHARED)/bench/visible
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache simdup/*.so \

@@ -99,7 +99,9 @@ def e2e(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, Any
     def simdup_cmd(segmenter: str, jobs: int | None) -> Callable[[Path], list[str]]:
         def build(out: Path) -> list[str]:
             cmd = [py, "-m", "simdup", "scan", str(docs), "--format", "json", "-o", str(out)]
-            cmd += ["--segmenter", segmenter, "-q"]
+            # --no-cache: every run fingerprints everything (benchmarks/cache.py measures the
+            # cache).
+            cmd += ["--segmenter", segmenter, "-q", "--no-cache"]
             return cmd + (["-j", str(jobs)] if jobs else [])
 
         return build

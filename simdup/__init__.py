@@ -15,6 +15,7 @@ from .processor import fingerprint
 from .records import Cluster, ClusterMember, Comparison, DuplicatePair, ScanResult, SkippedFile
 from .scanning import scan
 from .simhash import hamming
+from .store.index import Index, IndexMatch, IndexStats
 
 __all__ = [
     "ALGORITHM_VERSION",
@@ -25,6 +26,9 @@ __all__ = [
     "ConfigError",
     "DuplicatePair",
     "FeatureParams",
+    "Index",
+    "IndexMatch",
+    "IndexStats",
     "InputError",
     "MissingExtraError",
     "ScanOptions",

@@ -8,11 +8,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import json
 import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import click
@@ -22,9 +23,15 @@ from .baseline import load_baseline
 from .clustering import METHODS as CLUSTER_METHODS
 from .comparing import compare
 from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover, read_path_list
-from .engines import fingerprint_files
+from .engines import Engine, fingerprint_files, make_engine
 from .errors import ConfigError, InputError, OutputError, SimdupError
-from .exitcodes import EXIT_CODE_HELP, ExitCode, files_exit_code, stopped_exit_code
+from .exitcodes import (
+    EXIT_CODE_HELP,
+    ExitCode,
+    files_exit_code,
+    query_exit_code,
+    stopped_exit_code,
+)
 from .index import MAX_THRESHOLD
 from .options import (
     DEFAULT_MIN_LENGTH_RATIO,
@@ -40,11 +47,20 @@ from .records import FingerprintedDocument
 from .report import FORMATS, render
 from .report.json import render_comparison_json
 from .report.paths import display_path
+from .report.store import (
+    QueryAnswer,
+    render_index_stats,
+    render_query_json,
+    render_query_text,
+)
 from .report.target import ReportTarget, guard_standard_streams, names_own_descriptor
 from .report.text import render_comparison_text, render_skip_summary
 from .scanning import scan
 from .segmentation import BACKENDS
 from .stopwords import read_stopword_file
+from .store.cache import FingerprintCache, default_cache_path
+from .store.cached_engine import CachedEngine, with_cache
+from .store.index import Index
 
 _SIZE_SUFFIXES = {
     "": 1,
@@ -113,6 +129,43 @@ def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
             default=DEFAULT_MAX_SIZE,
             show_default="64M",
             help="Skip files larger than this.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The verification options of scan and query (one rule: ``simdup.verify``)."""
+    options = [
+        click.option(
+            "--verify/--no-verify",
+            default=True,
+            show_default=True,
+            help="Also report pairs up to --verify-radius whose word sets are similar enough.",
+        ),
+        click.option(
+            "--verify-radius",
+            type=click.IntRange(0, MAX_THRESHOLD),
+            default=DEFAULT_VERIFY_RADIUS,
+            show_default=True,
+            help="Hamming radius of the candidates checked by verification.",
+        ),
+        click.option(
+            "--min-similarity",
+            type=click.FloatRange(0.0, 1.0),
+            default=DEFAULT_MIN_SIMILARITY,
+            show_default=True,
+            help="Word-set Jaccard that verification requires.",
+        ),
+        click.option(
+            "--min-length-ratio",
+            type=click.FloatRange(0.0, 1.0),
+            default=DEFAULT_MIN_LENGTH_RATIO,
+            show_default=True,
+            help="Verification also requires the shorter text to be at least this share of "
+            "the longer.",
         ),
     ]
     for option in reversed(options):
@@ -226,20 +279,47 @@ def _inside(child: str, parent: str) -> bool:
     return False
 
 
+def _engine_for(
+    kw: dict[str, Any], roots: Sequence[str], stack: contextlib.ExitStack
+) -> Callable[[ScanOptions], Engine]:
+    """The scan's engine: the local one, behind the scan cache unless --no-cache."""
+
+    def warn(message: str) -> None:
+        if not kw["quiet"]:
+            click.echo(f"simdup: warning: {message}", err=True)
+
+    def build(options: ScanOptions) -> Engine:
+        features, discovery = options.features, options.discovery
+        engine = make_engine(features, max_size=discovery.max_size, jobs=options.jobs)
+        if kw["no_cache"]:
+            return engine
+        cached = with_cache(engine, roots, kw["cache_path"], warn=warn)
+        if isinstance(cached, CachedEngine):
+            stack.callback(cached.close)
+        return cached
+
+    return build
+
+
 def _check_output(output: str | None, roots: list[str]) -> None:
     """Refuse an output file that is a scanned file or lies inside a scanned folder (the name
     of a descriptor, ``/dev/stdout``, is standard output: what the shell opened, not simdup)."""
     if not output or output == "-" or names_own_descriptor(output):
         return
+    _check_not_scanned("--output", output, roots)
+
+
+def _check_not_scanned(option: str, path: str, roots: Sequence[str]) -> None:
+    """Refuse a file simdup writes (a report, a database and its journal) inside what it scans."""
     for root in roots:
-        if _inside(output, root):
+        if _inside(path, root):
             where = (
                 f"inside the scanned folder {display_path(root)}"
                 if os.path.isdir(root)
                 else f"the scanned file {display_path(root)}"
             )
             raise click.UsageError(
-                f"--output {display_path(output)} is {where}: "
+                f"{option} {display_path(path)} is {where}: "
                 "simdup never writes into the folders it scans"
             )
 
@@ -401,33 +481,7 @@ def cli() -> None:
 )
 @click.option("--hidden", is_flag=True, help="Also scan hidden files and VCS folders.")
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
-@click.option(
-    "--verify/--no-verify",
-    default=True,
-    show_default=True,
-    help="Also report pairs up to --verify-radius whose word sets are similar enough.",
-)
-@click.option(
-    "--verify-radius",
-    type=click.IntRange(0, MAX_THRESHOLD),
-    default=DEFAULT_VERIFY_RADIUS,
-    show_default=True,
-    help="Hamming radius of the candidates checked by verification.",
-)
-@click.option(
-    "--min-similarity",
-    type=click.FloatRange(0.0, 1.0),
-    default=DEFAULT_MIN_SIMILARITY,
-    show_default=True,
-    help="Word-set Jaccard that verification requires.",
-)
-@click.option(
-    "--min-length-ratio",
-    type=click.FloatRange(0.0, 1.0),
-    default=DEFAULT_MIN_LENGTH_RATIO,
-    show_default=True,
-    help="Verification also requires the shorter text to be at least this share of the longer.",
-)
+@_verify_options
 @click.option(
     "--cluster",
     "cluster_method",
@@ -453,6 +507,22 @@ def cli() -> None:
     default=None,
     help="Worker processes (default: all cores).",
 )
+@click.option(
+    "--cache",
+    "cache_path",
+    metavar="PATH",
+    type=click.Path(dir_okay=False),
+    help="The scan cache file (default: fingerprints.sqlite in the user's cache folder, or in "
+    "$SIMDUP_CACHE_DIR). Unchanged files are not read again.",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the scan cache.")
+@click.option(
+    "--against",
+    metavar="DB",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A named index (simdup index add): report only pairs between the scanned files and "
+    "its documents, and among the scanned files.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary on stderr.")
 @_feature_options
 @click.pass_context
@@ -469,10 +539,19 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         accepted = load_baseline(kw["baseline"]) if kw["baseline"] else None
         target = ReportTarget.resolve(output)  # fail now, not after the scan
     progress = _Progress(not kw["quiet"], "fingerprinting")
-    with _usage_errors():
+    with _usage_errors(), contextlib.ExitStack() as stack:
         options = _scan_options(kw)
+        reference = None
+        if kw["against"]:
+            _check_not_scanned("--against", kw["against"], all_paths)
+            reference = stack.enter_context(
+                Index(kw["against"], create=False, params=options.features)
+            )
         try:
-            result = scan(all_paths, options, progress=progress)
+            engine_for = _engine_for(kw, all_paths, stack)
+            result = scan(
+                all_paths, options, progress=progress, engine_for=engine_for, reference=reference
+            )
         except KeyboardInterrupt as exc:
             progress.close()
             message, code = _stop_message(exc)
@@ -650,6 +729,238 @@ def calibrate_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
             else:
                 render_calibration_text(result, stream)
     ctx.exit(ExitCode.OK)
+
+
+@cli.group("cache", epilog=EXIT_CODE_HELP)
+def cache_group() -> None:
+    """The scan cache: fingerprints of files already seen, reused by later scans.
+
+    \b
+    Examples:
+      simdup cache info
+      simdup cache clear
+      simdup scan docs --no-cache          neither read nor write it
+    """
+
+
+def _cache_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--cache",
+        "cache_path",
+        metavar="PATH",
+        type=click.Path(dir_okay=False),
+        help="The cache file (default: the one scan uses).",
+    )(f)
+
+
+@cache_group.command("info", epilog=EXIT_CODE_HELP)
+@_cache_option
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
+    """Where the cache is, how many entries it holds and its size on disk."""
+    path = kw["cache_path"] or default_cache_path()
+    with _usage_errors():
+        target = ReportTarget.resolve(None)
+        if os.path.exists(path):
+            with FingerprintCache(kw["cache_path"], warn=_warning) as cache:
+                info = cache.info()
+            entries, size, limit = info.entries, info.bytes, info.max_entries
+        else:
+            entries, size, limit = 0, 0, None
+        with target.open() as stream:
+            if kw["fmt"] == "json":
+                record = {"path": path, "entries": entries, "bytes": size, "max_entries": limit}
+                click.echo(json.dumps(record, ensure_ascii=False), file=stream)
+            else:
+                click.echo(f"cache        {display_path(path)}", file=stream)
+                click.echo(f"entries      {entries}", file=stream)
+                click.echo(f"size         {size:,} bytes", file=stream)
+                if limit:
+                    click.echo(f"max entries  {limit} (least recently used evicted)", file=stream)
+    ctx.exit(ExitCode.OK)
+
+
+@cache_group.command("clear", epilog=EXIT_CODE_HELP)
+@_cache_option
+@click.pass_context
+def cache_clear_command(ctx: click.Context, /, **kw: Any) -> None:
+    """Delete every entry of the cache."""
+    path = kw["cache_path"] or default_cache_path()
+    if os.path.exists(path):
+        with _usage_errors(), FingerprintCache(kw["cache_path"], warn=_warning) as cache:
+            cache.clear()
+    click.echo(f"simdup: cache {display_path(path)} is empty", err=True)
+    ctx.exit(ExitCode.OK)
+
+
+def _warning(message: str) -> None:
+    click.echo(f"simdup: warning: {message}", err=True)
+
+
+@cli.group("index", epilog=EXIT_CODE_HELP)
+def index_group() -> None:
+    """A named index: documents stored once, queried again and again.
+
+    \b
+    Examples:
+      simdup index add docs/ --db corpus.simdup
+      simdup query new.md --db corpus.simdup
+      simdup scan incoming/ --against corpus.simdup --fail-on-duplicates
+      simdup index stats --db corpus.simdup
+    """
+
+
+def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--db of an index that must exist (``index add`` creates one: its own option)."""
+    return click.option(
+        "--db",
+        required=True,
+        type=click.Path(dir_okay=False, exists=True),
+        metavar="DB",
+        help="The index file (SQLite).",
+    )(f)
+
+
+@index_group.command("add", epilog=EXIT_CODE_HELP)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option(
+    "--db",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="DB",
+    help="The index file (SQLite); created if missing.",
+)
+@click.option("--rebuild", is_flag=True, help="Delete the index first (e.g. when it is damaged).")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
+@click.option("--hidden", is_flag=True, help="Also hidden files and VCS folders.")
+@click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary.")
+@_feature_options
+@click.pass_context
+def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
+    """Fingerprint the files under PATHS and store them in the index DB, each under its path as
+    given (a file already stored under that path is replaced). Created if missing."""
+    _check_not_scanned("--db", kw["db"], list(paths))
+    progress = _Progress(not kw["quiet"], "indexing")
+    with _usage_errors():
+        options = _scan_options(kw)
+        try:
+            with Index(kw["db"], rebuild=kw["rebuild"], params=options.features) as index:
+                added = index.add_files(
+                    paths, discovery=options.discovery, jobs=options.jobs, progress=progress
+                )
+                total = len(index)
+        finally:
+            progress.close()
+    if not kw["quiet"]:
+        click.echo(
+            f"simdup: {added.added} documents added to {display_path(kw['db'])} "
+            f"({total} in all), {len(added.skipped)} files skipped",
+            err=True,
+        )
+        for skip in added.skipped[:20]:
+            click.echo(f"  {display_path(skip.path)}: {skip.reason}", err=True)
+    ctx.exit(ExitCode.OK)
+
+
+@index_group.command("remove", epilog=EXIT_CODE_HELP)
+@click.argument("keys", nargs=-1, required=True)
+@_db_option
+@click.pass_context
+def index_remove_command(ctx: click.Context, /, keys: tuple[str, ...], **kw: Any) -> None:
+    """Remove the documents stored under KEYS (their paths as added)."""
+    with _usage_errors(), Index(kw["db"], create=False) as index:
+        missing = [key for key in keys if not index.remove(key)]
+    for key in missing:
+        click.echo(f"simdup: {display_path(key)}: not in the index", err=True)
+    ctx.exit(files_exit_code(len(missing)))
+
+
+@index_group.command("stats", epilog=EXIT_CODE_HELP)
+@_db_option
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def index_stats_command(ctx: click.Context, /, **kw: Any) -> None:
+    """How many documents the index holds, its size and the parameters it was built with."""
+    with _usage_errors(), Index(kw["db"], create=False) as index:
+        stats = index.stats()
+        with ReportTarget.resolve(None).open() as stream:
+            render_index_stats(stats, kw["fmt"], stream)
+    ctx.exit(ExitCode.OK)
+
+
+@index_group.command("list", epilog=EXIT_CODE_HELP)
+@_db_option
+@click.pass_context
+def index_list_command(ctx: click.Context, /, **kw: Any) -> None:
+    """Every key of the index, one per line."""
+    with (
+        _usage_errors(),
+        Index(kw["db"], create=False) as index,
+        ReportTarget.resolve(None).open() as stream,
+    ):
+        stored = index.keys()  # a page at a time
+        for key in stored:
+            click.echo(display_path(key), file=stream)
+    ctx.exit(ExitCode.OK)
+
+
+@cli.command(
+    "query",
+    epilog=f"""\b
+Examples:
+  simdup query new.md --db corpus.simdup
+  simdup query drafts/*.md --db corpus.simdup --format json | jq '.results[].matches'
+  simdup query new.md --db corpus.simdup --fail-on-duplicates     exit 1 on a match
+
+{EXIT_CODE_HELP}""",
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@_db_option
+@click.option(
+    "-k",
+    "--threshold",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=3,
+    show_default=True,
+    help="SimHash Hamming threshold (as for scan).",
+)
+@_verify_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when a file has a match.")
+@_feature_options
+@click.pass_context
+def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> None:
+    """The stored documents of the index DB that are near-duplicates of each of FILES, under
+    the scan's rules, nearest first (a file's own entry, stored under the same path, is not
+    listed). A file that cannot be fingerprinted is reported and makes the exit status 3."""
+    with _usage_errors():
+        options = _scan_options(kw)
+        target = ReportTarget.resolve(None)
+        answers = []
+        with Index(kw["db"], create=False, params=options.features) as index:
+            for path in files:
+                try:
+                    # A file's own entry (stored under the same path) is not its duplicate.
+                    found = [m for m in index.query_file(path, options) if m.key != path]
+                    answers.append(QueryAnswer(path, tuple(found)))
+                except InputError as exc:
+                    answers.append(QueryAnswer(path, (), exc.reason))
+        with target.open() as stream:
+            if kw["fmt"] == "json":
+                render_query_json(answers, kw["db"], stream)
+            else:
+                render_query_text(answers, kw["db"], stream)
+    ctx.exit(
+        query_exit_code(
+            matched=sum(1 for a in answers if a.matches),
+            failed=sum(1 for a in answers if a.error),
+            fail_on_duplicates=kw["fail_on_duplicates"],
+        )
+    )
 
 
 def run() -> None:

@@ -90,6 +90,7 @@ _NOFOLLOW_ERRORS = frozenset(
 )
 REPLACED_BY_LINK = "replaced by a symbolic link after discovery (not followed)"
 CHANGED = "changed after discovery (another file is now at this path)"
+EMPTY = "empty file"
 
 
 def read_bytes(source: SourceFile | str, max_size: int) -> bytes:
@@ -337,7 +338,7 @@ def decode_file(source: SourceFile | str, max_size: int) -> DecodedDocument | Sk
     except OSError as exc:
         return SkippedFile(path, "read", exc.strerror or str(exc))
     if not data:
-        return SkippedFile(path, "read", "empty file")
+        return SkippedFile(path, "read", EMPTY)
     try:
         text, encoding, source, confidence = decode_bytes(data)
     except DecodeFailure as exc:

@@ -90,7 +90,9 @@ class _Walker:
             self._skip(path, reason, failure=False)
             return
         # What was found, so that reading can refuse another file put at this path since.
-        self.files.append(SourceFile(path, st.st_size, st.st_dev, st.st_ino, follow))
+        self.files.append(
+            SourceFile(path, st.st_size, st.st_dev, st.st_ino, follow, st.st_mtime_ns)
+        )
 
     def add_root(self, root: str) -> None:
         try:

@@ -4,8 +4,8 @@ An engine's ``run(files)`` yields, for each ``SourceFile`` in order, its
 ``FingerprintedDocument`` or the ``SkippedFile`` saying why it has none. Engines differ only in
 where the work happens, never in the result: ``SerialEngine`` in this process,
 ``ProcessPoolEngine`` in supervised worker processes (it falls back to serial work where a pool
-costs more than it saves); the scan cache (``simdup.store.cache.CachedEngine``) wraps either.
-Process globals (the worker's processor) live here, with the engine that needs them.
+costs more than it saves); the scan cache (``simdup.store.cached_engine.CachedEngine``) wraps
+either. Process globals (the worker's processor) live here, with the engine that needs them.
 """
 
 from __future__ import annotations

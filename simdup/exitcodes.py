@@ -72,3 +72,11 @@ def stopped_exit_code(signum: int) -> ExitCode:
 def files_exit_code(failed: int) -> ExitCode:
     """``hash``: 3 when a file named on the command line could not be fingerprinted."""
     return ExitCode.FILES_SKIPPED if failed else ExitCode.OK
+
+
+def query_exit_code(*, matched: int, failed: int, fail_on_duplicates: bool) -> ExitCode:
+    """``query``: 1 with ``--fail-on-duplicates`` when a file has a match, else 3 when a file
+    named could not be fingerprinted, else 0."""
+    if fail_on_duplicates and matched:
+        return ExitCode.DUPLICATES_FOUND
+    return files_exit_code(failed)

@@ -59,8 +59,26 @@ class FeatureParams:
         return data
 
     def cache_key(self) -> str:
-        """Identifies everything that can change a fingerprint (not the backend)."""
+        """Identifies everything that can change a fingerprint (not the backend): every field,
+        the algorithm version, the whole set of stopword additions and the *content* of the
+        user dictionary. The scan cache reuses a fingerprint only under the same key, so the
+        dictionary is keyed by its bytes, not its path: edited in place it gives a new key.
+
+        Raises ``ConfigError`` when the user dictionary cannot be read.
+        """
         data = self.describe()
         data.pop("segmenter")
+        # describe()'s 16-hex-digit digest is for people; a key needs the full, unambiguous one.
+        extra = json.dumps(sorted(self.extra_stopwords), ensure_ascii=False)
+        data["extra_stopwords"] = hashlib.sha256(extra.encode("utf-8", "surrogatepass")).hexdigest()
+        data["user_dict"] = None if self.user_dict is None else _file_digest(self.user_dict)
         data["algorithm"] = ALGORITHM_VERSION
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        raise ConfigError(f"user dictionary {path}: {exc.strerror or exc}") from exc

@@ -21,7 +21,9 @@ class SourceFile:
     ``device`` and ``inode`` identify the file discovery found (0: not known); it is read only
     if the file opened at ``path`` is still that one. ``follow`` says whether ``path`` may end
     in a symbolic link (the user named one, or ``--follow-symlinks``): otherwise a link found
-    there when reading was put there after discovery and is not followed.
+    there when reading was put there after discovery and is not followed. ``mtime_ns`` is the
+    modification time discovery saw (0: not known), which lets the scan cache reuse a file's
+    fingerprint without opening it.
     """
 
     path: str
@@ -29,6 +31,7 @@ class SourceFile:
     device: int = 0
     inode: int = 0
     follow: bool = False
+    mtime_ns: int = 0
 
 
 @dataclass(frozen=True, slots=True)

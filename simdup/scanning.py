@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 from .clustering import cluster, max_pairwise_distance
 from .discovery import discover
@@ -22,7 +22,7 @@ from .records import (
     SkippedFile,
     SourceFile,
 )
-from .segmentation import get_segmenter
+from .segmentation import resolve_backend
 from .simhash import hamming
 from .sketch import sketch_jaccard
 from .verify import VerifiedPair, Verifier, candidate_pairs, duplicate_pair
@@ -45,7 +45,9 @@ def build_clusters(
         for m in members:
             doc = docs[m]
             exact = doc.content_hash == r.content_hash
-            sim = 1.0 if exact else round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
+            sim: float | None = 1.0 if exact else None
+            if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has none
+                sim = round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
             rows.append(
                 ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
             )
@@ -54,6 +56,48 @@ def build_clusters(
         built.append((r.path, rows, spread))
     built.sort(key=lambda c: (-len(c[1]), c[0]))
     return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
+
+
+class Reference(Protocol):
+    """Stored documents that a scan's files are checked against (``scan --against``):
+    ``simdup.store.index.Index``."""
+
+    path: str
+
+    def match_documents(
+        self, docs: Iterable[FingerprintedDocument], options: ScanOptions | None = None
+    ) -> list[Any]:  # IndexMatch: path, key, distance, similarity, exact
+        ...
+
+    def document(self, key: str) -> FingerprintedDocument | None: ...
+
+
+def _with_reference(
+    docs: list[FingerprintedDocument],
+    verified: list[VerifiedPair],
+    reference: Reference,
+    options: ScanOptions,
+) -> tuple[list[FingerprintedDocument], list[VerifiedPair], int]:
+    """``docs`` and their pairs, plus the stored documents that are near-duplicates of them
+    and those pairs (never a pair of two stored documents); and how many stored ones."""
+    position = {d.path: n for n, d in enumerate(docs)}
+    union = list(docs)
+    seen = {(p.i, p.j) for p in verified}
+    pairs = list(verified)
+    for match in reference.match_documents(docs, options):
+        j = position.get(match.key)
+        if j is None:  # a stored document that is not one of the scanned files
+            stored = reference.document(match.key)
+            if stored is None:  # a bare fingerprint: reported by its key
+                stored = FingerprintedDocument(match.key, 0, "", "", 0, 0, 0, "", 0)
+            j = position[match.key] = len(union)
+            union.append(stored)
+        i = position[match.path]
+        key = (min(i, j), max(i, j))
+        if key not in seen:
+            seen.add(key)
+            pairs.append(VerifiedPair(*key, match.distance, match.similarity, match.exact))
+    return union, pairs, len(union) - len(docs)
 
 
 def fingerprint_corpus(
@@ -84,6 +128,8 @@ def scan(
     *,
     progress: Progress | None = None,
     engine: Engine | None = None,
+    engine_for: Callable[[ScanOptions], Engine] | None = None,
+    reference: Reference | None = None,
     **overrides: Any,
 ) -> ScanResult:
     """Find near-duplicate documents under ``paths``.
@@ -91,12 +137,18 @@ def scan(
     ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
     ``scan(["docs"], threshold=2, jobs=1)``. ``engine`` fingerprints the files (default: the
     local engine for ``options.jobs``); its parameters must be ``options.features`` as
-    resolved for the scan's method.
+    resolved for the scan's method; or ``engine_for(options)`` makes it from the resolved
+    options (the method, and so the parameters, are decided once the files are counted). With
+    ``reference`` (a named index), the pairs are those
+    among the files and those between a file and a stored document; clusters may then hold
+    stored documents, under their keys.
     """
     options = resolve_options(options, overrides)
     started = time.perf_counter()
     files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
     options = resolve_options(options, overrides={}, files=len(files))
+    if engine_for is not None:
+        engine = engine_for(options)
     if engine is not None and engine.params != options.features:
         raise ValueError("the engine's parameters are not the scan's (options.features)")
     discovered = time.perf_counter()
@@ -104,10 +156,15 @@ def scan(
     fingerprinted = time.perf_counter()
     candidates = candidate_pairs(docs, options)
     verified = Verifier(options).pairs(docs, candidates)
-    clusters = build_clusters(docs, verified, options.cluster_method, options.features.sketch_size)
+    everyone, stored = docs, 0
+    if reference is not None:
+        everyone, verified, stored = _with_reference(docs, verified, reference, options)
+    sketch_size = options.features.sketch_size
+    clusters = build_clusters(everyone, verified, options.cluster_method, sketch_size)
     finished = time.perf_counter()
-    pairs = sorted((duplicate_pair(docs, p) for p in verified), key=lambda p: (p.a, p.b))
-    backend = get_segmenter(options.features.segmenter, options.features.user_dict).backend
+    pairs = sorted((duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b))
+    # The name only: a scan answered from the cache loads no dictionary.
+    backend = resolve_backend(options.features.segmenter)
     stats = {
         "files_found": len(files),
         "files_fingerprinted": len(docs),
@@ -116,6 +173,7 @@ def scan(
         "candidates": len(candidates),
         "pairs": len(pairs),
         "clusters": len(clusters),
+        **({"against": reference.path, "stored_matched": stored} if reference else {}),
         "seconds": {
             "discovery": round(discovered - started, 3),
             "fingerprint": round(fingerprinted - discovered, 3),

@@ -23,6 +23,19 @@ SAMPLE_CORPUS = REPO / "sample_corpus"
 # The shared benchmark sits next to the repository; optional (tests using it skip without it).
 BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"
 
+
+
+@pytest.fixture(autouse=True)
+def _own_scan_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """simdup caches fingerprints in the user's cache folder by default: each test (and every
+    simdup process it starts, which inherits the environment) gets an empty cache folder of its
+    own, so no test reads or writes the home of whoever runs it, or sees another test's
+    entries."""
+    monkeypatch.setenv("SIMDUP_CACHE_DIR", str(tmp_path_factory.mktemp("scan-cache")))
+
+
 settings.register_profile(
     "default",
     max_examples=100,

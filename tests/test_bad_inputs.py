@@ -1742,7 +1742,7 @@ def _scan_and(action: Callable[[subprocess.Popen[bytes], list[int]], None], corp
               report: Path) -> tuple[subprocess.Popen[bytes], bytes, list[int]]:  # fmt: skip
     """Start a ``-j2`` scan of ``corpus``, wait for its workers, then ``action(proc, workers)``
     (while the scan is running); return the process, its stderr and every worker seen."""
-    args = ["scan", str(corpus), "-j", "2", "-f", "json", "-o", str(report)]
+    args = ["scan", str(corpus), "-j", "2", "-f", "json", "-o", str(report), "--no-cache"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "simdup", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -1770,8 +1770,8 @@ def _no_orphans(workers: list[int]) -> None:
 def edge_worker_killed_mid_scan(tmp: Path, big: Callable[[], Path]) -> None:
     corpus = big()
     reference = tmp / "reference.json"
-    assert_clean(simdup_process(["scan", str(corpus), "-j", "2", "-f", "json", "-o",
-                                 str(reference)]), 0)  # fmt: skip
+    args = ["scan", str(corpus), "-j", "2", "-f", "json", "-o", str(reference), "--no-cache"]
+    assert_clean(simdup_process(args), 0)
     report = tmp / "report.json"
     killed: list[int] = []
 

@@ -84,16 +84,17 @@ def test_source_files_carry_their_size(tree: Path) -> None:
 
 @needs_symlinks
 def test_source_files_carry_the_identity_of_what_was_found(tree: Path) -> None:
-    """Each SourceFile has the device and inode of the file found (what reading checks), and
-    ``follow`` is true only where its path may end in a symbolic link: a link named as a PATH,
-    or any file with --follow-symlinks."""
+    """Each SourceFile has the device, inode and modification time of the file found (what
+    reading and the scan cache check), and ``follow`` is true only where its path may end in a
+    symbolic link: a link named as a PATH, or any file with --follow-symlinks."""
     (tree / "d" / "link.txt").symlink_to("sub/c.txt")
     c = os.stat(tree / "d" / "sub" / "c.txt")
     roots = [str(tree / "d" / "sub" / "c.txt"), str(tree / "d" / "link.txt")]
     files, _ = discover(roots, DiscoveryOptions(unique_files=False))
+    found = {"device": c.st_dev, "inode": c.st_ino, "mtime_ns": c.st_mtime_ns}
     assert files == [
-        SourceFile(str(tree / "d" / "link.txt"), 1, c.st_dev, c.st_ino, follow=True),
-        SourceFile(str(tree / "d" / "sub" / "c.txt"), 1, c.st_dev, c.st_ino, follow=False),
+        SourceFile(str(tree / "d" / "link.txt"), 1, follow=True, **found),
+        SourceFile(str(tree / "d" / "sub" / "c.txt"), 1, follow=False, **found),
     ]
     walked, _ = discover([str(tree / "d" / "sub")])
     assert walked and not any(f.follow for f in walked)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from simdup.errors import ConfigError
@@ -49,6 +51,28 @@ def test_cache_key_ignores_the_segmenter_backend_only() -> None:
         FeatureParams(extra_stopwords=frozenset({"x"})),
     ):
         assert changed.cache_key() != base.cache_key()
+
+
+def test_cache_key_follows_the_user_dictionary_content_not_its_path(tmp_path: Path) -> None:
+    """The same dictionary at another path gives the same key; edited in place, another one
+    (the scan cache must not reuse fingerprints made with the old words); an unreadable one is
+    a ConfigError."""
+    a, b = tmp_path / "a.dict", tmp_path / "b.dict"
+    a.write_text("卡洛米 100 n\n", "utf-8")
+    b.write_text("卡洛米 100 n\n", "utf-8")
+    key = FeatureParams(user_dict=str(a)).cache_key()
+    assert FeatureParams(user_dict=str(b)).cache_key() == key != FeatureParams().cache_key()
+    a.write_text("卡洛米 100 n\n洛米内\n", "utf-8")
+    assert FeatureParams(user_dict=str(a)).cache_key() != key
+    with pytest.raises(ConfigError, match="user dictionary"):
+        FeatureParams(user_dict=str(tmp_path / "missing.dict")).cache_key()
+
+
+def test_cache_key_holds_the_whole_stopword_set() -> None:
+    """Stopword additions that a newline-joined digest would confuse get different keys."""
+    joined = FeatureParams(extra_stopwords=frozenset({"a\nb"}))
+    split = FeatureParams(extra_stopwords=frozenset({"a", "b"}))
+    assert joined.cache_key() != split.cache_key()
 
 
 def test_describe_reports_extra_stopwords_as_count_and_digest() -> None:

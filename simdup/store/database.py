@@ -56,6 +56,9 @@ def open_database(
     except sqlite3.Error as exc:
         raise StoreError(path, f"cannot open it: {exc}") from exc
     try:
+        # Look before changing anything: switching to WAL rewrites the header of whatever
+        # database this is, and someone else's database must be left exactly as it was.
+        _refuse_other_kinds(conn, path, kind)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         _prepare(conn, path, kind, migrations, algorithm_version)
@@ -68,6 +71,36 @@ def open_database(
     return conn
 
 
+def _refuse_other_kinds(conn: sqlite3.Connection, path: str, kind: str) -> None:
+    """Raise ``StoreError`` if the file is a database but not a simdup ``kind`` (a read only;
+    ``_prepare`` checks again under the write lock)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" in tables:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'kind'").fetchone()
+        if row is None or row[0] != kind:
+            raise StoreError(path, f"a simdup {row[0] if row else '?'} database, not a {kind}")
+    elif tables:
+        raise StoreError(path, f"not a simdup {kind} database")
+
+
+def _check_meta(
+    meta: dict[str, str], path: str, kind: str, schema_version: int, algorithm_version: str
+) -> None:
+    """Raise ``StoreError`` unless ``meta`` is that of a ``kind`` database of this algorithm
+    version at a schema version this simdup knows (at most ``schema_version``)."""
+    if meta.get("kind") != kind:
+        raise StoreError(path, f"a simdup {meta.get('kind', '?')} database, not a {kind}")
+    if meta.get("algorithm_version") != algorithm_version:
+        raise StoreError(
+            path,
+            f"holds fingerprints of algorithm {meta.get('algorithm_version')}, this simdup "
+            f"computes {algorithm_version}: they cannot be mixed (rebuild it)",
+        )
+    version = int(meta.get("schema_version", "0"))
+    if version > schema_version:
+        raise StoreError(path, f"schema version {version} is newer than this simdup knows")
+
+
 def _prepare(
     conn: sqlite3.Connection,
     path: str,
@@ -75,6 +108,14 @@ def _prepare(
     migrations: Sequence[Migration],
     algorithm_version: str,
 ) -> None:
+    # Usually the database is ready: check that with a read only, so that opening one never
+    # waits for another process's open write transaction (readers need not, in WAL mode).
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" in tables:
+        meta = _meta(conn)
+        if meta.get("schema_version") == str(len(migrations)):
+            _check_meta(meta, path, kind, len(migrations), algorithm_version)
+            return
     conn.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the other waits
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -87,17 +128,8 @@ def _prepare(
                 [("kind", kind), ("schema_version", "0"), ("algorithm_version", algorithm_version)],
             )
         meta = _meta(conn)
-        if meta.get("kind") != kind:
-            raise StoreError(path, f"a simdup {meta.get('kind', '?')} database, not a {kind}")
-        if meta.get("algorithm_version") != algorithm_version:
-            raise StoreError(
-                path,
-                f"holds fingerprints of algorithm {meta.get('algorithm_version')}, this simdup "
-                f"computes {algorithm_version}: they cannot be mixed (rebuild it)",
-            )
+        _check_meta(meta, path, kind, len(migrations), algorithm_version)
         version = int(meta.get("schema_version", "0"))
-        if version > len(migrations):
-            raise StoreError(path, f"schema version {version} is newer than this simdup knows")
         for step in range(version, len(migrations)):
             migrations[step](conn)
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(step + 1),))

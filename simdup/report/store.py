@@ -1,0 +1,90 @@
+"""Renderers for the stores: ``simdup query`` answers and ``simdup index stats``.
+
+A query answer is the list of files queried, each with its matches (``IndexMatch`` records) or
+the reason it could not be fingerprinted. Text for people, JSON for pipelines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, TextIO
+
+from ..__about__ import __version__
+from ..params import ALGORITHM_VERSION
+from ..store.index import IndexMatch, IndexStats
+from .paths import display_path, escape_path
+
+QUERY_SCHEMA = "simdup-query/1"
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnswer:
+    """One queried file: its matches, nearest first, or why it has none (``error``)."""
+
+    path: str
+    matches: tuple[IndexMatch, ...]
+    error: str | None = None
+
+
+def render_query_text(answers: Sequence[QueryAnswer], db: str, stream: TextIO) -> None:
+    w = stream.write
+    for answer in answers:
+        name = display_path(answer.path)
+        if answer.error is not None:
+            w(f"{name}: not queried: {answer.error}\n")
+            continue
+        if not answer.matches:
+            w(f"{name}: no near-duplicate in {display_path(db)}\n")
+            continue
+        w(f"{name}: {len(answer.matches)} near-duplicate(s) in {display_path(db)}\n")
+        for m in answer.matches:
+            sim = "" if m.similarity is None else f"  similarity {m.similarity:.2f}"
+            exact = "  exact duplicate" if m.exact else ""
+            w(f"  {display_path(m.key)}  distance {m.distance:2d}{sim}{exact}\n")
+
+
+def _match_record(m: IndexMatch) -> dict[str, Any]:
+    return {
+        "key": escape_path(m.key),
+        "distance": m.distance,
+        "similarity": m.similarity,
+        "exact": m.exact,
+        "reason": m.reason,
+    }
+
+
+def render_query_json(answers: Sequence[QueryAnswer], db: str, stream: TextIO) -> None:
+    doc = {
+        "schema": QUERY_SCHEMA,
+        "simdup_version": __version__,
+        "algorithm_version": ALGORITHM_VERSION,
+        "index": escape_path(db),
+        "results": [
+            {
+                "path": escape_path(a.path),
+                "error": a.error,
+                "matches": [_match_record(m) for m in a.matches],
+            }
+            for a in answers
+        ],
+    }
+    json.dump(doc, stream, ensure_ascii=False, indent=2)
+    stream.write("\n")
+
+
+def render_index_stats(stats: IndexStats, fmt: str, stream: TextIO) -> None:
+    if fmt == "json":
+        data = asdict(stats)
+        data["path"] = escape_path(stats.path)
+        json.dump(data, stream, ensure_ascii=False, indent=2)
+        stream.write("\n")
+        return
+    w = stream.write
+    w(f"index              {display_path(stats.path)}\n")
+    w(f"documents          {stats.documents} ({stats.verifiable} with their word sketches)\n")
+    w(f"size on disk       {stats.database_bytes:,} bytes\n")
+    w(f"algorithm          {stats.algorithm_version} (schema {stats.schema_version})\n")
+    for name, value in sorted(stats.params.items()):
+        w(f"  {name:<17}{value}\n")

@@ -1,0 +1,98 @@
+"""An engine that reuses the scan cache: unchanged files are never opened, the rest go to the
+wrapped engine in one call (so a process pool still shares them out) and are remembered.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+
+from ..discovery import DEFAULT_MAX_SIZE
+from ..engines import Engine, Progress, Result
+from ..errors import StoreError
+from ..records import SourceFile
+from .cache import DEFAULT_MAX_ENTRIES, FingerprintCache, Warn, cache_inside, default_cache_path
+
+
+class CachedEngine:
+    """``inner``'s results, taken from ``cache`` where it holds them (see
+    ``simdup.store.cache``): identical records, in the order of ``files``, with the current
+    paths. ``max_size`` bounds what the cache reads to hash a file (default: ``inner``'s)."""
+
+    def __init__(
+        self, inner: Engine, cache: FingerprintCache, *, max_size: int | None = None
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.params = inner.params
+        if max_size is None:
+            max_size = getattr(inner, "max_size", DEFAULT_MAX_SIZE)
+        self.max_size: int = max_size
+
+    def run(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[Result]:
+        key = self.params.cache_key()
+        found = self.cache.lookup(key, files, self.max_size)
+        missed = [i for i, r in enumerate(found.results) if r is None]
+        total, hits = len(files), len(files) - len(missed)
+        if progress and hits:
+            progress(hits, total)
+        computed: Iterator[Result] = iter(())
+        if missed:
+            inner_progress = None
+            if progress is not None:
+                report = progress
+
+                def inner_progress(done: int, _: int) -> None:
+                    report(hits + done, total)
+
+            computed = self.inner.run([files[i] for i in missed], inner_progress)
+        try:
+            for i, result in enumerate(found.results):
+                if result is None:
+                    result = next(computed)
+                    hashed = found.hashes.get(i)
+                    if hashed is not None:
+                        self.cache.add(key, files[i], hashed[0], hashed[1], result)
+                yield result
+            if next(computed, None) is not None:
+                raise RuntimeError(f"{self.inner!r} gave more results than files")
+        except (Exception, GeneratorExit):
+            self.cache.flush()
+            raise
+        # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
+        self.cache.flush()
+
+    def close(self) -> None:
+        """Close the cache (writing what is queued)."""
+        self.cache.close()
+
+
+def with_cache(
+    engine: Engine,
+    roots: Iterable[str | os.PathLike[str]],
+    path: str | os.PathLike[str] | None = None,
+    *,
+    warn: Warn | None = None,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+) -> Engine:
+    """``engine`` behind the scan cache at ``path`` (None: ``default_cache_path()``), for a
+    scan of ``roots``; or ``engine`` itself, with a warning to ``warn``, when the cache file
+    is inside one of ``roots`` (a cache is never part of what is scanned) or the default cache
+    cannot be opened (a read-only home, say). A cache named explicitly that cannot be used
+    raises ``StoreError``: the user asked for that file."""
+    say = warn or (lambda message: None)
+    cache_path = default_cache_path() if path is None else os.fspath(path)
+    inside = cache_inside(cache_path, [os.fspath(r) for r in roots])
+    if inside is not None:
+        say(f"scan cache {cache_path} is inside {inside}, which is scanned: cache not used")
+        return engine
+    try:
+        cache = FingerprintCache(path, max_entries=max_entries, warn=warn)
+    except StoreError as exc:
+        if path is not None:
+            raise
+        say(f"scan cache {exc}: cache not used")
+        return engine
+    return CachedEngine(engine, cache)

@@ -1,0 +1,161 @@
+"""The store commands through the command line: ``index add|remove|stats|list``, ``query``,
+``scan --against`` (the library itself: tests/test_store_index.py, tests/test_cache.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import SAMPLE_CORPUS
+
+from simdup.cli import cli
+
+
+def run(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The sample corpus copied to tmp_path/docs, the working directory being tmp_path."""
+    shutil.copytree(SAMPLE_CORPUS, tmp_path / "docs")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "docs"
+
+
+def test_index_add_stats_list_remove(corpus: Path) -> None:
+    """add stores every fingerprintable file under its path; stats and list show them; remove
+    takes one out (and exits 3 for a key that is not there)."""
+    added = run("index", "add", "docs/en", "--db", "c.simdup")
+    assert added.exit_code == 0, added.stderr
+    keys = run("index", "list", "--db", "c.simdup").stdout.split()
+    assert keys == sorted(keys) and "docs/en/fable-crow.txt" in keys
+    stats = json.loads(run("index", "stats", "--db", "c.simdup", "-f", "json").stdout)
+    assert stats["documents"] == len(keys) == stats["verifiable"]
+    assert stats["algorithm_version"].startswith("simdup-simhash64/")
+    removed = run("index", "remove", "docs/en/fable-crow.txt", "nope.txt", "--db", "c.simdup")
+    assert removed.exit_code == 3 and "nope.txt: not in the index" in removed.stderr
+    assert "docs/en/fable-crow.txt" not in run("index", "list", "--db", "c.simdup").stdout
+
+
+def test_query_lists_stored_near_duplicates_nearest_first(corpus: Path) -> None:
+    """query answers per file with the stored near-duplicates (never the file's own entry);
+    --fail-on-duplicates exits 1 when one is found; JSON for pipelines."""
+    run("index", "add", "docs/en", "--db", "c.simdup")
+    probe = corpus.parent / "probe.txt"
+    shutil.copy(corpus / "en" / "fable-crow.txt", probe)
+    text = run("query", "probe.txt", "docs/en/fable-crow.txt", "--db", "c.simdup")
+    assert text.exit_code == 0, text.stderr
+    assert "probe.txt: 2 near-duplicate(s)" in text.stdout
+    report = json.loads(
+        run("query", "probe.txt", "docs/en/fable-crow.txt", "--db", "c.simdup", "-f", "json").stdout
+    )
+    assert report["schema"] == "simdup-query/1"
+    probe_matches, own = (r["matches"] for r in report["results"])
+    assert [m["key"] for m in probe_matches][0] == "docs/en/fable-crow.txt"  # exact: nearest
+    assert probe_matches[0]["exact"] and probe_matches[0]["distance"] == 0
+    assert "docs/en/fable-crow.txt" not in [m["key"] for m in own]
+    assert [m["distance"] for m in probe_matches] == sorted(m["distance"] for m in probe_matches)
+    failing = run("query", "probe.txt", "--db", "c.simdup", "--fail-on-duplicates")
+    assert failing.exit_code == 1
+
+
+def test_query_of_an_unusable_file_exits_3(corpus: Path) -> None:
+    """A file that cannot be fingerprinted is reported in the answer, not a crash."""
+    run("index", "add", "docs/en", "--db", "c.simdup")
+    result = run("query", "docs/misc/image.bin", "--db", "c.simdup")
+    assert result.exit_code == 3
+    assert "not queried: binary file (PNG image)" in result.stdout
+
+
+def test_scan_against_reports_only_new_and_cross_pairs(corpus: Path) -> None:
+    """scan NEW --against DB: pairs among the new files and between a new file and a stored
+    one; never a pair of two stored documents."""
+    run("index", "add", "docs/en", "--db", "c.simdup")
+    new = corpus.parent / "new"
+    new.mkdir()
+    shutil.copy(corpus / "en" / "fable-crow.txt", new / "crow-copy.txt")
+    shutil.copy(corpus / "zh" / "essay-rain.txt", new / "rain.txt")
+    shutil.copy(corpus / "zh" / "essay-rain.txt", new / "rain-again.txt")
+    result = run("scan", "new", "--against", "c.simdup", "-f", "json", "-j", "1")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    pairs = {(p["a"], p["b"]) for p in report["pairs"]}
+    assert ("new/rain-again.txt", "new/rain.txt") in pairs
+    assert any(a == "docs/en/fable-crow.txt" and b == "new/crow-copy.txt" for a, b in pairs)
+    for a, b in pairs:
+        assert a.startswith("new/") or b.startswith("new/"), (a, b)
+    assert report["summary"]["against"] == "c.simdup"
+    assert report["summary"]["stored_matched"] >= 1
+    assert {f["path"] for f in report["files"]} == {
+        "new/crow-copy.txt",
+        "new/rain.txt",
+        "new/rain-again.txt",
+    }
+
+
+def test_store_paths_inside_a_scanned_folder_are_refused(corpus: Path) -> None:
+    """An index (and its journal) is never written inside what is scanned."""
+    refused = run("index", "add", "docs", "--db", "docs/c.simdup")
+    assert refused.exit_code == 2 and "never writes into the folders it scans" in refused.stderr
+    assert not (corpus / "c.simdup").exists()
+
+
+def test_missing_and_damaged_indexes(corpus: Path) -> None:
+    """A missing index is a usage error (2); a file that is not an index exits 4 naming it;
+    --rebuild recreates it."""
+    assert run("query", "docs/en/fable-crow.txt", "--db", "missing.simdup").exit_code == 2
+    Path("bad.simdup").write_bytes(b"not a database at all" * 100)
+    damaged = run("query", "docs/en/fable-crow.txt", "--db", "bad.simdup")
+    assert damaged.exit_code == 4 and "bad.simdup" in damaged.stderr
+    rebuilt = run("index", "add", "docs/en", "--db", "bad.simdup", "--rebuild")
+    assert rebuilt.exit_code == 0, rebuilt.stderr
+    assert run("query", "docs/en/fable-crow.txt", "--db", "bad.simdup").exit_code == 0
+
+
+def cache_entries(path: Path) -> int:
+    info = json.loads(run("cache", "info", "--cache", str(path), "-f", "json").stdout)
+    return int(info["entries"])
+
+
+def test_scan_fills_the_cache_and_a_rescan_gives_the_same_report(corpus: Path) -> None:
+    """The second scan is answered from the cache (identical report); --no-cache neither
+    reads nor writes it; cache clear empties it."""
+    cache = corpus.parent / "c.sqlite"
+    first = run("scan", "docs", "-f", "json", "-j", "1", "--cache", str(cache))
+    assert first.exit_code == 0, first.stderr
+    stored = cache_entries(cache)
+    assert stored > 30
+    second = run("scan", "docs", "-f", "json", "-j", "1", "--cache", str(cache))
+    one, two = json.loads(first.stdout), json.loads(second.stdout)
+    for key in ("files", "skipped", "pairs", "clusters"):
+        assert one[key] == two[key], key
+    other = corpus.parent / "other.sqlite"
+    run("scan", "docs", "-j", "1", "--cache", str(other), "--no-cache")
+    assert not other.exists()
+    run("cache", "clear", "--cache", str(cache))
+    assert cache_entries(cache) == 0
+
+
+def test_a_cache_inside_the_scanned_folder_is_not_used(corpus: Path) -> None:
+    """A cache is never written inside what is scanned: a warning, and the scan goes on."""
+    result = run("scan", "docs", "-j", "1", "--cache", "docs/c.sqlite")
+    assert result.exit_code == 0
+    assert "inside docs, which is scanned: cache not used" in result.stderr
+    assert not (corpus / "c.sqlite").exists()
+
+
+def test_the_default_cache_is_in_simdup_cache_dir(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --cache, the cache is $SIMDUP_CACHE_DIR/fingerprints.sqlite (else the user's
+    cache folder): never beside the documents."""
+    monkeypatch.setenv("SIMDUP_CACHE_DIR", str(corpus.parent / "cache-home"))
+    assert run("scan", "docs", "-j", "1").exit_code == 0
+    assert (corpus.parent / "cache-home" / "fingerprints.sqlite").exists()
+    assert "cache-home" in run("cache", "info").stdout
