@@ -22,12 +22,15 @@ from .__about__ import __version__
 from .baseline import load_baseline
 from .clustering import METHODS as CLUSTER_METHODS
 from .comparing import compare
+from .config import COMMAND_LINE, DEFAULT, OptionSpec, Settings, find_config, resolve_settings
 from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover, read_path_list
 from .engines import Engine, fingerprint_files, make_engine
 from .errors import ConfigError, InputError, OutputError, SimdupError
 from .exitcodes import (
     EXIT_CODE_HELP,
+    FILE_HELP,
     ExitCode,
+    exit_code_help,
     files_exit_code,
     query_exit_code,
     stopped_exit_code,
@@ -199,7 +202,9 @@ _SCAN_FIELDS = (
     "jobs",
     "method",
 )
-_DISCOVERY_FIELDS = ("include", "exclude", "hidden", "follow_symlinks", "max_size")
+_DISCOVERY_FIELDS = (
+    "include", "exclude", "hidden", "follow_symlinks", "max_size", "ignore_files"
+)  # fmt: skip
 
 
 def _scan_options(kw: dict[str, Any]) -> ScanOptions:
@@ -379,6 +384,16 @@ def _stop_message(exc: BaseException) -> tuple[str, ExitCode]:
     return "interrupted", ExitCode.INTERRUPTED
 
 
+# Each command lists the exit codes it can give (the top-level help lists them all).
+_PLAIN_CODES = exit_code_help()
+_COMPARE_CODES = exit_code_help(files="A or B could not be read, decoded or fingerprinted")
+_HASH_CODES = exit_code_help(files=FILE_HELP + " (files inside a folder are reported only)")
+_QUERY_CODES = exit_code_help(
+    duplicates="--fail-on-duplicates and a stored near-duplicate was found", files=FILE_HELP
+)
+_REMOVE_CODES = exit_code_help(files="a key is not in the index")
+
+
 class _Group(click.Group):
     """The edge of every command: Ctrl-C, SIGTERM and SIGHUP exit 130, 143 and 129 with a short
     message (click would exit 1, which means duplicates); a closed stdout pipe ends the command
@@ -481,6 +496,14 @@ def cli() -> None:
 )
 @click.option("--hidden", is_flag=True, help="Also scan hidden files and VCS folders.")
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
+@click.option(
+    "--ignore/--no-ignore",
+    "ignore_files",
+    default=True,
+    show_default=True,
+    help="Leave out what .simdupignore files, and inside a git work tree .gitignore files and "
+    ".git/info/exclude, ignore (files named as PATHS are always scanned).",
+)
 @_verify_options
 @click.option(
     "--cluster",
@@ -527,7 +550,12 @@ def cli() -> None:
 @_feature_options
 @click.pass_context
 def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
-    """Find clusters of near-duplicate documents under PATHS (files or folders)."""
+    """Find clusters of near-duplicate documents under PATHS (files or folders).
+
+    Options can also be set in [tool.simdup] of pyproject.toml or in .simdup.toml (see
+    simdup config); the command line wins.
+    """
+    kw = _configured(ctx, paths, kw)
     all_paths = list(paths)
     if kw["files_from"]:
         all_paths += _read_files_from(kw["files_from"], kw["null"])
@@ -602,7 +630,7 @@ Examples:
   simdup compare draft.md final.md
   simdup compare a.txt b.txt --format json | jq .distance
 
-{EXIT_CODE_HELP}""",
+{_COMPARE_CODES}""",
 )
 @click.argument("a", type=click.Path(dir_okay=False))
 @click.argument("b", type=click.Path(dir_okay=False))
@@ -612,8 +640,11 @@ Examples:
     type=click.IntRange(0, MAX_THRESHOLD),
     default=3,
     show_default=True,
-    help="Hamming threshold for the verdict.",
+    help="As for scan: with --no-verify the verdict is distance <= K; with verification (the "
+    "default) a pair within max(K, --verify-radius) is verified by length ratio and word-set "
+    "Jaccard.",
 )
+@_verify_options
 @click.option(
     "-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
@@ -652,7 +683,7 @@ Examples:
   simdup hash notes/*.txt
   simdup hash docs/ | sort | uniq -w16 -D      exact fingerprint collisions
 
-{EXIT_CODE_HELP}""",
+{_HASH_CODES}""",
 )
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
 @_feature_options
@@ -661,7 +692,8 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
     """Print the 64-bit SimHash of each file: '<16 hex digits>  <path>', like sha256sum.
 
     Folders are walked as by 'scan'. A file that cannot be fingerprinted is reported on
-    stderr and makes the exit status 3.
+    stderr; one named on the command line makes the exit status 3 (a binary or empty file
+    found inside a folder does not).
     """
     with _usage_errors():
         params = _feature_params(kw)
@@ -680,7 +712,8 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
                     failed.append(result)
     for skip in failed:
         click.echo(f"simdup: {display_path(skip.path)}: {skip.reason}", err=True)
-    ctx.exit(files_exit_code(len(failed)))
+    named = set(files)
+    ctx.exit(files_exit_code(sum(1 for skip in failed if skip.path in named)))
 
 
 @cli.command(
@@ -690,7 +723,7 @@ Examples:
   simdup calibrate ./docs
   simdup calibrate ./docs --radius 20 --format json
 
-{EXIT_CODE_HELP}""",
+{_PLAIN_CODES}""",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option(
@@ -731,7 +764,7 @@ def calibrate_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
     ctx.exit(ExitCode.OK)
 
 
-@cli.group("cache", epilog=EXIT_CODE_HELP)
+@cli.group("cache", epilog=_PLAIN_CODES)
 def cache_group() -> None:
     """The scan cache: fingerprints of files already seen, reused by later scans.
 
@@ -753,7 +786,7 @@ def _cache_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-@cache_group.command("info", epilog=EXIT_CODE_HELP)
+@cache_group.command("info", epilog=_PLAIN_CODES)
 @_cache_option
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
@@ -781,7 +814,7 @@ def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
     ctx.exit(ExitCode.OK)
 
 
-@cache_group.command("clear", epilog=EXIT_CODE_HELP)
+@cache_group.command("clear", epilog=_PLAIN_CODES)
 @_cache_option
 @click.pass_context
 def cache_clear_command(ctx: click.Context, /, **kw: Any) -> None:
@@ -798,7 +831,7 @@ def _warning(message: str) -> None:
     click.echo(f"simdup: warning: {message}", err=True)
 
 
-@cli.group("index", epilog=EXIT_CODE_HELP)
+@cli.group("index", epilog=_PLAIN_CODES)
 def index_group() -> None:
     """A named index: documents stored once, queried again and again.
 
@@ -822,7 +855,7 @@ def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-@index_group.command("add", epilog=EXIT_CODE_HELP)
+@index_group.command("add", epilog=_PLAIN_CODES)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option(
     "--db",
@@ -866,7 +899,7 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
     ctx.exit(ExitCode.OK)
 
 
-@index_group.command("remove", epilog=EXIT_CODE_HELP)
+@index_group.command("remove", epilog=_REMOVE_CODES)
 @click.argument("keys", nargs=-1, required=True)
 @_db_option
 @click.pass_context
@@ -879,7 +912,7 @@ def index_remove_command(ctx: click.Context, /, keys: tuple[str, ...], **kw: Any
     ctx.exit(files_exit_code(len(missing)))
 
 
-@index_group.command("stats", epilog=EXIT_CODE_HELP)
+@index_group.command("stats", epilog=_PLAIN_CODES)
 @_db_option
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
@@ -892,7 +925,7 @@ def index_stats_command(ctx: click.Context, /, **kw: Any) -> None:
     ctx.exit(ExitCode.OK)
 
 
-@index_group.command("list", epilog=EXIT_CODE_HELP)
+@index_group.command("list", epilog=_PLAIN_CODES)
 @_db_option
 @click.pass_context
 def index_list_command(ctx: click.Context, /, **kw: Any) -> None:
@@ -916,7 +949,7 @@ Examples:
   simdup query drafts/*.md --db corpus.simdup --format json | jq '.results[].matches'
   simdup query new.md --db corpus.simdup --fail-on-duplicates     exit 1 on a match
 
-{EXIT_CODE_HELP}""",
+{_QUERY_CODES}""",
 )
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
 @_db_option
@@ -961,6 +994,116 @@ def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> N
             fail_on_duplicates=kw["fail_on_duplicates"],
         )
     )
+
+
+def _option_specs(command: click.Command) -> list[OptionSpec]:
+    """What a configuration file may set: every option of ``command``, under its long name."""
+
+    def converter(param: click.Option) -> Callable[[Any], Any]:
+        def convert(value: Any) -> Any:
+            try:
+                return param.type.convert(value, param, None)
+            except click.BadParameter as exc:
+                raise ValueError(exc.message) from exc
+
+        return convert
+
+    specs = []
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.name is None:
+            continue
+        key = next(o for o in param.opts if o.startswith("--")).lstrip("-")
+        specs.append(
+            OptionSpec(
+                key,
+                param.name,
+                converter(param),
+                multiple=param.multiple,
+                is_flag=param.is_flag,
+                is_path=isinstance(param.type, click.Path),
+            )
+        )
+    return specs
+
+
+def _from_command_line(ctx: click.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source not in (
+        click.core.ParameterSource.DEFAULT,
+        click.core.ParameterSource.DEFAULT_MAP,
+    )
+
+
+def _scan_settings(ctx: click.Context, paths: Sequence[str], given: dict[str, Any]) -> Settings:
+    """The scan settings for ``paths``: ``given`` values that ``ctx`` got from the command
+    line, else the configuration file's, else ``given`` (the defaults)."""
+    specs = _option_specs(scan_command)
+    from_cli = [s.dest for s in specs if s.dest in given and _from_command_line(ctx, s.dest)]
+    with _usage_errors():
+        config = find_config(paths[0] if paths else os.curdir)
+        return resolve_settings(specs, given, from_cli, config)
+
+
+def _configured(ctx: click.Context, paths: Sequence[str], kw: dict[str, Any]) -> dict[str, Any]:
+    """``kw`` of scan with the configuration file applied."""
+    return {**kw, **_scan_settings(ctx, paths, kw).values()}
+
+
+@cli.command("config", epilog=EXIT_CODE_HELP)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option(
+    "--format",
+    "config_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format of this listing.",
+)
+@click.pass_context
+def config_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
+    """Show the settings simdup scan PATHS would use, and where each comes from.
+
+    Settings come from the command line, else from [tool.simdup] in the nearest
+    pyproject.toml or a .simdup.toml (searched upwards from the first PATH, up to the
+    repository root), else the defaults. Accepts the options of scan (except -f/--format),
+    so that their effect can be seen.
+
+    \b
+    Examples:
+      simdup config docs
+      simdup config docs -k 4 --format json
+    """
+    config_format = kw.pop("config_format")
+    # The defaults of scan, with the options given to this command on top.
+    defaults = scan_command.make_context("scan", [], parent=ctx).params
+    settings = _scan_settings(ctx, paths, {**defaults, **kw})
+    if config_format == "json":
+        click.echo(json.dumps(settings.describe(), indent=2, ensure_ascii=False))
+        return
+    where = display_path(settings.file) if settings.file else "none found"
+    click.echo(f"configuration file: {where}")
+    rows = [
+        (
+            s.key,
+            "-" if s.value is None else json.dumps(_plain_value(s.value), ensure_ascii=False),
+            s.source if s.source in (COMMAND_LINE, DEFAULT) else display_path(s.source),
+        )
+        for s in settings.settings
+    ]
+    key_width = max(len(key) for key, _, _ in rows)
+    value_width = max(len(value) for _, value, _ in rows)
+    for key, value, source in rows:
+        click.echo(f"{key.ljust(key_width)}  {value.ljust(value_width)}  ({source})")
+
+
+def _plain_value(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+# config takes scan's options, but -f/--format there is the listing's own format.
+config_command.params.extend(
+    p for p in scan_command.params if isinstance(p, click.Option) and p.name != "fmt"
+)
 
 
 def run() -> None:

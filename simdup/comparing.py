@@ -52,8 +52,8 @@ def compare(
             raise InputError(path, decoded.reason)
         texts.append(decoded.text)
         fv = proc.features(decoded.text)
-        if not len(fv):
-            raise InputError(path, "no words to compare")
+        if len(fv) < params.min_features:  # what scan refuses, compare refuses
+            raise InputError(path, proc.too_short(len(fv)))
         fp, sketch, _ = proc.fingerprint_features(fv)
         vectors.append(fv)
         docs.append(

@@ -4,6 +4,15 @@ Never blocks (FIFOs, sockets and devices are skipped by their type, without open
 never loops (directories are identified by device and inode), never reads a file twice (a
 path given twice, overlapping roots, hard links). Everything passed over for a reason the
 user may not expect becomes a ``SkippedFile``.
+
+Ignore rules (``DiscoveryOptions.ignore_files``): ``.simdupignore`` files are read in every
+walked folder; inside a git work tree (a parent folder holds ``.git``) so are ``.gitignore``
+files at every level, from the repository root down, and ``.git/info/exclude``. The syntax and
+the matching are git's (the ``pathspec`` library); a deeper file overrides a shallower one, and
+in one folder ``.simdupignore`` overrides ``.gitignore``. An ignored file is not a
+``SkippedFile`` (the user asked for it to be left out): it is only counted; an ignored folder
+is counted once and not walked. A file named as a root is scanned even if ignored, as
+``git add -f`` would add it.
 """
 
 from __future__ import annotations
@@ -14,13 +23,17 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import pathspec
 
 from .errors import ConfigError
 from .records import SkippedFile, SourceFile
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
 DEFAULT_MAX_SIZE = 64 * 1024 * 1024
+SIMDUP_IGNORE = ".simdupignore"
+GIT_IGNORE = ".gitignore"
 
 
 @dataclass(frozen=True)
@@ -34,6 +47,98 @@ class DiscoveryOptions:
     avoid: tuple[str, ...] = ()
     # Read a file reachable by several paths (hard links, repeated paths) only once.
     unique_files: bool = True
+    # Honour .simdupignore, and .gitignore / .git/info/exclude inside a git work tree.
+    ignore_files: bool = True
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What discovery found: the files to read, what was passed over, and how many files and
+    folders the ignore rules left out (not skips: nothing went wrong with them)."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    ignored: int = 0
+
+
+@dataclass(frozen=True)
+class _IgnoreLayer:
+    """The patterns of one folder's ignore files. ``strip`` is that folder's path relative to
+    the walk root (with a trailing slash; empty for the root and for folders above it) and
+    ``add`` the walk root's path relative to the folder (for folders above the root), so that a
+    walk-relative path becomes relative to the folder, as git matches it."""
+
+    strip: str
+    add: str
+    spec: pathspec.GitIgnoreSpec
+
+    def decide(self, rel: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included by a ``!`` pattern; None: no pattern matches."""
+        path = self.add + rel[len(self.strip) :] + ("/" if is_dir else "")
+        return self.spec.check_file(path).include
+
+
+def _read_patterns(path: str) -> list[str]:
+    """The lines of an ignore file; an unreadable one counts as empty, as git treats it."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    return data.decode("utf-8", "surrogateescape").splitlines()
+
+
+def _layer(directory: str, names: Iterable[str], strip: str, add: str) -> _IgnoreLayer | None:
+    """The ignore layer of ``directory`` from those of ``names`` found there, or None."""
+    lines: list[str] = []
+    for name in names:  # later files win within the folder
+        lines += _read_patterns(os.path.join(directory, name))
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return _IgnoreLayer(strip, add, spec) if lines else None
+
+
+def repository_root(path: str) -> str | None:
+    """The nearest folder at or above ``path`` holding ``.git`` (folder or file), or None."""
+    current = os.path.abspath(path)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _ancestor_layers(root: str) -> tuple[tuple[_IgnoreLayer, ...], bool]:
+    """The ignore layers above the walk ``root`` (repository root down to its parent, with
+    ``.git/info/exclude`` first and weakest), and whether ``root`` is in a git work tree."""
+    repo = repository_root(root)
+    if repo is None:
+        return (), False
+    layers: list[_IgnoreLayer] = []
+    absolute = os.path.abspath(root)
+    below = os.path.relpath(absolute, repo).replace(os.sep, "/")
+    below = "" if below == "." else below + "/"
+    exclude = _layer(os.path.join(repo, ".git", "info"), ["exclude"], "", below)
+    if exclude is not None:
+        layers.append(exclude)
+    folder = repo
+    parts = [p for p in below.split("/") if p]
+    for depth in range(len(parts)):  # the root's own files are read by the walk
+        add = "/".join(parts[depth:]) + "/"
+        layer = _layer(folder, [GIT_IGNORE, SIMDUP_IGNORE], "", add)
+        if layer is not None:
+            layers.append(layer)
+        folder = os.path.join(folder, parts[depth])
+    return tuple(layers), True
+
+
+def _ignored(layers: tuple[_IgnoreLayer, ...], rel: str, is_dir: bool) -> bool:
+    for layer in reversed(layers):  # the deepest folder with a matching pattern decides
+        decision = layer.decide(rel, is_dir)
+        if decision is not None:
+            return decision
+    return False
 
 
 def _kind(mode: int) -> str:
@@ -61,6 +166,7 @@ class _Walker:
         self.files: list[SourceFile] = []
         self.skipped: list[SkippedFile] = []
         self.seen_files: dict[tuple[int, int], str] = {}
+        self.ignored = 0
         self.avoid = {os.path.realpath(p) for p in options.avoid}
 
     def _skip(self, path: str, reason: str, failure: bool = True) -> None:
@@ -117,11 +223,17 @@ class _Walker:
     def _walk(self, root: str, root_stat: os.stat_result) -> None:
         o = self.options
         active: set[tuple[int, int]] = set()
+        in_repo = False
+        root_layers: tuple[_IgnoreLayer, ...] = ()
+        if o.ignore_files:
+            root_layers, in_repo = _ancestor_layers(root)
+        ignore_names = [GIT_IGNORE, SIMDUP_IGNORE] if in_repo else [SIMDUP_IGNORE]
         # Iterative depth-first walk: deep trees cannot overflow the stack.
-        stack: list[tuple[str, str, tuple[int, int] | None]] = [(root, "", None)]
+        Frame = tuple[str, str, tuple[int, int] | None, tuple[_IgnoreLayer, ...]]
+        stack: list[Frame] = [(root, "", None, root_layers)]
         visited_dirs: set[tuple[int, int]] = set()
         while stack:
-            directory, rel_dir, leaving = stack.pop()
+            directory, rel_dir, leaving, layers = stack.pop()
             if leaving is not None:
                 active.discard(leaving)
                 continue
@@ -146,14 +258,30 @@ class _Walker:
                 self._skip(directory, exc.strerror or str(exc))
                 continue
             active.add(identity)
-            stack.append((directory, rel_dir, identity))
-            subdirs: list[tuple[str, str, None]] = []
+            stack.append((directory, rel_dir, identity, layers))
+            if o.ignore_files:
+                present = {e.name for e in entries}
+                names = [n for n in ignore_names if n in present]
+                strip = f"{rel_dir}/" if rel_dir else ""
+                own = _layer(directory, names, strip, "") if names else None
+                if own is not None:
+                    layers = (*layers, own)
+            subdirs: list[Frame] = []
             for entry in entries:
                 name = entry.name
                 path = os.path.join(directory, name)
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 if not o.hidden and (_is_hidden(name) or name in VCS_DIRS):
                     continue
+                if layers and name != ".git":
+                    try:
+                        # git matches a symbolic link as a file, whatever it points to.
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        is_dir = False
+                    if _ignored(layers, rel, is_dir):
+                        self.ignored += 1
+                        continue
                 try:
                     is_link = entry.is_symlink()
                     if is_link and not o.follow_symlinks:
@@ -170,7 +298,7 @@ class _Walker:
                 if stat.S_ISDIR(st.st_mode):
                     if o.exclude and _matches(o.exclude, rel):
                         continue
-                    subdirs.append((path, rel, None))
+                    subdirs.append((path, rel, None, layers))
                 elif stat.S_ISREG(st.st_mode):
                     self._add_file(path, st, explicit=False, rel=rel, follow=o.follow_symlinks)
                 else:
@@ -178,16 +306,23 @@ class _Walker:
             stack.extend(reversed(subdirs))
 
 
-def discover(
-    paths: Iterable[str], options: DiscoveryOptions | None = None
-) -> tuple[list[SourceFile], list[SkippedFile]]:
-    """Regular files under ``paths`` in a deterministic order, and what was passed over."""
+def find_files(paths: Iterable[str], options: DiscoveryOptions | None = None) -> Discovery:
+    """Regular files under ``paths`` in a deterministic order, what was passed over, and how
+    many files and folders the ignore rules left out."""
     walker = _Walker(options or DiscoveryOptions())
     for path in paths:
         walker.add_root(os.fspath(path))
     files = sorted(walker.files, key=lambda f: f.path)
     skipped = sorted(walker.skipped, key=lambda s: s.path)
-    return files, skipped
+    return Discovery(files, skipped, walker.ignored)
+
+
+def discover(
+    paths: Iterable[str], options: DiscoveryOptions | None = None
+) -> tuple[list[SourceFile], list[SkippedFile]]:
+    """Regular files under ``paths`` in a deterministic order, and what was passed over."""
+    found = find_files(paths, options)
+    return found.files, found.skipped
 
 
 # Checked longest first: the UTF-32-LE BOM starts with the UTF-16-LE BOM.

@@ -26,18 +26,37 @@ class ExitCode(IntEnum):
     """Stopped by SIGTERM (``kill``, a CI time-out, a service manager): 128 + 15."""
 
 
-EXIT_CODE_HELP = """\b
-Exit codes:
-  0    success (skipped files are reported, not an error)
-  1    --fail-on-duplicates and near-duplicates were found (not in --baseline)
-  2    usage error (bad option or value, no paths given)
-  3    --strict and some files could not be read, decoded or fingerprinted
-  4    error: output could not be written, a worker process died, or an
-       internal error
+_ALWAYS = """\
+  2    usage error (bad option or value, a missing argument)
+  4    error: output could not be written, a worker process died, a store
+       is damaged, or an internal error
   129  stopped by SIGHUP (terminal closed)
   130  interrupted (Ctrl-C, SIGINT)
-  143  stopped by SIGTERM
-  No report is written when a run is interrupted or stopped."""
+  143  stopped by SIGTERM"""
+
+
+def exit_code_help(success: str = "success", duplicates: str = "", files: str = "") -> str:
+    """The "Exit codes" block of a command's --help: only the codes that command can give
+    (``duplicates``: the meaning of 1, ``files``: of 3; empty when it never gives them)."""
+    lines = ["\b", "Exit codes:", f"  0    {success}"]
+    if duplicates:
+        lines.append(f"  1    {duplicates}")
+    lines.append(_ALWAYS.splitlines()[0])
+    if files:
+        lines.append(f"  3    {files}")
+    lines.extend(_ALWAYS.splitlines()[1:])
+    return "\n".join(lines)
+
+
+EXIT_CODE_HELP = (
+    exit_code_help(
+        "success (skipped files are reported, not an error)",
+        duplicates="--fail-on-duplicates and near-duplicates were found (not in --baseline)",
+        files="--strict and some files could not be read, decoded or fingerprinted",
+    )
+    + "\n  No report is written when a run is interrupted or stopped."
+)
+FILE_HELP = "a file named on the command line could not be read, decoded or fingerprinted"
 
 
 def scan_exit_code(

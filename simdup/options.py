@@ -85,6 +85,7 @@ class ScanOptions:
             "exclude": list(self.discovery.exclude),
             "hidden": self.discovery.hidden,
             "follow_symlinks": self.discovery.follow_symlinks,
+            "ignore_files": self.discovery.ignore_files,
         }
 
 

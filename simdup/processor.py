@@ -59,15 +59,16 @@ class DocumentProcessor:
         signature = minhash_signature(hashes, perms).astype("<u8").tobytes() if perms else b""
         return simhash(hashes, weights), sketch, signature
 
+    def too_short(self, words: int) -> str:
+        """Why a text of ``words`` distinct words has no fingerprint (scan and compare alike)."""
+        return (
+            f"too short to fingerprint: {words} distinct words (minimum {self.params.min_features})"
+        )
+
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
         fv = self.features(doc.text)
         if len(fv) < self.params.min_features:
-            return SkippedFile(
-                doc.path,
-                "features",
-                f"too short to fingerprint: {len(fv)} distinct words "
-                f"(minimum {self.params.min_features})",
-            )
+            return SkippedFile(doc.path, "features", self.too_short(len(fv)))
         fp, sketch, signature = self.fingerprint_features(fv)
         return FingerprintedDocument(
             path=doc.path,

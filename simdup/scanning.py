@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from .clustering import cluster, max_pairwise_distance
-from .discovery import discover
+from .discovery import find_files
 from .engines import Engine, Progress, make_engine
 from .options import ScanOptions, resolve_options
 from .records import (
@@ -42,10 +42,12 @@ def build_clusters(
     for rep, members in groups:
         r = docs[rep]
         rows = []
+        # The representative is an exact duplicate when another member is (not of itself).
+        twins = sum(docs[m].content_hash == r.content_hash for m in members) > 1
         for m in members:
             doc = docs[m]
-            exact = doc.content_hash == r.content_hash
-            sim: float | None = 1.0 if exact else None
+            exact = doc.content_hash == r.content_hash and (m != rep or twins)
+            sim: float | None = 1.0 if exact or m == rep else None
             if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has none
                 sim = round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
             rows.append(
@@ -145,7 +147,8 @@ def scan(
     """
     options = resolve_options(options, overrides)
     started = time.perf_counter()
-    files, skipped = discover([os.fspath(p) for p in paths], options.discovery)
+    found = find_files([os.fspath(p) for p in paths], options.discovery)
+    files, skipped = found.files, found.skipped
     options = resolve_options(options, overrides={}, files=len(files))
     if engine_for is not None:
         engine = engine_for(options)
@@ -169,6 +172,8 @@ def scan(
         "files_found": len(files),
         "files_fingerprinted": len(docs),
         "files_skipped": len(skips),
+        # Left out by .gitignore / .simdupignore (an ignored folder counts once).
+        "files_ignored": found.ignored,
         "bytes_read": sum(d.size for d in docs),
         "candidates": len(candidates),
         "pairs": len(pairs),

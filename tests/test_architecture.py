@@ -21,7 +21,7 @@ TEXT = {
 }  # fmt: skip
 ORCHESTRATION = {
     "options", "engines", "workerpool", "verify", "scanning", "comparing", "calibration",
-    "baseline", "outcome", "store",
+    "baseline", "outcome", "store", "config",
 }  # fmt: skip
 PRESENTATION = {"report", "cli", "__main__"}
 # Plain records, errors, constants and the native-extension loader: anyone may import them.

@@ -132,14 +132,14 @@ Build = Callable[[Path, pytest.MonkeyPatch], list[str]]
 
 def after_discovery(mp: pytest.MonkeyPatch, action: Callable[[], None]) -> None:
     """Run ``action`` between discovery and reading (a file changes under simdup's feet)."""
-    original = scanning.discover
+    original = scanning.find_files
 
     def wrapped(paths: Any, options: Any = None) -> Any:
         found = original(paths, options)
         action()
         return found
 
-    mp.setattr(scanning, "discover", wrapped)
+    mp.setattr(scanning, "find_files", wrapped)
 
 
 def deny(mp: pytest.MonkeyPatch, function: str, basename: str) -> None:
@@ -1465,7 +1465,7 @@ def test_text_output_escapes_control_characters(named_tree: Path) -> None:
 def test_hash_output_escapes_control_characters(named_tree: Path) -> None:
     result = invoke(["hash", "d"], color=True)
     assert_no_crash(result)
-    assert result.exit_code == ExitCode.FILES_SKIPPED  # the empty file
+    assert result.exit_code == ExitCode.OK  # the empty file, found in a folder: reported
     assert _no_raw_controls(result.stdout) == [] and _no_raw_controls(result.stderr) == []
     assert len(result.stdout.splitlines()) == len(NAMED)
     assert "d/new\\nline.txt" in result.stdout

@@ -435,7 +435,9 @@ def test_help_shows_exit_codes_and_examples(command: str | None) -> None:
         assert result.exit_code == 0, explain(result)
         assert "Exit codes" in result.stdout
         assert "Examples" in result.stdout
-        for code in ExitCode:
+        # The top level and scan list every code; each other command the ones it can give.
+        codes = list(ExitCode) if command in (None, "scan") else [0, 2, 4, 129, 130, 143]
+        for code in codes:
             assert re.search(rf"^\s*{int(code)}\s", result.stdout, re.M), code
 
 
@@ -457,7 +459,7 @@ def test_compare_text(corpus: Path) -> None:
     out = result.stdout
     assert "A: corpus/en/backup-essay.txt" in out
     assert "B: corpus/en/backup-essay-trimmed.txt" in out
-    assert re.search(r"^hamming distance\s+\d+ \(threshold 3\)", out, re.M)
+    assert re.search(r"^hamming distance\s+\d+ \(verified up to distance 12\)", out, re.M)
     assert re.search(r"^verdict\s+near-duplicates", out, re.M)
 
 
@@ -740,3 +742,85 @@ def test_the_command_exits_with_mains_status_after_all_its_output(sample_corpus:
     usage = simdup("scan", "--no-such-option")
     assert usage.returncode == 2
     assert "No such option" in usage.stderr
+
+
+# ---------------------------------------------------------------- small defects (issue 11)
+
+
+def _two_versions(tmp_path: Path, exact: bool) -> Path:
+    words = " ".join(f"word{i}" for i in range(120))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text(words)
+    (docs / "b.txt").write_text(words if exact else words.replace("word7 ", "other7 "))
+    return docs
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_the_representative_is_not_an_exact_duplicate_of_itself(
+    tmp_path: Path, exact: bool
+) -> None:
+    """A representative is marked exact_duplicate only when another member is an exact copy."""
+    docs = _two_versions(tmp_path, exact)
+    result = CliRunner().invoke(cli, ["scan", str(docs), "-f", "json", "-j", "1"])
+    (cluster,) = json.loads(result.stdout)["clusters"]
+    rep = next(m for m in cluster["members"] if m["path"] == cluster["representative"])
+    other = next(m for m in cluster["members"] if m["path"] != cluster["representative"])
+    assert rep["exact_duplicate"] is exact
+    assert other["exact_duplicate"] is exact
+
+
+def test_compare_threshold_means_one_thing(tmp_path: Path) -> None:
+    """compare -k K: with verification the distance line names the verification radius (not
+    "threshold K" beside a larger distance and a positive verdict); with --no-verify it names
+    the threshold and the verdict follows it."""
+    docs = _two_versions(tmp_path, exact=False)
+    a, b = str(docs / "a.txt"), str(docs / "b.txt")
+    verified = CliRunner().invoke(cli, ["compare", a, b, "-k", "0"]).stdout
+    assert "(threshold 0)" not in verified
+    assert "(verified up to distance 12)" in verified
+    plain = CliRunner().invoke(cli, ["compare", a, b, "-k", "0", "--no-verify"]).stdout
+    distance = int(re.search(r"hamming distance\s+(\d+)", plain).group(1))  # type: ignore[union-attr]
+    assert "(threshold 0)" in plain
+    assert ("not near-duplicates" in plain) == (distance > 0)
+
+
+@pytest.mark.parametrize("command", ["compare", "hash", "calibrate"])
+def test_exit_code_help_lists_only_the_codes_a_command_gives(command: str) -> None:
+    """compare, hash and calibrate have no --fail-on-duplicates (no 1); calibrate never gives 3."""
+    text = CliRunner().invoke(cli, [command, "--help"]).stdout
+    assert not re.search(r"^\s+1\s{4}", text, re.M), text
+    assert bool(re.search(r"^\s+3\s{4}", text, re.M)) == (command != "calibrate")
+
+
+def test_hash_of_a_folder_exits_0_despite_an_image_inside(tmp_path: Path) -> None:
+    """hash DIR: an image or empty file found inside is reported, not a failure; naming it is."""
+    docs = _two_versions(tmp_path, exact=True)
+    (docs / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (docs / "empty.txt").write_bytes(b"")
+    walked = CliRunner().invoke(cli, ["hash", str(docs)])
+    assert walked.exit_code == 0, walked.stderr
+    assert "pixel.png: binary file" in walked.stderr
+    named = CliRunner().invoke(cli, ["hash", str(docs / "pixel.png")])
+    assert named.exit_code == 3
+
+
+def test_compare_refuses_what_scan_refuses(tmp_path: Path) -> None:
+    """A 2-word file is too short for scan, and so for compare (the same reason)."""
+    docs = _two_versions(tmp_path, exact=True)
+    (docs / "short.txt").write_text("hello world")
+    result = CliRunner().invoke(cli, ["compare", str(docs / "a.txt"), str(docs / "short.txt")])
+    assert result.exit_code == 3
+    assert "too short to fingerprint: 2 distinct words (minimum 20)" in result.stderr
+    scanned = CliRunner().invoke(cli, ["scan", str(docs), "-f", "json", "-j", "1"])
+    reasons = {s["reason"] for s in json.loads(scanned.stdout)["skipped"]}
+    assert "too short to fingerprint: 2 distinct words (minimum 20)" in reasons
+
+
+def test_counts_are_singular_when_one(tmp_path: Path) -> None:
+    """"1 cluster", "skipped 1 file", not "1 clusters", "skipped 1 files"."""
+    docs = _two_versions(tmp_path, exact=True)
+    (docs / "empty.txt").write_bytes(b"")
+    result = CliRunner().invoke(cli, ["scan", str(docs), "-j", "1"])
+    assert "1 cluster holding 2 documents, 1 near-duplicate pair." in result.stdout
+    assert "skipped 1 file (" in result.stderr

@@ -16,8 +16,8 @@ from simdup.report.paths import display_path, escape_path
 
 
 def test_formats() -> None:
-    """The scan formats are text, json, jsonl and csv."""
-    assert set(FORMATS) == {"text", "json", "jsonl", "csv", "html"}
+    """The scan formats are text, json, jsonl, csv, html and sarif."""
+    assert set(FORMATS) == {"text", "json", "jsonl", "csv", "html", "sarif"}
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])

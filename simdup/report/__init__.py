@@ -9,6 +9,7 @@ from ..records import ScanResult
 from .csv import render_csv
 from .html import render_html
 from .json import render_json, render_jsonl
+from .sarif import render_sarif
 from .text import render_text
 
 SCHEMA_VERSION = "simdup-scan/1"
@@ -19,6 +20,7 @@ RENDERERS: dict[str, Callable[[ScanResult, TextIO], None]] = {
     "jsonl": render_jsonl,
     "csv": render_csv,
     "html": render_html,
+    "sarif": render_sarif,
 }
 FORMATS = tuple(RENDERERS)
 

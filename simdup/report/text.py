@@ -12,7 +12,7 @@ from .paths import display_path
 def render_text(result: ScanResult, stream: TextIO) -> None:
     w = stream.write
     for c in result.clusters:
-        w(f"Cluster {c.id}: {len(c.members)} documents, max distance {c.max_distance}\n")
+        w(f"Cluster {c.id}: {plural(len(c.members), 'document')}, max distance {c.max_distance}\n")
         width = max(len(display_path(m.path)) for m in c.members)
         for m in c.members:
             path = display_path(m.path).ljust(width)
@@ -25,11 +25,20 @@ def render_text(result: ScanResult, stream: TextIO) -> None:
         w("\n")
     s = result.stats
     in_clusters = sum(len(c.members) for c in result.clusters)
+    # Only when nonzero: most scans ignore nothing, and the line is long enough.
+    ignored = s.get("files_ignored", 0)
+    ignored_text = f", {ignored} ignored" if ignored else ""
     w(
-        f"{s['files_fingerprinted']} documents fingerprinted, {s['files_skipped']} skipped; "
-        f"{len(result.clusters)} clusters holding {in_clusters} documents, "
-        f"{len(result.pairs)} near-duplicate pairs.\n"
+        f"{plural(s['files_fingerprinted'], 'document')} fingerprinted, "
+        f"{s['files_skipped']} skipped{ignored_text}; "
+        f"{plural(len(result.clusters), 'cluster')} holding {plural(in_clusters, 'document')}, "
+        f"{plural(len(result.pairs), 'near-duplicate pair')}.\n"
     )
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 file', '2 files'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> None:
@@ -38,7 +47,7 @@ def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> 
         return
     by_stage = Counter(s.stage for s in result.skipped)
     stages = ", ".join(f"{n} at {stage}" for stage, n in sorted(by_stage.items()))
-    stream.write(f"simdup: skipped {len(result.skipped)} files ({stages}):\n")
+    stream.write(f"simdup: skipped {plural(len(result.skipped), 'file')} ({stages}):\n")
     for s in result.skipped[:limit]:
         stream.write(f"  {display_path(s.path)}: {s.reason}\n")
     if len(result.skipped) > limit:
@@ -51,7 +60,13 @@ def render_comparison_text(c: Comparison, stream: TextIO) -> None:
     w(f"A: {display_path(c.a.path)}  ({c.a.encoding}, {c.a.feature_count} distinct words)\n")
     w(f"B: {display_path(c.b.path)}  ({c.b.encoding}, {c.b.feature_count} distinct words)\n")
     w(f"fingerprints       {c.a.fingerprint:016x}  {c.b.fingerprint:016x}\n")
-    w(f"hamming distance   {c.distance} (threshold {c.threshold})\n")
+    s = c.settings
+    if s.get("verify", True):
+        radius = max(c.threshold, s.get("verify_radius") or 0)
+        rule = f"verified up to distance {radius}"
+    else:
+        rule = f"threshold {c.threshold}"
+    w(f"hamming distance   {c.distance} ({rule})\n")
     w(f"simhash similarity {c.simhash_similarity:.4f}\n")
     w(f"tf-idf cosine      {c.cosine:.4f}\n")
     w(f"jaccard (words)    {c.jaccard:.4f}\n")

@@ -1,0 +1,211 @@
+"""SARIF 2.1.0 renderer (``--format sarif``), for GitHub code scanning and other SARIF viewers.
+
+One result per reported pair: the location is file ``a``, the related location file ``b`` (a
+cluster is a presentation of pairs; a pair is the fact a reviewer accepts or fixes). Exact
+duplicates get their own rule, so a viewer can filter them apart.
+
+File names become URI references relative to ``%SRCROOT%``, the folder simdup ran in, with
+``/`` separators and every character outside RFC 3986's unreserved set percent-encoded (UTF-8).
+Names with undecodable bytes are first written as ``simdup.names.escape_path`` writes them in
+every other format. A file outside the current folder gets an absolute ``file:`` URI.
+
+``partialFingerprints["simdupContentPair/v1"]`` is a hash of the two files' content hashes in
+sorted order: it does not change when either file is renamed or moved, or when the pair's
+order flips, so GitHub code scanning tracks the finding across commits. Exact copies of one
+text therefore share a fingerprint (they are one duplicated text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import quote
+
+from ..__about__ import __version__
+from ..names import escape_path
+from ..params import ALGORITHM_VERSION
+from ..records import DuplicatePair, ScanResult, SkippedFile
+
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_VERSION = "2.1.0"
+SRCROOT = "%SRCROOT%"
+INFORMATION_URI = "https://pypi.org/project/simdup/"
+FINGERPRINT_KEY = "simdupContentPair/v1"
+
+NEAR_RULE = "simdup/near-duplicate"
+EXACT_RULE = "simdup/exact-duplicate"
+
+_PAIR_HELP = (
+    "simdup reports a pair when the two texts are identical apart from whitespace and "
+    "encoding, or when their 64-bit SimHash fingerprints are within the verification radius, "
+    "the shorter text is at least the minimum length ratio of the longer, and the estimated "
+    "Jaccard similarity of their word sets reaches the minimum similarity.\n\n"
+    "To resolve it, keep one document and delete or rewrite the other, or accept the pair: "
+    "keep a report of the accepted pairs (`simdup scan PATHS -f json -o "
+    ".simdup-baseline.json`, outside the scanned folders) and scan with "
+    "`--baseline .simdup-baseline.json`."
+)
+
+RULES: tuple[dict[str, Any], ...] = (
+    {
+        "id": NEAR_RULE,
+        "name": "NearDuplicateDocument",
+        "shortDescription": {"text": "Two documents are near-duplicates."},
+        "fullDescription": {
+            "text": "The two documents are the same text after small edits, re-formatting, "
+            "re-ordering or re-encoding: their SimHash fingerprints are close and their word "
+            "sets overlap beyond the scan's minimum similarity."
+        },
+        "help": {
+            "text": _PAIR_HELP,
+            "markdown": "**Near-duplicate documents.** " + _PAIR_HELP,
+        },
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"tags": ["duplication", "documentation"]},
+    },
+    {
+        "id": EXACT_RULE,
+        "name": "ExactDuplicateDocument",
+        "shortDescription": {"text": "Two documents hold the same text."},
+        "fullDescription": {
+            "text": "The two documents' texts are identical apart from whitespace layout "
+            "(line breaks, indentation, runs of spaces) and encoding."
+        },
+        "help": {
+            "text": _PAIR_HELP,
+            "markdown": "**Exact duplicate documents.** " + _PAIR_HELP,
+        },
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"tags": ["duplication", "documentation"]},
+    },
+)
+_RULE_INDEX = {rule["id"]: n for n, rule in enumerate(RULES)}
+
+
+def artifact_uri(path: str, cwd: str | None = None) -> tuple[str, str | None]:
+    """``(uri, uriBaseId)`` for a file name as simdup reports it.
+
+    Relative to ``%SRCROOT%`` (``cwd``, default the current folder) when the file is inside it,
+    else an absolute ``file:`` URI (base ``None``).
+    """
+    cwd = os.getcwd() if cwd is None else cwd
+    absolute = os.path.normpath(os.path.join(cwd, path))
+    relative = os.path.relpath(absolute, cwd)
+    inside = relative != os.pardir and not relative.startswith(os.pardir + os.sep)
+    if os.sep != "/":
+        relative, absolute = relative.replace(os.sep, "/"), absolute.replace(os.sep, "/")
+    if inside:
+        return quote(escape_path(relative), safe="/"), SRCROOT
+    if not absolute.startswith("/"):
+        absolute = "/" + absolute  # a Windows drive: file:///C:/...
+    return "file://" + quote(escape_path(absolute), safe="/"), None
+
+
+def _location(path: str, cwd: str, id_: int | None = None) -> dict[str, Any]:
+    uri, base = artifact_uri(path, cwd)
+    artifact: dict[str, Any] = {"uri": uri}
+    if base is not None:
+        artifact["uriBaseId"] = base
+    location: dict[str, Any] = {} if id_ is None else {"id": id_}
+    location["physicalLocation"] = {"artifactLocation": artifact, "region": {"startLine": 1}}
+    return location
+
+
+def _link_text(text: str) -> str:
+    """``text`` safe inside the ``[text](id)`` of a SARIF message (SARIF 3.11.6)."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def pair_fingerprint(pair: DuplicatePair, content: dict[str, str]) -> str:
+    """A hash of the two sides' content hashes in sorted order; a side simdup has no content
+    hash for (a stored document of ``--against``) counts by its name."""
+    sides = sorted(content.get(p) or "path:" + escape_path(p) for p in (pair.a, pair.b))
+    return hashlib.sha256("\n".join(sides).encode("utf-8")).hexdigest()[:32]
+
+
+def _message(pair: DuplicatePair) -> str:
+    kind = "Exact duplicate" if pair.exact else "Near-duplicate"
+    similarity = (
+        "similarity not computed"
+        if pair.similarity is None
+        else f"estimated word-set similarity {pair.similarity:.2f}"
+    )
+    other = _link_text(escape_path(pair.b))
+    return f"{kind} of [{other}](1): Hamming distance {pair.distance}, {similarity}."
+
+
+def _result(pair: DuplicatePair, content: dict[str, str], cwd: str) -> dict[str, Any]:
+    rule = EXACT_RULE if pair.exact else NEAR_RULE
+    return {
+        "ruleId": rule,
+        "ruleIndex": _RULE_INDEX[rule],
+        "level": "warning",
+        "message": {"text": _message(pair)},
+        "locations": [_location(pair.a, cwd)],
+        "relatedLocations": [_location(pair.b, cwd, 1)],
+        "partialFingerprints": {FINGERPRINT_KEY: pair_fingerprint(pair, content)},
+        "properties": {
+            "distance": pair.distance,
+            "similarity": pair.similarity,
+            "exact": pair.exact,
+        },
+    }
+
+
+def _notification(skip: SkippedFile, cwd: str) -> dict[str, Any]:
+    return {
+        "descriptor": {"id": f"simdup/skipped/{skip.stage}"},
+        "level": "warning" if skip.failure else "note",
+        "message": {"text": f"{escape_path(skip.path)} skipped ({skip.stage}): {skip.reason}"},
+        "locations": [_location(skip.path, cwd)],
+    }
+
+
+def sarif_log(result: ScanResult, cwd: str | None = None) -> dict[str, Any]:
+    """The SARIF log of ``result`` as a JSON-ready dict."""
+    cwd = os.getcwd() if cwd is None else cwd
+    content = {doc.path: doc.content_hash for doc in result.files}
+    root = Path(cwd).resolve().as_uri().rstrip("/") + "/"
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "simdup",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": list(RULES),
+                        "properties": {"algorithm_version": ALGORITHM_VERSION},
+                    }
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": root}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": [
+                            _notification(s, cwd) for s in result.skipped
+                        ],
+                    }
+                ],
+                "results": [_result(p, content, cwd) for p in result.pairs],
+                "columnKind": "unicodeCodePoints",
+                "properties": {
+                    "algorithm_version": ALGORITHM_VERSION,
+                    "settings": result.settings,
+                },
+            }
+        ],
+    }
+
+
+def render_sarif(result: ScanResult, stream: TextIO) -> None:
+    json.dump(sarif_log(result), stream, ensure_ascii=False, indent=2)
+    stream.write("\n")
