@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from .__about__ import __version__
-from .baseline import load_baseline
+from .baseline import Baseline, write_baseline
 from .clustering import METHODS as CLUSTER_METHODS
 from .comparing import compare
 from .config import COMMAND_LINE, DEFAULT, OptionSpec, Settings, find_config, resolve_settings
@@ -43,10 +43,10 @@ from .options import (
     METHODS_CANDIDATES,
     ScanOptions,
 )
-from .outcome import scan_outcome
+from .outcome import ScanOutcome, scan_outcome
 from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
 from .processor import DocumentProcessor
-from .records import FingerprintedDocument
+from .records import FingerprintedDocument, ScanResult
 from .report import FORMATS, render
 from .report.json import render_comparison_json
 from .report.paths import display_path
@@ -386,6 +386,8 @@ def _stop_message(exc: BaseException) -> tuple[str, ExitCode]:
 
 # Each command lists the exit codes it can give (the top-level help lists them all).
 _PLAIN_CODES = exit_code_help()
+# New pairs and stale baseline entries listed on stderr; the rest are counted.
+_LISTED = 20
 _COMPARE_CODES = exit_code_help(files="A or B could not be read, decoded or fingerprinted")
 _HASH_CODES = exit_code_help(files=FILE_HELP + " (files inside a folder are reported only)")
 _QUERY_CODES = exit_code_help(
@@ -478,8 +480,15 @@ def cli() -> None:
 @click.option(
     "--baseline",
     type=click.Path(dir_okay=False),
-    help="An earlier JSON or JSON Lines report whose pairs are accepted: with "
-    "--fail-on-duplicates only pairs not in it fail.",
+    help="A baseline file (--write-baseline), or an earlier JSON or JSON Lines report, whose "
+    "pairs are accepted: with --fail-on-duplicates only pairs not in it fail. Pairs match by "
+    "content, by path or, for edited files, by fingerprint (docs/baseline.md).",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False),
+    help="Also write this run's pairs to FILE (atomically, outside the scanned folders) as "
+    "accepted duplicates, for --baseline.",
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when some files could not be read or decoded.")
 @click.option(
@@ -563,9 +572,14 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         raise click.UsageError("no PATHS given (and no --files-from)")
     output = kw["output"]
     _check_output(output, all_paths)
+    if kw["write_baseline"]:
+        _check_not_scanned("--write-baseline", kw["write_baseline"], all_paths)
     with _usage_errors():
-        accepted = load_baseline(kw["baseline"]) if kw["baseline"] else None
+        baseline = Baseline.load(kw["baseline"]) if kw["baseline"] else None
         target = ReportTarget.resolve(output)  # fail now, not after the scan
+        baseline_target = (
+            ReportTarget.resolve(kw["write_baseline"]) if kw["write_baseline"] else None
+        )
     progress = _Progress(not kw["quiet"], "fingerprinting")
     with _usage_errors(), contextlib.ExitStack() as stack:
         options = _scan_options(kw)
@@ -599,28 +613,59 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         where = "standard output" if target.is_stdout else output
         click.echo(f"simdup: cannot write report: {_os_error(exc, where)}", err=True)
         ctx.exit(ExitCode.ERROR)
+    if baseline_target is not None:
+        try:
+            with baseline_target.open() as stream:
+                write_baseline(result, kw["write_baseline"], options.features, stream)
+        except OSError as exc:
+            message = _os_error(exc, kw["write_baseline"])
+            click.echo(f"simdup: cannot write baseline: {message}", err=True)
+            ctx.exit(ExitCode.ERROR)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
     outcome = scan_outcome(
         result,
         fail_on_duplicates=kw["fail_on_duplicates"],
         strict=kw["strict"],
-        accepted=accepted,
+        baseline=baseline,
+        options=options,
     )
-    # --quiet never hides the reason for a failing status: the new pairs are listed then.
-    if outcome.baseline_used and (not kw["quiet"] or outcome.code == ExitCode.DUPLICATES_FOUND):
-        fresh = outcome.new_pairs
+    _echo_baseline_diff(outcome, result, kw)
+    ctx.exit(outcome.code)
+
+
+def _echo_baseline_diff(outcome: ScanOutcome, result: ScanResult, kw: dict[str, Any]) -> None:
+    """New pairs and stale entries of a scan with --baseline, on stderr. --quiet never hides
+    the reason for a failing status: the new pairs are listed then (stale entries are not)."""
+    if not outcome.baseline_used:
+        return
+    name = display_path(kw["baseline"])
+    fresh = outcome.new_pairs
+    if not kw["quiet"] or (fresh and outcome.code == ExitCode.DUPLICATES_FOUND):
         click.echo(
             f"simdup: {len(fresh)} of {len(result.pairs)} near-duplicate pairs are not in "
-            f"the baseline {display_path(kw['baseline'])}",
+            f"the baseline {name}",
             err=True,
         )
-        for pair in fresh[:20]:
+        for pair in fresh[:_LISTED]:
             click.echo(
                 f"  {display_path(pair.a)}  {display_path(pair.b)}  distance {pair.distance}",
                 err=True,
             )
-    ctx.exit(outcome.code)
+        if len(fresh) > _LISTED:
+            click.echo(f"  ... and {len(fresh) - _LISTED} more", err=True)
+    if outcome.stale and not kw["quiet"]:
+        n = len(outcome.stale)
+        entries = "1 entry of" if n == 1 else f"{n} entries of"
+        click.echo(
+            f"simdup: {entries} the baseline {name} {'matches' if n == 1 else 'match'} no "
+            "pair now (stale: rewrite it with --write-baseline)",
+            err=True,
+        )
+        for entry in outcome.stale[:_LISTED]:
+            click.echo(f"  {entry.a.shown}  {entry.b.shown}", err=True)
+        if len(outcome.stale) > _LISTED:
+            click.echo(f"  ... and {len(outcome.stale) - _LISTED} more", err=True)
 
 
 @cli.command(
@@ -629,11 +674,13 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
 Examples:
   simdup compare draft.md final.md
   simdup compare a.txt b.txt --format json | jq .distance
+  simdup compare draft.md final.md --explain      the changed passages too
+  pbpaste | simdup compare - final.md             one side from standard input
 
 {_COMPARE_CODES}""",
 )
-@click.argument("a", type=click.Path(dir_okay=False))
-@click.argument("b", type=click.Path(dir_okay=False))
+@click.argument("a", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("b", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option(
     "-k",
     "--threshold",
@@ -655,19 +702,34 @@ Examples:
     show_default=True,
     help="How many shared and differing terms to list.",
 )
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Also show the changed passages of the two texts, with line numbers.",
+)
 @_feature_options
 @click.pass_context
 def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
     """How close two documents are, and why.
 
     Reports the Hamming distance of their SimHash fingerprints, SimHash similarity (1 - d/64),
-    TF-IDF cosine (jieba's IDF table), Jaccard of the word sets, the verdict, and the weighted
-    terms they share and that differ most.
+    TF-IDF cosine (jieba's IDF table), Jaccard of the word sets, the verdict and the rule that
+    decided it, and the weighted terms they share (pulling the fingerprints together) and that
+    differ most (pulling them apart). A or B may be '-' for standard input.
     """
+    if a == "-" and b == "-":
+        raise click.UsageError("only one of A and B can be '-' (standard input)")
+    stdin = None
+    if "-" in (a, b):
+        if sys.stdin is None:
+            raise click.UsageError("cannot read '-': standard input is closed")
+        stdin = sys.stdin.buffer.read(kw["max_size"] + 1)
+        if len(stdin) > kw["max_size"]:
+            raise click.UsageError(f"standard input is larger than --max-size ({kw['max_size']})")
     with _usage_errors():
         options = _scan_options(kw)
         target = ReportTarget.resolve(None)
-        comparison = compare(a, b, options, top=kw["top"])
+        comparison = compare(a, b, options, top=kw["top"], explain=kw["explain"], stdin=stdin)
         with target.open() as stream:
             if kw["fmt"] == "json":
                 render_comparison_json(comparison, stream)

@@ -7,16 +7,24 @@ the terms that are shared or differ most explain it.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from dataclasses import replace
 from typing import Any
 
-from .decoding import decode_file
+from .decoding import decode_data, decode_file
 from .errors import InputError
 from .options import ScanOptions
 from .processor import processor_for
-from .records import Comparison, FeatureVector, FingerprintedDocument, SharedTerm, SkippedFile
+from .records import (
+    Comparison,
+    DiffHunk,
+    FeatureVector,
+    FingerprintedDocument,
+    SharedTerm,
+    SkippedFile,
+)
 from .simhash import BITS, hamming
 from .verify import Verifier
 
@@ -34,9 +42,15 @@ def compare(
     options: ScanOptions | None = None,
     *,
     top: int = 10,
+    explain: bool = False,
+    stdin: bytes | None = None,
     **overrides: Any,
 ) -> Comparison:
-    """How close two documents are, and why. Raises ``InputError`` if one cannot be read."""
+    """How close two documents are, and why. Raises ``InputError`` if one cannot be read.
+
+    ``explain``: also the changed passages (``Comparison.diff``). ``stdin``: the bytes of the
+    document named ``-`` (standard input, read by the caller).
+    """
 
     options = (
         replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
@@ -47,7 +61,10 @@ def compare(
     vectors: list[FeatureVector] = []
     texts: list[str] = []
     for path in (os.fspath(path_a), os.fspath(path_b)):
-        decoded = decode_file(path, options.discovery.max_size)
+        if path == "-" and stdin is not None:
+            decoded = decode_data(path, stdin)
+        else:
+            decoded = decode_file(path, options.discovery.max_size)
         if isinstance(decoded, SkippedFile):
             raise InputError(path, decoded.reason)
         texts.append(decoded.text)
@@ -104,4 +121,39 @@ def compare(
         only_a=tuple(term(t) for t in only_a),
         only_b=tuple(term(t) for t in only_b),
         settings=options.describe(proc.segmenter.backend),
+        **(changed_passages(*texts) if explain else {}),
     )
+
+
+# At most this many changed passages, each of at most MAX_HUNK_LINES lines a side, are kept.
+MAX_HUNKS = 50
+MAX_HUNK_LINES = 40
+
+
+def changed_passages(text_a: str, text_b: str) -> dict[str, Any]:
+    """The passages that differ between two texts, line by line (``difflib``: in the standard
+    library, deterministic, and its matching blocks are the longest common runs, which reads
+    well for prose; junk heuristics off so that repeated lines are not ignored)."""
+    a, b = text_a.splitlines(), text_b.splitlines()
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    hunks: list[DiffHunk] = []
+    truncated = False
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if len(hunks) == MAX_HUNKS:
+            truncated = True
+            break
+        cut = i2 - i1 > MAX_HUNK_LINES or j2 - j1 > MAX_HUNK_LINES
+        truncated = truncated or cut
+        hunks.append(
+            DiffHunk(
+                i1 + 1,
+                i2,
+                j1 + 1,
+                j2,
+                tuple(a[i1 : min(i2, i1 + MAX_HUNK_LINES)]),
+                tuple(b[j1 : min(j2, j1 + MAX_HUNK_LINES)]),
+            )
+        )
+    return {"diff": tuple(hunks), "diff_truncated": truncated}

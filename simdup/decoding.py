@@ -337,6 +337,11 @@ def decode_file(source: SourceFile | str, max_size: int) -> DecodedDocument | Sk
         return SkippedFile(path, "read", str(exc))
     except OSError as exc:
         return SkippedFile(path, "read", exc.strerror or str(exc))
+    return decode_data(path, data)
+
+
+def decode_data(path: str, data: bytes) -> DecodedDocument | SkippedFile:
+    """Decode the bytes of a file (or of standard input, ``path`` "-") already read."""
     if not data:
         return SkippedFile(path, "read", EMPTY)
     try:

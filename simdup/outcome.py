@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .baseline import Pair, new_pairs
+from .baseline import Baseline, Entry, Pair
 from .exitcodes import ExitCode, scan_exit_code
+from .options import ScanOptions
 from .records import DuplicatePair, ScanResult
 
 
@@ -22,6 +23,8 @@ class ScanOutcome:
     # Files that could not be read, decoded or fingerprinted (not those passed over on purpose).
     failed_files: int
     baseline_used: bool
+    # Baseline entries that accepted no pair of this scan (reported, never an error).
+    stale: tuple[Entry, ...] = ()
 
 
 def scan_outcome(
@@ -29,13 +32,23 @@ def scan_outcome(
     *,
     fail_on_duplicates: bool = False,
     strict: bool = False,
+    baseline: Baseline | None = None,
+    options: ScanOptions | None = None,
     accepted: frozenset[Pair] | None = None,
 ) -> ScanOutcome:
-    """The exit status of ``result`` under ``--fail-on-duplicates``, ``--strict`` and a baseline
-    (``accepted`` pairs, from ``simdup.baseline.load_baseline``)."""
-    fresh = tuple(result.pairs) if accepted is None else tuple(new_pairs(result.pairs, accepted))
+    """The exit status of ``result`` under ``--fail-on-duplicates``, ``--strict`` and a
+    ``baseline`` (``Baseline.load``), matched under the scan's ``options`` (its threshold and
+    fingerprint parameters). ``accepted``: escaped path pairs of an old report (path matching
+    only), for callers of ``load_baseline``."""
+    if baseline is None and accepted is not None:
+        baseline = Baseline.from_pairs("", accepted)
+    fresh: tuple[DuplicatePair, ...] = tuple(result.pairs)
+    stale: tuple[Entry, ...] = ()
+    if baseline is not None:
+        docs = {d.path: d for d in result.files}
+        fresh, stale = baseline.judge(result.pairs, docs, options or ScanOptions())
     failed = sum(1 for s in result.skipped if s.failure)
     code = scan_exit_code(
         duplicates=len(fresh), skipped=failed, fail_on_duplicates=fail_on_duplicates, strict=strict
     )
-    return ScanOutcome(code, fresh, failed, accepted is not None)
+    return ScanOutcome(code, fresh, failed, baseline is not None, stale)

@@ -152,6 +152,19 @@ class SharedTerm:
 
 
 @dataclass(frozen=True, slots=True)
+class DiffHunk:
+    """One changed passage of two texts: lines ``a_start..a_end`` of A (1-based, inclusive;
+    ``a_end < a_start`` when A has none there) became lines ``b_start..b_end`` of B."""
+
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    a_lines: tuple[str, ...]
+    b_lines: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison:
     a: FingerprintedDocument
     b: FingerprintedDocument
@@ -167,3 +180,6 @@ class Comparison:
     only_a: tuple[SharedTerm, ...]
     only_b: tuple[SharedTerm, ...]
     settings: dict[str, Any]
+    # The changed passages (``compare --explain``), at most MAX_HUNKS of them; empty otherwise.
+    diff: tuple[DiffHunk, ...] = ()
+    diff_truncated: bool = False

@@ -824,3 +824,38 @@ def test_counts_are_singular_when_one(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["scan", str(docs), "-j", "1"])
     assert "1 cluster holding 2 documents, 1 near-duplicate pair." in result.stdout
     assert "skipped 1 file (" in result.stderr
+
+
+def test_compare_explain_shows_the_changed_passages(tmp_path: Path) -> None:
+    """--explain lists each changed passage with its line numbers in A and B (text and JSON);
+    without it, no diff."""
+    a = tmp_path / "a.txt"
+    b = tmp_path / "b.txt"
+    lines = [" ".join(f"w{i}x{j}" for j in range(12)) for i in range(10)]
+    a.write_text("\n".join(lines))
+    edited = list(lines)
+    edited[4] = edited[4] + " inserted words"
+    b.write_text("\n".join(edited))
+    text = CliRunner().invoke(cli, ["compare", str(a), str(b), "--explain"]).stdout
+    assert "changed passages (1 passage):" in text
+    assert "@@ A line 5  B line 5" in text
+    assert text.rstrip().endswith("inserted words")
+    report = json.loads(
+        CliRunner().invoke(cli, ["compare", str(a), str(b), "--explain", "-f", "json"]).stdout
+    )
+    assert report["diff"] == [
+        {"a_lines": [5, 5], "b_lines": [5, 5], "a": [lines[4]], "b": [edited[4]]}
+    ]
+    plain = json.loads(CliRunner().invoke(cli, ["compare", str(a), str(b), "-f", "json"]).stdout)
+    assert "diff" not in plain
+
+
+def test_compare_reads_one_side_from_stdin(tmp_path: Path) -> None:
+    """`-` is standard input (for one side only)."""
+    a = tmp_path / "a.txt"
+    a.write_text(" ".join(f"word{i}" for i in range(60)))
+    result = CliRunner().invoke(cli, ["compare", "-", str(a)], input=a.read_bytes())
+    assert result.exit_code == 0, result.stderr
+    assert "A: -  (utf-8" in result.stdout and "hamming distance   0" in result.stdout
+    both = CliRunner().invoke(cli, ["compare", "-", "-"], input=b"x")
+    assert both.exit_code == 2

@@ -50,3 +50,21 @@ def test_every_command_has_help(command: str) -> None:
     """Every command has a docstring summary (shown by simdup --help)."""
     assert cli.commands[command].help
     assert cli.commands[command].get_short_help_str()
+
+
+def test_shell_completion_as_documented(readme: str) -> None:
+    """The README's completion line produces a bash completion script for simdup."""
+    import os
+    import subprocess
+    import sys
+
+    assert '_SIMDUP_COMPLETE=bash_source simdup' in readme
+    env = {**os.environ, "_SIMDUP_COMPLETE": "bash_source"}
+    script = subprocess.run(
+        [sys.executable, "-c", "from simdup.cli import cli; cli(prog_name='simdup')"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    assert "complete " in script and "simdup" in script

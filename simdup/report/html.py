@@ -1,57 +1,359 @@
-"""HTML renderer: one self-contained page (no scripts, no external resources)."""
+"""HTML renderer: one self-contained page (no scripts, no external resources).
+
+The page has a summary (counts, settings, versions), a histogram of pair distances (inline
+SVG), a list of clusters linking to each cluster, and per cluster a table of its members (with
+the encoding each was decoded as) followed by, for every member, a side-by-side diff against the
+representative. Skipped files are listed last with the stage and reason.
+
+Like every renderer this is a function of ``(ScanResult, stream)``, with one exception: a
+``ScanResult`` holds fingerprints, not texts, so the diffs re-read the files. Each is opened
+read-only with ``decoding.decode_file`` (the scan's own reader and decoder, bounded by the
+scan's ``max_size``); nothing is ever written. A file that can no longer be read or decoded, or
+is too large to diff, gets a note in place of its diff. Diffs are line diffs (``difflib``) of
+the decoded texts showing changed lines with ``DIFF_CONTEXT`` lines of context, at most
+``MAX_DIFF_ROWS`` rows per member (the page says when a diff was cut); a changed line pair is
+also diffed character by character so the edit inside a long paragraph stands out.
+
+Everything taken from the scan or the files (texts, file names, reasons, settings) is escaped
+with ``html.escape``; file names are first written with ``display_path``.
+"""
 
 from __future__ import annotations
 
+import difflib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
 from html import escape
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..__about__ import __version__
+from ..decoding import decode_file
+from ..discovery import DEFAULT_MAX_SIZE
 from ..params import ALGORITHM_VERSION
-from ..records import ScanResult
+from ..records import Cluster, DecodedDocument, FingerprintedDocument, ScanResult
 from .paths import display_path
 
+DIFF_CONTEXT = 3  # unchanged lines shown around each change
+MAX_DIFF_ROWS = 120  # rows of one member's diff; the rest is cut with a note
+MAX_LINE_CHARS = 2000  # characters of one line shown; longer lines are cut with a note
+# Character-level diffs are quadratic in the worst case: longer line pairs are marked as a whole.
+MAX_INLINE_CHARS = 5000
+# Beyond this many characters in either text the line diff itself gets slow: note, no diff.
+MAX_DIFF_CHARS = 2_000_000
+
+# Changed line pairs are compared by word (Latin, digits) or by character (CJK, punctuation), so
+# "office" -> "workplace" is marked as one word, not as scattered letters.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|\s+|.", re.S)
+
 _STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}
-td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;padding:0 1em;color:#222}
+h1{margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ccc}
+h3{font-size:1em;margin:1.2em 0 .3em}
+table{border-collapse:collapse;margin:.5em 0 1em}
+td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}.num{text-align:right}.rep{font-weight:bold}
-code{font:13px ui-monospace,monospace}
+code,.diff td{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.summary td:first-child{color:#555}
+nav ol{columns:2;column-gap:2em}nav li{margin:.15em 0}
+details{margin:.5em 0}summary{cursor:pointer}
+.note{color:#555;font-style:italic}.warn{color:#8a4b00}
+.diff{width:100%;table-layout:fixed}
+.diff td{white-space:pre-wrap;overflow-wrap:anywhere;border-color:#e3e3e3}
+.diff .ln{width:3.5em;text-align:right;color:#888;background:#fafafa;user-select:none}
+.diff th{font-weight:normal;font-family:ui-monospace,monospace;font-size:12px}
+.diff tr.gap td{background:#eef3fb;color:#667;text-align:center}
+.diff td.old{background:#fff1f0}.diff td.new{background:#effbef}
+.diff td.none{background:#f6f6f6}
+del{background:#ffc4c0;text-decoration:none}ins{background:#b8f0bd;text-decoration:none}
+.hist text{font:11px system-ui,sans-serif;fill:#333}.hist rect.bar{fill:#4a78b5}
+.top{font-size:12px}
 """
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _p(path: str) -> str:
     return f"<code>{escape(display_path(path))}</code>"
 
 
-def render_html(result: ScanResult, stream: TextIO) -> None:
-    w = stream.write
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _flatten(settings: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", _value(value)
+
+
+def _encoding(doc: FingerprintedDocument | None) -> str:
+    if doc is None:
+        return ""
+    return f"{escape(doc.encoding)} <span class=note>({escape(doc.encoding_source)})</span>"
+
+
+def _summary(result: ScanResult, w: Any) -> None:
     s = result.stats
+    rows = [
+        ("documents found", s.get("files_found")),
+        ("documents fingerprinted", s.get("files_fingerprinted", len(result.files))),
+        ("files skipped", s.get("files_skipped", len(result.skipped))),
+        ("files ignored", s.get("files_ignored")),
+        ("near-duplicate pairs", len(result.pairs)),
+        ("clusters", len(result.clusters)),
+        ("bytes read", s.get("bytes_read")),
+        ("seconds", (s.get("seconds") or {}).get("total")),
+        ("simdup version", __version__),
+        ("algorithm version", ALGORITHM_VERSION),
+    ]
+    w("<h2 id=summary>Summary</h2>\n<table class=summary>\n")
+    for label, value in rows:
+        if value is not None:
+            w(f"<tr><td>{escape(label)}</td><td class=num>{escape(_value(value))}</td></tr>\n")
+    w("</table>\n<details><summary>Settings</summary>\n<table class=settings>\n")
+    for key, value in _flatten(result.settings):
+        w(f"<tr><td><code>{escape(key)}</code></td><td><code>{escape(value)}</code></td></tr>\n")
+    w("</table>\n</details>\n")
+
+
+def _histogram(result: ScanResult, w: Any) -> None:
+    """Inline SVG bar chart of how many pairs lie at each Hamming distance."""
+    w("<h2 id=histogram>Pair distances</h2>\n")
+    if not result.pairs:
+        w("<p class=note>No near-duplicate pairs.</p>\n")
+        return
+    counts = Counter(p.distance for p in result.pairs)
+    top = max(counts)
+    threshold = result.settings.get("threshold")
+    if isinstance(threshold, int) and 0 <= threshold <= 256:
+        top = max(top, threshold)
+    peak = max(counts.values())
+    bar, gap, height, left, bottom = 26, 6, 120, 34, 34
+    width = left + (top + 1) * (bar + gap) + 10
+    total = height + bottom + 16
+    label = ", ".join(f"distance {d}: {counts[d]}" for d in sorted(counts))
+    w(
+        f"<svg class=hist width={width} height={total} viewBox='0 0 {width} {total}' "
+        f"role=img aria-label='{escape(label)}' xmlns='http://www.w3.org/2000/svg'>\n"
+    )
+    base = 16 + height
+    w(f"<line x1={left} y1={base} x2={width - 6} y2={base} stroke='#999'/>\n")
+    w(f"<text x={left - 6} y={base} text-anchor=end>0</text>")
+    w(f"<text x={left - 6} y=24 text-anchor=end>{peak}</text>\n")
+    for d in range(top + 1):
+        x = left + d * (bar + gap) + gap // 2
+        n = counts.get(d, 0)
+        h = round(height * n / peak)
+        if n:
+            w(
+                f"<rect class=bar x={x} y={base - h} width={bar} height={h}>"
+                f"<title>distance {d}: {_n(n, 'pair')}</title></rect>"
+                f"<text x={x + bar // 2} y={base - h - 3} text-anchor=middle>{n}</text>"
+            )
+        w(f"<text x={x + bar // 2} y={base + 14} text-anchor=middle>{d}</text>\n")
+    mid = left + (top + 1) * (bar + gap) // 2
+    w(f"<text x={mid} y={base + 30} text-anchor=middle>Hamming distance</text>\n")
+    if isinstance(threshold, int) and threshold <= top:
+        x = left + (threshold + 1) * (bar + gap)
+        w(
+            f"<line x1={x} y1=10 x2={x} y2={base} stroke='#c33' stroke-dasharray='4 3'>"
+            f"<title>threshold {threshold}</title></line>\n"
+        )
+    w("</svg>\n")
+    beyond = sum(n for d, n in counts.items() if isinstance(threshold, int) and d > threshold)
+    w(f"<p class=note>{_n(len(result.pairs), 'pair')}; the dashed line is the threshold")
+    w(f" ({escape(_value(threshold))})")
+    if beyond:
+        w(f"; {_n(beyond, 'pair')} beyond it accepted by verification")
+    w(".</p>\n")
+
+
+def _inline(old: str, new: str) -> tuple[str, str]:
+    """Both lines escaped, with the characters that differ wrapped in ``del``/``ins``."""
+    if len(old) + len(new) > MAX_INLINE_CHARS:
+        return f"<del>{escape(old)}</del>", f"<ins>{escape(new)}</ins>"
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    left: list[str] = []
+    right: list[str] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            left.append(escape("".join(a[i1:i2])))
+            right.append(escape("".join(b[j1:j2])))
+            continue
+        if i2 > i1:
+            left.append(f"<del>{escape(''.join(a[i1:i2]))}</del>")
+        if j2 > j1:
+            right.append(f"<ins>{escape(''.join(b[j1:j2]))}</ins>")
+    return "".join(left), "".join(right)
+
+
+def _cut(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return line[:MAX_LINE_CHARS]
+
+
+def _cell(number: int | None, html: str, kind: str, cut: int) -> str:
+    if number is None:
+        return "<td class=ln></td><td class=none></td>"
+    more = f"<span class=note> [… {cut} more characters]</span>" if cut > 0 else ""
+    return f"<td class=ln>{number}</td><td class={kind}>{html}{more}</td>"
+
+
+def _diff_rows(old: list[str], new: list[str]) -> Iterator[str]:
+    """Side-by-side rows of changed lines with context; a ``gap`` row between hunks."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for n, group in enumerate(matcher.get_grouped_opcodes(DIFF_CONTEXT)):
+        if n or group[0][1] or group[0][3]:
+            i, j = group[0][1] + 1, group[0][3] + 1
+            yield f"<tr class=gap><td colspan=4>⋯ line {i} ↔ line {j}</td></tr>"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    a, b = old[i1 + k], new[j1 + k]
+                    ca, cb = _cut(a), _cut(b)
+                    yield (
+                        f"<tr>{_cell(i1 + k + 1, escape(ca), 'ctx', len(a) - len(ca))}"
+                        f"{_cell(j1 + k + 1, escape(cb), 'ctx', len(b) - len(cb))}</tr>"
+                    )
+                continue
+            for k in range(max(i2 - i1, j2 - j1)):
+                la: str | None = old[i1 + k] if i1 + k < i2 else None
+                lb: str | None = new[j1 + k] if j1 + k < j2 else None
+                ca, cb = _cut(la or ""), _cut(lb or "")
+                if la is not None and lb is not None:
+                    ha, hb = _inline(ca, cb)
+                else:
+                    ha, hb = escape(ca), escape(cb)
+                na = None if la is None else i1 + k + 1
+                nb = None if lb is None else j1 + k + 1
+                left = _cell(na, ha, "old", len(la or "") - len(ca))
+                right = _cell(nb, hb, "new", len(lb or "") - len(cb))
+                yield f"<tr class=chg>{left}{right}</tr>"
+
+
+def _read(path: str, max_size: int) -> DecodedDocument | str:
+    """The decoded text of ``path``, or why it cannot be shown."""
+    decoded = decode_file(path, max_size)
+    if not isinstance(decoded, DecodedDocument):
+        return f"cannot be read again ({decoded.reason})"
+    if len(decoded.text) > MAX_DIFF_CHARS:
+        return f"too large to diff ({len(decoded.text)} characters, limit {MAX_DIFF_CHARS})"
+    return decoded
+
+
+def _diff(rep_path: str, rep: DecodedDocument | str, path: str, max_size: int, w: Any) -> None:
+    doc = _read(path, max_size)
+    if isinstance(rep, str):
+        w(f"<p class='note warn'>No diff: the representative {_p(rep_path)} {escape(rep)}.</p>\n")
+        return
+    if isinstance(doc, str):
+        w(f"<p class='note warn'>No diff: {_p(path)} {escape(doc)}.</p>\n")
+        return
+    old, new = rep.text.splitlines(), doc.text.splitlines()
+    w(
+        "<table class=diff><colgroup><col class=ln><col><col class=ln><col></colgroup>\n"
+        f"<tr><th colspan=2>{escape(display_path(rep_path))} ({escape(rep.encoding)})</th>"
+        f"<th colspan=2>{escape(display_path(path))} ({escape(doc.encoding)})</th></tr>\n"
+    )
+    rows = 0
+    cut = 0
+    for row in _diff_rows(old, new):
+        if rows >= MAX_DIFF_ROWS:
+            cut += 1
+            continue
+        w(row + "\n")
+        rows += 1
+    if not rows:
+        w("<tr><td colspan=4 class=note>No line differs in the decoded texts.</td></tr>\n")
+    w("</table>\n")
+    if cut:
+        w(
+            f"<p class='note warn'>Diff truncated: {rows} of {rows + cut} rows shown "
+            f"(limit {MAX_DIFF_ROWS} per document).</p>\n"
+        )
+
+
+def _cluster(c: Cluster, files: dict[str, FingerprintedDocument], max_size: int, w: Any) -> None:
+    w(f"<section id=cluster-{c.id}>\n")
+    w(
+        f"<h2>Cluster {c.id}: {_n(len(c.members), 'document')}, "
+        f"max distance {c.max_distance}</h2>\n"
+        "<p class=top><a href='#clusters'>↑ all clusters</a></p>\n"
+        "<table class=members><tr><th>document</th><th>encoding</th><th>distance</th>"
+        "<th>similarity</th><th>exact</th></tr>\n"
+    )
+    for k, m in enumerate(c.members):
+        rep = m.path == c.representative
+        sim = "" if m.similarity is None else f"{m.similarity:.2f}"
+        row, label = (" class=rep", " (representative)") if rep else ("", "")
+        name = _p(m.path) if rep else f"<a href='#cluster-{c.id}-member-{k}'>{_p(m.path)}</a>"
+        w(
+            f"<tr{row}><td>{name}{label}</td><td>{_encoding(files.get(m.path))}</td>"
+            f"<td class=num>{m.distance}</td><td class=num>{sim}</td>"
+            f"<td>{'yes' if m.exact_duplicate and not rep else ''}</td></tr>\n"
+        )
+    w("</table>\n")
+    others = [(k, m) for k, m in enumerate(c.members) if m.path != c.representative]
+    rep_text = _read(c.representative, max_size) if others else ""
+    for k, m in others:
+        w(
+            f"<h3 id=cluster-{c.id}-member-{k}>{_p(m.path)} against {_p(c.representative)}"
+            f" <span class=note>(distance {m.distance})</span></h3>\n"
+        )
+        _diff(c.representative, rep_text, m.path, max_size, w)
+    w("</section>\n")
+
+
+def render_html(result: ScanResult, stream: TextIO) -> None:
+    """Write the report page of ``result`` to ``stream`` (re-reads the clustered files)."""
+    w = stream.write
+    max_size = result.settings.get("max_size")
+    if not isinstance(max_size, int) or max_size <= 0:
+        max_size = DEFAULT_MAX_SIZE
+    files = {f.path: f for f in result.files}
     w("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>")
+    w("<meta name=viewport content='width=device-width,initial-scale=1'>")
     w(f"<title>simdup report</title><style>{_STYLE}</style></head><body>\n")
     w("<h1>Near-duplicate documents</h1>\n")
     w(
-        f"<p>{s['files_fingerprinted']} documents fingerprinted, {s['files_skipped']} skipped; "
-        f"{len(result.clusters)} clusters, {len(result.pairs)} pairs. "
-        f"simdup {escape(__version__)}, algorithm {escape(ALGORITHM_VERSION)}.</p>\n"
+        f"<p>{_n(len(result.clusters), 'cluster')} of near-duplicate documents among "
+        f"{_n(len(result.files), 'document')}; {_n(len(result.skipped), 'file')} skipped.</p>\n"
     )
+    _summary(result, w)
+    _histogram(result, w)
+    w("<h2 id=clusters>Clusters</h2>\n")
+    if result.clusters:
+        w("<nav><ol>\n")
+        for c in result.clusters:
+            w(
+                f"<li><a href='#cluster-{c.id}'>Cluster {c.id}</a>: {_p(c.representative)} "
+                f"<span class=note>({_n(len(c.members), 'document')}, max distance "
+                f"{c.max_distance})</span></li>\n"
+            )
+        w("</ol></nav>\n")
+    else:
+        w("<p class=note>No clusters.</p>\n")
     for c in result.clusters:
-        w(f"<h2>Cluster {c.id}: {len(c.members)} documents, max distance {c.max_distance}</h2>\n")
-        w("<table><tr><th>document</th><th>distance</th><th>similarity</th><th>exact</th></tr>\n")
-        for m in c.members:
-            rep = m.path == c.representative
-            sim = "" if m.similarity is None else f"{m.similarity:.2f}"
-            row, label = (" class=rep", " (representative)") if rep else ("", "")
-            w(
-                f"<tr{row}><td>{_p(m.path)}{label}"
-                f"</td><td class=num>{m.distance}</td><td class=num>{sim}</td>"
-                f"<td>{'yes' if m.exact_duplicate else ''}</td></tr>\n"
-            )
-        w("</table>\n")
+        _cluster(c, files, max_size, w)
+    w("<h2 id=skipped>Skipped files</h2>\n")
     if result.skipped:
-        w("<h2>Skipped files</h2>\n<table><tr><th>file</th><th>stage</th><th>reason</th></tr>\n")
-        for k in result.skipped:
+        w("<table class=skipped><tr><th>file</th><th>stage</th><th>reason</th></tr>\n")
+        for s in result.skipped:
+            passed = "" if s.failure else " <span class=note>(passed over)</span>"
             w(
-                f"<tr><td>{_p(k.path)}</td><td>{escape(k.stage)}</td><td>{escape(k.reason)}</td></tr>\n"
+                f"<tr><td>{_p(s.path)}</td><td>{escape(s.stage)}</td>"
+                f"<td>{escape(s.reason)}{passed}</td></tr>\n"
             )
         w("</table>\n")
+    else:
+        w("<p class=note>None.</p>\n")
     w("</body></html>\n")

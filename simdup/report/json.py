@@ -155,6 +155,23 @@ def comparison_record(c: Comparison) -> dict[str, Any]:
         "shared_terms": terms(c.shared_terms),
         "only_in_a": terms(c.only_a),
         "only_in_b": terms(c.only_b),
+        # Only with --explain: the changed passages, 1-based inclusive line ranges.
+        **(
+            {
+                "diff": [
+                    {
+                        "a_lines": [h.a_start, h.a_end],
+                        "b_lines": [h.b_start, h.b_end],
+                        "a": list(h.a_lines),
+                        "b": list(h.b_lines),
+                    }
+                    for h in c.diff
+                ],
+                "diff_truncated": c.diff_truncated,
+            }
+            if c.diff or c.diff_truncated
+            else {}
+        ),
     }
 
 

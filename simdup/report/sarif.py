@@ -46,9 +46,9 @@ _PAIR_HELP = (
     "the shorter text is at least the minimum length ratio of the longer, and the estimated "
     "Jaccard similarity of their word sets reaches the minimum similarity.\n\n"
     "To resolve it, keep one document and delete or rewrite the other, or accept the pair: "
-    "keep a report of the accepted pairs (`simdup scan PATHS -f json -o "
-    ".simdup-baseline.json`, outside the scanned folders) and scan with "
-    "`--baseline .simdup-baseline.json`."
+    "write a baseline of the accepted pairs (`simdup scan PATHS --write-baseline "
+    ".simdup-baseline.json`, outside the scanned folders), commit it, and scan with "
+    "`--baseline .simdup-baseline.json`: pairs match by content, so renames keep matching."
 )
 
 RULES: tuple[dict[str, Any], ...] = (

@@ -81,3 +81,27 @@ def render_comparison_text(c: Comparison, stream: TextIO) -> None:
             w(f"\n{label}:\n")
             for t in terms:
                 w(f"  {t.term}  {(t.weight_a, t.weight_b)[pick]:.2f}\n")
+    if c.diff:
+        w(f"\nchanged passages ({plural(len(c.diff), 'passage')}):\n")
+        for h in c.diff:
+            w(f"@@ A {_span(h.a_start, h.a_end)}  B {_span(h.b_start, h.b_end)}\n")
+            for line in h.a_lines:
+                w(f"- {_printable(line)}\n")
+            for line in h.b_lines:
+                w(f"+ {_printable(line)}\n")
+        if c.diff_truncated:
+            w("(more changes not shown)\n")
+
+
+def _span(start: int, end: int) -> str:
+    """'12-14', '12', or 'none before 12' for an insertion point."""
+    if end < start:
+        return f"after line {start - 1}" if start > 1 else "at the start"
+    return f"line {start}" if end == start else f"lines {start}-{end}"
+
+
+def _printable(line: str) -> str:
+    """A line of a document for the terminal: control characters escaped."""
+    if line.isprintable():
+        return line
+    return "".join(ch if ch.isprintable() or ch == "\t" else f"\\x{ord(ch):02x}" for ch in line)

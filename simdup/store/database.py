@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 
 from ..errors import StoreError
@@ -55,13 +56,25 @@ def open_database(
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
     except sqlite3.Error as exc:
         raise StoreError(path, f"cannot open it: {exc}") from exc
+    deadline = time.monotonic() + BUSY_TIMEOUT
     try:
-        # Look before changing anything: switching to WAL rewrites the header of whatever
-        # database this is, and someone else's database must be left exactly as it was.
-        _refuse_other_kinds(conn, path, kind)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        _prepare(conn, path, kind, migrations, algorithm_version)
+        while True:
+            try:
+                # Look before changing anything: switching to WAL rewrites the header of
+                # whatever database this is, and someone else's must be left as it was.
+                _refuse_other_kinds(conn, path, kind)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                _prepare(conn, path, kind, migrations, algorithm_version)
+                break
+            except sqlite3.OperationalError as exc:
+                # Two processes creating the same database: switching the journal mode takes
+                # an exclusive lock and SQLite answers "locked" at once, without waiting.
+                if not is_busy(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise StoreError(path, f"busy: another process holds it ({exc})") from exc
+                time.sleep(0.02)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreError(path, f"not a simdup {kind} database, or damaged ({exc})") from exc
@@ -69,6 +82,13 @@ def open_database(
         conn.close()
         raise
     return conn
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds a lock: try again later (not damage)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    busy_codes = {getattr(sqlite3, "SQLITE_BUSY", 5), getattr(sqlite3, "SQLITE_LOCKED", 6)}
+    return (code is not None and code & 0xFF in busy_codes) or "locked" in str(exc)
 
 
 def _refuse_other_kinds(conn: sqlite3.Connection, path: str, kind: str) -> None:
