@@ -5,17 +5,61 @@
 0
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .__about__ import __version__
-from .comparing import compare
 from .errors import ConfigError, InputError, MissingExtraError, SimdupError
-from .index import BlockIndex, near_pairs
-from .options import ScanOptions
 from .params import ALGORITHM_VERSION, FeatureParams
-from .processor import fingerprint
-from .records import Cluster, ClusterMember, Comparison, DuplicatePair, ScanResult, SkippedFile
-from .scanning import scan
-from .simhash import hamming
-from .store.index import Index, IndexMatch, IndexStats
+
+if TYPE_CHECKING:
+    from .comparing import compare
+    from .index import BlockIndex, near_pairs
+    from .options import ScanOptions
+    from .processor import fingerprint
+    from .records import (
+        Cluster,
+        ClusterMember,
+        Comparison,
+        DuplicatePair,
+        ScanResult,
+        SkippedFile,
+    )
+    from .scanning import scan
+    from .simhash import hamming
+    from .store.index import Index, IndexMatch, IndexStats
+
+# Loaded on first use (PEP 562): `import simdup.cli` must not pay for the whole library (a
+# rescan answered from the cache needs no segmenter, no index store, no comparison).
+_LAZY = {
+    "compare": "comparing",
+    "BlockIndex": "index",
+    "near_pairs": "index",
+    "ScanOptions": "options",
+    "fingerprint": "processor",
+    "Cluster": "records",
+    "ClusterMember": "records",
+    "Comparison": "records",
+    "DuplicatePair": "records",
+    "ScanResult": "records",
+    "SkippedFile": "records",
+    "scan": "scanning",
+    "hamming": "simhash",
+    "Index": "store.index",
+    "IndexMatch": "store.index",
+    "IndexStats": "store.index",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'simdup' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ALGORITHM_VERSION",

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .params import FeatureParams
-from .processor import DocumentProcessor
 from .records import FingerprintedDocument, SkippedFile, SourceFile
 from .workerpool import WorkerPool
+
+if TYPE_CHECKING:
+    from .processor import DocumentProcessor
 
 Progress = Callable[[int, int], None]
 Result = FingerprintedDocument | SkippedFile
@@ -43,6 +45,9 @@ class SerialEngine:
     def run(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[Result]:
+        # Imported here: a run the cache answers whole never loads a segmenter.
+        from .processor import DocumentProcessor
+
         processor = DocumentProcessor(self.params)
         total = len(files)
         for done, source in enumerate(files, 1):
@@ -58,6 +63,8 @@ _WORKER_MAX_SIZE = 0
 
 def _init_worker(params: FeatureParams, max_size: int) -> None:
     global _WORKER, _WORKER_MAX_SIZE
+    from .processor import DocumentProcessor
+
     _WORKER = DocumentProcessor(params)
     _WORKER_MAX_SIZE = max_size
 
