@@ -10,9 +10,13 @@ weighted towards recall (candidates are verified afterwards).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
+
+from .native import speedups
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -34,14 +38,38 @@ def _seeds(perms: int) -> np.ndarray:
     return _mix(np.arange(1, perms + 1, dtype=np.uint64) * _GOLDEN)
 
 
-def signature(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
-    """MinHash signature (``uint64[perms]``) of the set of ``hashes``."""
+def signature_python(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
+    """MinHash signature (``uint64[perms]``) of the set of ``hashes`` (the reference)."""
     if hashes.size == 0:
         return np.full(perms, np.iinfo(np.uint64).max, dtype=np.uint64)
     with np.errstate(over="ignore"):
         mixed = _mix(hashes.astype(np.uint64)[:, None] ^ _seeds(perms)[None, :])
     out: np.ndarray = mixed.min(axis=0)
     return out
+
+
+# Native: the same values as ``perms`` native-order uint64 bytes (tests/test_native.py).
+_native_signature: Callable[[np.ndarray, int], bytes] | None = (
+    speedups.minhash_signature if speedups else None
+)
+
+
+def signature(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
+    """MinHash signature (``uint64[perms]``) of the set of ``hashes``.
+
+    With the C accelerator the array is a read-only view of the bytes it returned.
+    """
+    if _native_signature is None or hashes.ndim != 1:
+        return signature_python(hashes, perms)
+    raw = _native_signature(np.ascontiguousarray(hashes, dtype=np.uint64), perms)
+    return np.frombuffer(raw, dtype=np.uint64)
+
+
+def signature_bytes(hashes: np.ndarray, perms: int = 128) -> bytes:
+    """``signature`` as little-endian uint64 bytes, as documents store it."""
+    if _native_signature is not None and sys.byteorder == "little" and hashes.ndim == 1:
+        return _native_signature(np.ascontiguousarray(hashes, dtype=np.uint64), perms)
+    return signature(hashes, perms).astype("<u8").tobytes()
 
 
 def estimate(a: np.ndarray, b: np.ndarray) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 from .decoding import decode_file
 from .features import extract_features, vocabulary
 from .idf import jieba_table
-from .minhash import signature as minhash_signature
+from .minhash import signature_bytes as minhash_signature
 from .params import FeatureParams
 from .records import (
     DecodedDocument,
@@ -56,7 +56,7 @@ class DocumentProcessor:
         hashes, weights = fv.hashes, fv.weights
         sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
         perms = self.params.minhash_perms
-        signature = minhash_signature(hashes, perms).astype("<u8").tobytes() if perms else b""
+        signature = minhash_signature(hashes, perms) if perms else b""
         return simhash(hashes, weights), sketch, signature
 
     def too_short(self, words: int) -> str:

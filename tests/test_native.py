@@ -3,7 +3,8 @@
 Every native function must return exactly what its Python twin returns: ``digest`` and
 ``collapse`` (simdup/textscan.py), ``simhash`` (simdup/simhash.py), ``bottom_k_jaccard``
 (simdup/sketch.py), ``count_controls`` (simdup/decoding.py), ``strip_urls`` and
-``strip_ignorables`` (simdup/normalize.py). The whole suite can also
+``strip_ignorables`` (simdup/normalize.py), ``minhash_signature`` (simdup/minhash.py). The
+whole suite can also
 be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
 """
 
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 
 from simdup import native, textscan
 from simdup.decoding import count_controls_python
+from simdup.minhash import signature, signature_bytes, signature_python
 from simdup.normalize import DEFAULT_IGNORABLE, strip_ignorables_python, strip_urls_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
@@ -300,3 +302,66 @@ def test_strip_ignorables_returns_a_text_without_any_unchanged() -> None:
         assert native.speedups.strip_ignorables(text) is text
     assert native.speedups.strip_ignorables("a\u200b" * 100) == "a" * 100
 
+
+u64s = st.integers(0, 2**64 - 1)
+# Arbitrary values, and values near the edges and near the seeds (x ^ seed small or all ones).
+hash_arrays = st.lists(
+    u64s | st.sampled_from([0, 1, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1]), max_size=400
+).map(lambda xs: np.array(xs, dtype=np.uint64))
+
+
+@needs_native
+@many
+@given(hash_arrays, st.integers(16, 1024))
+def test_minhash_signature_matches_python(hashes: np.ndarray, perms: int) -> None:
+    """The native signature equals the numpy definition for any uint64 hashes (empty,
+    duplicated, extreme) and any allowed signature length."""
+    assert native.speedups is not None
+    raw = native.speedups.minhash_signature(hashes, perms)
+    expected_sig = signature_python(hashes, perms)
+    assert raw == expected_sig.tobytes()
+    got = signature(hashes, perms)
+    assert got.dtype == expected_sig.dtype and got.shape == expected_sig.shape == (perms,)
+    assert np.array_equal(got, expected_sig)
+    assert signature_bytes(hashes, perms) == expected_sig.astype("<u8").tobytes()
+
+
+@needs_native
+@many
+@given(hash_arrays, st.integers(16, 256))
+def test_minhash_signature_is_that_of_the_set(hashes: np.ndarray, perms: int) -> None:
+    """Order and repetition of the hashes change nothing (the signature is of the set); a
+    strided or differently typed view gives the values of its uint64 copy."""
+    assert native.speedups is not None
+    base = native.speedups.minhash_signature(hashes, perms)
+    shuffled = np.concatenate([hashes[::-1], hashes])
+    assert native.speedups.minhash_signature(shuffled, perms) == base
+    strided = shuffled[::2]
+    assert signature(strided, perms).tobytes() == signature_python(strided, perms).tobytes()
+    as_int64 = hashes.view(np.int64)
+    assert np.array_equal(signature(as_int64, perms), signature_python(as_int64, perms))
+
+
+@needs_native
+def test_minhash_signature_edge_cases() -> None:
+    """Empty input: all ones; perms 0 and beyond the seed table; wrong arguments refused."""
+    assert native.speedups is not None
+    empty = np.array([], dtype=np.uint64)
+    for perms in (0, 16, 128, 1024):
+        assert native.speedups.minhash_signature(empty, perms) == b"\xff" * 8 * perms
+        assert np.array_equal(signature(empty, perms), signature_python(empty, perms))
+    one = np.array([2**64 - 1], dtype=np.uint64)
+    assert native.speedups.minhash_signature(one, 0) == b""
+    # Beyond the 1024 precomputed seeds the rest are computed per call, with the same values.
+    rng = np.random.default_rng(12)
+    hashes = rng.integers(0, 2**64, size=50, dtype=np.uint64, endpoint=False)
+    wide = native.speedups.minhash_signature(hashes, 1500)
+    assert wide == signature_python(hashes, 1500).tobytes()
+    with pytest.raises(ValueError, match="perms"):
+        native.speedups.minhash_signature(hashes, -1)
+    with pytest.raises(ValueError, match="uint64"):
+        native.speedups.minhash_signature(b"1234567", 16)
+    with pytest.raises(TypeError):
+        native.speedups.minhash_signature(hashes)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        native.speedups.minhash_signature("text", 16)
