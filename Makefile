@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test lint fuzz asan bench bench-quality bench-speed bench-store clean
+.PHONY: demo test lint fuzz asan bench bench-quality bench-speed bench-store bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,11 @@ bench-quality: $(BENCH_VENV)/.installed
 bench-store: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/cache.py --bench $(SHARED)/bench/visible
 	$(BENCH_VENV)/bin/python benchmarks/index.py --bench $(SHARED)/bench/visible
+
+# Many short documents (generated, cached in benchmarks/results/scale-N/): simdup against
+# rjieba + rensa and rjieba + datasketch at N = 1e4 and 1e5. N = 1e6: SCALE_ARGS=--large.
+bench-scale: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/scale.py --bench $(SHARED)/bench/visible $(SCALE_ARGS)
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache simdup/*.so \

@@ -1,0 +1,546 @@
+"""Scale benchmark: many short documents, simdup against one-process rjieba + MinHash pipelines.
+
+    python benchmarks/scale.py --bench ../shared/bench/visible        (or: make bench-scale)
+
+For each N (default 1e4 and 1e5; 1e6 with ``--large``) a deterministic generator writes N short
+documents (1-5 KB, ~1.8 KB on average) recombined from real paragraphs of the visible set, with
+boilerplate paragraphs shared by many unrelated documents and ~2% planted near-copies whose pairs
+are the ground truth (benchmarks/results/scale-N/, reused while N, seed and GENERATOR_VERSION
+match). Then every contender runs in a fresh process, the contenders alternating over
+``--repeat`` rounds (ABC BCA CAB ...):
+
+- ``simdup scan DIR --no-cache --no-ignore -q -f json -o OUT`` (defaults: all cores, ``auto``),
+  the same with ``-j 1``, with ``--method simhash`` and with ``--method minhash``;
+- scale_anchor.py rensa: ``rjieba.cut`` + ``rensa`` ``RMinHash(128)`` + ``RMinHashLSH(0.8)`` +
+  estimated Jaccard >= 0.8, one process;
+- scale_anchor.py datasketch: the same with ``datasketch`` ``MinHash``/``MinHashLSH(0.8, 128)``.
+
+Median wall seconds, documents/s, MB/s (input bytes), peak RSS of the process tree (sampled sum,
+psutil), planted recall, the pairs reported that are not planted copies ("extra") and precision
+on planted pairs; ratios of simdup's throughput to rensa's, and the issue's targets. Every run
+goes to benchmarks/results/scale.json. (``--no-ignore``: results/ is git-ignored, and simdup
+leaves out git-ignored files by default.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from common import (
+    DEFAULT_BENCH,
+    MB,
+    RESULTS,
+    bench_folders,
+    environment,
+    fmt,
+    list_docs,
+    log,
+    markdown_table,
+    median,
+    reproduce_command,
+    run_measured,
+    write_json,
+)
+
+BENCH_DIR = Path(__file__).resolve().parent
+# Bump when the generator's output changes: cached trees with another version are rebuilt.
+GENERATOR_VERSION = 2
+COPY_SHARE = 0.02
+MIN_BYTES, MAX_BYTES, MEAN_EXTRA = 1000, 5000, 800  # 1000 + Exp(mean 800), capped: ~1.8 KB
+THRESHOLD = 0.8
+
+LICENCE_FOOTER = (
+    "本文采用知识共享“署名-非商业性使用-相同方式共享 4.0”许可协议（CC BY-NC-SA 4.0）。"
+    "转载请注明出处，并保持文章的完整性；商业转载请联系作者获得授权。"
+    "This article is licensed under CC BY-NC-SA 4.0. Please credit the author when you share it."
+)
+SUBSCRIBE_FOOTER = (
+    "（完）\n\n欢迎订阅本刊。邮件订阅请发送空邮件到 subscribe@example.com，"
+    "或者在 RSS 阅读器中订阅。"
+)
+
+
+# ---------------------------------------------------------------- the generator
+
+
+def paragraph_pool(docs: Path) -> tuple[list[str], list[str]]:
+    """``(content paragraphs, newsletter boilerplate)`` of the visible set, deduplicated, sorted.
+
+    Paragraphs of 40 bytes or more found in more than 2% of the source documents (the weekly's
+    header lines), most frequent first, are the boilerplate; the others, 40 bytes to 2.5 KB, are
+    content.
+    """
+    counts: dict[str, int] = {}
+    files = list_docs(docs)
+    for path in files:
+        text = path.read_bytes().decode("utf-8", errors="ignore").replace("\r\n", "\n")
+        for para in {p.strip() for p in re.split(r"\n\s*\n", text)}:
+            if para:
+                counts[para] = counts.get(para, 0) + 1
+    common = sorted(
+        (p for p, c in counts.items() if c > 0.02 * len(files) and len(p.encode()) >= 40),
+        key=lambda p: (-counts[p], p),
+    )
+    content = sorted(
+        p for p, c in counts.items() if c <= 0.02 * len(files) and 40 <= len(p.encode()) <= 2500
+    )
+    return content, common
+
+
+SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s")
+
+
+def sentences(para: str) -> list[str]:
+    return [s for s in SENTENCE_END.split(para) if s and s.strip()]
+
+
+def make_document(rng: random.Random, pool: list[str], boiler: list[str]) -> list[str]:
+    """Paragraphs of one document: random content up to its size, boilerplate often."""
+    target = min(MAX_BYTES, MIN_BYTES + int(rng.expovariate(1 / MEAN_EXTRA)))
+    paras: list[str] = []
+    if rng.random() < 0.3:  # the newsletter header: its 1-3 most frequent lines
+        paras += boiler[: rng.randint(1, min(3, len(boiler)))] if boiler else []
+    footers = []
+    if rng.random() < 0.3:
+        footers.append(LICENCE_FOOTER)
+    if rng.random() < 0.15:
+        footers.append(SUBSCRIBE_FOOTER)
+    size = sum(len(p.encode()) + 2 for p in paras + footers)
+    while size < target:
+        para = rng.choice(pool)
+        n = len(para.encode()) + 2
+        if size + n > MAX_BYTES and len(paras) > 0:
+            break
+        paras.append(para)
+        size += n
+    return paras + footers
+
+
+def edit_copy(rng: random.Random, paras: list[str], pool: list[str]) -> tuple[list[str], list[str]]:
+    """A near-copy: one or two small content edits, sometimes whitespace re-flowed."""
+    paras = list(paras)
+    kinds = [rng.choice(("change_sentence", "remove_sentence", "swap_words"))]
+    if rng.random() < 0.2:
+        kinds.append(rng.choice(("change_sentence", "remove_sentence", "swap_words")))
+    for kind in kinds:
+        idx = [i for i, p in enumerate(paras) if p not in (LICENCE_FOOTER, SUBSCRIBE_FOOTER)]
+        i = rng.choice(idx)
+        sents = sentences(paras[i])
+        if kind == "change_sentence":
+            other = sentences(rng.choice(pool)) or ["新的句子。"]
+            sents[rng.randrange(len(sents))] = rng.choice(other)
+            paras[i] = "".join(sents)
+        elif kind == "remove_sentence":
+            if len(sents) > 1:
+                del sents[rng.randrange(len(sents))]
+                paras[i] = "".join(sents)
+            elif len(idx) > 1:
+                del paras[i]
+        else:  # swap two neighbouring words (or CJK characters)
+            text = paras[i]
+            words = text.split(" ")
+            if len(words) > 2:
+                k = rng.randrange(len(words) - 1)
+                words[k], words[k + 1] = words[k + 1], words[k]
+                paras[i] = " ".join(words)
+            elif len(text) > 2:
+                k = rng.randrange(len(text) - 1)
+                paras[i] = text[:k] + text[k + 1] + text[k] + text[k + 2 :]
+    if rng.random() < 0.5:
+        kinds.append("reflow")
+        # Hard-wrap at spaces (never inside a CJK run), trailing blanks, single blank lines.
+        out = []
+        for p in paras:
+            words, line, lines = p.split(" "), "", []
+            for w in words:
+                if line and len(line) + len(w) > 72:
+                    lines.append(line + "  ")
+                    line = w
+                else:
+                    line = f"{line} {w}" if line else w
+            lines.append(line)
+            out.append("\n".join(lines))
+        paras = out
+    return paras, kinds
+
+
+def word_set(text: str) -> set[str]:
+    import rjieba
+
+    return {w for w in rjieba.cut(text) if not w.isspace()}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def length_ratio(a: str, b: str) -> float:
+    la, lb = len("".join(a.split())), len("".join(b.split()))
+    return min(la, lb) / max(la, lb) if max(la, lb) else 1.0
+
+
+def doc_path(root: Path, doc_id: int) -> Path:
+    return root / "docs" / f"{doc_id // 1000:04d}" / f"{doc_id:07d}.txt"
+
+
+def generate(n: int, seed: int, docs: Path) -> tuple[Path, dict[str, Any]]:
+    """The tree of ``n`` documents in results/scale-N/ and its manifest (cached)."""
+    root = RESULTS / f"scale-{n}"
+    manifest_path = root / "manifest.json"
+    key = {"n": n, "seed": seed, "generator_version": GENERATOR_VERSION}
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if manifest.get("key") == key:
+            log(f"scale-{n}: reusing the generated tree ({manifest['bytes'] / MB:.0f} MB)")
+            return root, manifest
+    log(f"scale-{n}: generating {n:,} documents (seed {seed}) ...")
+    started = time.perf_counter()
+    if root.exists():
+        shutil.rmtree(root)
+    pool, boiler = paragraph_pool(docs)
+    rng = random.Random(seed)
+    copies = round(n * COPY_SHARE)
+    originals = [make_document(rng, pool, boiler) for _ in range(n - copies)]
+    ids = list(range(n))
+    rng.shuffle(ids)  # copies and their sources land anywhere in the tree
+    sources = rng.sample(range(n - copies), copies)  # one copy per source at most
+    texts: list[str] = ["\n\n".join(p) + "\n" for p in originals]
+    truth = []
+    for k, src in enumerate(sources):
+        paras, kinds = edit_copy(rng, originals[src], pool)
+        text = "\n\n".join(paras) + "\n"
+        if rng.random() < 0.25:
+            kinds.append("blank_lines")
+            text = text.replace("\n\n", "\n\n\n")
+        texts.append(text)
+        a, b = f"{ids[src]:07d}.txt", f"{ids[n - copies + k]:07d}.txt"
+        truth.append(
+            {
+                "a": min(a, b),
+                "b": max(a, b),
+                "jaccard": round(jaccard(word_set(texts[src]), word_set(text)), 4),
+                # Shorter over longer, in characters of whitespace-collapsed text.
+                "length_ratio": round(length_ratio(texts[src], text), 4),
+                "edits": kinds,
+            }
+        )
+    total = 0
+    made: set[Path] = set()
+    for i, text in enumerate(texts):
+        path = doc_path(root, ids[i])
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        data = text.encode("utf-8")
+        path.write_bytes(data)
+        total += len(data)
+    manifest = {
+        "key": key,
+        "files": n,
+        "bytes": total,
+        "pool_paragraphs": len(pool),
+        "boilerplate_paragraphs": len(boiler) + 2,
+        "planted": truth,
+    }
+    write_json(manifest_path, manifest)
+    log(f"scale-{n}: {total / MB:.0f} MB in {time.perf_counter() - started:.0f} s")
+    return root, manifest
+
+
+# ---------------------------------------------------------------- contenders and scoring
+
+
+def contenders(args: argparse.Namespace, n: int, out: Path, root: Path) -> list[dict[str, Any]]:
+    py = sys.executable
+    docs = str(root / "docs")
+    scan = [py, "-m", "simdup", "scan", docs, "--no-cache", "--no-ignore", "-q", "-f", "json"]
+    rows = [
+        ("simdup (defaults)", scan, "simdup-default"),
+        ("simdup -j1", scan + ["-j", "1"], "simdup-j1"),
+        ("simdup --method simhash", scan + ["--method", "simhash"], "simdup-simhash"),
+        ("simdup --method minhash", scan + ["--method", "minhash"], "simdup-minhash"),
+    ]
+    anchor = [py, str(BENCH_DIR / "scale_anchor.py")]
+    rows.append(
+        (
+            "rjieba + rensa (1 process)",
+            anchor + ["rensa", docs, "{out}", "--bands", str(args.rensa_bands)],
+            "rensa",
+        )
+    )
+    rows.append(
+        ("rjieba + datasketch (1 process)", anchor + ["datasketch", docs, "{out}"], "datasketch")
+    )
+    plan = []
+    for name, cmd, key in rows:
+        target = out / f"scale-{n}-{key}.json"
+        if key == "simdup-simhash" and n > args.simhash_max_n:
+            plan.append(
+                {
+                    "name": name,
+                    "key": key,
+                    "skipped": f"N > --simhash-max-n {int(args.simhash_max_n):,}",
+                }
+            )
+            continue
+        if key == "datasketch" and n > args.datasketch_max_n:
+            plan.append(
+                {
+                    "name": name,
+                    "key": key,
+                    "skipped": f"N > --datasketch-max-n {int(args.datasketch_max_n):,}",
+                }
+            )
+            continue
+        if args.only and key not in args.only.split(","):
+            plan.append({"name": name, "key": key, "skipped": "not in --only"})
+            continue
+        if key.startswith("simdup"):
+            cmd = cmd + ["-o", str(target)]
+        else:
+            cmd = [str(target) if c == "{out}" else c for c in cmd]
+        plan.append({"name": name, "key": key, "command": cmd, "output": target})
+    return plan
+
+
+def reported_pairs(path: Path) -> set[tuple[str, str]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    out = set()
+    for p in doc["pairs"]:
+        a, b = (p["a"], p["b"]) if isinstance(p, dict) else (p[0], p[1])
+        a, b = os.path.basename(a), os.path.basename(b)
+        out.add((min(a, b), max(a, b)))
+    return out
+
+
+def score(pairs: set[tuple[str, str]], planted: list[dict[str, Any]]) -> dict[str, Any]:
+    truth = {(t["a"], t["b"]) for t in planted}
+    hard = {(t["a"], t["b"]) for t in planted if t["jaccard"] >= THRESHOLD}
+    hits = pairs & truth
+    misses = [t for t in planted if (t["a"], t["b"]) not in pairs]
+    return {
+        "missed": len(misses),
+        "missed_length_ratio_below_0.9": sum(t["length_ratio"] < 0.9 for t in misses),
+        "missed_jaccard_below_0.8": sum(t["jaccard"] < THRESHOLD for t in misses),
+        "reported": len(pairs),
+        "found": len(hits),
+        "recall": len(hits) / len(truth) if truth else float("nan"),
+        "recall_j08": len(pairs & hard) / len(hard) if hard else float("nan"),
+        "extra": len(pairs - truth),
+        "precision": len(hits) / len(pairs) if pairs else float("nan"),
+    }
+
+
+def rotated(items: list[Any], round_no: int) -> list[Any]:
+    k = round_no % len(items) if items else 0
+    return items[k:] + items[:k]
+
+
+def measure(args: argparse.Namespace, n: int, record: dict[str, Any]) -> dict[str, Any]:
+    docs, _ = bench_folders(args.bench)
+    root, manifest = generate(n, args.seed, docs)
+    out = RESULTS / "scale-out"
+    out.mkdir(parents=True, exist_ok=True)
+    plan = contenders(args, n, out, root)
+    runnable = [c for c in plan if "command" in c]
+    for c in runnable:
+        c["runs"] = []
+    for round_no in range(args.repeat):
+        for c in rotated(runnable, round_no):
+            log(f"N={n:,} round {round_no + 1}/{args.repeat}: {c['name']} ...")
+            m = run_measured(
+                c["command"],
+                cwd=BENCH_DIR.parent,
+                heartbeat=lambda s, name=c["name"]: log(f"  ... {name} {s:.0f} s"),
+            )
+            run: dict[str, Any] = {
+                "seconds": m.seconds,
+                "returncode": m.returncode,
+                "max_rss_mb": m.max_rss_mb,
+                "tree_peak_rss_mb": m.tree_peak_rss_mb,
+            }
+            if m.returncode != 0:
+                run["stderr"] = m.stderr[-2000:]
+                log(f"  failed ({m.returncode}): {m.stderr.strip().splitlines()[-1:]}")
+            elif "score" not in c:
+                c["score"] = score(reported_pairs(c["output"]), manifest["planted"])
+            c["runs"].append(run)
+            log(f"  {m.seconds:.1f} s, tree peak {m.tree_peak_rss_mb or 0:.0f} MB")
+            write_json(RESULTS / "scale.json", record)
+    result = {
+        "n": n,
+        "bytes": manifest["bytes"],
+        "planted": len(manifest["planted"]),
+        "planted_below_threshold": sum(t["jaccard"] < THRESHOLD for t in manifest["planted"]),
+        "planted_length_ratio_below_0.9": sum(t["length_ratio"] < 0.9 for t in manifest["planted"]),
+        "contenders": [{k: v for k, v in c.items() if k != "output"} for c in plan],
+    }
+    for c in result["contenders"]:
+        ok = [r for r in c.get("runs", []) if r["returncode"] == 0]
+        if ok:
+            c["median_seconds"] = median([r["seconds"] for r in ok])
+            c["median_peak_rss_mb"] = median([r["tree_peak_rss_mb"] or 0 for r in ok])
+    return result
+
+
+def table(result: dict[str, Any]) -> str:
+    n, size = result["n"], result["bytes"]
+    by_key = {c["key"]: c for c in result["contenders"]}
+    rensa = by_key.get("rensa", {}).get("median_seconds")
+    rows = []
+    for c in result["contenders"]:
+        if "skipped" in c:
+            rows.append([c["name"], f"skipped ({c['skipped']})"] + ["—"] * 9)
+            continue
+        secs = c.get("median_seconds")
+        runs = " ".join(f"{r['seconds']:.1f}" for r in c["runs"]) if c["runs"] else ""
+        s = c.get("score", {})
+        ratio = rensa / secs if secs and rensa else None
+        rows.append(
+            [
+                c["name"],
+                f"{fmt(secs, 1)} ({runs})" if secs else f"failed ({runs})",
+                fmt(n / secs, 0) if secs else "—",
+                fmt(size / MB / secs, 2) if secs else "—",
+                fmt(c.get("median_peak_rss_mb"), 0),
+                fmt(s.get("recall"), 4),
+                fmt(s.get("recall_j08"), 4),
+                f"{s['missed']} ({s['missed_length_ratio_below_0.9']})" if s else "—",
+                str(s.get("extra", "—")),
+                fmt(s.get("precision"), 4),
+                fmt(ratio, 2) + "×" if ratio else "—",
+            ]
+        )
+    return markdown_table(
+        [
+            "contender",
+            "seconds: median (runs)",
+            "docs/s",
+            "MB/s",
+            "peak tree RSS MB",
+            "planted recall",
+            "recall, J ≥ 0.8",
+            "missed (len ratio < 0.9)",
+            "extra pairs",
+            "precision",
+            "throughput ÷ rensa",
+        ],
+        rows,
+    )
+
+
+def targets(result: dict[str, Any]) -> list[str]:
+    by_key = {c["key"]: c for c in result["contenders"]}
+    rensa = by_key.get("rensa", {})
+    lines = []
+
+    def verdict(ok: bool | None) -> str:
+        return "n/a" if ok is None else ("**met**" if ok else "**not met**")
+
+    r = rensa.get("median_seconds")
+    for key, want, label in (
+        ("simdup-default", 2.0, "defaults ≥ 2× rensa"),
+        ("simdup-j1", 1.0, "-j1 ≥ 1× rensa"),
+    ):
+        s = by_key.get(key, {}).get("median_seconds")
+        ratio = r / s if r and s else None
+        shown = f"{ratio:.2f}×" if ratio is not None else "not measured"
+        lines.append(f"- {label}: {shown} → {verdict(None if ratio is None else ratio >= want)}")
+    d = by_key.get("simdup-default", {}).get("score")
+    if d:
+        lines.append(
+            f"- defaults recall ≥ 0.99: {d['recall']:.4f} → {verdict(d['recall'] >= 0.99)}"
+        )
+        rs = rensa.get("score")
+        if rs:
+            lines.append(
+                f"- no precision loss vs rensa: precision {d['precision']:.4f} vs "
+                f"{rs['precision']:.4f} (extra pairs {d['extra']} vs {rs['extra']}) → "
+                f"{verdict(d['precision'] >= rs['precision'])}"
+            )
+    if result["n"] >= 1_000_000:
+        c = by_key.get("simdup-default", {})
+        s, m = c.get("median_seconds"), c.get("median_peak_rss_mb")
+        if s:
+            lines.append(f"- 10^6 in ≤ 180 s: {s:.0f} s → {verdict(s <= 180)}")
+            lines.append(f"- peak RSS ≤ 2 GB: {m:.0f} MB → {verdict(m <= 2000)}")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--bench", default=str(DEFAULT_BENCH), help="the visible set (paragraph source)"
+    )
+    ap.add_argument("--n", default="1e4,1e5", help="comma-separated N (default 1e4,1e5)")
+    ap.add_argument("--large", action="store_true", help="also N = 1e6 (~1.8 GB generated)")
+    ap.add_argument("--repeat", type=int, default=3, help="alternating rounds (default 3)")
+    ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument(
+        "--rensa-bands", type=int, default=16, help="RMinHashLSH num_bands (default 16)"
+    )
+    ap.add_argument(
+        "--simhash-max-n", type=float, default=1e5, help="largest N for --method simhash"
+    )
+    ap.add_argument("--datasketch-max-n", type=float, default=1e5, help="largest N for datasketch")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated contender keys (simdup-default, simdup-j1, simdup-simhash, "
+        "simdup-minhash, rensa, datasketch)",
+    )
+    ap.add_argument("--generate-only", action="store_true", help="build the trees and stop")
+    args = ap.parse_args()
+    sizes = [int(float(x)) for x in args.n.split(",") if x]
+    if args.large and 1_000_000 not in sizes:
+        sizes.append(1_000_000)
+    record: dict[str, Any] = {
+        "environment": environment(),
+        "argv": sys.argv[1:],
+        "generator_version": GENERATOR_VERSION,
+        "results": [],
+    }
+    if args.generate_only:
+        docs, _ = bench_folders(args.bench)
+        for n in sizes:
+            generate(n, args.seed, docs)
+        return
+    print(f"Reproduce: `{reproduce_command('scale.py', sys.argv[1:])}`\n")
+    for n in sizes:
+        result = measure(args, n, record)
+        record["results"].append(result)
+        write_json(RESULTS / "scale.json", record)
+        print(
+            f"### N = {n:,} ({result['bytes'] / MB:.0f} MB, "
+            f"{result['planted']} planted near-copies, "
+            f"{result['planted_below_threshold']} of them below word Jaccard {THRESHOLD}, "
+            f"{result['planted_length_ratio_below_0.9']} with length ratio < 0.9), "
+            f"{args.repeat} alternating round(s)\n"
+        )
+        print(table(result))
+        print()
+        print("\n".join(targets(result)))
+        print(flush=True)
+    if hasattr(os, "getloadavg"):
+        record["environment"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    write_json(RESULTS / "scale.json", record)
+    print(
+        "Medians of alternating runs on a shared, noisy machine: compare rows of one run. "
+        "Throughput ÷ rensa = rensa seconds ÷ this row's seconds (> 1: faster than rensa). "
+        "Peak tree RSS: highest sampled sum over the command's processes. Extra pairs: pairs "
+        "reported between documents that are not a planted copy pair (boilerplate-heavy "
+        "unrelated documents may genuinely be similar)."
+    )
+
+
+if __name__ == "__main__":
+    main()
