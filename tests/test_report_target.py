@@ -35,14 +35,16 @@ def test_descriptor_names_are_recognised_by_name(path: str, expected: tuple[int,
 
 
 def test_a_symlink_to_a_descriptor_name_is_one(tmp_path: Path) -> None:
-    """A link (in the user's folder) to /dev/stdout is written like /dev/stdout."""
+    """A link (in the user's folder) to the name of descriptor 1 is recognised as that name
+    (only read with readlink; nothing is opened or written)."""
     link = tmp_path / "out"
     link.symlink_to("/dev/stdout")
     assert descriptor_named(str(link)) == (1, True)
 
 
 def test_stdout_names_resolve_to_stdout() -> None:
-    """`-o -` and `-o /dev/stdout` both write to standard output (never through the path)."""
+    """The dash and the name of descriptor 1 both resolve to standard output: resolution only,
+    no path under /dev is opened or written by this test."""
     assert ReportTarget.resolve(None).how == "stdout"
     assert ReportTarget.resolve("-").how == "stdout"
     assert ReportTarget.resolve("/dev/stdout").how == "stdout"
