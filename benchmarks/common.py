@@ -181,6 +181,35 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def write_report(
+    path: Path,
+    benchmark: str,
+    *,
+    command: str,
+    bench: str | os.PathLike[str],
+    environment: dict[str, Any],
+    notes: list[str],
+    sections: dict[str, dict[str, Any]],
+    markdown: str,
+) -> None:
+    """A benchmark's results file: its sections' raw numbers (their Markdown left out: the
+    whole text is kept once, under ``markdown``), then ``wrote PATH`` on stderr."""
+    raw = {k: {kk: vv for kk, vv in v.items() if kk != "markdown"} for k, v in sections.items()}
+    write_json(
+        path,
+        {
+            "benchmark": benchmark,
+            "command": command,
+            "bench": os.path.relpath(bench),
+            "environment": environment,
+            "notes": notes,
+            **raw,
+            "markdown": markdown,
+        },
+    )
+    log(f"wrote {os.path.relpath(path)}")
+
+
 # ---------------------------------------------------------------- measured subprocesses
 
 

@@ -43,7 +43,7 @@ from common import (
     median,
     reproduce_command,
     run_measured,
-    write_json,
+    write_report,
 )
 
 SECTIONS = ("store", "query-file")
@@ -389,19 +389,16 @@ def main(argv: list[str] | None = None) -> int:
     ]
     text = "\n".join(parts)
     print(text)
-    write_json(
+    write_report(
         args.out,
-        {
-            "benchmark": "index",
-            "command": command,
-            "bench": os.path.relpath(args.bench),
-            "environment": env,
-            "notes": notes,
-            **{k: {kk: vv for kk, vv in v.items() if kk != "markdown"} for k, v in out.items()},
-            "markdown": text,
-        },
+        "index",
+        command=command,
+        bench=args.bench,
+        environment=env,
+        notes=notes,
+        sections=out,
+        markdown=text,
     )
-    log(f"wrote {os.path.relpath(args.out)}")
     return 0
 
 

@@ -53,7 +53,7 @@ from common import (
     median,
     reproduce_command,
     run_measured,
-    write_json,
+    write_report,
 )
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -612,19 +612,16 @@ def main(argv: list[str] | None = None) -> int:
     ]
     text = "\n".join(parts)
     print(text)
-    write_json(
+    write_report(
         args.out,
-        {
-            "benchmark": "speed",
-            "command": command,
-            "bench": os.path.relpath(args.bench),
-            "environment": env,
-            "notes": notes,
-            **{k: {kk: vv for kk, vv in v.items() if kk != "markdown"} for k, v in out.items()},
-            "markdown": text,
-        },
+        "speed",
+        command=command,
+        bench=args.bench,
+        environment=env,
+        notes=notes,
+        sections=out,
+        markdown=text,
     )
-    log(f"wrote {os.path.relpath(args.out)}")
     return 0
 
 
