@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .params import FeatureParams
 from .records import FingerprintedDocument, SkippedFile, SourceFile
@@ -35,6 +35,27 @@ class Engine(Protocol):
     ) -> Iterator[Result]: ...
 
 
+@runtime_checkable
+class StreamingEngine(Engine, Protocol):
+    """An engine that can also give each result as soon as it is ready, with its index in
+    ``files``: the scan cache stores them as they come, so a run killed midway keeps what its
+    workers had finished."""
+
+    def completed(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[tuple[int, Result]]: ...
+
+
+def in_file_order(completed: Iterator[tuple[int, Result]], total: int) -> Iterator[Result]:
+    """The results of ``completed`` (in any order) in the order of their indexes."""
+    results: list[Result | None] = [None] * total
+    for index, result in completed:
+        results[index] = result
+    for finished in results:
+        assert finished is not None
+        yield finished
+
+
 class SerialEngine:
     """Every file in this process, one after the other."""
 
@@ -55,6 +76,11 @@ class SerialEngine:
             if progress:
                 progress(done, total)
             yield result
+
+    def completed(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[tuple[int, Result]]:
+        return enumerate(self.run(files, progress))
 
 
 _WORKER: DocumentProcessor | None = None
@@ -130,11 +156,18 @@ class ProcessPoolEngine:
         if not self.pays(files):
             yield from SerialEngine(self.params, self.max_size).run(files, progress)
             return
+        yield from in_file_order(self.completed(files, progress), len(files))
+
+    def completed(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[tuple[int, Result]]:
+        if not self.pays(files):
+            yield from SerialEngine(self.params, self.max_size).completed(files, progress)
+            return
         _init_worker(self.params, self.max_size)  # load dictionaries once, before fork
         total = len(files)
         order = sorted(range(total), key=lambda i: (-files[i].size, i))
         work = batches([files[i] for i in order], self.jobs)
-        results: list[Result | None] = [None] * total
         done = 0
         with WorkerPool(
             _work_batch,
@@ -144,14 +177,11 @@ class ProcessPoolEngine:
             describe=_describe_batch,
         ) as pool:
             for _, (start, batch) in pool.results(work):
-                for k, result in enumerate(batch):
-                    results[order[start + k]] = result
                 done += len(batch)
                 if progress:
                     progress(done, total)
-        for finished in results:
-            assert finished is not None
-            yield finished
+                for k, result in enumerate(batch):
+                    yield order[start + k], result
 
 
 def make_engine(params: FeatureParams, *, max_size: int, jobs: int | None = None) -> Engine:

@@ -658,3 +658,64 @@ def test_a_run_killed_mid_way_loses_only_its_open_batch(tmp_path: Path) -> None:
     assert results == reference(files)
     assert warnings == []
     assert cache.hits >= 6 and len(inner.asked) == len(files) - cache.hits
+
+
+POOL_DRIVER = textwrap.dedent(
+    """
+    import sys, time
+    import simdup.processor
+    from simdup.discovery import discover
+    from simdup.engines import ProcessPoolEngine
+    from simdup.params import FeatureParams
+    from simdup.store.cache import FingerprintCache
+    from simdup.store.cached_engine import CachedEngine
+
+    original = simdup.processor.DocumentProcessor.file
+
+    def slow(self, source, max_size):  # inherited by the forked workers
+        time.sleep(0.05)
+        return original(self, source, max_size)
+
+    simdup.processor.DocumentProcessor.file = slow
+    files = discover([sys.argv[1]])[0]
+    engine = ProcessPoolEngine(FeatureParams(), 1 << 26, jobs=2)
+    assert engine.pays(files)
+    with FingerprintCache(batch_size=4) as cache:
+        for _ in CachedEngine(engine, cache).run(files):
+            pass
+    """
+)
+
+
+def test_a_pool_run_killed_mid_way_keeps_what_its_workers_finished(tmp_path: Path) -> None:
+    """With a process pool, fingerprints are stored as the workers' batches come back, not
+    when the whole run ends: a run SIGKILLed midway leaves them in the cache, and the next run
+    reuses them and gives exactly the uncached records."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(40):  # 1.2 MB in all: the pool pays
+        (root / f"doc{i:02}.txt").write_text(pseudo_words(700 + i, 30_000), "utf-8")
+    age(root)
+    files = files_of(root)
+    script = tmp_path / "pool_driver.py"
+    script.write_text(POOL_DRIVER, "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, str(script), str(root)], env=env)
+    cache_file = default_cache_path()
+    deadline = time.monotonic() + 30
+    committed = 0
+    while time.monotonic() < deadline and committed < 4:
+        time.sleep(0.02)
+        if os.path.exists(cache_file):
+            try:
+                with sqlite3.connect(cache_file, timeout=5) as conn:
+                    committed = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+            except sqlite3.OperationalError:  # not created yet
+                pass
+    assert proc.poll() is None, "the run finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert 4 <= committed < len(files)
+    results, inner, cache = cached_run(files)
+    assert results == reference(files)
+    assert cache.hits >= 4 and len(inner.asked) == len(files) - cache.hits

@@ -1,5 +1,6 @@
 """An engine that reuses the scan cache: unchanged files are never opened, the rest go to the
-wrapped engine in one call (so a process pool still shares them out) and are remembered.
+wrapped engine in one call (so a process pool still shares them out) and are remembered as
+each result arrives.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..discovery import DEFAULT_MAX_SIZE
-from ..engines import Engine, Progress, Result
+from ..engines import Engine, Progress, Result, StreamingEngine
 from ..errors import StoreError
 from ..records import SourceFile
 from .cache import DEFAULT_MAX_ENTRIES, FingerprintCache, Warn, cache_inside, default_cache_path
@@ -38,7 +39,7 @@ class CachedEngine:
         total, hits = len(files), len(files) - len(missed)
         if progress and hits:
             progress(hits, total)
-        computed: Iterator[Result] = iter(())
+        results = found.results
         if missed:
             inner_progress = None
             if progress is not None:
@@ -47,22 +48,31 @@ class CachedEngine:
                 def inner_progress(done: int, _: int) -> None:
                     report(hits + done, total)
 
-            computed = self.inner.run([files[i] for i in missed], inner_progress)
-        try:
-            for i, result in enumerate(found.results):
-                if result is None:
-                    result = next(computed)
+            work = [files[i] for i in missed]
+            if isinstance(self.inner, StreamingEngine):
+                computed = self.inner.completed(work, inner_progress)
+            else:
+                computed = enumerate(self.inner.run(work, inner_progress))
+            results = list(results)
+            try:
+                # Stored as they come (one transaction per batch): a run killed midway keeps
+                # every fingerprint its workers had finished before the last batch.
+                for j, result in computed:
+                    i = missed[j]
+                    results[i] = result
                     hashed = found.hashes.get(i)
                     if hashed is not None:
                         self.cache.add(key, files[i], hashed[0], hashed[1], result)
-                yield result
-            if next(computed, None) is not None:
-                raise RuntimeError(f"{self.inner!r} gave more results than files")
-        except (Exception, GeneratorExit):
+            except (Exception, GeneratorExit):
+                self.cache.flush()
+                raise
+            # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
             self.cache.flush()
-            raise
-        # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
-        self.cache.flush()
+        for found_or_computed in results:
+            if found_or_computed is None:
+                raise RuntimeError(f"{self.inner!r} gave fewer results than files")
+            yield found_or_computed
+        self.cache.flush()  # the last-use stamps of the hits
 
     def close(self) -> None:
         """Close the cache (writing what is queued)."""
