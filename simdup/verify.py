@@ -68,7 +68,9 @@ def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions)
     fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
     if options.method == "simhash":
         return Candidates(*near_pairs(fps, options.search_radius))
-    signatures = np.stack([d.minhash_array() for d in docs]) if docs else np.empty((0, 1), "<u8")
+    if not docs:  # no signatures to band (an empty tree, or every file skipped)
+        return Candidates(*(np.empty(0, dtype=np.int64) for _ in range(3)))
+    signatures = np.stack([d.minhash_array() for d in docs])
     bands, rows = choose_bands(options.min_similarity, options.minhash_perms)
     pairs = band_candidates(signatures, bands, rows)
     ii, jj = pairs[:, 0], pairs[:, 1]

@@ -836,6 +836,11 @@ def b_empty_dir(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     return ["d"]
 
 
+def b_empty_dir_minhash(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    os.mkdir("d")
+    return ["--method", "minhash", "d"]
+
+
 def b_hidden(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     baseline()
     put("d/.hidden.txt", DOC)
@@ -1160,6 +1165,7 @@ CASES: list[Case] = [
     ),
     Case("nesting_beyond_path_max", b_beyond_path_max, skipped=None, check=check_beyond_path_max),
     Case("empty_directory", b_empty_dir, files=(), clusters=()),
+    Case("empty_directory_minhash", b_empty_dir_minhash, files=(), clusters=()),
     Case("hidden_files_and_vcs_folders", b_hidden),
     # --- the same file more than once
     Case("path_given_twice", b_twice),

@@ -11,7 +11,7 @@ from simdup.options import ScanOptions
 from simdup.outcome import scan_outcome
 from simdup.records import DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
 from simdup.sketch import bottom_k
-from simdup.verify import Candidates, Verifier
+from simdup.verify import Candidates, Verifier, candidate_pairs
 
 
 def doc(
@@ -100,3 +100,11 @@ def test_options_resolve_once() -> None:
     """replace() keeps validation: a bad radius is refused where the options are made."""
     with pytest.raises(ValueError):
         replace(ScanOptions(), verify_radius=99)
+
+
+@pytest.mark.parametrize("method", ["simhash", "minhash"])
+def test_no_documents_give_no_candidates(method: str) -> None:
+    """An empty tree (or one whose every file was skipped) has no candidate pairs with either
+    method; MinHash once failed on an empty signature matrix."""
+    candidates = candidate_pairs([], replace(ScanOptions(), method=method))
+    assert len(candidates) == 0
