@@ -7,10 +7,11 @@ workers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .decoding import decode_file
+from .decoding import decode_data, decode_file
 from .features import extract_features, vocabulary
 from .idf import jieba_table
 from .minhash import signature_bytes as minhash_signature
@@ -54,7 +55,8 @@ class DocumentProcessor:
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
         hashes, weights = fv.hashes, fv.weights
-        sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
+        size = self.params.sketch_size
+        sketch = bottom_k(hashes, size).astype("<u4").tobytes() if size else b""
         perms = self.params.minhash_perms
         signature = minhash_signature(hashes, perms) if perms else b""
         return simhash(hashes, weights), sketch, signature
@@ -88,16 +90,25 @@ class DocumentProcessor:
         """One file's fingerprint, or the record of why it has none. One bad file never stops a
         run: even an unexpected error (a bug, memory exhausted by one huge text) becomes a
         skip record of stage ``internal``, which ``--strict`` counts."""
+        return self._guarded(source.path, lambda: decode_file(source, max_size))
+
+    def data(self, path: str, data: bytes) -> FingerprintedDocument | SkippedFile:
+        """``file`` for bytes already read (a file behind an fsspec URL, read by a worker)."""
+        return self._guarded(path, lambda: decode_data(path, data))
+
+    def _guarded(
+        self, path: str, decode: Callable[[], DecodedDocument | SkippedFile]
+    ) -> FingerprintedDocument | SkippedFile:
         try:
-            decoded = decode_file(source, max_size)
+            decoded = decode()
             if isinstance(decoded, SkippedFile):
                 return decoded
             return self.document(decoded)
         except MemoryError:
-            return SkippedFile(source.path, "internal", "out of memory while fingerprinting it")
+            return SkippedFile(path, "internal", "out of memory while fingerprinting it")
         except Exception as exc:
             reason = f"internal error: {type(exc).__name__}: {exc}"
-            return SkippedFile(source.path, "internal", reason)
+            return SkippedFile(path, "internal", reason)
 
 
 _PROCESSORS: dict[FeatureParams, DocumentProcessor] = {}

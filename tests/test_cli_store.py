@@ -73,6 +73,22 @@ def test_query_of_an_unusable_file_exits_3(corpus: Path) -> None:
     assert "not queried: binary file (PNG image)" in result.stdout
 
 
+@pytest.mark.parametrize("method", ["simhash", "minhash"])
+def test_scan_against_works_with_either_method(corpus: Path, method: str) -> None:
+    """A MinHash scan keeps the bottom-k sketches when it is checked against an index, whose
+    verification needs them: the stored copy is found with either method."""
+    run("index", "add", "docs/en", "--db", "c.simdup")
+    new = corpus.parent / "new"
+    new.mkdir()
+    shutil.copy(corpus / "en" / "fable-crow.txt", new / "crow-copy.txt")
+    result = run("scan", "new", "--against", "c.simdup", "-f", "json", "--method", method)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert ("docs/en/fable-crow.txt", "new/crow-copy.txt") in {
+        (p["a"], p["b"]) for p in report["pairs"]
+    }
+
+
 def test_scan_against_reports_only_new_and_cross_pairs(corpus: Path) -> None:
     """scan NEW --against DB: pairs among the new files and between a new file and a stored
     one; never a pair of two stored documents."""
