@@ -90,32 +90,17 @@ class ScanOptions:
 
 
 def resolve_options(
-    options: ScanOptions | None,
-    overrides: dict[str, Any],
-    files: int | None = None,
-    *,
-    sketches: bool = False,
+    options: ScanOptions | None, overrides: dict[str, Any], files: int | None = None
 ) -> ScanOptions:
     """``options`` (or the defaults) with keyword overrides applied and made consistent; a
-    method of "auto" is decided once the number of ``files`` is known. A MinHash scan computes
-    no bottom-k sketches (its signatures verify and report similarity; at a million short
-    documents the sketches would be a third of the memory) unless ``sketches`` says something
-    else needs them (a named index checked with ``--against`` verifies with sketches)."""
+    method of "auto" is decided once the number of ``files`` is known."""
     options = (
         replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
     )
     if options.method == "auto" and files is not None:
         large = options.verify and files > AUTO_MINHASH_ABOVE
         options = replace(options, method="minhash" if large else "simhash")
-    if options.method == "minhash":
-        sketch_size = options.features.sketch_size
-        if not sketches:
-            sketch_size = 0
-        elif not sketch_size:
-            sketch_size = FeatureParams().sketch_size
-        features = replace(
-            options.features, minhash_perms=options.minhash_perms, sketch_size=sketch_size
-        )
-        if features != options.features:
-            options = replace(options, features=features)
+    if options.method == "minhash" and options.features.minhash_perms != options.minhash_perms:
+        features = replace(options.features, minhash_perms=options.minhash_perms)
+        options = replace(options, features=features)
     return options

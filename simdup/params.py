@@ -30,9 +30,7 @@ class FeatureParams:
     weighting: str = "tfidf"  # (1 + ln tf) * idf, idf from jieba's table
     ngram: int = 1  # 1: words; 2: words and word bigrams
     min_features: int = 20  # fewer distinct features: too short to fingerprint
-    # Bottom-k sketch size kept per document for verification (0: none; a MinHash scan
-    # verifies with the signature instead).
-    sketch_size: int = 256
+    sketch_size: int = 256  # bottom-k sketch size kept per document for verification
     segmenter: str = "auto"  # backend only: both give identical tokens
     minhash_perms: int = 0  # MinHash signature length (0: not computed; --method minhash)
 
@@ -47,8 +45,8 @@ class FeatureParams:
             raise ConfigError("min_features must be at least 1")
         if self.minhash_perms and not 16 <= self.minhash_perms <= 1024:
             raise ConfigError("minhash_perms must be 0 or between 16 and 1024")
-        if self.sketch_size and not 8 <= self.sketch_size <= 4096:
-            raise ConfigError("sketch_size must be 0 or between 8 and 4096")
+        if not 8 <= self.sketch_size <= 4096:
+            raise ConfigError("sketch_size must be between 8 and 4096")
 
     def describe(self) -> dict[str, Any]:
         """Settings as reported in output (stopword additions as a count and digest)."""

@@ -55,8 +55,7 @@ class DocumentProcessor:
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
         hashes, weights = fv.hashes, fv.weights
-        size = self.params.sketch_size
-        sketch = bottom_k(hashes, size).astype("<u4").tobytes() if size else b""
+        sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
         perms = self.params.minhash_perms
         signature = minhash_signature(hashes, perms) if perms else b""
         return simhash(hashes, weights), sketch, signature

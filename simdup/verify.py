@@ -10,8 +10,8 @@ MinHash LSH); ``Verifier.judge`` is the one rule that decides, for ``scan``, ``c
 * with verification, a pair within the search radius (any LSH candidate for
   ``method="minhash"``) is a near-duplicate when the shorter text is at least
   ``min_length_ratio`` of the longer and the word-set Jaccard (estimated from the bottom-k
-  sketches or MinHash signatures, unless the caller knows it exactly) reaches
-  ``min_similarity``.
+  sketches, unless the caller knows it exactly) reaches ``min_similarity``. The method only
+  proposes pairs; both methods judge them alike.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import numpy as np
 
 from .index import near_pairs
 from .minhash import band_candidates, choose_bands
-from .minhash import estimate as minhash_estimate
 from .options import ScanOptions
 from .records import DuplicatePair, FingerprintedDocument
 from .sketch import sketch_jaccard
@@ -88,9 +87,9 @@ class Verifier:
         return min(a.chars, b.chars) >= self.options.min_length_ratio * max(a.chars, b.chars)
 
     def estimate(self, a: FingerprintedDocument, b: FingerprintedDocument) -> float:
-        """Estimated word-set Jaccard: MinHash for ``method="minhash"``, else the sketches."""
-        if self.options.method == "minhash":
-            return minhash_estimate(a.minhash_array(), b.minhash_array())
+        """Estimated word-set Jaccard, from the bottom-k sketches whatever found the pair: a
+        sketch is exact below ``sketch_size`` distinct words (most short documents) and its
+        256 values vary less than a 128-value MinHash estimate above it."""
         return sketch_jaccard(a.sketch, b.sketch, self.options.features.sketch_size)
 
     def judge(
@@ -129,10 +128,17 @@ class Verifier:
         self, docs: Sequence[FingerprintedDocument], candidates: Candidates
     ) -> list[VerifiedPair]:
         """The candidates that are near-duplicates."""
+        ii, jj, dd = candidates.i, candidates.j, candidates.distance
+        if len(candidates) and (self.options.verify or self.options.method == "minhash"):
+            # The length check of ``judge`` for every candidate at once: most chance candidates
+            # (documents sharing boilerplate) fail it. A pair of identical texts passes, since
+            # their whitespace-collapsed lengths are equal.
+            chars = np.fromiter((d.chars for d in docs), dtype=np.float64, count=len(docs))
+            a, b = chars[ii], chars[jj]
+            keep = np.minimum(a, b) >= self.options.min_length_ratio * np.maximum(a, b)
+            ii, jj, dd = ii[keep], jj[keep], dd[keep]
         out: list[VerifiedPair] = []
-        for i, j, d in zip(
-            candidates.i.tolist(), candidates.j.tolist(), candidates.distance.tolist(), strict=True
-        ):
+        for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
             verdict = self.judge(docs[i], docs[j], d)
             if verdict.near:
                 out.append(VerifiedPair(i, j, d, verdict.similarity, verdict.exact))
