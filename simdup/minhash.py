@@ -138,13 +138,18 @@ def equal_key_pairs(key: np.ndarray) -> np.ndarray:
 
 def band_candidates(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """Index pairs ``(i, j)``, ``i < j`` (shape ``(n, 2)``) sharing at least one band."""
-    keys = band_keys(signatures, bands, rows)
+    return keyed_candidates(band_keys(signatures, bands, rows))
+
+
+def keyed_candidates(keys: np.ndarray) -> np.ndarray:
+    """``band_candidates`` from the ``band_keys`` of the signatures (which a caller may have
+    computed a part at a time, never holding every signature in one array)."""
+    n, bands = keys.shape
     found = [equal_key_pairs(keys[:, band]) for band in range(bands)]
     found = [pairs for pairs in found if pairs.size]
     if not found:
         return np.empty((0, 2), dtype=np.int64)
     pairs = np.concatenate(found).astype(np.int64)
     # Each pair once, in (i, j) order: one int64 code per pair sorts faster than rows.
-    n = np.int64(signatures.shape[0])
-    codes = np.unique(pairs[:, 0] * n + pairs[:, 1])
+    codes = np.unique(pairs[:, 0] * np.int64(n) + pairs[:, 1])
     return np.stack([codes // n, codes % n], axis=1)

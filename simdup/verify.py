@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .index import near_pairs
-from .minhash import band_candidates, choose_bands
+from .minhash import band_keys, choose_bands, keyed_candidates
 from .options import ScanOptions
 from .records import DuplicatePair, FingerprintedDocument
 from .sketch import sketch_jaccard
@@ -62,6 +62,9 @@ class VerifiedPair:
     exact: bool
 
 
+_KEY_CHUNK = 1 << 15
+
+
 def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions) -> Candidates:
     """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto")."""
     fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
@@ -69,9 +72,17 @@ def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions)
         return Candidates(*near_pairs(fps, options.search_radius))
     if not docs:  # no signatures to band (an empty tree, or every file skipped)
         return Candidates(*(np.empty(0, dtype=np.int64) for _ in range(3)))
-    signatures = np.stack([d.minhash_array() for d in docs])
     bands, rows = choose_bands(options.min_similarity, options.minhash_perms)
-    pairs = band_candidates(signatures, bands, rows)
+    # The band keys a slice of documents at a time: stacking every signature first would hold
+    # a second copy of them all (1 GB at a million documents).
+    keys = np.empty((len(docs), bands), dtype=np.uint64)
+    for start in range(0, len(docs), _KEY_CHUNK):
+        chunk = docs[start : start + _KEY_CHUNK]
+        signatures = np.frombuffer(b"".join(d.minhash for d in chunk), dtype="<u8")
+        keys[start : start + len(chunk)] = band_keys(
+            signatures.reshape(len(chunk), -1), bands, rows
+        )
+    pairs = keyed_candidates(keys)
     ii, jj = pairs[:, 0], pairs[:, 1]
     return Candidates(ii, jj, np.bitwise_count(fps[ii] ^ fps[jj]))
 
