@@ -1055,6 +1055,81 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(bottom_k_doc,
+"bottom_k(hashes, k) -> bytes\n\n"
+"simdup.sketch.bottom_k_python(hashes, k) as native-order uint32: the k smallest distinct\n"
+"values of the top 32 bits of the uint64 `hashes`, ascending.");
+
+/* Ascending LSD radix sort of n uint32 (8-bit digits, 4 stable passes through `tmp`): a few
+   hundred values sort several times faster than with qsort's comparator calls. */
+static void radix_sort_u32(uint32_t *v, uint32_t *tmp, Py_ssize_t n)
+{
+    Py_ssize_t count[4][256];
+    memset(count, 0, sizeof count);
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int d = 0; d < 4; d++)
+            count[d][(v[i] >> (8 * d)) & 0xff]++;
+    uint32_t *src = v, *dst = tmp;
+    for (int d = 0; d < 4; d++) {
+        Py_ssize_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            Py_ssize_t c = count[d][b];
+            count[d][b] = at;
+            at += c;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            dst[count[d][(src[i] >> (8 * d)) & 0xff]++] = src[i];
+        uint32_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    /* Four passes: the sorted values are back in `v`. */
+}
+
+static PyObject *bottom_k(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "bottom_k() takes 2 arguments");
+        return NULL;
+    }
+    Py_ssize_t k = PyLong_AsSsize_t(args[1]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "bottom_k() needs k >= 0");
+        return NULL;
+    }
+    Py_buffer hb;
+    if (PyObject_GetBuffer(args[0], &hb, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    uint32_t *top = NULL;
+    if (hb.len % (Py_ssize_t)sizeof(uint64_t)) {
+        PyErr_SetString(PyExc_ValueError, "bottom_k() needs uint64 hashes");
+        goto done;
+    }
+    const Py_ssize_t n = hb.len / (Py_ssize_t)sizeof(uint64_t);
+    const uint64_t *h = (const uint64_t *)hb.buf;
+    top = PyMem_Malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(uint32_t));
+    if (top == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        top[i] = (uint32_t)(h[i] >> 32);
+    radix_sort_u32(top, top + n, n);
+    /* Distinct values in place, stopping at k of them. */
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t i = 0; i < n && kept < k; i++)
+        if (kept == 0 || top[i] != top[kept - 1])
+            top[kept++] = top[i];
+    result = PyBytes_FromStringAndSize((const char *)top, kept * (Py_ssize_t)sizeof(uint32_t));
+done:
+    PyMem_Free(top);
+    PyBuffer_Release(&hb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"collapse", collapse, METH_O, collapse_doc},
     {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
@@ -1067,6 +1142,7 @@ static PyMethodDef methods[] = {
      count_controls_doc},
     {"minhash_signature", (PyCFunction)(void (*)(void))minhash_signature, METH_FASTCALL,
      minhash_signature_doc},
+    {"bottom_k", (PyCFunction)(void (*)(void))bottom_k, METH_FASTCALL, bottom_k_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,7 +25,7 @@ from .records import (
 )
 from .segmentation import Segmenter, get_segmenter
 from .simhash import simhash
-from .sketch import bottom_k
+from .sketch import bottom_k_bytes
 from .stopwords import bundled_stopwords
 
 
@@ -55,7 +55,7 @@ class DocumentProcessor:
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
         hashes, weights = fv.hashes, fv.weights
-        sketch = bottom_k(hashes, self.params.sketch_size).astype("<u4").tobytes()
+        sketch = bottom_k_bytes(hashes, self.params.sketch_size)
         perms = self.params.minhash_perms
         signature = minhash_signature(hashes, perms) if perms else b""
         return simhash(hashes, weights), sketch, signature

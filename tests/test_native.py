@@ -3,7 +3,8 @@
 Every native function must return exactly what its Python twin returns: ``digest`` and
 ``collapse`` (simdup/textscan.py), ``simhash`` (simdup/simhash.py), ``bottom_k_jaccard``
 (simdup/sketch.py), ``count_controls`` (simdup/decoding.py), ``strip_urls`` and
-``strip_ignorables`` (simdup/normalize.py), ``minhash_signature`` (simdup/minhash.py). The
+``strip_ignorables`` (simdup/normalize.py), ``minhash_signature`` (simdup/minhash.py),
+``bottom_k`` (simdup/sketch.py). The
 whole suite can also
 be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
 """
@@ -29,7 +30,7 @@ from simdup.minhash import signature, signature_bytes, signature_python
 from simdup.normalize import DEFAULT_IGNORABLE, strip_ignorables_python, strip_urls_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
-from simdup.sketch import estimate_jaccard, sketch_jaccard
+from simdup.sketch import bottom_k, bottom_k_bytes, estimate_jaccard, sketch_jaccard
 from simdup.textscan import RUN_SEPARATOR, collapse_python, digest_python, scan, units
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
@@ -365,3 +366,31 @@ def test_minhash_signature_edge_cases() -> None:
         native.speedups.minhash_signature(hashes)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         native.speedups.minhash_signature("text", 16)
+
+
+@needs_native
+@many
+@given(hash_arrays, st.integers(0, 300))
+def test_bottom_k_matches_python(hashes: np.ndarray, k: int) -> None:
+    """The native sketch equals the numpy definition (k smallest distinct top-32-bit values,
+    ascending) for any uint64 hashes and k, including values that differ only in their low
+    32 bits (one sketch value) and k beyond the number of distinct values."""
+    assert native.speedups is not None
+    expected = bottom_k(hashes, k).astype("<u4").tobytes()
+    assert native.speedups.bottom_k(hashes, k) == expected
+    assert bottom_k_bytes(hashes, k) == expected
+    shuffled = np.concatenate([hashes[::-1], hashes])
+    assert native.speedups.bottom_k(shuffled, k) == expected
+
+
+@needs_native
+def test_bottom_k_edge_cases() -> None:
+    """Empty input and k = 0 give no values; wrong arguments are refused."""
+    assert native.speedups is not None
+    empty = np.array([], dtype=np.uint64)
+    assert native.speedups.bottom_k(empty, 256) == b""
+    assert native.speedups.bottom_k(np.array([7], dtype=np.uint64), 0) == b""
+    with pytest.raises(ValueError, match="k >= 0"):
+        native.speedups.bottom_k(empty, -1)
+    with pytest.raises(ValueError, match="uint64"):
+        native.speedups.bottom_k(b"1234567", 4)
