@@ -10,6 +10,7 @@ weighted towards recall (candidates are verified afterwards).
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from functools import lru_cache
@@ -119,7 +120,8 @@ def equal_key_pairs(key: np.ndarray) -> np.ndarray:
     """Index pairs ``(i, j)``, ``i < j`` (shape ``(m, 2)``) with ``key[i] == key[j]``: every
     pair inside a bucket of one band (a distributed join calls it on each bucket's rows)."""
     n = key.size
-    order = np.argsort(key, kind="stable")
+    # Any sort will do (3x faster than a stable one): members are sorted within each run.
+    order = np.argsort(key)
     ordered = key[order]
     if not bool((ordered[1:] == ordered[:-1]).any()):
         return np.empty((0, 2), dtype=np.int64)
@@ -141,11 +143,43 @@ def band_candidates(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray
     return keyed_candidates(band_keys(signatures, bands, rows))
 
 
-def keyed_candidates(keys: np.ndarray) -> np.ndarray:
+def length_lanes(chars: np.ndarray, min_ratio: float) -> np.ndarray | None:
+    """``int64`` lane of each length in ``chars``: two lengths whose ratio (shorter over longer)
+    is at least ``min_ratio`` lie in the same or in neighbouring lanes, which are bins of width
+    ``log(1 / min_ratio)`` (widened by one part in 10^9 against rounding) of the log length.
+    None when ``min_ratio <= 0``: every length may pair with every other."""
+    if min_ratio <= 0:
+        return None
+    logs = np.log(np.maximum(np.asarray(chars, dtype=np.float64), 1.0))
+    if min_ratio >= 1:  # only equal lengths pass: a lane per length is fine-grained enough
+        return np.asarray(chars, dtype=np.int64)
+    width = -math.log(min_ratio) * (1 + 1e-9)
+    return np.floor(logs / width).astype(np.int64)
+
+
+def _in_lane(key: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return _mix(key * _GOLDEN + lanes.astype(np.uint64))
+
+
+def keyed_candidates(keys: np.ndarray, lanes: np.ndarray | None = None) -> np.ndarray:
     """``band_candidates`` from the ``band_keys`` of the signatures (which a caller may have
-    computed a part at a time, never holding every signature in one array)."""
+    computed a part at a time, never holding every signature in one array). With ``lanes``
+    (``length_lanes``), only documents in the same or neighbouring lanes are paired: a band is
+    keyed once with a document's own lane and once with the next, so that two documents a
+    lane apart meet in the higher one. Boilerplate shared by documents of any length then
+    proposes only the pairs whose lengths could pass verification."""
     n, bands = keys.shape
-    found = [equal_key_pairs(keys[:, band]) for band in range(bands)]
+    found = []
+    for band in range(bands):
+        if lanes is None:
+            found.append(equal_key_pairs(keys[:, band]))
+            continue
+        key = keys[:, band]
+        both = equal_key_pairs(np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)]))
+        i, j = both[:, 0] % n, both[:, 1] % n
+        keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
+        found.append(np.stack([np.minimum(i, j)[keep], np.maximum(i, j)[keep]], axis=1))
     found = [pairs for pairs in found if pairs.size]
     if not found:
         return np.empty((0, 2), dtype=np.int64)

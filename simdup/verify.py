@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .index import near_pairs
-from .minhash import band_keys, choose_bands, keyed_candidates
+from .minhash import band_keys, choose_bands, keyed_candidates, length_lanes
 from .options import ScanOptions
 from .records import DuplicatePair, FingerprintedDocument
 from .sketch import sketch_jaccard
@@ -82,7 +82,9 @@ def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions)
         keys[start : start + len(chunk)] = band_keys(
             signatures.reshape(len(chunk), -1), bands, rows
         )
-    pairs = keyed_candidates(keys)
+    # Only pairs whose lengths could pass the length check (MinHash scans always verify).
+    chars = np.fromiter((d.chars for d in docs), dtype=np.int64, count=len(docs))
+    pairs = keyed_candidates(keys, length_lanes(chars, options.min_length_ratio))
     ii, jj = pairs[:, 0], pairs[:, 1]
     return Candidates(ii, jj, np.bitwise_count(fps[ii] ^ fps[jj]))
 
@@ -92,6 +94,7 @@ class Verifier:
 
     def __init__(self, options: ScanOptions) -> None:
         self.options = options
+        self._radius = options.search_radius
 
     def length_ok(self, a: FingerprintedDocument, b: FingerprintedDocument) -> bool:
         """The shorter text is at least ``min_length_ratio`` of the longer."""
@@ -112,28 +115,48 @@ class Verifier:
     ) -> Verdict:
         """Is (a, b) a near-duplicate? ``similarity``: the exact word-set Jaccard, when the
         caller has it (``compare``); otherwise it is estimated."""
-        o = self.options
-        if a.content_hash == b.content_hash:
+        o, radius = self.options, self._radius
+        rule, near, sim = self._decide(a, b, distance, similarity)
+        if rule == "same":
             return Verdict(True, True, 1.0, "identical normalised text")
-        if not o.verify and o.method != "minhash":
-            near = distance <= o.threshold
+        if rule == "threshold":
             relation = "<=" if near else ">"
             return Verdict(
                 near, False, None, f"distance {distance} {relation} threshold {o.threshold}"
             )
-        radius = o.search_radius
-        if o.method != "minhash" and distance > radius:
+        if rule == "radius":
             return Verdict(False, False, None, f"distance {distance} > verify radius {radius}")
-        if not self.length_ok(a, b):
+        if rule == "length":
             ratio = min(a.chars, b.chars) / max(a.chars, b.chars, 1)
             return Verdict(False, False, None, f"length ratio {ratio:.2f} < {o.min_length_ratio}")
-        sim = self.estimate(a, b) if similarity is None else similarity
-        near = sim >= o.min_similarity
+        assert sim is not None
         reason = (
             f"distance {distance} <= verify radius {radius}, word-set Jaccard "
             f"{sim:.2f} {'>=' if near else '<'} {o.min_similarity}"
         )
         return Verdict(near, False, round(sim, 4), reason)
+
+    def _decide(
+        self,
+        a: FingerprintedDocument,
+        b: FingerprintedDocument,
+        distance: int,
+        similarity: float | None,
+    ) -> tuple[str, bool, float | None]:
+        """The rule itself: which check settles (a, b) ("same", "threshold", "radius",
+        "length" or "similarity"), whether it is near, and the similarity judged. ``judge``
+        words the reason; ``pairs`` calls this for every candidate without wording one."""
+        o = self.options
+        if a.content_hash == b.content_hash:
+            return "same", True, 1.0
+        if not o.verify and o.method != "minhash":
+            return "threshold", distance <= o.threshold, None
+        if o.method != "minhash" and distance > self._radius:
+            return "radius", False, None
+        if not self.length_ok(a, b):
+            return "length", False, None
+        sim = self.estimate(a, b) if similarity is None else similarity
+        return "similarity", sim >= o.min_similarity, sim
 
     def pairs(
         self, docs: Sequence[FingerprintedDocument], candidates: Candidates
@@ -149,10 +172,13 @@ class Verifier:
             keep = np.minimum(a, b) >= self.options.min_length_ratio * np.maximum(a, b)
             ii, jj, dd = ii[keep], jj[keep], dd[keep]
         out: list[VerifiedPair] = []
+        decide = self._decide
         for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
-            verdict = self.judge(docs[i], docs[j], d)
-            if verdict.near:
-                out.append(VerifiedPair(i, j, d, verdict.similarity, verdict.exact))
+            rule, near, sim = decide(docs[i], docs[j], d, None)
+            if near:
+                exact = rule == "same"
+                reported = sim if exact or sim is None else round(sim, 4)
+                out.append(VerifiedPair(i, j, d, reported, exact))
         return out
 
 

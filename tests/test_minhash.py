@@ -16,6 +16,8 @@ from simdup.minhash import (
     choose_bands,
     collision,
     estimate,
+    keyed_candidates,
+    length_lanes,
     signature,
 )
 
@@ -99,3 +101,48 @@ def test_band_candidates_are_the_pairs_sharing_a_whole_band() -> None:
     got = band_candidates(sigs, bands, rows)
     assert {tuple(p) for p in got.tolist()} == expected
     assert got.tolist() == sorted(got.tolist())
+
+
+@given(
+    a=st.integers(1, 10**7),
+    ratio=st.floats(0.05, 0.999),
+    scale=st.floats(0.0, 1.0),
+)
+def test_lengths_that_can_pass_the_ratio_are_in_neighbouring_lanes(
+    a: int, ratio: float, scale: float
+) -> None:
+    """Any two lengths whose ratio is at least ``ratio`` (the boundary included) have lanes
+    at most one apart, so lane keys never lose a pair the length check would accept."""
+    b = a + int(scale * (a / ratio - a))  # from a up to the longest b with a / b >= ratio
+    if a < ratio * b:
+        b -= 1
+    lanes = length_lanes(np.array([a, b]), ratio)
+    assert lanes is not None
+    assert abs(int(lanes[1]) - int(lanes[0])) <= 1
+
+
+def test_lanes_at_the_boundary_and_without_a_ratio() -> None:
+    """9 and 10 characters at ratio 0.9 are neighbours; 8 and 10 may not be; no ratio, no
+    lanes; ratio 1 keeps only equal lengths apart from their neighbours."""
+    lanes = length_lanes(np.array([9, 10, 1000, 1111]), 0.9)
+    assert lanes is not None
+    assert abs(int(lanes[1]) - int(lanes[0])) <= 1 and abs(int(lanes[3]) - int(lanes[2])) <= 1
+    assert length_lanes(np.array([1, 100]), 0.0) is None
+    assert list(length_lanes(np.array([7, 7, 8]), 1.0)) == [7, 7, 8]  # type: ignore[arg-type]
+
+
+def test_keyed_candidates_with_lanes_are_the_band_pairs_whose_lanes_are_close() -> None:
+    """With lanes, the candidates are exactly the pairs sharing a band key whose lanes differ
+    by at most one (brute force over random keys with many collisions)."""
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 4, size=(60, 3)).astype(np.uint64)
+    lanes = rng.integers(0, 5, size=60).astype(np.int64)
+    got = {tuple(p) for p in keyed_candidates(keys, lanes).tolist()}
+    want = {
+        (i, j)
+        for i, j in combinations(range(60), 2)
+        if abs(int(lanes[i]) - int(lanes[j])) <= 1 and bool((keys[i] == keys[j]).any())
+    }
+    assert got == want
+    unlaned = {tuple(p) for p in keyed_candidates(keys).tolist()}
+    assert unlaned == {(i, j) for i, j in combinations(range(60), 2) if (keys[i] == keys[j]).any()}

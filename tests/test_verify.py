@@ -73,6 +73,33 @@ def test_pairs_keeps_only_near_duplicates_as_typed_records() -> None:
     assert (pair.i, pair.j, pair.distance, pair.exact) == (0, 1, 5, False)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        ScanOptions(),
+        ScanOptions(method="minhash"),
+        ScanOptions(verify=False, threshold=5),
+        ScanOptions(min_length_ratio=0.4, min_similarity=0.3),
+    ],
+    ids=["default", "minhash", "no-verify", "lenient"],
+)
+def test_pairs_decides_every_candidate_as_judge_does(options: ScanOptions) -> None:
+    """``pairs`` (vectorised length check, no reasons worded) keeps exactly the candidates
+    ``judge`` calls near, with the same similarity and exactness."""
+    docs = [A, B_SIMILAR, C_DIFFERENT, D_SAME_TEXT, E_SHORT]
+    ii, jj = np.triu_indices(len(docs), 1)
+    distances = np.array([(3 * i + 5 * j) % 16 for i, j in zip(ii, jj, strict=True)])
+    verifier = Verifier(options)
+    got = verifier.pairs(docs, Candidates(ii, jj, distances))
+    want = []
+    for i, j, d in zip(ii.tolist(), jj.tolist(), distances.tolist(), strict=True):
+        verdict = verifier.judge(docs[i], docs[j], d)
+        if verdict.near:
+            want.append((i, j, d, verdict.similarity, verdict.exact))
+    assert [(p.i, p.j, p.distance, p.similarity, p.exact) for p in got] == want
+    assert want  # the case is not vacuous
+
+
 def result_with(pairs: int, failed: int, passed_over: int = 0) -> ScanResult:
     dups = tuple(DuplicatePair(f"a{n}", f"b{n}", 1, 0.9, False) for n in range(pairs))
     skips = tuple(SkippedFile(f"s{n}", "read", "x") for n in range(failed)) + tuple(
