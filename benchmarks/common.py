@@ -222,26 +222,36 @@ class Measured:
     returncode: int
     # ru_maxrss of the reaped child: the largest RSS of any single process of its tree.
     max_rss_mb: float
-    # Sum of the RSS of the whole process tree, sampled (psutil), highest sample.
+    # Sum of the RSS of the whole process tree, sampled (psutil), highest sample. Pages that
+    # forked workers share with their parent count once per process here.
     tree_peak_rss_mb: float | None
     stdout: str = ""
     stderr: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # Sum of the PSS (proportional set size: a page shared by k processes counts 1/k in each)
+    # of the tree, highest sample: the memory the command really holds (Linux; else None).
+    tree_peak_pss_mb: float | None = None
 
 
-def _tree_rss(pid: int) -> int:
-    """Summed RSS of the descendants of ``pid`` (the launcher itself excluded)."""
+def _tree_memory(pid: int, pss: bool) -> tuple[int, int]:
+    """Summed RSS and PSS (0 unless ``pss``) of the descendants of ``pid`` (the launcher
+    itself excluded)."""
     import psutil
 
     try:
         procs = psutil.Process(pid).children(recursive=True)
     except psutil.Error:
-        return 0
-    total = 0
+        return 0, 0
+    rss = proportional = 0
     for p in procs:
         with contextlib.suppress(psutil.Error):
-            total += p.memory_info().rss
-    return total
+            if pss:
+                full = p.memory_full_info()
+                rss += full.rss
+                proportional += full.pss
+            else:
+                rss += p.memory_info().rss
+    return rss, proportional
 
 
 # Linux carries a process's peak RSS across exec, and a child made with vfork/posix_spawn
@@ -291,15 +301,17 @@ def run_measured(
         launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(usage_file)]
         started = time.perf_counter()
         proc = subprocess.Popen(launcher + list(command), cwd=cwd, stdout=out, stderr=err)
-        peak = 0
+        peak = peak_pss = 0
+        pss = sys.platform.startswith("linux")
         done = threading.Event()
 
         def sample() -> None:
-            nonlocal peak
+            nonlocal peak, peak_pss
             last_beat = started
             while not done.wait(interval):
                 if sampling:
-                    peak = max(peak, _tree_rss(proc.pid))
+                    rss, proportional = _tree_memory(proc.pid, pss)
+                    peak, peak_pss = max(peak, rss), max(peak_pss, proportional)
                 now = time.perf_counter()
                 if heartbeat and now - last_beat >= heartbeat_every:
                     heartbeat(now - started)
@@ -328,6 +340,7 @@ def run_measured(
         returncode=returncode,
         max_rss_mb=maxrss * scale / MB,
         tree_peak_rss_mb=peak / MB if sampling else None,
+        tree_peak_pss_mb=peak_pss / MB if sampling and pss else None,
         stdout=stdout,
         stderr=stderr,
     )
