@@ -10,9 +10,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
+import numpy as np
+
 from .clustering import cluster, max_pairwise_distance
-from .discovery import find_files
-from .engines import Engine, Progress, make_engine
+from .discovery import Discovery, DiscoveryOptions, find_files
+from .engines import Engine, Progress, Result, StreamingEngine, make_engine
 from .options import ScanOptions, resolve_options
 from .records import (
     Cluster,
@@ -25,7 +27,14 @@ from .records import (
 from .segmentation import resolve_backend
 from .simhash import hamming
 from .sketch import sketch_jaccard
-from .verify import VerifiedPair, Verifier, candidate_pairs, duplicate_pair
+from .verify import (
+    VerifiedPair,
+    Verifier,
+    band_layout,
+    candidate_pairs,
+    duplicate_pair,
+    signature_band_keys,
+)
 
 
 def build_clusters(
@@ -58,6 +67,48 @@ def build_clusters(
         built.append((r.path, rows, spread))
     built.sort(key=lambda c: (-len(c[1]), c[0]))
     return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
+
+
+class Join(Protocol):
+    """Where candidates are joined and verified and clusters built: ``LocalJoin`` here, or
+    ``simdup.distributed.join.DaskJoin`` on a Dask cluster (the same results)."""
+
+    def pairs(
+        self, docs: Sequence[FingerprintedDocument], options: ScanOptions
+    ) -> tuple[int, list[VerifiedPair]]:
+        """The number of candidate pairs, and the verified ones."""
+        ...
+
+    def clusters(
+        self,
+        docs: Sequence[FingerprintedDocument],
+        pairs: Sequence[VerifiedPair],
+        method: str,
+        sketch_size: int,
+    ) -> list[Cluster]: ...
+
+
+class LocalJoin:
+    """Candidates, verification and clusters in this process. ``keys``: the MinHash band keys
+    of the documents, when they were taken as the records arrived (``collect_fingerprints``)."""
+
+    def __init__(self, keys: np.ndarray | None = None) -> None:
+        self.keys = keys
+
+    def pairs(
+        self, docs: Sequence[FingerprintedDocument], options: ScanOptions
+    ) -> tuple[int, list[VerifiedPair]]:
+        candidates = candidate_pairs(docs, options, self.keys)
+        return len(candidates), Verifier(options).pairs(docs, candidates)
+
+    def clusters(
+        self,
+        docs: Sequence[FingerprintedDocument],
+        pairs: Sequence[VerifiedPair],
+        method: str,
+        sketch_size: int,
+    ) -> list[Cluster]:
+        return build_clusters(docs, pairs, method, sketch_size)
 
 
 class Reference(Protocol):
@@ -110,18 +161,76 @@ def fingerprint_corpus(
     engine: Engine | None = None,
 ) -> tuple[list[FingerprintedDocument], list[SkippedFile]]:
     """Fingerprinted documents in discovery order, and every file dropped on the way."""
+    docs, skips, _ = collect_fingerprints(files, skipped, options, progress, engine)
+    return docs, skips
+
+
+# Records whose band keys are taken at once when their signatures are dropped.
+_BAND_CHUNK = 1 << 14
+
+
+def _without_signature(doc: FingerprintedDocument, path: str) -> FingerprintedDocument:
+    return FingerprintedDocument(
+        path, doc.fingerprint, doc.encoding, doc.encoding_source, doc.size, doc.token_count,
+        doc.feature_count, doc.content_hash, doc.chars, doc.sketch, b"",
+    )  # fmt: skip
+
+
+def collect_fingerprints(
+    files: Sequence[SourceFile],
+    skipped: Sequence[SkippedFile],
+    options: ScanOptions,
+    progress: Progress | None = None,
+    engine: Engine | None = None,
+    *,
+    band_keys: bool = False,
+) -> tuple[list[FingerprintedDocument], list[SkippedFile], np.ndarray | None]:
+    """Fingerprinted documents in discovery order, every file dropped on the way, and with
+    ``band_keys`` (a MinHash scan) the documents' ``signature_band_keys``: taken as records
+    arrive from the engine, after which each record is kept without its signature (1 KB of
+    the ~2 KB a short document's record holds). Results are taken in the order the engine
+    finishes them where it can give them so (``StreamingEngine``)."""
     if engine is None:
         engine = make_engine(
             options.features, max_size=options.discovery.max_size, jobs=options.jobs
         )
+    results: list[Result | None] = [None] * len(files)
+    if isinstance(engine, StreamingEngine):
+        arriving: Iterable[tuple[int, Result]] = engine.completed(files, progress)
+    else:
+        arriving = enumerate(engine.run(files, progress))
+    keys = np.empty((len(files), band_layout(options)[0]), np.uint64) if band_keys else None
+    pending: list[int] = []
+
+    def take_keys() -> None:
+        assert keys is not None
+        chunk = [results[i] for i in pending]
+        keys[pending] = signature_band_keys(chunk, options)  # type: ignore[arg-type]
+        for i, doc in zip(pending, chunk, strict=True):
+            assert isinstance(doc, FingerprintedDocument)
+            results[i] = _without_signature(doc, files[i].path)
+        pending.clear()
+
+    for index, result in arriving:
+        results[index] = result
+        if keys is not None and isinstance(result, FingerprintedDocument):
+            pending.append(index)
+            if len(pending) >= _BAND_CHUNK:
+                take_keys()
+    if pending:
+        take_keys()
     docs: list[FingerprintedDocument] = []
+    positions: list[int] = []
     skips = list(skipped)
-    for result in engine.run(files, progress):
-        if isinstance(result, SkippedFile):
-            skips.append(result)
+    for index, found in enumerate(results):
+        if found is None:
+            raise RuntimeError(f"{engine!r} gave no result for {files[index].path!r}")
+        if isinstance(found, SkippedFile):
+            skips.append(found)
         else:
-            docs.append(result)
-    return docs, skips
+            docs.append(found)
+            positions.append(index)
+    return docs, skips, None if keys is None else keys[positions]
 
 
 def scan(
@@ -132,6 +241,9 @@ def scan(
     engine: Engine | None = None,
     engine_for: Callable[[ScanOptions], Engine] | None = None,
     reference: Reference | None = None,
+    finder: Callable[[list[str], DiscoveryOptions], Discovery] | None = None,
+    join: Join | None = None,
+    keep_signatures: bool = False,
     **overrides: Any,
 ) -> ScanResult:
     """Find near-duplicate documents under ``paths``.
@@ -143,11 +255,14 @@ def scan(
     options (the method, and so the parameters, are decided once the files are counted). With
     ``reference`` (a named index), the pairs are those
     among the files and those between a file and a stored document; clusters may then hold
-    stored documents, under their keys.
+    stored documents, under their keys. ``finder`` lists the files (default: ``find_files``;
+    e.g. fsspec URLs, or stored fingerprints) and ``join`` makes pairs and clusters (default:
+    ``LocalJoin``). A MinHash scan joined here keeps its documents' records without their
+    signatures (their band keys are taken as they arrive) unless ``keep_signatures``.
     """
     options = resolve_options(options, overrides)
     started = time.perf_counter()
-    found = find_files([os.fspath(p) for p in paths], options.discovery)
+    found = (finder or find_files)([os.fspath(p) for p in paths], options.discovery)
     files, skipped = found.files, found.skipped
     options = resolve_options(options, {}, files=len(files))
     if engine_for is not None:
@@ -155,15 +270,18 @@ def scan(
     if engine is not None and engine.params != options.features:
         raise ValueError("the engine's parameters are not the scan's (options.features)")
     discovered = time.perf_counter()
-    docs, skips = fingerprint_corpus(files, skipped, options, progress, engine)
+    strip = options.method == "minhash" and join is None and not keep_signatures
+    docs, skips, keys = collect_fingerprints(
+        files, skipped, options, progress, engine, band_keys=strip
+    )
     fingerprinted = time.perf_counter()
-    candidates = candidate_pairs(docs, options)
-    verified = Verifier(options).pairs(docs, candidates)
+    join = join or LocalJoin(keys)
+    candidates, verified = join.pairs(docs, options)
     everyone, stored = docs, 0
     if reference is not None:
         everyone, verified, stored = _with_reference(docs, verified, reference, options)
     sketch_size = options.features.sketch_size
-    clusters = build_clusters(everyone, verified, options.cluster_method, sketch_size)
+    clusters = join.clusters(everyone, verified, options.cluster_method, sketch_size)
     finished = time.perf_counter()
     pairs = sorted((duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b))
     # The name only: a scan answered from the cache loads no dictionary.
@@ -175,7 +293,7 @@ def scan(
         # Left out by .gitignore / .simdupignore (an ignored folder counts once).
         "files_ignored": found.ignored,
         "bytes_read": sum(d.size for d in docs),
-        "candidates": len(candidates),
+        "candidates": candidates,
         "pairs": len(pairs),
         "clusters": len(clusters),
         **({"against": reference.path, "stored_matched": stored} if reference else {}),

@@ -65,16 +65,16 @@ class VerifiedPair:
 _KEY_CHUNK = 1 << 15
 
 
-def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions) -> Candidates:
-    """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto")."""
-    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
-    if options.method == "simhash":
-        return Candidates(*near_pairs(fps, options.search_radius))
-    if not docs:  # no signatures to band (an empty tree, or every file skipped)
-        return Candidates(*(np.empty(0, dtype=np.int64) for _ in range(3)))
-    bands, rows = choose_bands(options.min_similarity, options.minhash_perms)
-    # The band keys a slice of documents at a time: stacking every signature first would hold
-    # a second copy of them all (1 GB at a million documents).
+def band_layout(options: ScanOptions) -> tuple[int, int]:
+    """``(bands, rows)`` of a MinHash scan with ``options``."""
+    return choose_bands(options.min_similarity, options.minhash_perms)
+
+
+def signature_band_keys(docs: Sequence[FingerprintedDocument], options: ScanOptions) -> np.ndarray:
+    """``uint64[len(docs), bands]``: the band keys of the documents' MinHash signatures, a
+    slice of documents at a time (stacking every signature first would hold a second copy of
+    them all: 1 GB at a million documents)."""
+    bands, rows = band_layout(options)
     keys = np.empty((len(docs), bands), dtype=np.uint64)
     for start in range(0, len(docs), _KEY_CHUNK):
         chunk = docs[start : start + _KEY_CHUNK]
@@ -82,6 +82,22 @@ def candidate_pairs(docs: Sequence[FingerprintedDocument], options: ScanOptions)
         keys[start : start + len(chunk)] = band_keys(
             signatures.reshape(len(chunk), -1), bands, rows
         )
+    return keys
+
+
+def candidate_pairs(
+    docs: Sequence[FingerprintedDocument], options: ScanOptions, keys: np.ndarray | None = None
+) -> Candidates:
+    """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto").
+    ``keys``: the ``signature_band_keys`` of ``docs``, when they were taken already (a scan
+    takes them as records arrive and keeps no signatures)."""
+    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
+    if options.method == "simhash":
+        return Candidates(*near_pairs(fps, options.search_radius))
+    if not docs:  # no signatures to band (an empty tree, or every file skipped)
+        return Candidates(*(np.empty(0, dtype=np.int64) for _ in range(3)))
+    if keys is None:
+        keys = signature_band_keys(docs, options)
     # Only pairs whose lengths could pass the length check (MinHash scans always verify).
     chars = np.fromiter((d.chars for d in docs), dtype=np.int64, count=len(docs))
     pairs = keyed_candidates(keys, length_lanes(chars, options.min_length_ratio))

@@ -241,6 +241,36 @@ def test_both_methods_judge_pairs_alike(corpus_result: ScanResult, sample_corpus
             assert members[m.path] == m.similarity
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_minhash_scan_bands_records_as_they_arrive_and_drops_their_signatures(
+    big_corpus: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A MinHash scan takes each record's band keys as the engine delivers it (here in
+    slices of 4) and keeps the record without its signature (memory at millions of
+    documents); the pairs and clusters are those of the same scan keeping every signature,
+    whose band keys are the same."""
+    import simdup.scanning
+    from simdup.scanning import collect_fingerprints
+    from simdup.verify import signature_band_keys
+
+    monkeypatch.setattr(simdup.scanning, "_BAND_CHUNK", 4)
+    lean = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash")
+    full = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash", keep_signatures=True)
+    assert lean.files and all(d.minhash == b"" for d in lean.files)
+    assert all(len(d.minhash) == 128 * 8 for d in full.files)
+    assert lean.pairs == full.pairs and lean.clusters == full.clusters
+    assert [d.path for d in lean.files] == [d.path for d in full.files]
+    options = simdup.options.resolve_options(
+        ScanOptions(method="minhash", jobs=jobs), {}, files=len(full.files)
+    )
+    from simdup.discovery import discover
+
+    files, skipped = discover([str(big_corpus)])
+    docs, _, keys = collect_fingerprints(files, skipped, options, band_keys=True)
+    assert keys is not None
+    assert (keys == signature_band_keys(list(full.files), options)).all()
+
+
 def test_progress_callback_counts_every_file(sample_corpus: Path) -> None:
     """The progress callback sees done = 1..total for the files found."""
     calls: list[tuple[int, int]] = []

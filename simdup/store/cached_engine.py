@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..discovery import DEFAULT_MAX_SIZE
-from ..engines import Engine, Progress, Result, StreamingEngine
+from ..engines import Engine, Progress, Result, StreamingEngine, in_file_order
 from ..errors import StoreError
 from ..records import SourceFile
 from .cache import DEFAULT_MAX_ENTRIES, FingerprintCache, Warn, cache_inside, default_cache_path
@@ -33,46 +33,52 @@ class CachedEngine:
     def run(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[Result]:
+        yield from in_file_order(self.completed(files, progress), len(files))
+
+    def completed(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[tuple[int, Result]]:
+        """``(index in files, result)``: the cache's hits first, then the wrapped engine's
+        results as it finishes them, each stored as it comes (one transaction per batch), so
+        a run killed midway keeps every fingerprint finished before its last batch."""
         key = self.params.cache_key()
         found = self.cache.lookup(key, files, self.max_size)
-        missed = [i for i, r in enumerate(found.results) if r is None]
+        held = found.results
+        missed = [i for i, r in enumerate(held) if r is None]
         total, hits = len(files), len(files) - len(missed)
         if progress and hits:
             progress(hits, total)
-        results = found.results
-        if missed:
-            inner_progress = None
-            if progress is not None:
-                report = progress
+        for i, hit in enumerate(held):
+            if hit is not None:
+                held[i] = None  # the caller holds it now
+                yield i, hit
+        if not missed:
+            self.cache.flush()  # the last-use stamps of the hits
+            return
+        inner_progress = None
+        if progress is not None:
+            report = progress
 
-                def inner_progress(done: int, _: int) -> None:
-                    report(hits + done, total)
+            def inner_progress(done: int, _: int) -> None:
+                report(hits + done, total)
 
-            work = [files[i] for i in missed]
-            if isinstance(self.inner, StreamingEngine):
-                computed = self.inner.completed(work, inner_progress)
-            else:
-                computed = enumerate(self.inner.run(work, inner_progress))
-            results = list(results)
-            try:
-                # Stored as they come (one transaction per batch): a run killed midway keeps
-                # every fingerprint its workers had finished before the last batch.
-                for j, result in computed:
-                    i = missed[j]
-                    results[i] = result
-                    hashed = found.hashes.get(i)
-                    if hashed is not None:
-                        self.cache.add(key, files[i], hashed[0], hashed[1], result)
-            except (Exception, GeneratorExit):
-                self.cache.flush()
-                raise
-            # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
+        work = [files[i] for i in missed]
+        if isinstance(self.inner, StreamingEngine):
+            computed = self.inner.completed(work, inner_progress)
+        else:
+            computed = enumerate(self.inner.run(work, inner_progress))
+        try:
+            for j, result in computed:
+                i = missed[j]
+                hashed = found.hashes.get(i)
+                if hashed is not None:
+                    self.cache.add(key, files[i], hashed[0], hashed[1], result)
+                yield i, result
+        except (Exception, GeneratorExit):
             self.cache.flush()
-        for found_or_computed in results:
-            if found_or_computed is None:
-                raise RuntimeError(f"{self.inner!r} gave fewer results than files")
-            yield found_or_computed
-        self.cache.flush()  # the last-use stamps of the hits
+            raise
+        # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
+        self.cache.flush()
 
     def close(self) -> None:
         """Close the cache (writing what is queued)."""
