@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test lint fuzz asan bench bench-quality bench-speed bench-store bench-scale clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-speed bench-store bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,9 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# The dask extra too, so that the tests marked `dask` (a local Dask cluster) run.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -27,6 +28,12 @@ test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q
 	$(BIN)/ruff check simdup tests benchmarks
 	$(BIN)/mypy
+
+# A Dask scheduler and two workers started as separate processes on 127.0.0.1 (stopped at the
+# end): `scan --engine dask` on the benchmark set must give the local engine's report.
+test-dask-cluster: $(VENV)/.test-installed
+	SIMDUP_DASK_BENCH=$(SHARED)/bench/visible/docs $(BIN)/python -m pytest -q -m dask \
+		-k two_worker_processes tests/test_dask.py
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check simdup tests benchmarks
@@ -68,6 +75,11 @@ bench-speed: $(BENCH_VENV)/.installed
 
 bench-quality: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/quality.py --bench $(SHARED)/bench/visible
+
+# Duplicated passages: copies planted in the set's documents with known line ranges (precision,
+# recall, line-boundary error). PASSAGES_ARGS=--grid re-chooses the defaults; --speed times them.
+bench-passages: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/passages.py --bench $(SHARED)/bench/visible $(PASSAGES_ARGS)
 
 # The stores: scan cache (cold vs warm rescans) and named indexes (add rate, query latency).
 bench-store: $(BENCH_VENV)/.installed

@@ -326,16 +326,19 @@ def baseline_record(result: ScanResult, path: str, params: FeatureParams) -> dic
     file to be written at ``path`` by a scan under ``params``."""
     folder = os.path.dirname(os.path.abspath(path))
     docs = {d.path: d for d in result.files}
+    # Pairs of documents sharing a duplicated passage (scan --passages) are accepted too.
+    pairs = [(p.a, p.b) for p in result.pairs]
+    pairs += sorted({(p.a.path, p.b.path) for p in result.passages} - set(pairs))
     return {
         "schema": SCHEMA,
         "algorithm_version": ALGORITHM_VERSION,
         "fingerprint_key": fingerprint_key(params),
         "pairs": [
             {
-                "a": _side_record(p.a, docs.get(p.a), folder),
-                "b": _side_record(p.b, docs.get(p.b), folder),
+                "a": _side_record(a, docs.get(a), folder),
+                "b": _side_record(b, docs.get(b), folder),
             }
-            for p in result.pairs
+            for a, b in pairs
         ],
     }
 

@@ -45,10 +45,12 @@ from .options import (
 )
 from .outcome import ScanOutcome, scan_outcome
 from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
+from .passages import PassageOptions, compare_passages, scan_passages
 from .processor import DocumentProcessor
 from .records import FingerprintedDocument, ScanResult
 from .report import FORMATS, render
 from .report.json import render_comparison_json
+from .report.passages import render_passages_text, span_label
 from .report.paths import display_path
 from .report.store import (
     QueryAnswer,
@@ -174,6 +176,38 @@ def _verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         f = option(f)
     return f
+
+
+def _passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--passages and its size option (scan and compare)."""
+    options = [
+        click.option(
+            "--passages",
+            is_flag=True,
+            help="Also report duplicated passages: line ranges of a document that are "
+            "near-copies of line ranges of another (a passages section in every format).",
+        ),
+        click.option(
+            "--passage-min-words",
+            type=click.IntRange(5, None),
+            default=PassageOptions().min_words,
+            show_default=True,
+            help="With --passages: the smallest passage looked for, in words.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _passage_settings(kw: dict[str, Any]) -> PassageOptions:
+    """The ``PassageOptions`` of a command's options (the rest: defaults)."""
+    fields: dict[str, Any] = {"min_words": kw["passage_min_words"]}
+    if "within" in kw:
+        fields["within"] = kw["within"]
+    if "max_passage_repeats" in kw:
+        fields["max_repeats"] = kw["max_passage_repeats"]
+    return PassageOptions(**fields)
 
 
 def _feature_params(kw: dict[str, Any]) -> FeatureParams:
@@ -555,7 +589,48 @@ def cli() -> None:
     help="A named index (simdup index add): report only pairs between the scanned files and "
     "its documents, and among the scanned files.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where the work runs: this machine, or a Dask cluster (pip install \"simdup[dask]\"); "
+    "the same result. PATHS may then also be fsspec URLs (s3://, gs://, hdfs://).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler (tcp://host:8786; default $DASK_SCHEDULER_ADDRESS, "
+    "else a local cluster with one worker per core).",
+)
+@click.option(
+    "--write-fingerprints",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Also store the fingerprint records as Parquet in DIR, for --fingerprints.",
+)
+@click.option(
+    "--fingerprints",
+    metavar="DIR",
+    type=click.Path(file_okay=False, exists=True),
+    help="Scan the records stored by --write-fingerprints instead of PATHS (same algorithm "
+    "version and fingerprint options, else refused).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary on stderr.")
+@_passage_options
+@click.option(
+    "--within",
+    is_flag=True,
+    help="With --passages: also passages repeated inside one document.",
+)
+@click.option(
+    "--max-passage-repeats",
+    type=click.IntRange(0, None),
+    default=PassageOptions().max_repeats,
+    show_default=True,
+    help="With --passages: a passage found in more documents than this is reported once, as "
+    "a repeated passage with its count and places, not as pairs (0: always as pairs).",
+)
 @_feature_options
 @click.pass_context
 def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
@@ -568,10 +643,11 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     all_paths = list(paths)
     if kw["files_from"]:
         all_paths += _read_files_from(kw["files_from"], kw["null"])
-    if not all_paths:
+    if not all_paths and not kw["fingerprints"]:
         raise click.UsageError("no PATHS given (and no --files-from)")
     output = kw["output"]
     _check_output(output, all_paths)
+    _check_distributed(kw, all_paths)
     if kw["write_baseline"]:
         _check_not_scanned("--write-baseline", kw["write_baseline"], all_paths)
     with _usage_errors():
@@ -591,9 +667,25 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             )
         try:
             engine_for = _engine_for(kw, all_paths, stack)
-            result = scan(
-                all_paths, options, progress=progress, engine_for=engine_for, reference=reference
-            )
+            if kw["passages"]:
+                result = scan_passages(
+                    all_paths,
+                    options,
+                    _passage_settings(kw),
+                    progress=progress,
+                    engine_for=engine_for,
+                    reference=reference,
+                )
+            else:
+                result = scan(
+                    all_paths,
+                    options,
+                    progress=progress,
+                    reference=reference,
+                    # Stored fingerprints hold the MinHash signatures a scan otherwise drops.
+                    keep_signatures=bool(kw["write_fingerprints"]),
+                    **_scan_engine(kw, stack, engine_for),
+                )
         except KeyboardInterrupt as exc:
             progress.close()
             message, code = _stop_message(exc)
@@ -601,6 +693,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             ctx.exit(code)
         finally:
             progress.close()
+    if kw["write_fingerprints"]:
+        _write_fingerprints(ctx, kw["write_fingerprints"], result, options)
     try:
         with target.open() as stream:
             render(result, kw["fmt"], stream)
@@ -634,6 +728,66 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     ctx.exit(outcome.code)
 
 
+def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
+    """Usage errors of --engine dask, --fingerprints and --write-fingerprints."""
+    if kw["fingerprints"] and paths:
+        raise click.UsageError("--fingerprints replaces PATHS: give one or the other")
+    if kw["passages"] and (kw["engine"] == "dask" or kw["fingerprints"]):
+        raise click.UsageError("--passages runs with --engine local only")
+    if kw["scheduler"] and kw["engine"] != "dask":
+        raise click.UsageError("--scheduler needs --engine dask")
+    if kw["write_fingerprints"]:
+        _check_not_scanned("--write-fingerprints", kw["write_fingerprints"], paths)
+
+
+def _scan_engine(
+    kw: dict[str, Any], stack: contextlib.ExitStack, engine_for: Callable[[ScanOptions], Engine]
+) -> dict[str, Any]:
+    """``scan()``'s engine, file listing and join: the local ones, stored fingerprints
+    (--fingerprints) and/or a Dask cluster (--engine dask, closed with ``stack``)."""
+    from .errors import MissingExtraError
+
+    chosen: dict[str, Any] = {"engine_for": engine_for}
+    try:
+        if kw["fingerprints"]:
+            from .distributed.fingerprints import StoredFingerprints
+
+            store = StoredFingerprints(kw["fingerprints"])
+            chosen["finder"] = store.find
+            chosen["engine_for"] = lambda options: store.engine(options.features)
+        if kw["engine"] == "dask":
+            from .distributed.session import DaskSession
+
+            session = DaskSession(kw["scheduler"])
+            stack.callback(session.close)
+            if not kw["quiet"] and session.dashboard:
+                click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
+            chosen["join"] = session.join
+            if not kw["fingerprints"]:
+                chosen["finder"] = session.find
+                chosen["engine_for"] = session.engine
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    return chosen
+
+
+def _write_fingerprints(
+    ctx: click.Context, directory: str, result: ScanResult, options: ScanOptions
+) -> None:
+    from .errors import MissingExtraError
+
+    try:
+        from .distributed.fingerprints import write_scan
+
+        write_scan(directory, result, options)
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except OSError as exc:
+        message = _os_error(exc, directory)
+        click.echo(f"simdup: cannot write fingerprints: {message}", err=True)
+        ctx.exit(ExitCode.ERROR)
+
+
 def _echo_baseline_diff(outcome: ScanOutcome, result: ScanResult, kw: dict[str, Any]) -> None:
     """New pairs and stale entries of a scan with --baseline, on stderr. --quiet never hides
     the reason for a failing status: the new pairs are listed then (stale entries are not)."""
@@ -654,6 +808,19 @@ def _echo_baseline_diff(outcome: ScanOutcome, result: ScanResult, kw: dict[str, 
             )
         if len(fresh) > _LISTED:
             click.echo(f"  ... and {len(fresh) - _LISTED} more", err=True)
+    new_passages = outcome.new_passages
+    if "passages" in result.settings and (
+        not kw["quiet"] or (new_passages and outcome.code == ExitCode.DUPLICATES_FOUND)
+    ):
+        click.echo(
+            f"simdup: {len(new_passages)} of {len(result.passages)} duplicated passages are not "
+            f"in the baseline {name}",
+            err=True,
+        )
+        for passage in new_passages[:_LISTED]:
+            click.echo(f"  {span_label(passage.a)}  {span_label(passage.b)}", err=True)
+        if len(new_passages) > _LISTED:
+            click.echo(f"  ... and {len(new_passages) - _LISTED} more", err=True)
     if outcome.stale and not kw["quiet"]:
         n = len(outcome.stale)
         entries = "1 entry of" if n == 1 else f"{n} entries of"
@@ -707,6 +874,7 @@ Examples:
     is_flag=True,
     help="Also show the changed passages of the two texts, with line numbers.",
 )
+@_passage_options
 @_feature_options
 @click.pass_context
 def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
@@ -730,11 +898,17 @@ def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
         options = _scan_options(kw)
         target = ReportTarget.resolve(None)
         comparison = compare(a, b, options, top=kw["top"], explain=kw["explain"], stdin=stdin)
+        matching = None
+        if kw["passages"]:
+            matching = compare_passages(a, b, options, _passage_settings(kw), stdin=stdin)
         with target.open() as stream:
             if kw["fmt"] == "json":
-                render_comparison_json(comparison, stream)
+                render_comparison_json(comparison, stream, passages=matching)
             else:
                 render_comparison_text(comparison, stream)
+                if matching is not None:
+                    stream.write("\n")
+                    render_passages_text(matching, (), stream)
     ctx.exit(ExitCode.OK)
 
 

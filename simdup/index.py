@@ -217,6 +217,25 @@ def _table_pairs(
         start = stop
 
 
+def table_pairs(
+    fingerprints: np.ndarray, layout: Layout, table: tuple[int, ...], threshold: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs ``(a, b, d)`` (positions in ``fingerprints``, ``a < b``) that one table of
+    ``layout`` emits: equal on the blocks of ``table``, within ``threshold`` bits, and not
+    equal on an earlier block outside it, so that over all tables each pair of the whole join
+    comes from exactly one. The rows of a table's bucket need not be anywhere else: a
+    distributed join ships each bucket to one machine and calls this there."""
+    _check_threshold(threshold)
+    fps = _as_uint64(fingerprints)
+    positions = np.arange(fps.size, dtype=np.uint64)
+    parts = list(_table_pairs(fps, layout, table, int(threshold), positions))
+    if not parts:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy(), np.empty(0, dtype=np.uint8)
+    a, b, d = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return a, b, d
+
+
 def unique_near_pairs(
     unique: np.ndarray, threshold: int, layout: Layout | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .baseline import Baseline, Entry, Pair
 from .exitcodes import ExitCode, scan_exit_code
 from .options import ScanOptions
-from .records import DuplicatePair, ScanResult
+from .records import DuplicatePair, PassagePair, ScanResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,8 @@ class ScanOutcome:
     baseline_used: bool
     # Baseline entries that accepted no pair of this scan (reported, never an error).
     stale: tuple[Entry, ...] = ()
+    # Duplicated passages (scan --passages) whose two documents the baseline does not accept.
+    new_passages: tuple[PassagePair, ...] = ()
 
 
 def scan_outcome(
@@ -44,11 +46,23 @@ def scan_outcome(
         baseline = Baseline.from_pairs("", accepted)
     fresh: tuple[DuplicatePair, ...] = tuple(result.pairs)
     stale: tuple[Entry, ...] = ()
+    passages: tuple[PassagePair, ...] = tuple(result.passages)
     if baseline is not None:
         docs = {d.path: d for d in result.files}
         fresh, stale = baseline.judge(result.pairs, docs, options or ScanOptions())
+        if passages:
+            # A passage is accepted with the pair of documents it joins (one entry per pair:
+            # --write-baseline writes the pairs of passages too). Repeated passages
+            # (boilerplate by definition) never fail a scan.
+            as_pairs = [DuplicatePair(p.a.path, p.b.path, 0, p.similarity, False) for p in passages]
+            new_pairs, _ = baseline.judge(as_pairs, docs, options or ScanOptions())
+            open_pairs = {(p.a, p.b) for p in new_pairs}
+            passages = tuple(p for p in passages if (p.a.path, p.b.path) in open_pairs)
     failed = sum(1 for s in result.skipped if s.failure)
     code = scan_exit_code(
-        duplicates=len(fresh), skipped=failed, fail_on_duplicates=fail_on_duplicates, strict=strict
+        duplicates=len(fresh) + len(passages),
+        skipped=failed,
+        fail_on_duplicates=fail_on_duplicates,
+        strict=strict,
     )
-    return ScanOutcome(code, fresh, failed, baseline is not None, stale)
+    return ScanOutcome(code, fresh, failed, baseline is not None, stale, passages)

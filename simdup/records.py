@@ -151,6 +151,39 @@ class Cluster:
 
 
 @dataclass(frozen=True, slots=True)
+class PassageSpan:
+    """Lines ``start_line..end_line`` (1-based, inclusive, of the file as stored) of ``path``,
+    which are code points ``start_char:end_char`` of its decoded text and hold ``words``
+    words. ``preview``: the first characters of the passage, for text and HTML output only."""
+
+    path: str
+    start_line: int
+    end_line: int
+    start_char: int
+    end_char: int
+    words: int
+    preview: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PassagePair:
+    """Two regions that are near-duplicates of each other (``scan --passages``);
+    ``similarity``: the Jaccard similarity of their word sets."""
+
+    a: PassageSpan
+    b: PassageSpan
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedPassage:
+    """A passage found in ``count`` documents (boilerplate), reported once: where it occurs."""
+
+    count: int
+    occurrences: tuple[PassageSpan, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ScanResult:
     settings: dict[str, Any]
     files: tuple[FingerprintedDocument, ...]
@@ -158,6 +191,9 @@ class ScanResult:
     pairs: tuple[DuplicatePair, ...]
     clusters: tuple[Cluster, ...]
     stats: dict[str, Any]
+    # Only with passages (``settings["passages"]`` is then set): duplicated passages.
+    passages: tuple[PassagePair, ...] = ()
+    repeated_passages: tuple[RepeatedPassage, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,11 +17,11 @@ PACKAGE = REPO / "simdup"
 ALGORITHMS = {"hashing", "simhash", "index", "clustering", "sketch", "minhash", "similarity"}
 TEXT = {
     "decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
-    "discovery", "processor",
+    "discovery", "processor", "blocks",
 }  # fmt: skip
 ORCHESTRATION = {
     "options", "engines", "workerpool", "verify", "scanning", "comparing", "calibration",
-    "baseline", "outcome", "store", "config",
+    "baseline", "outcome", "store", "config", "passages", "distributed",
 }  # fmt: skip
 PRESENTATION = {"report", "cli", "__main__"}
 # Plain records, errors, constants and the native-extension loader: anyone may import them.

@@ -29,10 +29,12 @@ from html import escape
 from typing import Any, TextIO
 
 from ..__about__ import __version__
+from ..blocks import split_lines
 from ..decoding import decode_file
 from ..discovery import DEFAULT_MAX_SIZE
 from ..params import ALGORITHM_VERSION
-from ..records import Cluster, DecodedDocument, FingerprintedDocument, ScanResult
+from ..records import Cluster, DecodedDocument, FingerprintedDocument, PassagePair, ScanResult
+from .passages import has_passages, span_label
 from .paths import display_path
 
 DIFF_CONTEXT = 3  # unchanged lines shown around each change
@@ -70,7 +72,11 @@ details{margin:.5em 0}summary{cursor:pointer}
 del{background:#ffc4c0;text-decoration:none}ins{background:#b8f0bd;text-decoration:none}
 .hist text{font:11px system-ui,sans-serif;fill:#333}.hist rect.bar{fill:#4a78b5}
 .top{font-size:12px}
+.diff td.psg{background:#fff6cc}.diff td.ln.psg{background:#ffe88a;color:#333}
 """
+# Passages drawn side by side (the rest are listed); lines of context around each region.
+MAX_PASSAGES_SHOWN = 200
+PASSAGE_CONTEXT = 2
 
 
 def _n(count: int, noun: str) -> str:
@@ -313,6 +319,81 @@ def _cluster(c: Cluster, files: dict[str, FingerprintedDocument], max_size: int,
     w("</section>\n")
 
 
+def _passage_side(lines: list[str], start: int, end: int) -> list[tuple[int, str, bool]]:
+    """(line number, text, in the region) for the region's lines and some context."""
+    first = max(1, start - PASSAGE_CONTEXT)
+    last = min(len(lines), end + PASSAGE_CONTEXT, start + MAX_DIFF_ROWS - 1)
+    return [(n, lines[n - 1], start <= n <= end) for n in range(first, last + 1)]
+
+
+def _passage(
+    k: int, p: PassagePair, texts: dict[str, list[str] | str], max_size: int, w: Any
+) -> None:
+    """One passage: the two regions side by side, their lines highlighted (``td.psg``)."""
+    w(
+        f"<h3 id=passage-{k}>{escape(span_label(p.a))} ≈ {escape(span_label(p.b))} "
+        f"<span class=note>(similarity {p.similarity:.2f})</span></h3>\n"
+    )
+    sides = []
+    for span in (p.a, p.b):
+        if span.path not in texts:
+            doc = _read(span.path, max_size)
+            lines = doc if isinstance(doc, str) else [x for x, _ in split_lines(doc.text)]
+            texts[span.path] = lines
+        lines = texts[span.path]
+        if isinstance(lines, str):
+            w(f"<p class='note warn'>Not shown: {_p(span.path)} {escape(lines)}.</p>\n")
+            return
+        sides.append(_passage_side(lines, span.start_line, span.end_line))
+    w(
+        "<table class='diff passage'><colgroup><col class=ln><col><col class=ln><col>"
+        f"</colgroup>\n<tr><th colspan=2>{_p(p.a.path)}</th><th colspan=2>{_p(p.b.path)}</th>"
+        "</tr>\n"
+    )
+    left, right = sides
+    for row in range(max(len(left), len(right))):
+        cells = []
+        for side in (left, right):
+            if row >= len(side):
+                cells.append("<td class=ln></td><td class=none></td>")
+                continue
+            number, text, inside = side[row]
+            mark = " psg" if inside else ""
+            cut = _cut(text)
+            more = len(text) - len(cut)
+            extra = f"<span class=note> [… {more} more characters]</span>" if more else ""
+            cells.append(
+                f"<td class='ln{mark}'>{number}</td><td class='{mark.strip() or 'ctx'}'>"
+                f"{escape(cut)}{extra}</td>"
+            )
+        w(f"<tr>{''.join(cells)}</tr>\n")
+    w("</table>\n")
+
+
+def _passages(result: ScanResult, max_size: int, w: Any) -> None:
+    """The passages section (scan --passages): each region pair side by side, highlighted,
+    and the repeated passages (boilerplate) listed with their places."""
+    w("<h2 id=passages>Duplicated passages</h2>\n")
+    if not result.passages:
+        w("<p class=note>No duplicated passages.</p>\n")
+    texts: dict[str, list[str] | str] = {}
+    for k, p in enumerate(result.passages[:MAX_PASSAGES_SHOWN]):
+        _passage(k, p, texts, max_size, w)
+        if len(texts) > 64:  # memory stays bounded on a large report
+            texts.clear()
+    if len(result.passages) > MAX_PASSAGES_SHOWN:
+        w("<p class='note warn'>Only the first passages are drawn:</p>\n<ul>\n")
+        for p in result.passages[MAX_PASSAGES_SHOWN:]:
+            w(f"<li>{escape(span_label(p.a))} ≈ {escape(span_label(p.b))}</li>\n")
+        w("</ul>\n")
+    if result.repeated_passages:
+        w("<h3 id=repeated-passages>Repeated passages (boilerplate)</h3>\n<ul>\n")
+        for rp in result.repeated_passages:
+            places = ", ".join(escape(span_label(s)) for s in rp.occurrences)
+            w(f"<li>in {_n(rp.count, 'document')}: {places}</li>\n")
+        w("</ul>\n")
+
+
 def render_html(result: ScanResult, stream: TextIO) -> None:
     """Write the report page of ``result`` to ``stream`` (re-reads the clustered files)."""
     w = stream.write
@@ -344,6 +425,8 @@ def render_html(result: ScanResult, stream: TextIO) -> None:
         w("<p class=note>No clusters.</p>\n")
     for c in result.clusters:
         _cluster(c, files, max_size, w)
+    if has_passages(result):
+        _passages(result, max_size, w)
     w("<h2 id=skipped>Skipped files</h2>\n")
     if result.skipped:
         w("<table class=skipped><tr><th>file</th><th>stage</th><th>reason</th></tr>\n")

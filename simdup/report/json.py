@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from ..__about__ import __version__
@@ -13,9 +13,11 @@ from ..records import (
     Comparison,
     DuplicatePair,
     FingerprintedDocument,
+    PassagePair,
     ScanResult,
     SkippedFile,
 )
+from .passages import has_passages, passage_record, repeated_record
 from .paths import escape_path
 
 SCHEMA = "simdup-scan/1"
@@ -87,6 +89,9 @@ def render_json(result: ScanResult, stream: TextIO) -> None:
     doc["skipped"] = [skip_record(s) for s in result.skipped]
     doc["clusters"] = [cluster_record(c) for c in result.clusters]
     doc["pairs"] = [pair_record(p) for p in result.pairs]
+    if has_passages(result):
+        doc["passages"] = [passage_record(p) for p in result.passages]
+        doc["repeated_passages"] = [repeated_record(r) for r in result.repeated_passages]
     write_indented(doc, stream)
 
 
@@ -122,6 +127,10 @@ def jsonl_records(result: ScanResult) -> Iterator[dict[str, Any]]:
         yield {"type": "pair", **pair_record(p)}
     for c in result.clusters:
         yield {"type": "cluster", **cluster_record(c)}
+    for passage in result.passages:
+        yield {"type": "passage", **passage_record(passage)}
+    for repeated in result.repeated_passages:
+        yield {"type": "repeated_passage", **repeated_record(repeated)}
 
 
 def render_jsonl(result: ScanResult, stream: TextIO) -> None:
@@ -175,6 +184,12 @@ def comparison_record(c: Comparison) -> dict[str, Any]:
     }
 
 
-def render_comparison_json(c: Comparison, stream: TextIO) -> None:
-    json.dump(comparison_record(c), stream, ensure_ascii=False, indent=2)
+def render_comparison_json(
+    c: Comparison, stream: TextIO, passages: Sequence[PassagePair] | None = None
+) -> None:
+    """``passages``: the matching regions (``compare --passages``), as a ``passages`` list."""
+    record = comparison_record(c)
+    if passages is not None:
+        record["passages"] = [passage_record(p) for p in passages]
+    json.dump(record, stream, ensure_ascii=False, indent=2)
     stream.write("\n")

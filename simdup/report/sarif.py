@@ -27,7 +27,7 @@ from urllib.parse import quote
 from ..__about__ import __version__
 from ..names import escape_path
 from ..params import ALGORITHM_VERSION
-from ..records import DuplicatePair, ScanResult, SkippedFile
+from ..records import DuplicatePair, PassagePair, ScanResult, SkippedFile
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -39,6 +39,8 @@ FINGERPRINT_KEY = "simdupContentPair/v1"
 
 NEAR_RULE = "simdup/near-duplicate"
 EXACT_RULE = "simdup/exact-duplicate"
+PASSAGE_RULE = "simdup/duplicated-passage"
+PASSAGE_FINGERPRINT_KEY = "simdupPassage/v1"
 
 _PAIR_HELP = (
     "simdup reports a pair when the two texts are identical apart from whitespace and "
@@ -85,6 +87,30 @@ RULES: tuple[dict[str, Any], ...] = (
     },
 )
 _RULE_INDEX = {rule["id"]: n for n, rule in enumerate(RULES)}
+_PASSAGE_HELP = (
+    "Keep the passage in one place and link to it, or accept the pair of documents in a "
+    "baseline (--write-baseline, then --baseline)."
+)
+# Listed after RULES only when the scan looked for passages (scan --passages), so the log of a
+# scan without them is unchanged.
+PASSAGE_RULES: tuple[dict[str, Any], ...] = (
+    {
+        "id": PASSAGE_RULE,
+        "name": "DuplicatedPassage",
+        "shortDescription": {"text": "Lines of a document are a near-copy of lines of another."},
+        "fullDescription": {
+            "text": "The region's lines are a near-copy of the related location's lines "
+            "(scan --passages): a paragraph or section copied with small edits."
+        },
+        "help": {
+            "text": _PASSAGE_HELP,
+            "markdown": "**Duplicated passage.** " + _PASSAGE_HELP,
+        },
+        "defaultConfiguration": {"level": "note"},
+        "properties": {"tags": ["duplication", "documentation"]},
+    },
+)
+_RULE_INDEX[PASSAGE_RULE] = len(RULES)
 
 
 def artifact_uri(path: str, cwd: str | None = None) -> tuple[str, str | None]:
@@ -106,13 +132,19 @@ def artifact_uri(path: str, cwd: str | None = None) -> tuple[str, str | None]:
     return "file://" + quote(escape_path(absolute), safe="/"), None
 
 
-def _location(path: str, cwd: str, id_: int | None = None) -> dict[str, Any]:
+def _location(
+    path: str, cwd: str, id_: int | None = None, lines: tuple[int, int] = (1, 0)
+) -> dict[str, Any]:
+    """``lines``: the region's first and last line (last 0: the region is the first line)."""
     uri, base = artifact_uri(path, cwd)
     artifact: dict[str, Any] = {"uri": uri}
     if base is not None:
         artifact["uriBaseId"] = base
     location: dict[str, Any] = {} if id_ is None else {"id": id_}
-    location["physicalLocation"] = {"artifactLocation": artifact, "region": {"startLine": 1}}
+    region: dict[str, Any] = {"startLine": lines[0]}
+    if lines[1]:
+        region["endLine"] = lines[1]
+    location["physicalLocation"] = {"artifactLocation": artifact, "region": region}
     return location
 
 
@@ -157,6 +189,35 @@ def _result(pair: DuplicatePair, content: dict[str, str], cwd: str) -> dict[str,
     }
 
 
+def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dict[str, Any]:
+    """A duplicated passage: the region of side ``a``, related to the region of side ``b``.
+    Its fingerprint is the two documents' content hashes and the two regions' first lines,
+    so two passages of one pair of documents stay two findings."""
+    other = _link_text(escape_path(pair.b.path))
+    lines_b = f"{pair.b.start_line}-{pair.b.end_line}"
+    sides = sorted(
+        f"{content.get(s.path) or 'path:' + escape_path(s.path)}:{s.start_line}"
+        for s in (pair.a, pair.b)
+    )
+    return {
+        "ruleId": PASSAGE_RULE,
+        "ruleIndex": _RULE_INDEX[PASSAGE_RULE],
+        "level": "note",
+        "message": {
+            "text": f"Lines {pair.a.start_line}-{pair.a.end_line} are a near-copy of lines "
+            f"{lines_b} of [{other}](1): word-set similarity {pair.similarity:.2f}."
+        },
+        "locations": [_location(pair.a.path, cwd, lines=(pair.a.start_line, pair.a.end_line))],
+        "relatedLocations": [
+            _location(pair.b.path, cwd, 1, lines=(pair.b.start_line, pair.b.end_line))
+        ],
+        "partialFingerprints": {
+            PASSAGE_FINGERPRINT_KEY: hashlib.sha256("\n".join(sides).encode()).hexdigest()[:32]
+        },
+        "properties": {"similarity": pair.similarity},
+    }
+
+
 def _notification(skip: SkippedFile, cwd: str) -> dict[str, Any]:
     return {
         "descriptor": {"id": f"simdup/skipped/{skip.stage}"},
@@ -182,7 +243,8 @@ def sarif_log(result: ScanResult, cwd: str | None = None) -> dict[str, Any]:
                         "version": __version__,
                         "semanticVersion": __version__,
                         "informationUri": INFORMATION_URI,
-                        "rules": list(RULES),
+                        "rules": list(RULES)
+                        + (list(PASSAGE_RULES) if "passages" in result.settings else []),
                         "properties": {"algorithm_version": ALGORITHM_VERSION},
                     }
                 },
@@ -195,7 +257,8 @@ def sarif_log(result: ScanResult, cwd: str | None = None) -> dict[str, Any]:
                         ],
                     }
                 ],
-                "results": [_result(p, content, cwd) for p in result.pairs],
+                "results": [_result(p, content, cwd) for p in result.pairs]
+                + [_passage_result(p, content, cwd) for p in result.passages],
                 "columnKind": "unicodeCodePoints",
                 "properties": {
                     "algorithm_version": ALGORITHM_VERSION,

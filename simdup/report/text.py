@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..records import Comparison, ScanResult
+from .passages import has_passages, render_passages_text
 from .paths import display_path
 
 
@@ -23,6 +24,8 @@ def render_text(result: ScanResult, stream: TextIO) -> None:
             exact = "  exact duplicate" if m.exact_duplicate else ""
             w(f"    {path}  distance {m.distance:2d}{sim}{exact}\n")
         w("\n")
+    if has_passages(result):
+        render_passages_text(result.passages, result.repeated_passages, stream)
     s = result.stats
     in_clusters = sum(len(c.members) for c in result.clusters)
     # Only when nonzero: most scans ignore nothing, and the line is long enough.

@@ -1,0 +1,80 @@
+"""The ``passages`` section of every format (``scan --passages``, ``compare --passages``).
+
+A region is written ``path:12-40`` (1-based, inclusive lines of the file as stored). JSON and
+JSON Lines records hold line and character ranges and never any text of the documents; text
+and HTML show a short preview of each region's first line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ..records import PassagePair, PassageSpan, RepeatedPassage, ScanResult
+from .paths import display_path, escape_path
+
+# Occurrences of a repeated passage listed in text output (JSON lists them all).
+LISTED_OCCURRENCES = 5
+
+
+def has_passages(result: ScanResult) -> bool:
+    """Whether the scan looked for passages (then every format has a passages section)."""
+    return "passages" in result.settings
+
+
+def span_record(span: PassageSpan) -> dict[str, Any]:
+    return {
+        "path": escape_path(span.path),
+        "start_line": span.start_line,
+        "end_line": span.end_line,
+        "start_char": span.start_char,
+        "end_char": span.end_char,
+        "words": span.words,
+    }
+
+
+def passage_record(pair: PassagePair) -> dict[str, Any]:
+    return {"a": span_record(pair.a), "b": span_record(pair.b), "similarity": pair.similarity}
+
+
+def repeated_record(rp: RepeatedPassage) -> dict[str, Any]:
+    return {"count": rp.count, "occurrences": [span_record(s) for s in rp.occurrences]}
+
+
+def span_label(span: PassageSpan) -> str:
+    """'docs/a.md:12-40' ('docs/a.md:12' for one line)."""
+    lines = (
+        str(span.start_line)
+        if span.start_line == span.end_line
+        else f"{span.start_line}-{span.end_line}"
+    )
+    return f"{display_path(span.path)}:{lines}"
+
+
+def _preview(span: PassageSpan) -> str:
+    text = "".join(ch if ch.isprintable() else " " for ch in span.preview)
+    return f'  "{text}…"' if text else ""
+
+
+def render_passages_text(
+    pairs: Sequence[PassagePair], repeated: Sequence[RepeatedPassage], stream: TextIO
+) -> None:
+    """The passages section of text output."""
+    w = stream.write
+    noun = "passage" if len(pairs) == 1 else "passages"
+    w(f"Duplicated passages: {len(pairs)} {noun}\n")
+    for p in pairs:
+        w(
+            f"  {span_label(p.a)} ≈ {span_label(p.b)}  similarity {p.similarity:.2f}"
+            f"{_preview(p.a)}\n"
+        )
+    if repeated:
+        w(f"\nRepeated passages (boilerplate): {len(repeated)}\n")
+        for rp in repeated:
+            first = rp.occurrences[0]
+            w(f"  in {rp.count} documents{_preview(first)}\n")
+            for span in rp.occurrences[:LISTED_OCCURRENCES]:
+                w(f"    {span_label(span)}\n")
+            if len(rp.occurrences) > LISTED_OCCURRENCES:
+                w(f"    ... and {len(rp.occurrences) - LISTED_OCCURRENCES} more\n")
+    w("\n")
