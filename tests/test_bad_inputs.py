@@ -1744,13 +1744,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _default_hangup() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _scan_and(action: Callable[[subprocess.Popen[bytes], list[int]], None], corpus: Path,
               report: Path) -> tuple[subprocess.Popen[bytes], bytes, list[int]]:  # fmt: skip
     """Start a ``-j2`` scan of ``corpus``, wait for its workers, then ``action(proc, workers)``
     (while the scan is running); return the process, its stderr and every worker seen."""
     args = ["scan", str(corpus), "-j", "2", "-f", "json", "-o", str(report), "--no-cache"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "simdup", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "simdup", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # The scan's own disposition of SIGHUP, whatever the test runner's: under nohup it
+        # would inherit "ignored", which simdup rightly keeps.
+        preexec_fn=_default_hangup,
     )
     deadline = time.monotonic() + 60
     workers: list[int] = []
