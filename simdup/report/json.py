@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from ..__about__ import __version__
@@ -83,20 +83,29 @@ def header(result: ScanResult) -> dict[str, Any]:
     }
 
 
+class Records:
+    """A list of records in a JSON document, made one at a time as it is written (a million
+    file records held as dicts at once would take more memory than the scan itself)."""
+
+    def __init__(self, items: Iterable[dict[str, Any]]) -> None:
+        self.items = items
+
+
 def render_json(result: ScanResult, stream: TextIO) -> None:
-    doc = header(result)
-    doc["files"] = [file_record(f) for f in result.files]
-    doc["skipped"] = [skip_record(s) for s in result.skipped]
-    doc["clusters"] = [cluster_record(c) for c in result.clusters]
-    doc["pairs"] = [pair_record(p) for p in result.pairs]
+    doc: dict[str, Any] = header(result)
+    doc["files"] = Records(map(file_record, result.files))
+    doc["skipped"] = Records(map(skip_record, result.skipped))
+    doc["clusters"] = Records(map(cluster_record, result.clusters))
+    doc["pairs"] = Records(map(pair_record, result.pairs))
     if has_passages(result):
-        doc["passages"] = [passage_record(p) for p in result.passages]
-        doc["repeated_passages"] = [repeated_record(r) for r in result.repeated_passages]
+        doc["passages"] = Records(map(passage_record, result.passages))
+        doc["repeated_passages"] = Records(map(repeated_record, result.repeated_passages))
     write_indented(doc, stream)
 
 
 def write_indented(doc: dict[str, Any], stream: TextIO) -> None:
-    """``doc`` as indented JSON, except that each item of a list of records is one line.
+    """``doc`` as indented JSON, except that each item of a list of records (``Records``) is
+    one line.
 
     Easy to read and to grep (one file, pair or cluster per line), and 5x faster to write than
     ``indent=2`` all the way down, which the json module can only do in pure Python.
@@ -105,12 +114,14 @@ def write_indented(doc: dict[str, Any], stream: TextIO) -> None:
     for n, (key, value) in enumerate(doc.items()):
         stream.write(",\n  " if n else "\n  ")
         stream.write(json.dumps(key, ensure_ascii=False) + ": ")
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        if isinstance(value, Records):
             stream.write("[")
-            for i, item in enumerate(value):
-                stream.write(",\n    " if i else "\n    ")
+            empty = True
+            for item in value.items:
+                stream.write("\n    " if empty else ",\n    ")
                 stream.write(json.dumps(item, ensure_ascii=False))
-            stream.write("\n  ]")
+                empty = False
+            stream.write("]" if empty else "\n  ]")
         else:
             text = json.dumps(value, ensure_ascii=False, indent=2)
             stream.write(text.replace("\n", "\n  "))
