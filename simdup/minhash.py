@@ -170,20 +170,20 @@ def keyed_candidates(keys: np.ndarray, lanes: np.ndarray | None = None) -> np.nd
     lane apart meet in the higher one. Boilerplate shared by documents of any length then
     proposes only the pairs whose lengths could pass verification."""
     n, bands = keys.shape
-    found = []
+    # Each pair (i < j) as one int64 code i * n + j: half the memory of a row of two, and
+    # the bands' codes are made distinct (and put in (i, j) order) by one sort.
+    found: list[np.ndarray] = []
     for band in range(bands):
         if lanes is None:
-            found.append(equal_key_pairs(keys[:, band]))
+            pairs = equal_key_pairs(keys[:, band])
+            found.append(pairs[:, 0] * np.int64(n) + pairs[:, 1])
             continue
         key = keys[:, band]
         both = equal_key_pairs(np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)]))
         i, j = both[:, 0] % n, both[:, 1] % n
         keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
-        found.append(np.stack([np.minimum(i, j)[keep], np.maximum(i, j)[keep]], axis=1))
-    found = [pairs for pairs in found if pairs.size]
-    if not found:
+        found.append(np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep])
+    if not any(codes.size for codes in found):
         return np.empty((0, 2), dtype=np.int64)
-    pairs = np.concatenate(found).astype(np.int64)
-    # Each pair once, in (i, j) order: one int64 code per pair sorts faster than rows.
-    codes = np.unique(pairs[:, 0] * np.int64(n) + pairs[:, 1])
+    codes = np.unique(np.concatenate(found).astype(np.int64))
     return np.stack([codes // n, codes % n], axis=1)
