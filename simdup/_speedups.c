@@ -681,25 +681,14 @@ PyDoc_STRVAR(jaccard_doc,
 "Jaccard estimate from two bottom-k sketches (sorted distinct uint32, native byte order).\n"
 "See simdup.sketch.estimate_jaccard for the definition.");
 
-static PyObject *bottom_k_jaccard(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* The estimate of simdup.sketch.estimate_jaccard from two sorted distinct uint32 sketches. */
+static double sketch_estimate(const uint32_t *a, Py_ssize_t na, const uint32_t *b, Py_ssize_t nb,
+                              Py_ssize_t k)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard() takes 3 arguments");
-        return NULL;
-    }
-    Py_buffer ab, bb;
-    Py_ssize_t k = PyLong_AsSsize_t(args[2]);
-    if (k == -1 && PyErr_Occurred())
-        return NULL;
-    if (two_buffers(args, &ab, &bb) < 0)
-        return NULL;
-    const uint32_t *a = (const uint32_t *)ab.buf, *b = (const uint32_t *)bb.buf;
-    Py_ssize_t na = ab.len / 4, nb = bb.len / 4, i = 0, j = 0, common = 0, taken = 0;
-    double result;
-    if (na == 0 && nb == 0) {
-        result = 1.0;
-    }
-    else if (na < k && nb < k) {
+    Py_ssize_t i = 0, j = 0, common = 0, taken = 0;
+    if (na == 0 && nb == 0)
+        return 1.0;
+    if (na < k && nb < k) {
         /* Both sketches hold their whole sets: exact. */
         while (i < na && j < nb) {
             if (a[i] == b[j]) {
@@ -714,29 +703,100 @@ static PyObject *bottom_k_jaccard(PyObject *module, PyObject *const *args, Py_ss
                 j++;
             }
         }
-        result = (double)common / (double)(na + nb - common);
+        return (double)common / (double)(na + nb - common);
     }
-    else {
-        /* The k smallest values of the union, and how many of them both hold. */
-        while (taken < k && (i < na || j < nb)) {
-            if (i < na && j < nb && a[i] == b[j]) {
-                common++;
-                i++;
-                j++;
-            }
-            else if (j >= nb || (i < na && a[i] < b[j])) {
-                i++;
-            }
-            else {
-                j++;
-            }
-            taken++;
+    /* The k smallest values of the union, and how many of them both hold. */
+    while (taken < k && (i < na || j < nb)) {
+        if (i < na && j < nb && a[i] == b[j]) {
+            common++;
+            i++;
+            j++;
         }
-        result = (double)common / (double)taken;
+        else if (j >= nb || (i < na && a[i] < b[j])) {
+            i++;
+        }
+        else {
+            j++;
+        }
+        taken++;
     }
+    return (double)common / (double)taken;
+}
+
+static PyObject *bottom_k_jaccard(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard() takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer ab, bb;
+    Py_ssize_t k = PyLong_AsSsize_t(args[2]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (two_buffers(args, &ab, &bb) < 0)
+        return NULL;
+    double result = sketch_estimate((const uint32_t *)ab.buf, ab.len / 4,
+                                    (const uint32_t *)bb.buf, bb.len / 4, k);
     PyBuffer_Release(&ab);
     PyBuffer_Release(&bb);
     return PyFloat_FromDouble(result);
+}
+
+PyDoc_STRVAR(jaccard_pairs_doc,
+"bottom_k_jaccard_pairs(sketches, i, j, k) -> bytes\n\n"
+"bottom_k_jaccard(sketches[i[n]], sketches[j[n]], k) for every n, as native float64: `sketches`\n"
+"a list of bytes, `i` and `j` int64 buffers of the same length.");
+
+static PyObject *bottom_k_jaccard_pairs(PyObject *module, PyObject *const *args,
+                                        Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard_pairs() takes 4 arguments");
+        return NULL;
+    }
+    PyObject *sketches = args[0];
+    if (!PyList_Check(sketches)) {
+        PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard_pairs() needs a list of sketches");
+        return NULL;
+    }
+    Py_ssize_t k = PyLong_AsSsize_t(args[3]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer ib, jb;
+    if (two_buffers(args + 1, &ib, &jb) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    if (ib.len != jb.len || ib.len % (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "bottom_k_jaccard_pairs() needs two int64 arrays of one length");
+        goto done;
+    }
+    const Py_ssize_t n = ib.len / (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t count = PyList_GET_SIZE(sketches);
+    const int64_t *ii = (const int64_t *)ib.buf, *jj = (const int64_t *)jb.buf;
+    result = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
+    if (result == NULL)
+        goto done;
+    double *out = (double *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t p = 0; p < n; p++) {
+        if (ii[p] < 0 || ii[p] >= count || jj[p] < 0 || jj[p] >= count) {
+            PyErr_SetString(PyExc_IndexError, "bottom_k_jaccard_pairs() index out of range");
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyObject *a = PyList_GET_ITEM(sketches, ii[p]), *b = PyList_GET_ITEM(sketches, jj[p]);
+        if (!PyBytes_Check(a) || !PyBytes_Check(b)) {
+            PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard_pairs() needs bytes sketches");
+            Py_CLEAR(result);
+            goto done;
+        }
+        out[p] = sketch_estimate((const uint32_t *)PyBytes_AS_STRING(a), PyBytes_GET_SIZE(a) / 4,
+                                 (const uint32_t *)PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b) / 4,
+                                 k);
+    }
+done:
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&jb);
+    return result;
 }
 
 PyDoc_STRVAR(count_controls_doc,
@@ -1138,6 +1198,8 @@ static PyMethodDef methods[] = {
     {"strip_ignorables", strip_ignorables, METH_O, strip_ignorables_doc},
     {"bottom_k_jaccard", (PyCFunction)(void (*)(void))bottom_k_jaccard, METH_FASTCALL,
      jaccard_doc},
+    {"bottom_k_jaccard_pairs", (PyCFunction)(void (*)(void))bottom_k_jaccard_pairs,
+     METH_FASTCALL, jaccard_pairs_doc},
     {"count_controls", (PyCFunction)(void (*)(void))count_controls, METH_FASTCALL,
      count_controls_doc},
     {"minhash_signature", (PyCFunction)(void (*)(void))minhash_signature, METH_FASTCALL,

@@ -25,7 +25,7 @@ from .index import near_pairs
 from .minhash import band_keys, choose_bands, keyed_candidates, length_lanes
 from .options import ScanOptions
 from .records import DuplicatePair, FingerprintedDocument
-from .sketch import sketch_jaccard
+from .sketch import sketch_jaccard, sketch_jaccard_pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,16 +177,48 @@ class Verifier:
     def pairs(
         self, docs: Sequence[FingerprintedDocument], candidates: Candidates
     ) -> list[VerifiedPair]:
-        """The candidates that are near-duplicates."""
+        """The candidates that are near-duplicates: the rule of ``judge``, applied to all
+        candidates at once where it verifies (millions of chance candidates at scale)."""
+        o = self.options
         ii, jj, dd = candidates.i, candidates.j, candidates.distance
-        if len(candidates) and (self.options.verify or self.options.method == "minhash"):
-            # The length check of ``judge`` for every candidate at once: most chance candidates
-            # (documents sharing boilerplate) fail it. A pair of identical texts passes, since
-            # their whitespace-collapsed lengths are equal.
-            chars = np.fromiter((d.chars for d in docs), dtype=np.float64, count=len(docs))
-            a, b = chars[ii], chars[jj]
-            keep = np.minimum(a, b) >= self.options.min_length_ratio * np.maximum(a, b)
-            ii, jj, dd = ii[keep], jj[keep], dd[keep]
+        if not len(candidates) or not (o.verify or o.method == "minhash"):
+            return self._one_by_one(docs, ii, jj, dd)
+        # Identical normalised texts are near whatever else: equal hashes of the content
+        # digests, then confirmed.
+        digests = np.fromiter((hash(d.content_hash) for d in docs), dtype=np.int64, count=len(docs))
+        same = digests[ii] == digests[jj]
+        for p in np.flatnonzero(same).tolist():
+            same[p] = docs[ii[p]].content_hash == docs[jj[p]].content_hash
+        # The others must be within the radius (SimHash candidates) and pass the length check.
+        chars = np.fromiter((d.chars for d in docs), dtype=np.float64, count=len(docs))
+        a, b = chars[ii], chars[jj]
+        keep = np.minimum(a, b) >= o.min_length_ratio * np.maximum(a, b)
+        if o.method != "minhash":
+            keep &= dd <= self._radius
+        keep |= same
+        ii, jj, dd, same = ii[keep], jj[keep], dd[keep], same[keep]
+        sketches = [d.sketch for d in docs]
+        sims = sketch_jaccard_pairs(sketches, ii, jj, o.features.sketch_size)
+        near = np.flatnonzero(same | (sims >= o.min_similarity))
+        return [
+            VerifiedPair(i, j, d, 1.0 if exact else round(sim, 4), exact)
+            for i, j, d, exact, sim in zip(
+                ii[near].tolist(),
+                jj[near].tolist(),
+                dd[near].tolist(),
+                same[near].tolist(),
+                sims[near].tolist(),
+                strict=True,
+            )
+        ]
+
+    def _one_by_one(
+        self,
+        docs: Sequence[FingerprintedDocument],
+        ii: np.ndarray,
+        jj: np.ndarray,
+        dd: np.ndarray,
+    ) -> list[VerifiedPair]:
         out: list[VerifiedPair] = []
         decide = self._decide
         for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):

@@ -30,7 +30,13 @@ from simdup.minhash import signature, signature_bytes, signature_python
 from simdup.normalize import DEFAULT_IGNORABLE, strip_ignorables_python, strip_urls_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
-from simdup.sketch import bottom_k, bottom_k_bytes, estimate_jaccard, sketch_jaccard
+from simdup.sketch import (
+    bottom_k,
+    bottom_k_bytes,
+    estimate_jaccard,
+    sketch_jaccard,
+    sketch_jaccard_pairs,
+)
 from simdup.textscan import RUN_SEPARATOR, collapse_python, digest_python, scan, units
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
@@ -201,8 +207,9 @@ def test_units_cut_at_line_breaks_no_token_crosses() -> None:
 @needs_native
 @many
 @given(
-    st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(-(2**24) + 1, 2**24 - 1)),
-             max_size=300)  # fmt: skip
+    st.lists(
+        st.tuples(st.integers(0, 2**64 - 1), st.integers(-(2**24) + 1, 2**24 - 1)), max_size=300
+    )  # fmt: skip
 )
 def test_simhash_matches_python(items: list[tuple[int, int]]) -> None:
     """Native SimHash equals the numpy definition bit for bit (ties included)."""
@@ -394,3 +401,30 @@ def test_bottom_k_edge_cases() -> None:
         native.speedups.bottom_k(empty, -1)
     with pytest.raises(ValueError, match="uint64"):
         native.speedups.bottom_k(b"1234567", 4)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.lists(st.integers(0, 2**32 - 1), max_size=40), min_size=1, max_size=8),
+    st.integers(1, 48),
+    st.data(),
+)
+def test_bottom_k_jaccard_pairs_is_the_pairwise_estimate(
+    sets: list[list[int]], k: int, data: st.DataObject
+) -> None:
+    """The batch estimate over index pairs equals ``sketch_jaccard`` pair by pair (exact
+    sketches and truncated ones), and bad indexes or sketches are refused, not read."""
+    assert native.speedups is not None
+    sketches = [np.unique(np.array(s, dtype=np.uint32))[:k].astype("<u4").tobytes() for s in sets]
+    index = st.integers(0, len(sketches) - 1)
+    pairs = data.draw(st.lists(st.tuples(index, index), max_size=20))
+    i = np.array([a for a, _ in pairs], dtype=np.int64)
+    j = np.array([b for _, b in pairs], dtype=np.int64)
+    got = sketch_jaccard_pairs(sketches, i, j, k)
+    assert got.tolist() == [sketch_jaccard(sketches[a], sketches[b], k) for a, b in pairs]
+    beyond = np.array([len(sketches)], dtype=np.int64)
+    with pytest.raises(IndexError):
+        native.speedups.bottom_k_jaccard_pairs(sketches, beyond, np.zeros(1, np.int64), k)
+    with pytest.raises(TypeError):
+        native.speedups.bottom_k_jaccard_pairs([1, 2], np.array([0]), np.array([1]), k)
