@@ -63,6 +63,7 @@ class VerifiedPair:
 
 
 _KEY_CHUNK = 1 << 15
+_VERIFY_SLICE = 1 << 20
 
 
 def band_layout(options: ScanOptions) -> tuple[int, int]:
@@ -177,27 +178,45 @@ class Verifier:
     def pairs(
         self, docs: Sequence[FingerprintedDocument], candidates: Candidates
     ) -> list[VerifiedPair]:
-        """The candidates that are near-duplicates: the rule of ``judge``, applied to all
-        candidates at once where it verifies (millions of chance candidates at scale)."""
+        """The candidates that are near-duplicates: the rule of ``judge``, applied to a slice
+        of candidates at a time where it verifies (millions of chance candidates at scale,
+        with the memory of one slice's arrays)."""
         o = self.options
         ii, jj, dd = candidates.i, candidates.j, candidates.distance
         if not len(candidates) or not (o.verify or o.method == "minhash"):
             return self._one_by_one(docs, ii, jj, dd)
+        digests = np.fromiter((hash(d.content_hash) for d in docs), dtype=np.int64, count=len(docs))
+        chars = np.fromiter((d.chars for d in docs), dtype=np.float64, count=len(docs))
+        sketches = [d.sketch for d in docs]
+        out: list[VerifiedPair] = []
+        for start in range(0, len(candidates), _VERIFY_SLICE):
+            part = slice(start, start + _VERIFY_SLICE)
+            out += self._slice(docs, digests, chars, sketches, ii[part], jj[part], dd[part])
+        return out
+
+    def _slice(
+        self,
+        docs: Sequence[FingerprintedDocument],
+        digests: np.ndarray,
+        chars: np.ndarray,
+        sketches: list[bytes],
+        ii: np.ndarray,
+        jj: np.ndarray,
+        dd: np.ndarray,
+    ) -> list[VerifiedPair]:
+        o = self.options
         # Identical normalised texts are near whatever else: equal hashes of the content
         # digests, then confirmed.
-        digests = np.fromiter((hash(d.content_hash) for d in docs), dtype=np.int64, count=len(docs))
         same = digests[ii] == digests[jj]
         for p in np.flatnonzero(same).tolist():
             same[p] = docs[ii[p]].content_hash == docs[jj[p]].content_hash
         # The others must be within the radius (SimHash candidates) and pass the length check.
-        chars = np.fromiter((d.chars for d in docs), dtype=np.float64, count=len(docs))
         a, b = chars[ii], chars[jj]
         keep = np.minimum(a, b) >= o.min_length_ratio * np.maximum(a, b)
         if o.method != "minhash":
             keep &= dd <= self._radius
         keep |= same
         ii, jj, dd, same = ii[keep], jj[keep], dd[keep], same[keep]
-        sketches = [d.sketch for d in docs]
         sims = sketch_jaccard_pairs(sketches, ii, jj, o.features.sketch_size)
         near = np.flatnonzero(same | (sims >= o.min_similarity))
         return [

@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import simdup.verify
 from simdup.options import ScanOptions
 from simdup.outcome import scan_outcome
 from simdup.records import DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
@@ -83,9 +84,13 @@ def test_pairs_keeps_only_near_duplicates_as_typed_records() -> None:
     ],
     ids=["default", "minhash", "no-verify", "lenient"],
 )
-def test_pairs_decides_every_candidate_as_judge_does(options: ScanOptions) -> None:
-    """``pairs`` (vectorised length check, no reasons worded) keeps exactly the candidates
-    ``judge`` calls near, with the same similarity and exactness."""
+@pytest.mark.parametrize("slice_size", [3, 1 << 20])
+def test_pairs_decides_every_candidate_as_judge_does(
+    options: ScanOptions, slice_size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pairs`` (array operations on slices of candidates, no reasons worded) keeps exactly
+    the candidates ``judge`` calls near, with the same similarity and exactness."""
+    monkeypatch.setattr(simdup.verify, "_VERIFY_SLICE", slice_size)
     docs = [A, B_SIMILAR, C_DIFFERENT, D_SAME_TEXT, E_SHORT]
     ii, jj = np.triu_indices(len(docs), 1)
     distances = np.array([(3 * i + 5 * j) % 16 for i, j in zip(ii, jj, strict=True)])
