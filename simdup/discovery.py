@@ -269,7 +269,7 @@ class _Walker:
             subdirs: list[Frame] = []
             for entry in entries:
                 name = entry.name
-                path = os.path.join(directory, name)
+                path = entry.path  # os.path.join(directory, name), made by scandir
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 if not o.hidden and (_is_hidden(name) or name in VCS_DIRS):
                     continue
