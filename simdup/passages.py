@@ -1,16 +1,19 @@
 """Duplicated passages: which line ranges of a document are near-copies of which of another's.
 
-The document pipeline, one level down. Each file is read and decoded as a scan reads it and
-cut into blocks (``simdup.blocks``: paragraphs and headings with their line numbers). A
-*window* starts at every block and takes the following blocks until it holds ``min_words``
-words, so a copied passage of at least that many words has a window lying wholly inside it on
-both sides, whatever surrounds it. Each window gets a 64-bit SimHash of its terms (the scan's
-features, stopwords and weights, summed block by block) and its word set; then
+The document pipeline, one level down. Each file is decoded as a scan decodes it (with the
+local engine, in the worker that fingerprints it, from the same text) and cut into blocks
+(``simdup.blocks``: paragraphs and headings with their line numbers). A *window* starts at
+every block and takes the following blocks until it holds ``min_words`` words, so a copied
+passage of at least that many words has a window lying wholly inside it on both sides,
+whatever surrounds it. Each window gets a 64-bit SimHash of its terms (the scan's features,
+stopwords and weights, summed block by block) and its word set; then
 
 1. candidate windows come from the exact block index (``simdup.index``) within ``radius``
-   bits, identical fingerprints collapsed first;
+   bits, identical fingerprints collapsed first (its tables shared among worker processes on
+   large inputs);
 2. each candidate is judged by the one near-duplicate rule, ``simdup.verify.Verifier``, with
-   the passage thresholds (length ratio in words, exact word-set Jaccard of the windows);
+   the passage thresholds (length ratio in words, exact word-set Jaccard of the windows), all
+   in one ``Verifier.pairs`` call;
 3. windows matched across more than ``max_repeats`` documents (a licence footer, a newsletter
    header) form one *repeated passage*, reported once with its occurrences instead of as
    N(N-1)/2 pairs;
@@ -35,7 +38,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate
+from itertools import combinations
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -44,14 +47,25 @@ import xxhash
 from .blocks import DEFAULT_MAX_LINES, cut_text, split_lines
 from .decoding import decode_data, decode_file
 from .discovery import find_files
+from .engines import (
+    Engine,
+    ProcessPoolEngine,
+    Progress,
+    Result,
+    SerialEngine,
+    batches,
+    in_file_order,
+    make_engine,
+)
 from .errors import ConfigError, InputError
 from .features import weigh
-from .index import MAX_THRESHOLD, collapse, unique_near_pairs
+from .index import MAX_THRESHOLD, Layout, choose_layout, collapse, table_pairs, unique_near_pairs
 from .normalize import strip_ignorables, strip_markup
 from .options import ScanOptions, resolve_options
 from .params import FeatureParams
 from .processor import DocumentProcessor, processor_for
 from .records import (
+    DecodedDocument,
     FingerprintedDocument,
     PassagePair,
     PassageSpan,
@@ -63,7 +77,7 @@ from .records import (
 from .scanning import scan
 from .textscan import CJK_RANGE
 from .textscan import collapse as collapse_whitespace
-from .verify import Verifier
+from .verify import Candidates, Verifier
 from .workerpool import WorkerPool
 
 PREVIEW_CHARS = 40
@@ -426,8 +440,8 @@ class Passages:
 
 
 class _Windows:
-    """Every window of every document as parallel arrays, and the window records the verifier
-    judges (made on first use)."""
+    """Every window of every document as parallel arrays (its words and a key of its text
+    too), and the window records the verifier judges."""
 
     def __init__(self, docs: Sequence[DocumentPassages]) -> None:
         self.docs = docs
@@ -444,46 +458,100 @@ class _Windows:
         self.first = np.concatenate(firsts) if firsts else empty
         self.last = np.concatenate(lasts) if lasts else empty
         self.fps = np.concatenate(fps) if fps else np.empty(0, dtype=np.uint64)
-        self._records: dict[int, FingerprintedDocument] = {}
+        self.words, self.key = _window_words_and_keys(docs, self.doc, self.first, self.last)
 
     def __len__(self) -> int:
         return int(self.fps.size)
 
-    def identity(self, w: int) -> bytes:
-        """A key of window ``w``'s text: the hashes of its blocks' whitespace-collapsed texts."""
-        doc = self.docs[int(self.doc[w])]
-        return doc.identity[int(self.first[w]) : int(self.last[w]) + 1].tobytes()
+    def long_enough(self, x: np.ndarray, y: np.ndarray, verifier: Verifier) -> np.ndarray:
+        """Which window pairs pass the verifier's length check (in words, as their records
+        say), all at once: a pair that fails it is no near-duplicate, since windows of the same
+        text have the same number of words."""
+        a, b = self.words[x].astype(np.float64), self.words[y].astype(np.float64)
+        ratio = verifier.options.min_length_ratio
+        ok: np.ndarray = np.minimum(a, b) >= ratio * np.maximum(a, b)
+        return ok
 
-    def record(self, w: int) -> FingerprintedDocument:
-        """Window ``w`` as the verifier sees a document: its length in words, its exact word
-        set as the sketch (a window has far fewer distinct words than a sketch holds), and the
-        identity of its blocks' texts as its content hash."""
-        found = self._records.get(w)
-        if found is None:
-            doc = self.docs[int(self.doc[w])]
-            first, last = int(self.first[w]), int(self.last[w])
-            found = self._records[w] = _record(doc, first, last, int(self.fps[w]))
-        return found
+    def records(self, chosen: np.ndarray) -> list[FingerprintedDocument]:
+        """Each window of ``chosen`` (ascending) as the verifier sees a document: its length in
+        words, its exact word set as the sketch (a window has far fewer distinct words than a
+        sketch holds), and the identity of its blocks' texts as its content hash. Made
+        together: a window's terms are one slice of its document's (blocks are stored in
+        order), so all are gathered, sorted and made distinct in one pass."""
+        if chosen.size == 0:
+            return []
+        pieces, owners = [], []
+        doc, first, last = self.doc[chosen], self.first[chosen], self.last[chosen]
+        cuts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]])
+        for lo, hi in zip(cuts.tolist(), [*cuts[1:].tolist(), chosen.size], strict=True):
+            d = self.docs[int(doc[lo])]
+            begin = d.offsets[first[lo:hi]]
+            count = d.offsets[last[lo:hi] + 1] - begin
+            at = np.repeat(begin - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+            pieces.append(d.terms[at].astype(np.uint64))
+            owners.append(np.repeat(np.arange(lo, hi, dtype=np.uint64), count))
+        keyed = np.concatenate(owners) << np.uint64(32) | np.concatenate(pieces)
+        keyed.sort()
+        if keyed.size > 1:
+            keyed = keyed[np.r_[True, keyed[1:] != keyed[:-1]]]
+        bounds = np.searchsorted(
+            keyed >> np.uint64(32), np.arange(chosen.size + 1, dtype=np.uint64)
+        )
+        terms = (keyed & np.uint64(0xFFFFFFFF)).astype("<u4")
+        out = []
+        for n, (w, d_, f, la) in enumerate(
+            zip(chosen.tolist(), doc.tolist(), first.tolist(), last.tolist(), strict=True)
+        ):
+            d = self.docs[d_]
+            words = int(self.words[w])
+            found = FingerprintedDocument(
+                path=d.path,
+                fingerprint=int(self.fps[w]),
+                encoding="",
+                encoding_source="",
+                size=0,
+                token_count=words,
+                feature_count=int(bounds[n + 1] - bounds[n]),
+                content_hash=xxhash.xxh3_128_hexdigest(d.identity[f : la + 1].tobytes()),
+                chars=words,
+                sketch=terms[bounds[n] : bounds[n + 1]].tobytes(),
+            )
+            out.append(found)
+        return out
 
 
-def _record(
-    doc: DocumentPassages, first: int, last: int, fingerprint: int
-) -> FingerprintedDocument:
-    terms = doc.block_terms(first, last)
-    words = int(doc.words[first : last + 1].sum())
-    identity = xxhash.xxh3_128_hexdigest(doc.identity[first : last + 1].tobytes())
-    return FingerprintedDocument(
-        path=doc.path,
-        fingerprint=fingerprint,
-        encoding="",
-        encoding_source="",
-        size=0,
-        token_count=words,
-        feature_count=int(terms.size),
-        content_hash=identity,
-        chars=words,
-        sketch=terms.astype("<u4").tobytes(),
-    )
+_KEY_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
+_KEY_INVERSE = np.uint64(pow(int(_KEY_BASE), -1, 1 << 64))
+
+
+def _window_words_and_keys(
+    docs: Sequence[DocumentPassages], doc: np.ndarray, first: np.ndarray, last: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each window's words, and a key of its text (a polynomial hash modulo 2**64 of its
+    blocks' text hashes, from prefix sums; windows with equal keys and equal words hold the
+    same blocks' texts, as the verifier's content hash says)."""
+    words = np.zeros(doc.size, dtype=np.int64)
+    key = np.zeros(doc.size, dtype=np.uint64)
+    at = 0
+    with np.errstate(over="ignore"):
+        for d in docs:
+            n = int(np.count_nonzero(d.window_end >= 0))
+            if n == 0:
+                continue
+            f, la = first[at : at + n], last[at : at + n]
+            cumulative = np.concatenate(([0], np.cumsum(d.words)))
+            words[at : at + n] = cumulative[la + 1] - cumulative[f]
+            size = d.identity.size
+            powers = np.ones(size, dtype=np.uint64)
+            inverse = np.ones(size, dtype=np.uint64)
+            if size > 1:
+                np.cumprod(np.full(size - 1, _KEY_BASE), out=powers[1:])
+                np.cumprod(np.full(size - 1, _KEY_INVERSE), out=inverse[1:])
+            prefix = np.zeros(size + 1, dtype=np.uint64)
+            np.cumsum(d.identity * powers, out=prefix[1:])
+            key[at : at + n] = (prefix[la + 1] - prefix[f]) * inverse[f]
+            at += n
+    return words, key
 
 
 def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
@@ -538,13 +606,16 @@ def match_passages(
     scan_options: ScanOptions | None = None,
     near_duplicates: Iterable[tuple[str, str]] = (),
     texts: Callable[[str], str | None] | None = None,
+    jobs: int = 1,
 ) -> Passages:
     """Pairs of duplicated regions and repeated passages among ``docs``.
 
     ``near_duplicates``: path pairs the scan reports as near-duplicate documents; their
     passages are left out unless ``options.all_pairs``. ``texts``: the decoded text of a
     document by path (None: no longer readable), to set the regions' ends line by line;
-    without it they stay on block boundaries.
+    without it they stay on block boundaries (``texts`` is called in worker processes when
+    ``jobs`` > 1). ``jobs``: processes for the index join and the line-level edges of large
+    inputs (the same results as one).
     """
     windows = _Windows(docs)
     verifier = options.verifier(scan_options)
@@ -555,7 +626,7 @@ def match_passages(
         return empty
     unique, members, bounds = collapse(windows.fps)
     starts, sizes = bounds[:-1], np.diff(bounds)
-    ua, ub, ud = unique_near_pairs(unique, options.radius)
+    ua, ub, ud = _near_pairs(unique, options.radius, jobs)
     skip = np.empty(0, dtype=np.int64)
     if not options.all_pairs:
         index = {d.path: n for n, d in enumerate(docs)}
@@ -588,28 +659,55 @@ def match_passages(
     stats["candidates"] = int(useful.size)
     verified: list[tuple[int, int]] = []
     good = np.zeros(ua.size, dtype=bool)
-    for e in useful.tolist():
-        u, v = int(ua[e]), int(ub[e])
-        a, b = int(members[starts[u]]), int(members[starts[v]])
-        if verifier.judge(windows.record(a), windows.record(b), int(ud[e])).near:
-            verified.append((u, v))
-            good[e] = True
+    head = members[starts]  # the first window of each fingerprint
+    useful = useful[windows.long_enough(head[ua[useful]], head[ub[useful]], verifier)]
     # Windows sharing a fingerprint go through the same verifier, each against its group's
     # first window at distance 0 (``sound``, by position in ``members``); the verifier's first
-    # rule (the same text) is checked here on the blocks' text hashes, so only windows whose
-    # text differs cost a judgement. A window that fails is left out of its group's pairs.
-    sound = np.ones(members.size, dtype=bool)
-    same_text = 0
-    for g in np.flatnonzero(sizes > 1).tolist():
-        first = int(members[starts[g]])
-        key = windows.identity(first)
-        for pos in range(int(starts[g]) + 1, int(starts[g] + sizes[g])):
-            w = int(members[pos])
-            if windows.identity(w) == key:
-                same_text += 1
-            elif not verifier.judge(windows.record(first), windows.record(w), 0).near:
-                sound[pos] = False
-    stats["same_fingerprint_judged"] = int(sizes[sizes > 1].sum() - (sizes > 1).sum()) - same_text
+    # rule (the same text) is checked here on the windows' text keys, and its length rule on
+    # their words, so only windows whose text differs and whose length passes are judged,
+    # one per distinct text of a group. A window that fails is left out of its group's pairs.
+    group = np.repeat(np.arange(sizes.size), sizes)
+    leader = head[group]
+    same = (windows.key[members] == windows.key[leader]) & (
+        windows.words[members] == windows.words[leader]
+    )
+    sound = same | windows.long_enough(members, leader, verifier)
+    ask = np.flatnonzero(~same & sound)
+    order = np.lexsort((ask, windows.words[members[ask]], windows.key[members[ask]], group[ask]))
+    ask = ask[order]
+    distinct = np.ones(ask.size, dtype=bool)
+    if ask.size > 1:
+        g, w = group[ask], members[ask]
+        distinct[1:] = (
+            (g[1:] != g[:-1])
+            | (windows.key[w[1:]] != windows.key[w[:-1]])
+            | (windows.words[w[1:]] != windows.words[w[:-1]])
+        )
+    text_of = np.cumsum(distinct) - 1  # which distinct text of its group each asked one is
+    judged = ask[distinct]
+    stats["same_fingerprint_judged"] = int(judged.size)
+    # One verifier call for all: the candidates' first windows, then each group's first
+    # window with one window of each of its other texts.
+    left = np.concatenate((head[ua[useful]], leader[judged]))
+    right = np.concatenate((head[ub[useful]], members[judged]))
+    distance = np.concatenate((ud[useful].astype(np.int64), np.zeros(judged.size, np.int64)))
+    chosen = np.unique(np.concatenate((left, right)))
+    found = verifier.pairs(
+        windows.records(chosen),
+        Candidates(np.searchsorted(chosen, left), np.searchsorted(chosen, right), distance),
+    )
+    near = np.zeros(left.size, dtype=bool)
+    if found:
+        at = {(int(chosen[p.i]), int(chosen[p.j])): True for p in found}
+        near = np.fromiter(
+            (at.get(k, False) for k in zip(left.tolist(), right.tolist(), strict=True)),
+            dtype=bool,
+            count=left.size,
+        )
+    good = np.zeros(ua.size, dtype=bool)
+    good[useful] = near[: useful.size]
+    verified = list(zip(ua[good].tolist(), ub[good].tolist(), strict=True))
+    sound[ask] = near[useful.size :][text_of]
     group_sound = (
         np.add.reduceat(sound.astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
     )
@@ -640,7 +738,10 @@ def match_passages(
     pairs = _regions(windows, wx, wy, options, boiler)
     if texts is not None and pairs:
         params = (scan_options or ScanOptions()).features
-        pairs = _refine_all(pairs, texts, PassageProcessor(params, options), options)
+        if jobs > 1 and len(pairs) >= _PARALLEL_REFINE:
+            pairs = _refine_parallel(pairs, texts, params, options, jobs)
+        else:
+            pairs = _refine_all(pairs, texts, PassageProcessor(params, options), options)
     stats["pairs"] = len(pairs)
     stats["repeated"] = len(repeated)
     return Passages(tuple(pairs), repeated, stats)
@@ -653,32 +754,108 @@ def _refine_all(
     options: PassageOptions,
 ) -> list[PassagePair]:
     """``refine_edges`` of every pair (sorted by side A, so each text of side A is read once)."""
-    held: dict[str, str | None] = {}
-    split: dict[str, list[tuple[str, int]]] = {}  # by text, for the texts held
+    held: dict[str, TextLines | None] = {}
 
-    def text(path: str) -> str | None:
+    def text(path: str) -> TextLines | None:
         if path not in held:
             if len(held) > 2:
-                gone = held.pop(next(iter(held)))
-                if gone is not None:
-                    split.pop(gone, None)
-            held[path] = texts(path)
+                held.pop(next(iter(held)))
+            found = texts(path)
+            held[path] = None if found is None else TextLines(found)
         return held[path]
-
-    def lines(t: str) -> list[tuple[str, int]]:
-        found = split.get(t)
-        if found is None:
-            found = split[t] = split_lines(t)
-        return found
 
     out = []
     for pair in pairs:
         a, b = text(pair.a.path), text(pair.b.path)
         if a is not None and b is not None:
-            pair = refine_edges(
-                pair, a, b, options.max_block_lines, options.edge_gap, proc.terms, lines
-            )
+            pair = refine_edges(pair, a, b, options.max_block_lines, options.edge_gap, proc.terms)
         out.append(pair)
+    out.sort(key=_pair_order)
+    return [p for n, p in enumerate(out) if n == 0 or p != out[n - 1]]
+
+
+# ---------------------------------------------------------------------------------------------
+# The index join and the line-level edges in worker processes (large inputs only)
+
+# Fewer distinct window fingerprints, or fewer pairs to refine, than this: one process (the
+# workers would cost more to start than they save).
+_PARALLEL_JOIN = 1 << 14
+_PARALLEL_REFINE = 256
+
+_JOIN: tuple[np.ndarray, Layout, int] | None = None
+_REFINE: tuple[Callable[[str], str | None], PassageProcessor, PassageOptions] | None = None
+
+
+def _init_join(unique: np.ndarray, layout: Layout, radius: int) -> None:
+    global _JOIN
+    _JOIN = (unique, layout, radius)
+
+
+def _join_tables(tables: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    assert _JOIN is not None
+    unique, layout, radius = _JOIN
+    parts = [table_pairs(unique, layout, table, radius) for table in tables]
+    a, b, d = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return a, b, d
+
+
+def _near_pairs(unique: np.ndarray, radius: int, jobs: int) -> tuple[np.ndarray, ...]:
+    """``unique_near_pairs(unique, radius)``, its tables shared among ``jobs`` processes."""
+    layout = choose_layout(unique.size, radius)
+    tables = list(combinations(range(layout.blocks), layout.key_blocks))
+    if jobs < 2 or unique.size < _PARALLEL_JOIN or len(tables) < 4 * jobs:
+        return unique_near_pairs(unique, radius, layout)
+    # Every table emits its own pairs (each pair exactly one table's), so tables split freely;
+    # interleaved, so that each task holds tables of every kind.
+    tasks = [tables[k :: 4 * jobs] for k in range(4 * jobs)]
+    with WorkerPool(
+        _join_tables,
+        jobs,
+        initializer=_init_join,
+        initargs=(unique, layout, radius),
+        describe=lambda t: f"the passage index join ({len(t)} tables)",
+    ) as pool:
+        parts = [found for _, found in pool.results(tasks)]
+    a, b, d = (np.concatenate(column) for column in zip(*parts, strict=True))
+    order = np.lexsort((b, a))
+    return a[order], b[order], d[order]
+
+
+def _init_refine(
+    texts: Callable[[str], str | None], params: FeatureParams, options: PassageOptions
+) -> None:
+    global _REFINE
+    _REFINE = (texts, PassageProcessor(params, options), options)
+
+
+def _refine_batch(pairs: Sequence[PassagePair]) -> list[PassagePair]:
+    assert _REFINE is not None
+    texts, proc, options = _REFINE
+    return _refine_all(list(pairs), texts, proc, options)
+
+
+def _refine_parallel(
+    pairs: list[PassagePair],
+    texts: Callable[[str], str | None],
+    params: FeatureParams,
+    options: PassageOptions,
+    jobs: int,
+) -> list[PassagePair]:
+    """``_refine_all`` in ``jobs`` processes: runs of pairs (in order, so that each text of side
+    A is still read about once) as tasks."""
+    size = -(-len(pairs) // (4 * jobs))
+    tasks = [pairs[at : at + size] for at in range(0, len(pairs), size)]
+    _init_refine(texts, params, options)  # dictionaries loaded once, before fork
+    out: list[PassagePair] = []
+    with WorkerPool(
+        _refine_batch,
+        jobs,
+        initializer=_init_refine,
+        initargs=(texts, params, options),
+        describe=lambda t: f"the edges of {len(t)} passages from {t[0].a.path!r}",
+    ) as pool:
+        for _, found in pool.results(tasks):
+            out.extend(found)
     out.sort(key=_pair_order)
     return [p for n, p in enumerate(out) if n == 0 or p != out[n - 1]]
 
@@ -871,59 +1048,121 @@ def _one(doc: DocumentPassages, k: int) -> np.ndarray:
 # the middle of a block is found from the next block on, and a window reaching past a copy's
 # end can carry its neighbours into the region. So each reported region's ends are set again
 # from the two texts (read again, only for documents that have a region): the tokens of both
-# regions and a few lines around them are aligned (``difflib``, longest matching runs in
-# order); runs of at least ``_EDGE_RUN`` tokens chain while no more than ``edge_gap`` tokens
-# lie between two of them on either side (an edited word or two), and the chain that covers
-# most of the block-level region gives the first and last line on each side. Alignment in
-# order, rather than shared words, keeps a neighbouring line out that shares words with the
-# copy but not their order (an image link to the same host, a heading naming the topic); the
-# tokens run across line ends, so re-wrapped text aligns as well as the original.
+# regions and a few lines around them are aligned as ``difflib.SequenceMatcher`` aligns them
+# (longest matching runs in order; ``matching_runs``); runs of at least ``_EDGE_RUN`` tokens
+# chain while no more than ``edge_gap`` tokens lie between two of them on either side (an
+# edited word or two), and the chain that covers most of the block-level region gives the
+# first and last line on each side. Alignment in order, rather than shared words, keeps a
+# neighbouring line out that shares words with the copy but not their order (an image link to
+# the same host, a heading naming the topic); the tokens run across line ends, so re-wrapped
+# text aligns as well as the original.
 
-# One token per CJK character (no segmenter needed for order), else a run of word characters.
-_EDGE_TOKEN = re.compile(rf"[{CJK_RANGE}]|[^\W_{CJK_RANGE}]+")
+# One token per CJK character (no segmenter needed for order), else a run of word characters;
+# a line end is a token of its own, so one pass over a range of lines says where each token is.
+_EDGE_TOKEN = re.compile(rf"\n|[{CJK_RANGE}]|[^\W_{CJK_RANGE}]+")
 _EDGE_RUN = 3  # shorter matching runs are chance ("的是", "the")
 _EDGE_MAX_TOKENS = 1 << 15  # larger ranges keep their block-level ends (alignment cost)
+# More token pairs than this starting equal runs (a table of numbers) keep their ends too.
+_EDGE_MAX_GRAMS = 1 << 20
 
 
-def _edge_tokens(lines: Sequence[tuple[str, int]], lo: int, hi: int) -> tuple[list[str], list[int]]:
-    """The tokens of lines ``lo..hi`` (0-based, inclusive) and the line of each."""
-    tokens: list[str] = []
-    where: list[int] = []
-    for i in range(lo, hi + 1):
-        found = _EDGE_TOKEN.findall(lines[i][0].casefold())
-        tokens.extend(found)
-        where.extend([i] * len(found))
-    return tokens, where
+class TextLines:
+    """A text and where its lines start and end (those of ``split_lines``, as arrays)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        if "\r" in text:
+            lines = split_lines(text)
+            self.starts = np.array([o for _, o in lines], dtype=np.int64)
+            self.ends = np.array([o + len(line) for line, o in lines], dtype=np.int64)
+            return
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        breaks = np.flatnonzero(codes == 10)
+        starts = np.concatenate(([0], breaks + 1))
+        ends = np.append(breaks, len(text))
+        if starts[-1] == len(text):  # ends with a newline (or is empty): no line after it
+            starts, ends = starts[:-1], ends[:-1]
+        self.starts, self.ends = starts.astype(np.int64), ends.astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    def line(self, k: int) -> str:
+        return self.text[int(self.starts[k]) : int(self.ends[k])]
+
+    def tokens(self, lo: int, hi: int) -> list[str]:
+        """The tokens of lines ``lo..hi`` (0-based, inclusive), a line end as ``"\\n"``."""
+        chunk = self.text[int(self.starts[lo]) : int(self.ends[hi])]
+        if "\r" in chunk:
+            chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
+        found: list[str] = _EDGE_TOKEN.findall(chunk.casefold())
+        return found
 
 
-def matching_runs(a: Sequence[str], b: Sequence[str], min_run: int) -> list[tuple[int, int, int]]:
-    """The matching blocks ``(i, j, size)`` of ``difflib.SequenceMatcher(None, a, b,
-    autojunk=False)`` of at least ``min_run`` tokens, in order, without its quadratic cost on
-    common tokens: the maximal runs of equal tokens of at least ``min_run`` are found from
-    their first ``min_run``-grams, then chosen as difflib chooses (the longest in the box,
-    ties to the smallest ``i``, then ``j``; then recursively left and right of it). Shorter
-    matches only split boxes where no run of ``min_run`` is left, so leaving them out changes
-    nothing."""
-    if min_run < 1:
-        raise ValueError("min_run must be at least 1")
-    n, m = len(a), len(b)
-    if n < min_run or m < min_run:
+def _ids_and_lines(found: list[str], ids: dict[str, int], lo: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ids of tokens ``found`` (a line end is id 0, left out) and the line of each, the
+    first line being ``lo``."""
+    every = np.fromiter(map(ids.__getitem__, found), dtype=np.int64, count=len(found))
+    breaks = every == 0
+    keep = ~breaks
+    return every[keep], (lo + np.cumsum(breaks))[keep]
+
+
+def _token_ids(a: Sequence[str], b: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    ids: dict[str, int] = {}
+    put = ids.setdefault
+    ia = np.array([put(t, len(ids)) for t in a], dtype=np.int64)
+    ib = np.array([put(t, len(ids)) for t in b], dtype=np.int64)
+    return ia, ib
+
+
+def _equal_runs(a: np.ndarray, b: np.ndarray, min_run: int) -> list[tuple[int, int, int]] | None:
+    """Every maximal run ``(i, j, size)`` of ``a[i:i+size] == b[j:j+size]`` with ``size >=
+    min_run`` (token ids below 2**20); None when there are too many to look at."""
+    n, m = a.size - min_run + 1, b.size - min_run + 1
+    if n < 1 or m < 1:
         return []
-    where: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    for j in range(m - min_run + 1):
-        where[tuple(b[j : j + min_run])].append(j)
-    runs: list[tuple[int, int, int]] = []
-    open_runs: dict[int, int] = {}  # j of a gram matched at i - 1 -> i where its run starts
-    for i in range(n - min_run + 1):
-        found = where.get(tuple(a[i : i + min_run]))
-        now = {j: open_runs.get(j - 1, i) for j in found} if found else {}
-        for j, start in open_runs.items():
-            if j + 1 not in now:  # the run ended with the gram at i - 1
-                runs.append((start, j - (i - 1 - start), i - start + min_run - 1))
-        open_runs = now
-    end = n - min_run + 1
-    for j, start in open_runs.items():
-        runs.append((start, j - (end - 1 - start), end - start + min_run - 1))
+    ka, kb = a[:n].copy(), b[:m].copy()
+    for t in range(1, min_run):  # the ids of each min_run-gram in one int64
+        ka = (ka << 20) | a[t : t + n]
+        kb = (kb << 20) | b[t : t + m]
+    order = np.argsort(kb, kind="stable")
+    sb = kb[order]
+    lo = np.searchsorted(sb, ka, side="left")
+    count = np.searchsorted(sb, ka, side="right") - lo
+    total = int(count.sum())
+    if total == 0:
+        return []
+    if total > _EDGE_MAX_GRAMS:
+        return None
+    i = np.repeat(np.arange(n, dtype=np.int64), count)
+    j = order[
+        np.repeat(lo, count) + (np.arange(total) - np.repeat(np.cumsum(count) - count, count))
+    ]
+    d = i - j
+    o = np.lexsort((i, d))
+    i, d = i[o], d[o]
+    new = np.ones(i.size, dtype=bool)
+    new[1:] = (d[1:] != d[:-1]) | (i[1:] != i[:-1] + 1)
+    first = np.flatnonzero(new)
+    last = np.append(first[1:], i.size) - 1
+    start = i[first]
+    return list(
+        zip(
+            start.tolist(),
+            (start - d[first]).tolist(),
+            (i[last] - start + min_run).tolist(),
+            strict=True,
+        )
+    )
+
+
+def _choose_runs(
+    runs: list[tuple[int, int, int]], n: int, m: int, min_run: int
+) -> list[tuple[int, int, int]]:
+    """The runs difflib's ``get_matching_blocks`` keeps of ``runs`` (maximal equal runs of
+    sequences of ``n`` and ``m`` tokens): the longest in the box, ties to the smallest ``i``,
+    then ``j``; then recursively left and right of it, each run clipped to the box."""
     chosen: list[tuple[int, int, int]] = []
     boxes = [(0, n, 0, m, runs)]
     while boxes:
@@ -953,20 +1192,35 @@ def matching_runs(a: Sequence[str], b: Sequence[str], min_run: int) -> list[tupl
     return chosen
 
 
+def matching_runs(a: Sequence[str], b: Sequence[str], min_run: int) -> list[tuple[int, int, int]]:
+    """The matching blocks ``(i, j, size)`` of ``difflib.SequenceMatcher(None, a, b,
+    autojunk=False)`` of at least ``min_run`` tokens, in order, without difflib's cost on
+    common tokens: the maximal equal runs of at least ``min_run`` are found from their
+    ``min_run``-grams (numpy), then chosen as difflib chooses. A shorter match only splits a
+    box in which no run of ``min_run`` is left, so leaving them out changes nothing."""
+    if min_run < 1:
+        raise ValueError("min_run must be at least 1")
+    ia, ib = _token_ids(a, b)
+    runs = _equal_runs(ia, ib, min_run)
+    if runs is None:
+        raise ValueError("too many equal runs to choose from")
+    return _choose_runs(runs, len(a), len(b), min_run)
+
+
 def refine_edges(
     pair: PassagePair,
-    text_a: str,
-    text_b: str,
+    text_a: str | TextLines,
+    text_b: str | TextLines,
     margin: int,
     gap: int,
     measure: Callable[[str], tuple[frozenset[int], int]],
-    split: Callable[[str], list[tuple[str, int]]] = split_lines,
 ) -> PassagePair:
     """``pair`` with both regions' ends set by aligning their tokens (see above), looking up
     to ``margin`` lines beyond each block-level end; unchanged when nothing aligns.
-    ``split``: ``split_lines``, or a memo of it (a text takes part in many pairs)."""
-    lines_a, lines_b = split(text_a), split(text_b)
-    if not lines_a or not lines_b:
+    ``TextLines`` of a text may be passed instead of it (a text takes part in many pairs)."""
+    lines_a = text_a if isinstance(text_a, TextLines) else TextLines(text_a)
+    lines_b = text_b if isinstance(text_b, TextLines) else TextLines(text_b)
+    if not len(lines_a) or not len(lines_b):
         return pair
     core_a = (pair.a.start_line - 1, pair.a.end_line - 1)  # 0-based from here on
     core_b = (pair.b.start_line - 1, pair.b.end_line - 1)
@@ -975,59 +1229,75 @@ def refine_edges(
     if pair.a.path == pair.b.path:  # within one document: the two sides never meet
         hi_a = min(hi_a, core_b[0] - 1)
         lo_b = max(lo_b, core_a[1] + 1)
-    tokens_a, where_a = _edge_tokens(lines_a, lo_a, hi_a)
-    tokens_b, where_b = _edge_tokens(lines_b, lo_b, hi_b)
-    if not tokens_a or not tokens_b or len(tokens_a) + len(tokens_b) > _EDGE_MAX_TOKENS:
+    if lo_a > hi_a or lo_b > hi_b:
         return pair
-    runs = matching_runs(tokens_a, tokens_b, _EDGE_RUN)
+    found_a, found_b = lines_a.tokens(lo_a, hi_a), lines_b.tokens(lo_b, hi_b)
+    if len(found_a) + len(found_b) > _EDGE_MAX_TOKENS + hi_a - lo_a + hi_b - lo_b:
+        return pair
+    vocabulary = dict.fromkeys(["\n"])
+    vocabulary.update(dict.fromkeys(found_a))
+    vocabulary.update(dict.fromkeys(found_b))
+    ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+    ids_a, where_a = _ids_and_lines(found_a, ids, lo_a)
+    ids_b, where_b = _ids_and_lines(found_b, ids, lo_b)
+    if not ids_a.size or not ids_b.size or ids_a.size + ids_b.size > _EDGE_MAX_TOKENS:
+        return pair
+    found = _equal_runs(ids_a, ids_b, _EDGE_RUN)
+    if not found:  # nothing aligns, or too much (None: a table of numbers) to look at
+        return pair
+    runs = _choose_runs(found, ids_a.size, ids_b.size, _EDGE_RUN)
     # Tokens inside the block-level region so far, on each side (a chain's score in O(1)).
-    inside_a = [0, *accumulate(core_a[0] <= w <= core_a[1] for w in where_a)]
-    inside_b = [0, *accumulate(core_b[0] <= w <= core_b[1] for w in where_b)]
-    best: tuple[int, int, int, int] | None = None
+    zero = np.zeros(1, dtype=np.int64)
+    inside_a = np.concatenate((zero, np.cumsum((where_a >= core_a[0]) & (where_a <= core_a[1]))))
+    inside_b = np.concatenate((zero, np.cumsum((where_b >= core_b[0]) & (where_b <= core_b[1]))))
+    ra = np.array(runs, dtype=np.int64).reshape(-1, 3)
+    weight = (
+        inside_a[ra[:, 0] + ra[:, 2]]
+        - inside_a[ra[:, 0]]
+        + inside_b[ra[:, 1] + ra[:, 2]]
+        - inside_b[ra[:, 1]]
+    ).tolist()
+    # Runs chain while no more than ``gap`` tokens lie between two of them on either side.
+    best: tuple[int, int] | None = None  # first and last run of the best chain
     best_score = 0
-    chain: list[tuple[int, int, int]] = []
-    for run in [*runs, None]:
-        if chain and (
-            run is None
-            or run[0] - (chain[-1][0] + chain[-1][2]) > gap
-            or run[1] - (chain[-1][1] + chain[-1][2]) > gap
+    head, score = 0, 0
+    for r, (i, j, _) in enumerate(runs):
+        if r and (
+            i - (runs[r - 1][0] + runs[r - 1][2]) > gap
+            or j - (runs[r - 1][1] + runs[r - 1][2]) > gap
         ):
-            # Tokens of the chain inside the block-level region, on both sides.
-            score = sum(
-                inside_a[i + k] - inside_a[i] + inside_b[j + k] - inside_b[j]
-                for i, j, k in chain
-            )
             if score > best_score:
-                first, last = chain[0], chain[-1]
-                best_score = score
-                best = (
-                    where_a[first[0]],
-                    where_a[last[0] + last[2] - 1],
-                    where_b[first[1]],
-                    where_b[last[1] + last[2] - 1],
-                )
-            chain = []
-        if run is not None:
-            chain.append(run)
+                best, best_score = (head, r - 1), score
+            head, score = r, 0
+        score += weight[r]
+    if score > best_score:
+        best = (head, len(runs) - 1)
     if best is None:
         return pair
+    first, last = runs[best[0]], runs[best[1]]
+    ends = (
+        int(where_a[first[0]]),
+        int(where_a[last[0] + last[2] - 1]),
+        int(where_b[first[1]]),
+        int(where_b[last[1] + last[2] - 1]),
+    )
 
-    def side(old: PassageSpan, lines: list[tuple[str, int]], first: int, last: int) -> PassageSpan:
+    def side(old: PassageSpan, lines: TextLines, first: int, last: int) -> PassageSpan:
         return replace(
             old,
             start_line=first + 1,
             end_line=last + 1,
-            start_char=lines[first][1],
-            end_char=lines[last][1] + len(lines[last][0]),
-            preview=lines[first][0].strip()[:PREVIEW_CHARS],
+            start_char=int(lines.starts[first]),
+            end_char=int(lines.ends[last]),
+            preview=lines.line(first).strip()[:PREVIEW_CHARS],
         )
 
-    a = side(pair.a, lines_a, best[0], best[1])
-    b = side(pair.b, lines_b, best[2], best[3])
+    a = side(pair.a, lines_a, ends[0], ends[1])
+    b = side(pair.b, lines_b, ends[2], ends[3])
     if (a, b) == (pair.a, pair.b):
         return pair
-    terms_a, count_a = measure(text_a[a.start_char : a.end_char])
-    terms_b, count_b = measure(text_b[b.start_char : b.end_char])
+    terms_a, count_a = measure(lines_a.text[a.start_char : a.end_char])
+    terms_b, count_b = measure(lines_b.text[b.start_char : b.end_char])
     union = len(terms_a | terms_b)
     similarity = round(len(terms_a & terms_b) / union, 4) if union else 1.0
     return PassagePair(replace(a, words=count_a), replace(b, words=count_b), similarity)
@@ -1035,6 +1305,22 @@ def refine_edges(
 
 # ---------------------------------------------------------------------------------------------
 # Entry points
+
+
+@dataclass(frozen=True)
+class _SourceTexts:
+    """The decoded text of a source by path, read again (None: changed or gone since it was
+    read; its block-level ends stay). A class, so that worker processes can be sent it."""
+
+    sources: dict[str, SourceFile]
+    max_size: int
+
+    def __call__(self, path: str) -> str | None:
+        try:
+            decoded = decode_file(self.sources[path], self.max_size)
+        except Exception:
+            return None
+        return None if isinstance(decoded, SkippedFile) else decoded.text
 
 
 def find_passages(
@@ -1054,19 +1340,149 @@ def find_passages(
     )
     docs = [d for d in read if d is not None]
     by_path = {s.path: s for s in sources}
+    return _match_sources(docs, by_path, options, passages, near_duplicates, len(read) - len(docs))
 
-    def text(path: str) -> str | None:
-        try:
-            decoded = decode_file(by_path[path], options.discovery.max_size)
-        except Exception:  # changed or gone since it was read: its block-level ends stay
-            return None
-        return None if isinstance(decoded, SkippedFile) else decoded.text
 
+def _match_sources(
+    docs: Sequence[DocumentPassages],
+    sources: dict[str, SourceFile],
+    options: ScanOptions,
+    passages: PassageOptions,
+    near_duplicates: Iterable[tuple[str, str]],
+    unreadable: int,
+) -> Passages:
+    """``match_passages`` of files' windows, their texts read again for the edges."""
     result = match_passages(
-        docs, passages, scan_options=options, near_duplicates=near_duplicates, texts=text
+        docs,
+        passages,
+        scan_options=options,
+        near_duplicates=near_duplicates,
+        texts=_SourceTexts(sources, options.discovery.max_size),
+        jobs=options.jobs or _default_jobs(),
     )
-    result.stats["files_unreadable"] = len(read) - len(docs)
+    result.stats["files_unreadable"] = unreadable
     return result
+
+
+class _PassageEngine:
+    """The local engine (``simdup.engines``: the same records, in the same order) that also
+    cuts each fingerprinted text into passage windows while it is decoded, in the same worker
+    process: a text is read and decoded once, and its lines are found in the memo of the
+    vocabulary that has just segmented them. Each file's ``DocumentPassages`` (numbers only)
+    goes into ``sink`` with its source; the text is dropped as before."""
+
+    def __init__(
+        self,
+        params: FeatureParams,
+        max_size: int,
+        jobs: int,
+        passages: PassageOptions,
+        sink: dict[str, tuple[SourceFile, DocumentPassages]],
+    ) -> None:
+        self.params = params
+        self.max_size = max_size
+        self.jobs = jobs
+        self.passages = passages
+        self.sink = sink
+
+    def run(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[Result]:
+        yield from in_file_order(self.completed(files, progress), len(files))
+
+    def completed(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Iterator[tuple[int, Result]]:
+        total = len(files)
+        _init_both(self.params, self.passages, self.max_size)  # before fork, as the engines do
+        jobs = self.jobs
+        if not (jobs > 1 and total >= 4 * jobs and sum(f.size for f in files) > (1 << 20)):
+            for done, source in enumerate(files, 1):
+                result, found = _both(source)
+                self._keep(source, result, found)
+                if progress:
+                    progress(done, total)
+                yield done - 1, result
+            return
+        order = sorted(range(total), key=lambda i: (-files[i].size, i))
+        work = batches([files[i] for i in order], jobs)
+        done = 0
+        with WorkerPool(
+            _both_batch,
+            jobs,
+            initializer=_init_both,
+            initargs=(self.params, self.passages, self.max_size),
+            describe=_describe_both,
+        ) as pool:
+            for _, (start, batch) in pool.results(work):
+                done += len(batch)
+                if progress:
+                    progress(done, total)
+                for k, (result, found) in enumerate(batch):
+                    index = order[start + k]
+                    self._keep(files[index], result, found)
+                    yield index, result
+
+    def _keep(self, source: SourceFile, result: Result, found: DocumentPassages | None) -> None:
+        if found is not None and not isinstance(result, SkippedFile):
+            self.sink[result.path] = (source, found)
+
+
+_BOTH: tuple[DocumentProcessor, PassageProcessor, int] | None = None
+
+
+def _init_both(params: FeatureParams, passages: PassageOptions, max_size: int) -> None:
+    global _BOTH
+    proc = PassageProcessor(params, passages)
+    _BOTH = (proc.processor, proc, max_size)
+
+
+def _both(source: SourceFile) -> tuple[Result, DocumentPassages | None]:
+    """A file's record, as ``DocumentProcessor.file`` makes it, and its passage windows."""
+    assert _BOTH is not None
+    processor, proc, max_size = _BOTH
+    text: str | None = None
+
+    def decode() -> DecodedDocument | SkippedFile:
+        nonlocal text
+        decoded = decode_file(source, max_size)
+        if not isinstance(decoded, SkippedFile):
+            text = decoded.text
+        return decoded
+
+    result = processor._guarded(source.path, decode)
+    if text is None or isinstance(result, SkippedFile):
+        return result, None
+    try:
+        return result, proc.document(source.path, text)
+    except MemoryError:
+        return result, None
+
+
+def _both_batch(
+    batch: tuple[int, Sequence[SourceFile]],
+) -> tuple[int, list[tuple[Result, DocumentPassages | None]]]:
+    start, sources = batch
+    return start, [_both(source) for source in sources]
+
+
+def _describe_both(batch: tuple[int, Sequence[SourceFile]]) -> str:
+    _, sources = batch
+    first = sources[0].path if sources else "?"
+    return f"a batch of {len(sources)} files (with passages) from {first!r}"
+
+
+def _passage_engine(
+    engine: Engine,
+    options: ScanOptions,
+    passages: PassageOptions,
+    sink: dict[str, tuple[SourceFile, DocumentPassages]],
+) -> _PassageEngine | None:
+    """``_PassageEngine`` in place of ``engine`` when that is the local engine, else None."""
+    if type(engine) not in (SerialEngine, ProcessPoolEngine):
+        return None
+    jobs = engine.jobs if isinstance(engine, ProcessPoolEngine) else 1
+    return _PassageEngine(options.features, options.discovery.max_size, jobs, passages, sink)
 
 
 def scan_passages(
@@ -1078,22 +1494,66 @@ def scan_passages(
     """``simdup.scan`` with duplicated passages (``scan --passages``): the whole-document
     result, plus ``passages`` and ``repeated_passages``. Keyword arguments are ``scan``'s.
 
-    The files are fingerprinted as a scan does (engine, cache), then those fingerprinted are
-    read again for their passages. With ``reference`` (``--against``), passages are looked for
-    among the scanned files only.
+    The files are fingerprinted as a scan does (engine, cache). Where the engine is the local
+    one, its work is done by ``_PassageEngine``, which cuts each text into passage windows as
+    it fingerprints it; files it did not read (answered by the scan cache, or another engine)
+    are read again for their passages. With ``reference`` (``--against``), passages are looked
+    for among the scanned files only.
     """
     passages = passages or PassageOptions()
-    result = scan(paths, options, **scan_arguments)
+    sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
+    chosen: Callable[[ScanOptions], Engine] | None = scan_arguments.pop("engine_for", None)
+    given: Engine | None = scan_arguments.pop("engine", None)
+
+    def engine_for(o: ScanOptions) -> Engine:
+        engine = chosen(o) if chosen is not None else given
+        if engine is None:
+            engine = make_engine(o.features, max_size=o.discovery.max_size, jobs=o.jobs)
+        local = _passage_engine(engine, o, passages, sink)
+        if local is not None:
+            return local
+        # The scan cache (``CachedEngine``) in front of the local engine: its files not in the
+        # cache go to ours; those in it are read again below.
+        inner = getattr(engine, "inner", None)
+        if inner is not None:
+            local = _passage_engine(inner, o, passages, sink)
+            if local is not None:
+                engine.inner = local  # type: ignore[attr-defined]
+        return engine
+
+    result = scan(paths, options, engine_for=engine_for, **scan_arguments)
     started = time.perf_counter()
     resolved = _resolved(options, scan_arguments)
-    found = find_files([os.fspath(p) for p in paths], resolved.discovery).files
-    by_path = {f.path: f for f in found}
-    sources = [by_path[d.path] for d in result.files if d.path in by_path]
-    matched = find_passages(
-        sources,
-        resolved,
-        passages,
-        near_duplicates=((p.a, p.b) for p in result.pairs),
+    sources = {path: source for path, (source, _) in sink.items()}
+    unread = [d.path for d in result.files if d.path not in sink]
+    read: dict[str, DocumentPassages | None] = {}
+    if unread:
+        found = find_files([os.fspath(p) for p in paths], resolved.discovery).files
+        by_path = {f.path: f for f in found}
+        again = [by_path[path] for path in unread if path in by_path]
+        sources.update((s.path, s) for s in again)
+        jobs = resolved.jobs or _default_jobs()
+        max_size = resolved.discovery.max_size
+        for s, doc in zip(
+            again,
+            read_passages(again, resolved.features, passages, max_size=max_size, jobs=jobs),
+            strict=True,
+        ):
+            read[s.path] = doc
+    docs: list[DocumentPassages] = []
+    unreadable = 0
+    for d in result.files:
+        if d.path in sink:
+            docs.append(sink[d.path][1])
+        elif d.path in read:
+            doc = read[d.path]
+            if doc is None:
+                unreadable += 1
+            else:
+                docs.append(doc)
+    sink.clear()
+    matched = _match_sources(
+        docs, sources, resolved, passages, ((p.a, p.b) for p in result.pairs), unreadable
     )
     seconds = dict(result.stats.get("seconds") or {})
     seconds["passages"] = round(time.perf_counter() - started, 3)

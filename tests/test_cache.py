@@ -610,6 +610,22 @@ def start_driver(
     return subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
 
 
+def wait_for_entries(wanted: int, poll: float) -> int:
+    """How many entries the default cache holds, once it holds ``wanted`` (or after 30 s)."""
+    cache_file = default_cache_path()
+    deadline = time.monotonic() + 30
+    committed = 0
+    while time.monotonic() < deadline and committed < wanted:
+        time.sleep(poll)
+        if os.path.exists(cache_file):
+            try:
+                with sqlite3.connect(cache_file, timeout=5) as conn:
+                    committed = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+            except sqlite3.OperationalError:  # not created yet
+                pass
+    return committed
+
+
 def test_two_processes_writing_one_cache_both_finish_correctly(tmp_path: Path) -> None:
     """Two simdup processes fingerprinting overlapping trees into one cache at the same time
     (small batches, so their transactions interleave) both give the uncached records, and the
@@ -638,17 +654,7 @@ def test_a_run_killed_mid_way_loses_only_its_open_batch(tmp_path: Path) -> None:
     root = make_docs(tmp_path / "docs", 30)
     files = files_of(root)
     proc = start_driver(tmp_path, root, tmp_path / "killed.json", 3, 0.1)
-    cache_file = default_cache_path()
-    deadline = time.monotonic() + 30
-    committed = 0
-    while time.monotonic() < deadline and committed < 6:
-        time.sleep(0.05)
-        if os.path.exists(cache_file):
-            try:
-                with sqlite3.connect(cache_file, timeout=5) as conn:
-                    committed = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
-            except sqlite3.OperationalError:  # not created yet
-                pass
+    committed = wait_for_entries(6, poll=0.05)
     assert proc.poll() is None, "the run finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
@@ -701,17 +707,7 @@ def test_a_pool_run_killed_mid_way_keeps_what_its_workers_finished(tmp_path: Pat
     script.write_text(POOL_DRIVER, "utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, str(script), str(root)], env=env)
-    cache_file = default_cache_path()
-    deadline = time.monotonic() + 30
-    committed = 0
-    while time.monotonic() < deadline and committed < 4:
-        time.sleep(0.02)
-        if os.path.exists(cache_file):
-            try:
-                with sqlite3.connect(cache_file, timeout=5) as conn:
-                    committed = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
-            except sqlite3.OperationalError:  # not created yet
-                pass
+    committed = wait_for_entries(4, poll=0.02)
     assert proc.poll() is None, "the run finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)

@@ -4,16 +4,29 @@ paragraphs, in every encoding and line ending, in text, JSON and JSON Lines."""
 from __future__ import annotations
 
 import json
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import REPO
+from hypothesis import given
+from hypothesis import strategies as st
 
-from simdup.blocks import Block, cut_blocks, line_count
+from simdup.blocks import Block, cut_blocks, line_count, split_lines
 from simdup.cli import cli
+from simdup.discovery import find_files
+from simdup.options import resolve_options
 from simdup.outcome import scan_outcome
-from simdup.passages import PassageOptions, compare_passages, scan_passages
+from simdup.passages import (
+    PassageOptions,
+    TextLines,
+    compare_passages,
+    find_passages,
+    matching_runs,
+    scan_passages,
+)
+from simdup.scanning import scan
 
 SEEDS = REPO.parent / "shared" / "seeds"
 needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed articles not present")
@@ -236,3 +249,46 @@ def test_html_highlights_both_sides(tmp_path: Path) -> None:
     assert marked == [
         str(n) for pair in zip(range(5, 11), range(22, 28), strict=True) for n in pair
     ]
+
+
+@given(
+    st.lists(st.sampled_from("abcd"), max_size=40),
+    st.lists(st.sampled_from("abcd"), max_size=40),
+)
+def test_matching_runs_are_difflibs(a: list[str], b: list[str]) -> None:
+    """The line-level edges align tokens as difflib does: the same matching blocks of at least
+    three tokens as SequenceMatcher(autojunk=False), found without its quadratic cost."""
+    expected = [
+        tuple(m)
+        for m in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+        if m.size >= 3
+    ]
+    assert matching_runs(a, b, 3) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", "a", "a\n", "a\n\n", "\n", "one\r\ntwo\rthree\n", "x\n y \n\nz", "é\U0001f600\nb"]
+)
+def test_text_lines_are_split_lines(text: str) -> None:
+    """The edges' line offsets are those of split_lines (LF, CRLF and CR texts alike)."""
+    lines = TextLines(text)
+    assert [(lines.line(k), int(lines.starts[k])) for k in range(len(lines))] == split_lines(text)
+
+
+@needs_seeds
+def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Path) -> None:
+    """scan --passages cuts each text into windows as the local engine fingerprints it (one
+    read); the passages, and the whole-document result, are those of reading every file again
+    for its passages afterwards, with one process or several."""
+    a, _ = _copy_tree(tmp_path)
+    tree = a.parent
+    for n, name in enumerate(("001", "003", "004")):
+        (tree / f"c{n}.txt").write_text("\n".join(_seed(name)), "utf-8")
+    options = resolve_options(None, {"jobs": 1})
+    sources = find_files([str(tree)], options.discovery).files
+    again = find_passages(sources, options, PassageOptions())
+    for jobs in (1, 2):
+        once = scan_passages([str(tree)], jobs=jobs)
+        assert once.passages == again.pairs
+        assert once.repeated_passages == again.repeated
+        assert once.pairs == scan([str(tree)], jobs=jobs).pairs
