@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .params import FeatureParams
 from .records import FingerprintedDocument, SkippedFile, SourceFile
@@ -56,43 +56,68 @@ def in_file_order(completed: Iterator[tuple[int, Result]], total: int) -> Iterat
         yield finished
 
 
-class SerialEngine:
-    """Every file in this process, one after the other."""
+class TextTask(Protocol):
+    """More work done with each text a worker fingerprints, while it has the decoded text
+    (``scan --passages`` cuts it into passage windows): a text is read and decoded once. Made
+    in the parent and pickled to the workers; its result goes back to the engine's ``sink``.
+    """
 
-    def __init__(self, params: FeatureParams, max_size: int) -> None:
+    def __call__(self, path: str, text: str) -> Any: ...
+
+
+# In the parent: what a text task made of a file (None when it was not fingerprinted).
+Sink = Callable[[SourceFile, Result, Any], None]
+
+
+class SerialEngine:
+    """Every file in this process, one after the other. With ``task``, ``sink(source, result,
+    task's result)`` is called for every file."""
+
+    def __init__(
+        self,
+        params: FeatureParams,
+        max_size: int,
+        task: TextTask | None = None,
+        sink: Sink | None = None,
+    ) -> None:
         self.params = params
         self.max_size = max_size
+        self.task = task
+        self.sink = sink
 
     def run(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[Result]:
-        # Imported here: a run the cache answers whole never loads a segmenter.
-        from .processor import DocumentProcessor
-
-        processor = DocumentProcessor(self.params)
-        total = len(files)
-        for done, source in enumerate(files, 1):
-            result = processor.file(source, self.max_size)
-            if progress:
-                progress(done, total)
+        for _, result in self.completed(files, progress):
             yield result
 
     def completed(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[tuple[int, Result]]:
-        return enumerate(self.run(files, progress))
+        _init_worker(self.params, self.max_size, self.task)
+        total = len(files)
+        for done, source in enumerate(files, 1):
+            result, made = _work_file(source)
+            if self.sink is not None:
+                self.sink(source, result, made)
+            if progress:
+                progress(done, total)
+            yield done - 1, result
 
 
 _WORKER: DocumentProcessor | None = None
 _WORKER_MAX_SIZE = 0
+_WORKER_TASK: TextTask | None = None
 
 
-def _init_worker(params: FeatureParams, max_size: int) -> None:
-    global _WORKER, _WORKER_MAX_SIZE
-    from .processor import DocumentProcessor
+def _init_worker(params: FeatureParams, max_size: int, task: TextTask | None = None) -> None:
+    global _WORKER, _WORKER_MAX_SIZE, _WORKER_TASK
+    # Imported here: a run the cache answers whole never loads a segmenter.
+    from .processor import processor_for
 
-    _WORKER = DocumentProcessor(params)
+    _WORKER = processor_for(params)
     _WORKER_MAX_SIZE = max_size
+    _WORKER_TASK = task
 
 
 def _describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
@@ -101,10 +126,18 @@ def _describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
     return f"a batch of {len(sources)} files from {first!r}"
 
 
-def _work_batch(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, list[Result]]:
+def _work_file(source: SourceFile) -> tuple[Result, Any]:
     assert _WORKER is not None
+    if _WORKER_TASK is None:
+        return _WORKER.file(source, _WORKER_MAX_SIZE), None
+    return _WORKER.file_with(source, _WORKER_MAX_SIZE, _WORKER_TASK)
+
+
+def _work_batch(
+    batch: tuple[int, Sequence[SourceFile]],
+) -> tuple[int, list[tuple[Result, Any]]]:
     start, sources = batch
-    return start, [_WORKER.file(source, _WORKER_MAX_SIZE) for source in sources]
+    return start, [_work_file(source) for source in sources]
 
 
 MAX_BATCH = 128
@@ -138,13 +171,22 @@ class ProcessPoolEngine:
     a document's other versions in neighbouring batches, where its memo of lines already holds
     most of their lines; and the small files left for the end balance the load. On small
     inputs a pool costs more than it saves, and the files are fingerprinted here instead: the
-    results are identical either way.
+    results are identical either way. ``task`` and ``sink``: as for ``SerialEngine``.
     """
 
-    def __init__(self, params: FeatureParams, max_size: int, jobs: int | None = None) -> None:
+    def __init__(
+        self,
+        params: FeatureParams,
+        max_size: int,
+        jobs: int | None = None,
+        task: TextTask | None = None,
+        sink: Sink | None = None,
+    ) -> None:
         self.params = params
         self.max_size = max_size
         self.jobs = jobs or default_jobs()
+        self.task = task
+        self.sink = sink
 
     def pays(self, files: Sequence[SourceFile]) -> bool:
         jobs = self.jobs
@@ -153,18 +195,17 @@ class ProcessPoolEngine:
     def run(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[Result]:
-        if not self.pays(files):
-            yield from SerialEngine(self.params, self.max_size).run(files, progress)
-            return
         yield from in_file_order(self.completed(files, progress), len(files))
 
     def completed(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[tuple[int, Result]]:
         if not self.pays(files):
-            yield from SerialEngine(self.params, self.max_size).completed(files, progress)
+            serial = SerialEngine(self.params, self.max_size, self.task, self.sink)
+            yield from serial.completed(files, progress)
             return
-        _init_worker(self.params, self.max_size)  # load dictionaries once, before fork
+        initargs = (self.params, self.max_size, self.task)
+        _init_worker(*initargs)  # load dictionaries once, before fork
         total = len(files)
         order = sorted(range(total), key=lambda i: (-files[i].size, i))
         work = batches([files[i] for i in order], self.jobs)
@@ -173,22 +214,33 @@ class ProcessPoolEngine:
             _work_batch,
             self.jobs,
             initializer=_init_worker,
-            initargs=(self.params, self.max_size),
+            initargs=initargs,
             describe=_describe_batch,
         ) as pool:
             for _, (start, batch) in pool.results(work):
                 done += len(batch)
                 if progress:
                     progress(done, total)
-                for k, result in enumerate(batch):
-                    yield order[start + k], result
+                for k, (result, made) in enumerate(batch):
+                    index = order[start + k]
+                    if self.sink is not None:
+                        self.sink(files[index], result, made)
+                    yield index, result
 
 
-def make_engine(params: FeatureParams, *, max_size: int, jobs: int | None = None) -> Engine:
-    """The local engine for ``jobs`` workers (None: all cores; 1: this process only)."""
+def make_engine(
+    params: FeatureParams,
+    *,
+    max_size: int,
+    jobs: int | None = None,
+    task: TextTask | None = None,
+    sink: Sink | None = None,
+) -> Engine:
+    """The local engine for ``jobs`` workers (None: all cores; 1: this process only), with a
+    text task if given (see ``TextTask``)."""
     if jobs == 1:
-        return SerialEngine(params, max_size)
-    return ProcessPoolEngine(params, max_size, jobs)
+        return SerialEngine(params, max_size, task, sink)
+    return ProcessPoolEngine(params, max_size, jobs, task, sink)
 
 
 def fingerprint_files(

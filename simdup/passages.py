@@ -50,11 +50,10 @@ from .discovery import find_files
 from .engines import (
     Engine,
     ProcessPoolEngine,
-    Progress,
     Result,
     SerialEngine,
     batches,
-    in_file_order,
+    default_jobs,
     make_engine,
 )
 from .errors import ConfigError, InputError
@@ -65,7 +64,6 @@ from .options import ScanOptions, resolve_options
 from .params import FeatureParams
 from .processor import DocumentProcessor, processor_for
 from .records import (
-    DecodedDocument,
     FingerprintedDocument,
     PassagePair,
     PassageSpan,
@@ -75,6 +73,7 @@ from .records import (
     SourceFile,
 )
 from .scanning import scan
+from .store.cached_engine import CachedEngine
 from .textscan import CJK_RANGE
 from .textscan import collapse as collapse_whitespace
 from .verify import Candidates, Verifier
@@ -371,14 +370,18 @@ def _read(
         return None
 
 
-def _work_batch(batch: Sequence[SourceFile]) -> list[DocumentPassages | None]:
+def _work_batch(
+    batch: tuple[int, Sequence[SourceFile]],
+) -> tuple[int, list[DocumentPassages | None]]:
     assert _WORKER is not None
-    return [_read(_WORKER, source, _WORKER_MAX_SIZE) for source in batch]
+    start, sources = batch
+    return start, [_read(_WORKER, source, _WORKER_MAX_SIZE) for source in sources]
 
 
-def _describe_batch(batch: Sequence[SourceFile]) -> str:
-    first = batch[0].path if batch else "?"
-    return f"passages of a batch of {len(batch)} files from {first!r}"
+def _describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
+    _, sources = batch
+    first = sources[0].path if sources else "?"
+    return f"passages of a batch of {len(sources)} files from {first!r}"
 
 
 def read_passages(
@@ -390,22 +393,15 @@ def read_passages(
     jobs: int | None = None,
 ) -> list[DocumentPassages | None]:
     """The passages of each source, in order (None: it could not be read again)."""
-    jobs = jobs or _default_jobs()
+    jobs = jobs or default_jobs()
     total_size = sum(s.size for s in sources)
     if jobs == 1 or len(sources) < 4 * jobs or total_size < (1 << 20):
         proc = PassageProcessor(params, passages)
         return [_read(proc, s, max_size) for s in sources]
     _init_worker(params, passages, max_size)  # dictionaries loaded once, before fork
-    # Largest first, in batches that shrink towards the end (as the fingerprint engine does).
+    # Largest first, in batches that shrink towards the end, as the fingerprint engine does.
     order = sorted(range(len(sources)), key=lambda i: (-sources[i].size, i))
-    batches: list[list[int]] = []
-    at = 0
-    while at < len(order):
-        size = min(64, max(2, -(-(len(order) - at) // (2 * jobs))))
-        batches.append(order[at : at + size])
-        at += size
     out: list[DocumentPassages | None] = [None] * len(sources)
-    work = [[sources[i] for i in b] for b in batches]
     with WorkerPool(
         _work_batch,
         jobs,
@@ -413,17 +409,10 @@ def read_passages(
         initargs=(params, passages, max_size),
         describe=_describe_batch,
     ) as pool:
-        for index, results in pool.results(work):
-            for i, result in zip(batches[index], results, strict=True):
-                out[i] = result
+        for _, (start, results) in pool.results(batches([sources[i] for i in order], jobs)):
+            for k, result in enumerate(results):
+                out[order[start + k]] = result
     return out
-
-
-def _default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1358,118 +1347,30 @@ def _match_sources(
         scan_options=options,
         near_duplicates=near_duplicates,
         texts=_SourceTexts(sources, options.discovery.max_size),
-        jobs=options.jobs or _default_jobs(),
+        jobs=options.jobs or default_jobs(),
     )
     result.stats["files_unreadable"] = unreadable
     return result
 
 
-class _PassageEngine:
-    """The local engine (``simdup.engines``: the same records, in the same order) that also
-    cuts each fingerprinted text into passage windows while it is decoded, in the same worker
-    process: a text is read and decoded once, and its lines are found in the memo of the
-    vocabulary that has just segmented them. Each file's ``DocumentPassages`` (numbers only)
-    goes into ``sink`` with its source; the text is dropped as before."""
+_PASSAGE_PROCESSORS: dict[tuple[FeatureParams, PassageOptions], PassageProcessor] = {}
 
-    def __init__(
-        self,
-        params: FeatureParams,
-        max_size: int,
-        jobs: int,
-        passages: PassageOptions,
-        sink: dict[str, tuple[SourceFile, DocumentPassages]],
-    ) -> None:
+
+class _PassageTask:
+    """The engines' ``TextTask`` of ``scan --passages``: each fingerprinted text is cut into
+    passage windows in the worker that has just decoded and segmented it (one read, the
+    vocabulary's memo of its lines warm); only numbers go back to the parent."""
+
+    def __init__(self, params: FeatureParams, passages: PassageOptions) -> None:
         self.params = params
-        self.max_size = max_size
-        self.jobs = jobs
         self.passages = passages
-        self.sink = sink
 
-    def run(
-        self, files: Sequence[SourceFile], progress: Progress | None = None
-    ) -> Iterator[Result]:
-        yield from in_file_order(self.completed(files, progress), len(files))
-
-    def completed(
-        self, files: Sequence[SourceFile], progress: Progress | None = None
-    ) -> Iterator[tuple[int, Result]]:
-        total = len(files)
-        _init_both(self.params, self.passages, self.max_size)  # before fork, as the engines do
-        jobs = self.jobs
-        if not (jobs > 1 and total >= 4 * jobs and sum(f.size for f in files) > (1 << 20)):
-            for done, source in enumerate(files, 1):
-                result, found = _both(source)
-                self._keep(source, result, found)
-                if progress:
-                    progress(done, total)
-                yield done - 1, result
-            return
-        order = sorted(range(total), key=lambda i: (-files[i].size, i))
-        work = batches([files[i] for i in order], jobs)
-        done = 0
-        with WorkerPool(
-            _both_batch,
-            jobs,
-            initializer=_init_both,
-            initargs=(self.params, self.passages, self.max_size),
-            describe=_describe_both,
-        ) as pool:
-            for _, (start, batch) in pool.results(work):
-                done += len(batch)
-                if progress:
-                    progress(done, total)
-                for k, (result, found) in enumerate(batch):
-                    index = order[start + k]
-                    self._keep(files[index], result, found)
-                    yield index, result
-
-    def _keep(self, source: SourceFile, result: Result, found: DocumentPassages | None) -> None:
-        if found is not None and not isinstance(result, SkippedFile):
-            self.sink[result.path] = (source, found)
-
-
-_BOTH: tuple[DocumentProcessor, PassageProcessor, int] | None = None
-
-
-def _init_both(params: FeatureParams, passages: PassageOptions, max_size: int) -> None:
-    global _BOTH
-    proc = PassageProcessor(params, passages)
-    _BOTH = (proc.processor, proc, max_size)
-
-
-def _both(source: SourceFile) -> tuple[Result, DocumentPassages | None]:
-    """A file's record, as ``DocumentProcessor.file`` makes it, and its passage windows."""
-    assert _BOTH is not None
-    processor, proc, max_size = _BOTH
-    text: str | None = None
-
-    def decode() -> DecodedDocument | SkippedFile:
-        nonlocal text
-        decoded = decode_file(source, max_size)
-        if not isinstance(decoded, SkippedFile):
-            text = decoded.text
-        return decoded
-
-    result = processor._guarded(source.path, decode)
-    if text is None or isinstance(result, SkippedFile):
-        return result, None
-    try:
-        return result, proc.document(source.path, text)
-    except MemoryError:
-        return result, None
-
-
-def _both_batch(
-    batch: tuple[int, Sequence[SourceFile]],
-) -> tuple[int, list[tuple[Result, DocumentPassages | None]]]:
-    start, sources = batch
-    return start, [_both(source) for source in sources]
-
-
-def _describe_both(batch: tuple[int, Sequence[SourceFile]]) -> str:
-    _, sources = batch
-    first = sources[0].path if sources else "?"
-    return f"a batch of {len(sources)} files (with passages) from {first!r}"
+    def __call__(self, path: str, text: str) -> DocumentPassages:
+        key = (self.params, self.passages)
+        proc = _PASSAGE_PROCESSORS.get(key)
+        if proc is None:
+            proc = _PASSAGE_PROCESSORS[key] = PassageProcessor(self.params, self.passages)
+        return proc.document(path, text)
 
 
 def _passage_engine(
@@ -1477,12 +1378,23 @@ def _passage_engine(
     options: ScanOptions,
     passages: PassageOptions,
     sink: dict[str, tuple[SourceFile, DocumentPassages]],
-) -> _PassageEngine | None:
-    """``_PassageEngine`` in place of ``engine`` when that is the local engine, else None."""
+) -> Engine | None:
+    """The local engine of ``engine`` with the passage task, or None when ``engine`` is not
+    a local one (``CachedEngine``: the same cache in front of it)."""
+    if isinstance(engine, CachedEngine):
+        local = _passage_engine(engine.inner, options, passages, sink)
+        return None if local is None else engine.with_inner(local)
     if type(engine) not in (SerialEngine, ProcessPoolEngine):
         return None
     jobs = engine.jobs if isinstance(engine, ProcessPoolEngine) else 1
-    return _PassageEngine(options.features, options.discovery.max_size, jobs, passages, sink)
+
+    def keep(source: SourceFile, result: Result, found: DocumentPassages | None) -> None:
+        if found is not None and not isinstance(result, SkippedFile):
+            sink[result.path] = (source, found)
+
+    task = _PassageTask(options.features, passages)
+    max_size = options.discovery.max_size
+    return make_engine(options.features, max_size=max_size, jobs=jobs, task=task, sink=keep)
 
 
 def scan_passages(
@@ -1495,8 +1407,8 @@ def scan_passages(
     result, plus ``passages`` and ``repeated_passages``. Keyword arguments are ``scan``'s.
 
     The files are fingerprinted as a scan does (engine, cache). Where the engine is the local
-    one, its work is done by ``_PassageEngine``, which cuts each text into passage windows as
-    it fingerprints it; files it did not read (answered by the scan cache, or another engine)
+    one, it runs the passage task (``_PassageTask``), which cuts each text into passage windows
+    as it is fingerprinted; files it did not read (answered by the scan cache, or another engine)
     are read again for their passages. With ``reference`` (``--against``), passages are looked
     for among the scanned files only.
     """
@@ -1509,17 +1421,8 @@ def scan_passages(
         engine = chosen(o) if chosen is not None else given
         if engine is None:
             engine = make_engine(o.features, max_size=o.discovery.max_size, jobs=o.jobs)
-        local = _passage_engine(engine, o, passages, sink)
-        if local is not None:
-            return local
-        # The scan cache (``CachedEngine``) in front of the local engine: its files not in the
-        # cache go to ours; those in it are read again below.
-        inner = getattr(engine, "inner", None)
-        if inner is not None:
-            local = _passage_engine(inner, o, passages, sink)
-            if local is not None:
-                engine.inner = local  # type: ignore[attr-defined]
-        return engine
+        # Files the scan cache answers are not read by the engine: read again below.
+        return _passage_engine(engine, o, passages, sink) or engine
 
     result = scan(paths, options, engine_for=engine_for, **scan_arguments)
     started = time.perf_counter()
@@ -1532,7 +1435,7 @@ def scan_passages(
         by_path = {f.path: f for f in found}
         again = [by_path[path] for path in unread if path in by_path]
         sources.update((s.path, s) for s in again)
-        jobs = resolved.jobs or _default_jobs()
+        jobs = resolved.jobs or default_jobs()
         max_size = resolved.discovery.max_size
         for s, doc in zip(
             again,

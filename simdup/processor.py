@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from .decoding import decode_data, decode_file
 from .features import extract_features, vocabulary
@@ -27,6 +27,8 @@ from .segmentation import Segmenter, get_segmenter
 from .simhash import simhash
 from .sketch import bottom_k_bytes
 from .stopwords import bundled_stopwords
+
+T = TypeVar("T")
 
 
 class DocumentProcessor:
@@ -90,6 +92,28 @@ class DocumentProcessor:
         run: even an unexpected error (a bug, memory exhausted by one huge text) becomes a
         skip record of stage ``internal``, which ``--strict`` counts."""
         return self._guarded(source.path, lambda: decode_file(source, max_size))
+
+    def file_with(
+        self, source: SourceFile, max_size: int, task: Callable[[str, str], T]
+    ) -> tuple[FingerprintedDocument | SkippedFile, T | None]:
+        """``file``, and ``task(path, text)`` of its decoded text when it was fingerprinted
+        (None otherwise, or when the task runs out of memory: the record still stands)."""
+        text: str | None = None
+
+        def decode() -> DecodedDocument | SkippedFile:
+            nonlocal text
+            decoded = decode_file(source, max_size)
+            if not isinstance(decoded, SkippedFile):
+                text = decoded.text
+            return decoded
+
+        result = self._guarded(source.path, decode)
+        if text is None or isinstance(result, SkippedFile):
+            return result, None
+        try:
+            return result, task(source.path, text)
+        except MemoryError:
+            return result, None
 
     def data(self, path: str, data: bytes) -> FingerprintedDocument | SkippedFile:
         """``file`` for bytes already read (a file behind an fsspec URL, read by a worker)."""

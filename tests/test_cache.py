@@ -569,10 +569,10 @@ DRIVER = textwrap.dedent(
     root, out, batch, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 
     class Slow(SerialEngine):
-        def run(self, files, progress=None):
-            for result in super().run(files, progress):
+        def completed(self, files, progress=None):
+            for done in super().completed(files, progress):
                 time.sleep(pause)
-                yield result
+                yield done
 
     files = discover([root])[0]
     with FingerprintCache(batch_size=batch) as cache:

@@ -80,6 +80,12 @@ class CachedEngine:
         # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
         self.cache.flush()
 
+    def with_inner(self, inner: Engine) -> CachedEngine:
+        """The same cache in front of another engine (with the same parameters)."""
+        if inner.params != self.params:
+            raise ValueError("the engine's parameters are not the cache's")
+        return CachedEngine(inner, self.cache, max_size=self.max_size)
+
     def close(self) -> None:
         """Close the cache (writing what is queued)."""
         self.cache.close()
