@@ -490,3 +490,29 @@ def test_batches_cover_every_file_once_and_shrink(n: int, jobs: int) -> None:
     sizes = [len(b) for _, b in got]
     assert max(sizes) <= MAX_BATCH
     assert all(a >= b for a, b in itertools.pairwise(sizes[:-1]))
+
+
+def test_a_scan_hands_every_object_back_to_the_garbage_collector(sample_corpus: Path) -> None:
+    """A scan freezes the records it piles up out of the collector's way, and unfreezes them
+    when it ends (also when it fails); a process that froze objects itself keeps them frozen
+    and its count unchanged."""
+    import gc
+
+    from simdup.scanning import long_lived_records
+
+    assert gc.get_freeze_count() == 0
+    simdup.scan([str(sample_corpus)], jobs=1)
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError), long_lived_records() as settle:
+        settle()
+        assert gc.get_freeze_count() > 0
+        raise RuntimeError("a scan that fails")
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        with long_lived_records() as settle:
+            settle()
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
