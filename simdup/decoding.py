@@ -44,6 +44,8 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 
 _TEXTUAL_MAGIC = frozenset({b"BZh", b"GIF87a", b"GIF89a"})
+# First bytes of every BOM and signature: most files start with none of them.
+_SIGNATURE_STARTS = frozenset(sig[:1] for sig, _ in _BOMS + _MAGIC)
 
 # chardet reports the narrower standard; decode with the superset that real files use.
 _SUPERSETS = {
@@ -123,11 +125,17 @@ def read_bytes(source: SourceFile | str, max_size: int) -> bytes:
         chunks = []
         remaining = max_size + 1
         while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
+            want = min(remaining, 1 << 20)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+            # A short read that reaches the size fstat gave is the end of the file: no read
+            # more to be told so (one system call per file fewer). A file that grew since
+            # fstat, or a read cut short by a signal, reads on.
+            if len(chunk) < want and max_size + 1 - remaining == st.st_size:
+                break
         data = b"".join(chunks)
         if len(data) > max_size:
             raise DecodeFailure(f"grew beyond --max-size ({max_size} bytes) while being read")
@@ -216,7 +224,8 @@ count_controls = speedups.count_controls if speedups else count_controls_python
 
 def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
     """Return ``(text, encoding, source, confidence)`` or raise ``DecodeFailure``."""
-    for bom, encoding in _BOMS:
+    signed = data[:1] in _SIGNATURE_STARTS
+    for bom, encoding in _BOMS if signed else ():
         if data.startswith(bom):
             body = data[len(bom) :]
             try:
@@ -229,7 +238,7 @@ def decode_bytes(data: bytes) -> tuple[str, str, str, float]:
             except UnicodeDecodeError:
                 text = body.decode(encoding, errors="replace")
                 return _checked_fallback(text, encoding)
-    for magic, kind in _MAGIC:
+    for magic, kind in _MAGIC if signed else ():
         if data.startswith(magic):
             # "BZh" and "GIF89a" are short printable words a text file may start with: they
             # count only when the rest is not clean UTF-8 text. "%PDF-" always means a PDF.
