@@ -97,6 +97,13 @@ class ByteSize(click.ParamType):  # type: ignore[type-arg]
         return size
 
 
+def _apply(options: Sequence[Callable[[Any], Any]], f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` decorated by a group of click options, listed in the order ``--help`` shows."""
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
@@ -136,9 +143,7 @@ def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Skip files larger than this.",
         ),
     ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+    return _apply(options, f)
 
 
 def _verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -173,9 +178,7 @@ def _verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "the longer.",
         ),
     ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+    return _apply(options, f)
 
 
 def _passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -195,9 +198,7 @@ def _passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="With --passages: the smallest passage looked for, in words.",
         ),
     ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+    return _apply(options, f)
 
 
 def _passage_settings(kw: dict[str, Any]) -> PassageOptions:
