@@ -2,8 +2,9 @@
 
 setup.py builds it when a C compiler is available (``optional=True``: without one the install
 still succeeds). Every native function has a pure-Python definition next to its caller
-(textscan.py, simhash.py, minhash.py) that gives identical results; tests/test_native.py checks
-that they agree. ``SIMDUP_PURE_PYTHON=1`` in the environment forces the Python versions.
+(textscan.py, simhash.py, minhash.py, index.py, ...) that gives identical results; the tests
+(tests/test_native.py, test_index.py, test_simhash.py) check that they agree.
+``SIMDUP_PURE_PYTHON=1`` in the environment forces the Python versions.
 """
 
 from __future__ import annotations

@@ -12,9 +12,12 @@ from hypothesis import strategies as st
 from strategies import MAX64, fingerprint_lists, fingerprint_sets, fingerprints, near_copy
 
 import simdup
+from simdup import index
 from simdup.index import MAX_THRESHOLD, BlockIndex, Layout, choose_layout, collapse
+from simdup.native import speedups
 
 THRESHOLDS = range(0, 9)
+needs_native = pytest.mark.skipif(speedups is None, reason="the C extension is not in use")
 
 
 def brute_force(fps: list[int], k: int) -> list[tuple[int, int, int]]:
@@ -108,6 +111,53 @@ def test_small_candidate_chunks_give_the_same_pairs(fps: list[int], k: int) -> N
         assert as_triples(simdup.near_pairs(fps, k, Layout(k + 1, 1))) == expected
     with mock.patch("simdup.index._CHUNK", 3):
         assert as_triples(simdup.near_pairs(fps, k, Layout(k + 2, 2))) == expected
+
+
+@needs_native
+@given(fps=fingerprint_lists(max_flips=12), k=st.integers(0, 12), key_blocks=st.integers(1, 3))
+def test_native_table_pairs_are_the_numpy_definition_in_order(
+    fps: list[int], k: int, key_blocks: int
+) -> None:
+    """Each table's pairs from ``speedups.table_pairs`` are those of the numpy definition, in the
+    same order (the key and position packed alike; a stable sort on the key bits alone)."""
+    unique = np.unique(np.array(fps, dtype=np.uint64))
+    layout = Layout(k + key_blocks, key_blocks)
+    positions = np.arange(unique.size, dtype=np.uint64)
+    for table in combinations(range(layout.blocks), layout.key_blocks):
+        native = [as_triples(p) for p in index._table_pairs(unique, layout, table, k, positions)]
+        python = [
+            as_triples(p) for p in index._table_pairs_numpy(unique, layout, table, k, positions)
+        ]
+        assert [t for part in native for t in part] == [t for part in python for t in part]
+
+
+@needs_native
+def test_native_table_pairs_leave_keys_too_wide_to_pack_to_python() -> None:
+    """A 64-bit key leaves no room for the position: the native call says so (None) and the
+    numpy definition answers, with the brute-force pairs."""
+    assert speedups is not None
+    fps = np.array([0, 0xFFFF, 0xFFFF0000, (1 << 64) - 1], dtype=np.uint64)
+    whole = np.array([(1 << 64) - 1], dtype=np.uint64)
+    assert speedups.table_pairs(fps, whole, np.empty(0, np.uint64), 0) is None
+    assert as_triples(simdup.near_pairs(fps, 0, Layout(1, 1))) == []
+    assert as_triples(simdup.near_pairs([5, 5, 7], 0, Layout(1, 1))) == [(0, 1, 0)]
+
+
+@needs_native
+def test_native_table_pairs_refuse_bad_arguments() -> None:
+    assert speedups is not None
+    fps = np.arange(4, dtype=np.uint64)
+    none = np.empty(0, dtype=np.uint64)
+    with pytest.raises(ValueError, match="contiguous"):
+        speedups.table_pairs(fps, np.array([0b101], dtype=np.uint64), none, 3)
+    with pytest.raises(ValueError, match="contiguous"):
+        speedups.table_pairs(fps, np.array([0], dtype=np.uint64), none, 3)
+    with pytest.raises(ValueError, match="threshold"):
+        speedups.table_pairs(fps, np.array([0xFF], dtype=np.uint64), none, 65)
+    with pytest.raises(ValueError, match="uint64"):
+        speedups.table_pairs(b"abc", np.array([0xFF], dtype=np.uint64), none, 3)
+    with pytest.raises(TypeError):
+        speedups.table_pairs(fps, none, none)  # type: ignore[call-arg]
 
 
 def test_high_thresholds_equal_brute_force() -> None:
