@@ -35,11 +35,12 @@ from __future__ import annotations
 import os
 import re
 import time
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -59,12 +60,12 @@ from .engines import (
 from .errors import ConfigError, InputError
 from .features import weigh
 from .index import MAX_THRESHOLD, Layout, choose_layout, collapse, table_pairs, unique_near_pairs
+from .native import speedups
 from .normalize import strip_ignorables, strip_markup
 from .options import ScanOptions, resolve_options
 from .params import FeatureParams
 from .processor import DocumentProcessor, processor_for
 from .records import (
-    FingerprintedDocument,
     PassagePair,
     PassageSpan,
     RepeatedPassage,
@@ -73,10 +74,11 @@ from .records import (
     SourceFile,
 )
 from .scanning import scan
+from .simhash import group_counters
 from .store.cached_engine import CachedEngine
 from .textscan import CJK_RANGE
 from .textscan import collapse as collapse_whitespace
-from .verify import Candidates, Verifier
+from .verify import Verifier
 from .workerpool import WorkerPool
 
 PREVIEW_CHARS = 40
@@ -200,14 +202,55 @@ class DocumentPassages:
         )
 
 
-class _BlockInfo(NamedTuple):
-    """What is kept of one block's text (remembered per process by text)."""
+class _BlockTable:
+    """What is kept of each block text a process has seen (revisions of a document share most
+    of their paragraphs), one row per distinct text, in columns: its signed SimHash counters,
+    words, text identity (a hash of its whitespace-collapsed text), preview, and its terms
+    (top 32 bits of its distinct term hashes, ascending) as a slice of one array."""
 
-    terms: np.ndarray  # uint32: top 32 bits of its distinct term hashes, ascending
-    counters: np.ndarray  # int64 (64,): its signed SimHash counters
-    words: int
-    identity: int  # hash of its whitespace-collapsed text
-    preview: str
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}  # block text -> row
+        self.counters = np.zeros((0, 64), dtype=np.int64)
+        self.words = np.zeros(0, dtype=np.int64)
+        self.identity = np.zeros(0, dtype=np.uint64)
+        self.term_bounds = np.zeros(1, dtype=np.int64)  # row r: terms[bounds[r]:bounds[r+1]]
+        self.terms = np.zeros(0, dtype=np.uint32)
+        self.previews: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def add(
+        self,
+        texts: list[str],
+        counters: np.ndarray,
+        words: np.ndarray,
+        identity: np.ndarray,
+        terms: np.ndarray,
+        sizes: np.ndarray,
+        previews: list[str],
+    ) -> None:
+        first = len(self.rows)
+        self.rows.update(zip(texts, range(first, first + len(texts)), strict=True))
+        self.counters = _grown(self.counters, first, counters)
+        self.words = _grown(self.words, first, words)
+        self.identity = _grown(self.identity, first, identity)
+        used = int(self.term_bounds[first])
+        self.terms = _grown(self.terms, used, terms)
+        self.term_bounds = _grown(self.term_bounds, first + 1, used + np.cumsum(sizes))
+        self.previews.extend(previews)
+
+
+def _grown(column: np.ndarray, used: int, new: np.ndarray) -> np.ndarray:
+    """``column[:used]`` followed by ``new``, in place when there is room (capacity doubles,
+    so that a process adding blocks document by document copies each row O(1) times)."""
+    end = used + new.shape[0]
+    if end > column.shape[0]:
+        grown = np.zeros((max(end, 2 * column.shape[0]), *column.shape[1:]), dtype=column.dtype)
+        grown[:used] = column[:used]
+        column = grown
+    column[used:end] = new
+    return column
 
 
 class PassageProcessor:
@@ -217,7 +260,7 @@ class PassageProcessor:
         self.params = params
         self.passages = passages
         self.processor: DocumentProcessor = processor_for(params)
-        self._memo: dict[str, _BlockInfo] = {}
+        self._blocks = _BlockTable()
 
     def _clean(self, text: str) -> str:
         # Default-ignorable characters go first, as for a whole document: they never split a
@@ -226,32 +269,20 @@ class PassageProcessor:
         return strip_markup(cleaned) if self.params.markup else cleaned
 
     def _learn(self, texts: list[str]) -> None:
-        """Put the blocks ``texts`` (not yet known) into the memo, in one vectorised pass."""
+        """Put the blocks ``texts`` (not yet known) into the block table, in one vectorised
+        pass."""
         vocab = self.processor.vocabulary
         cleaned = [self._clean(t) for t in texts]
         if len(cleaned) > 1:
             # Their new lines segmented together (one segmenter call per ~256 kB rather than
             # one per block); each block's lines are then in the vocabulary's memo.
             vocab.features("\n\n".join(cleaned))
-        found = [vocab.features(c) for c in cleaned]
-        sizes = np.array([f[0].size for f in found], dtype=np.int64)
-        slots = np.concatenate([f[0] for f in found])
-        tf = np.concatenate([f[1] for f in found])
+        slots, tf, sizes, words = vocab.features_of_each(cleaned)
         hashes = vocab.hashes[slots]
         weights = weigh(tf, vocab.idf[slots], self.params.weighting)
         scaled = np.rint(weights * _WEIGHT_SCALE).astype(np.int64)
-        bits = np.unpackbits(
-            hashes.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8),
-            axis=1,
-            bitorder="little",
-        ).astype(bool)
-        signed = np.where(bits, scaled[:, None], -scaled[:, None])
+        counters = group_counters(hashes, scaled, sizes)
         owner = np.repeat(np.arange(len(texts)), sizes)
-        counters = np.zeros((len(texts), 64), dtype=np.int64)
-        if signed.size:
-            nonempty = np.flatnonzero(sizes)
-            starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[nonempty]
-            counters[nonempty] = np.add.reduceat(signed, starts, axis=0)
         high = (hashes >> np.uint64(32)).astype(np.uint32)
         order = np.lexsort((high, owner))
         high, owner = high[order], owner[order]
@@ -259,17 +290,24 @@ class PassageProcessor:
         keep = np.ones(high.size, dtype=bool)
         if high.size > 1:
             keep[1:] = (high[1:] != high[:-1]) | (owner[1:] != owner[:-1])
-        high = high[keep]
-        bounds = np.zeros(len(texts) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner[keep], minlength=len(texts)), out=bounds[1:])
         limit = self.passages.max_previews
-        for k, text in enumerate(texts):
-            terms = high[bounds[k] : bounds[k + 1]]
-            identity = xxhash.xxh3_64_intdigest(
-                collapse_whitespace(text).encode("utf-8", "surrogatepass")
-            )
-            preview = text.split("\n", 1)[0].strip()[:limit]
-            self._memo[text] = _BlockInfo(terms, counters[k], int(found[k][2]), identity, preview)
+        identity = np.fromiter(
+            (
+                xxhash.xxh3_64_intdigest(collapse_whitespace(t).encode("utf-8", "surrogatepass"))
+                for t in texts
+            ),
+            dtype=np.uint64,
+            count=len(texts),
+        )
+        self._blocks.add(
+            texts,
+            counters,
+            words,
+            identity,
+            high[keep],
+            np.bincount(owner[keep], minlength=len(texts)),
+            [t.split("\n", 1)[0].strip()[:limit] for t in texts],
+        )
 
     def terms(self, text: str) -> tuple[frozenset[int], int]:
         """The distinct term slots of ``text`` and its number of words (as a scan counts
@@ -280,37 +318,36 @@ class PassageProcessor:
     def document(self, path: str, text: str) -> DocumentPassages:
         opts = self.passages
         self.processor.vocabulary.ensure_room()
-        if len(self._memo) > _MEMO_LIMIT:
-            self._memo.clear()
-        blocks, lines = cut_text(text, opts.max_block_lines)
-        n = len(blocks)
-        raws = [text[b.start_char : b.end_char] for b in blocks]
-        memo = self._memo
-        missing = [r for r in dict.fromkeys(raws) if r not in memo]
+        if len(self._blocks) > _MEMO_LIMIT:
+            self._blocks = _BlockTable()
+        bounds, lines = cut_text(text, opts.max_block_lines)
+        n = bounds.shape[0]
+        raws = [text[a:b] for a, b in bounds[:, 2:].tolist()]
+        table = self._blocks
+        known = table.rows
+        missing = [r for r in dict.fromkeys(raws) if r not in known]
         if missing:
             self._learn(missing)
-        infos = [memo[r] for r in raws]
-        terms = [i.terms for i in infos]
+        rows = np.fromiter(map(known.__getitem__, raws), dtype=np.int64, count=n)
+        begin = table.term_bounds[rows]
+        sizes = table.term_bounds[rows + 1] - begin
         offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum([t.size for t in terms], out=offsets[1:])
-        words = np.array([i.words for i in infos], dtype=np.int64)
-        counters = np.stack([i.counters for i in infos]) if n else np.zeros((0, 64), np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        at = np.repeat(begin - offsets[:-1], sizes) + np.arange(int(offsets[-1]))
+        words = table.words[rows]
+        counters = table.counters[rows]
         window_end, fingerprints = _windows(words, counters, opts.min_words)
         return DocumentPassages(
             path=path,
-            lines=np.array([(b.start_line, b.end_line) for b in blocks], dtype=np.int64).reshape(
-                n, 2
-            ),
-            chars=np.array([(b.start_char, b.end_char) for b in blocks], dtype=np.int64).reshape(
-                n, 2
-            ),
+            lines=np.ascontiguousarray(bounds[:, :2]),
+            chars=np.ascontiguousarray(bounds[:, 2:]),
             words=words,
             offsets=offsets,
-            terms=np.concatenate(terms) if n else np.empty(0, dtype=np.uint32),
-            identity=np.array([i.identity for i in infos], dtype=np.uint64),
+            terms=table.terms[at],
+            identity=table.identity[rows],
             window_end=window_end,
             fingerprints=fingerprints,
-            previews=tuple(i.preview for i in infos),
+            previews=tuple(map(table.previews.__getitem__, rows.tolist())),
             line_count=lines,
         )
 
@@ -461,11 +498,10 @@ class _Windows:
         ok: np.ndarray = np.minimum(a, b) >= ratio * np.maximum(a, b)
         return ok
 
-    def records(self, chosen: np.ndarray) -> list[FingerprintedDocument]:
-        """Each window of ``chosen`` (ascending) as the verifier sees a document: its length in
-        words, its exact word set as the sketch (a window has far fewer distinct words than a
-        sketch holds), and the identity of its blocks' texts as its content hash. Made
-        together: a window's terms are one slice of its document's (blocks are stored in
+    def sketches(self, chosen: np.ndarray) -> list[bytes]:
+        """Each window of ``chosen`` (ascending) as the verifier sees an item: its exact word
+        set as the bottom-k sketch (a window has far fewer distinct words than a sketch holds).
+        Made together: a window's terms are one slice of its document's (blocks are stored in
         order), so all are gathered, sorted and made distinct in one pass."""
         if chosen.size == 0:
             return []
@@ -485,28 +521,9 @@ class _Windows:
             keyed = keyed[np.r_[True, keyed[1:] != keyed[:-1]]]
         bounds = np.searchsorted(
             keyed >> np.uint64(32), np.arange(chosen.size + 1, dtype=np.uint64)
-        )
-        terms = (keyed & np.uint64(0xFFFFFFFF)).astype("<u4")
-        out = []
-        for n, (w, d_, f, la) in enumerate(
-            zip(chosen.tolist(), doc.tolist(), first.tolist(), last.tolist(), strict=True)
-        ):
-            d = self.docs[d_]
-            words = int(self.words[w])
-            found = FingerprintedDocument(
-                path=d.path,
-                fingerprint=int(self.fps[w]),
-                encoding="",
-                encoding_source="",
-                size=0,
-                token_count=words,
-                feature_count=int(bounds[n + 1] - bounds[n]),
-                content_hash=xxhash.xxh3_128_hexdigest(d.identity[f : la + 1].tobytes()),
-                chars=words,
-                sketch=terms[bounds[n] : bounds[n + 1]].tobytes(),
-            )
-            out.append(found)
-        return out
+        ).tolist()
+        flat = (keyed & np.uint64(0xFFFFFFFF)).astype("<u4").tobytes()
+        return [flat[4 * bounds[n] : 4 * bounds[n + 1]] for n in range(chosen.size)]
 
 
 _KEY_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
@@ -681,18 +698,18 @@ def match_passages(
     right = np.concatenate((head[ub[useful]], members[judged]))
     distance = np.concatenate((ud[useful].astype(np.int64), np.zeros(judged.size, np.int64)))
     chosen = np.unique(np.concatenate((left, right)))
-    found = verifier.pairs(
-        windows.records(chosen),
-        Candidates(np.searchsorted(chosen, left), np.searchsorted(chosen, right), distance),
-    )
+    # The texts of two windows are the same when their keys and words are (never so here:
+    # a same-text pair shares its fingerprint and its group's key; checked all the same).
     near = np.zeros(left.size, dtype=bool)
-    if found:
-        at = {(int(chosen[p.i]), int(chosen[p.j])): True for p in found}
-        near = np.fromiter(
-            (at.get(k, False) for k in zip(left.tolist(), right.tolist(), strict=True)),
-            dtype=bool,
-            count=left.size,
-        )
+    at, _ = verifier.near(
+        windows.words[chosen],
+        windows.sketches(chosen),
+        np.searchsorted(chosen, left),
+        np.searchsorted(chosen, right),
+        distance,
+        (windows.key[left] == windows.key[right]) & (windows.words[left] == windows.words[right]),
+    )
+    near[at] = True
     good = np.zeros(ua.size, dtype=bool)
     good[useful] = near[: useful.size]
     verified = list(zip(ua[good].tolist(), ub[good].tolist(), strict=True))
@@ -730,37 +747,94 @@ def match_passages(
         if jobs > 1 and len(pairs) >= _PARALLEL_REFINE:
             pairs = _refine_parallel(pairs, texts, params, options, jobs)
         else:
-            pairs = _refine_all(pairs, texts, PassageProcessor(params, options), options)
+            held = _EdgeTexts(texts, PassageProcessor(params, options))
+            pairs = _refine_all(pairs, held, options)
     stats["pairs"] = len(pairs)
     stats["repeated"] = len(repeated)
     return Passages(tuple(pairs), repeated, stats)
 
 
-def _refine_all(
-    pairs: list[PassagePair],
-    texts: Callable[[str], str | None],
-    proc: PassageProcessor,
-    options: PassageOptions,
+# Texts of the pairs being refined held at once, in characters (least recently used out first):
+# a text takes part in many pairs, on either side, and reading it again costs more than its
+# alignment. At least the last three are held, as large as they are.
+_HELD_CHARS = 1 << 23
+# Past this many distinct tokens the vocabulary starts again (with the texts held): it only
+# grows otherwise.
+_VOCABULARY_LIMIT = 1 << 18
+# Regions' measures remembered (a region is often that of several pairs), in characters.
+_MEASURED_CHARS = 1 << 22
+
+
+class _EdgeTexts:
+    """What refining edges keeps from one pair to the next: the texts read again (``texts``),
+    as ``TextLines`` that share one vocabulary (their ids compare) and remember the ranges of
+    lines they tokenized, and the measure (``proc.terms``) of regions."""
+
+    def __init__(self, texts: Callable[[str], str | None], proc: PassageProcessor) -> None:
+        self.texts = texts
+        self.proc = proc
+        self.vocabulary = EdgeVocabulary()
+        self.held: dict[str, TextLines | None] = {}
+        self.held_chars = 0
+        self.measured: dict[str, tuple[frozenset[int], int]] = {}
+        self.measured_chars = 0
+
+    def lines(self, path: str) -> TextLines | None:
+        """The text of ``path`` (None: changed or gone since it was read)."""
+        held = self.held
+        if path in held:
+            found = held[path] = held.pop(path)  # now the most recently used
+            return found
+        if len(self.vocabulary) > _VOCABULARY_LIMIT:
+            self.vocabulary = EdgeVocabulary()
+            held.clear()
+            self.held_chars = 0
+        text = self.texts(path)
+        size = 0 if text is None else len(text)
+        while len(held) > 2 and self.held_chars + size > _HELD_CHARS:
+            dropped = held.pop(next(iter(held)))
+            self.held_chars -= 0 if dropped is None else len(dropped.text)
+        lines = held[path] = None if text is None else TextLines(text, self.vocabulary)
+        self.held_chars += size
+        return lines
+
+    def measure(self, region: str) -> tuple[frozenset[int], int]:
+        """``proc.terms(region)``, remembered."""
+        found = self.measured.get(region)
+        if found is None:
+            if self.measured_chars > _MEASURED_CHARS:
+                self.measured.clear()
+                self.measured_chars = 0
+            found = self.measured[region] = self.proc.terms(region)
+            self.measured_chars += len(region)
+        return found
+
+
+def _refine_pairs(
+    pairs: Iterable[PassagePair], texts: _EdgeTexts, options: PassageOptions
 ) -> list[PassagePair]:
-    """``refine_edges`` of every pair (sorted by side A, so each text of side A is read once)."""
-    held: dict[str, TextLines | None] = {}
-
-    def text(path: str) -> TextLines | None:
-        if path not in held:
-            if len(held) > 2:
-                held.pop(next(iter(held)))
-            found = texts(path)
-            held[path] = None if found is None else TextLines(found)
-        return held[path]
-
+    """``refine_edges`` of each pair, in order (an unchanged pair is the same object)."""
     out = []
+    margin, gap = options.max_block_lines, options.edge_gap
     for pair in pairs:
-        a, b = text(pair.a.path), text(pair.b.path)
+        a, b = texts.lines(pair.a.path), texts.lines(pair.b.path)
         if a is not None and b is not None:
-            pair = refine_edges(pair, a, b, options.max_block_lines, options.edge_gap, proc.terms)
+            pair = refine_edges(pair, a, b, margin, gap, texts.measure)
         out.append(pair)
-    out.sort(key=_pair_order)
-    return [p for n, p in enumerate(out) if n == 0 or p != out[n - 1]]
+    return out
+
+
+def _refine_all(
+    pairs: list[PassagePair], texts: _EdgeTexts, options: PassageOptions
+) -> list[PassagePair]:
+    """``refine_edges`` of every pair (sorted by side A, so each text of side A is read once),
+    sorted, without repeats."""
+    return _sorted_once(_refine_pairs(pairs, texts, options))
+
+
+def _sorted_once(pairs: list[PassagePair]) -> list[PassagePair]:
+    pairs.sort(key=_pair_order)
+    return [p for n, p in enumerate(pairs) if n == 0 or p != pairs[n - 1]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -772,7 +846,7 @@ _PARALLEL_JOIN = 1 << 14
 _PARALLEL_REFINE = 256
 
 _JOIN: tuple[np.ndarray, Layout, int] | None = None
-_REFINE: tuple[Callable[[str], str | None], PassageProcessor, PassageOptions] | None = None
+_REFINE: tuple[_EdgeTexts, PassageOptions, list[PassagePair]] | None = None
 
 
 def _init_join(unique: np.ndarray, layout: Layout, radius: int) -> None:
@@ -811,16 +885,94 @@ def _near_pairs(unique: np.ndarray, radius: int, jobs: int) -> tuple[np.ndarray,
 
 
 def _init_refine(
-    texts: Callable[[str], str | None], params: FeatureParams, options: PassageOptions
+    texts: Callable[[str], str | None],
+    params: FeatureParams,
+    options: PassageOptions,
+    pairs: list[PassagePair],
 ) -> None:
     global _REFINE
-    _REFINE = (texts, PassageProcessor(params, options), options)
+    _REFINE = (_EdgeTexts(texts, PassageProcessor(params, options)), options, pairs)
 
 
-def _refine_batch(pairs: Sequence[PassagePair]) -> list[PassagePair]:
+# A pair a worker has refined, as it sends it back: its index, each side's values after the
+# path (``_span_values``), and the similarity. Plain values: a pickled dataclass costs ~10
+# times as much to send and to read back.
+_SpanValues = tuple[int, int, int, int, int, str]
+_Refined = tuple[int, _SpanValues, _SpanValues, float]
+
+
+def _span_values(span: PassageSpan) -> _SpanValues:
+    return span.start_line, span.end_line, span.start_char, span.end_char, span.words, span.preview
+
+
+def _refine_batch(chosen: Sequence[int]) -> list[_Refined]:
+    """The pairs (by index; the workers have them from the parent) that ``refine_edges``
+    changes, as ``_Refined``."""
     assert _REFINE is not None
-    texts, proc, options = _REFINE
-    return _refine_all(list(pairs), texts, proc, options)
+    texts, options, pairs = _REFINE  # held from batch to batch: a worker's texts stay read
+    old = [pairs[k] for k in chosen]
+    new = _refine_pairs(old, texts, options)
+    return [
+        (k, _span_values(p.a), _span_values(p.b), p.similarity)
+        for k, before, p in zip(chosen, old, new, strict=True)
+        if p is not before
+    ]
+
+
+# Tasks per worker process refining edges: the fewer, the fewer texts two processes both read
+# (a large group of connected texts is cut in as many runs); the more, the more evenly the
+# processes share the work when the costs are misjudged. One was fastest on the benchmark set
+# (tasks of about one cost, below, share the work evenly enough).
+_REFINE_TASKS = 1
+# What reading a text again (decoding it, tokenizing its regions) costs, in pairs refined
+# (measured on the benchmark set: ~0.5 ms against ~0.05 ms).
+_TEXT_COST = 10
+
+
+def _refine_tasks(pairs: list[PassagePair], count: int) -> list[list[int]]:
+    """``pairs`` (their indexes) as ``count`` tasks (fewer if there are few pairs) of about one
+    cost, sharing as few texts as may be, most costly first. Reading a text (and tokenizing
+    it) costs more than aligning a pair, so the pairs of texts that pairs connect (a
+    component) stay in one task, where a whole text's pairs are refined after one read; a
+    component costlier than a task is cut into runs (in order, so that each text of side A is
+    still read about once). The pieces then go, costliest first, each to the task that costs
+    least so far."""
+    parent: dict[str, str] = {}
+
+    def root(path: str) -> str:
+        while (up := parent.setdefault(path, path)) != path:
+            parent[path] = parent.setdefault(up, up)  # halve the path as it is walked
+            path = up
+        return path
+
+    for pair in pairs:
+        parent[root(pair.a.path)] = root(pair.b.path)
+    components: dict[str, list[int]] = defaultdict(list)
+    for k, pair in enumerate(pairs):
+        components[root(pair.a.path)].append(k)
+
+    def cost(run: list[int]) -> int:
+        paths = {pairs[k].a.path for k in run} | {pairs[k].b.path for k in run}
+        return len(run) + _TEXT_COST * len(paths)
+
+    costs = [(cost(c), c) for c in components.values()]
+    limit = -(-sum(c for c, _ in costs) // count)
+    pieces: list[tuple[int, list[int]]] = []
+    for whole, component in costs:
+        size = -(-len(component) // -(-whole // limit))
+        pieces.extend(
+            (cost(run), run)
+            for run in (component[at : at + size] for at in range(0, len(component), size))
+        )
+    pieces.sort(key=lambda piece: piece[0], reverse=True)
+    tasks: list[list[int]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for spent, run in pieces:
+        least = loads.index(min(loads))
+        tasks[least].extend(run)
+        loads[least] += spent
+    order = sorted(range(count), key=loads.__getitem__, reverse=True)
+    return [tasks[k] for k in order if tasks[k]]
 
 
 def _refine_parallel(
@@ -830,23 +982,30 @@ def _refine_parallel(
     options: PassageOptions,
     jobs: int,
 ) -> list[PassagePair]:
-    """``_refine_all`` in ``jobs`` processes: runs of pairs (in order, so that each text of side
-    A is still read about once) as tasks."""
-    size = -(-len(pairs) // (4 * jobs))
-    tasks = [pairs[at : at + size] for at in range(0, len(pairs), size)]
-    _init_refine(texts, params, options)  # dictionaries loaded once, before fork
-    out: list[PassagePair] = []
-    with WorkerPool(
-        _refine_batch,
-        jobs,
-        initializer=_init_refine,
-        initargs=(texts, params, options),
-        describe=lambda t: f"the edges of {len(t)} passages from {t[0].a.path!r}",
-    ) as pool:
-        for _, found in pool.results(tasks):
-            out.extend(found)
-    out.sort(key=_pair_order)
-    return [p for n, p in enumerate(out) if n == 0 or p != out[n - 1]]
+    """``_refine_all`` in ``jobs`` processes, the pairs in tasks of ``_refine_tasks``."""
+    global _REFINE
+    tasks = _refine_tasks(pairs, _REFINE_TASKS * jobs)
+    # Dictionaries loaded once, before fork; the workers have the pairs from the fork too
+    # (tasks are indexes).
+    _init_refine(texts, params, options, pairs)
+    out = list(pairs)
+    try:
+        with WorkerPool(
+            _refine_batch,
+            jobs,
+            initializer=_init_refine,
+            initargs=(texts, params, options, pairs),
+            describe=lambda t: f"the edges of {len(t)} passages from {pairs[t[0]].a.path!r}",
+        ) as pool:
+            for _, found in pool.results(tasks):
+                for k, a, b, similarity in found:
+                    old = pairs[k]
+                    out[k] = PassagePair(
+                        PassageSpan(old.a.path, *a), PassageSpan(old.b.path, *b), similarity
+                    )
+    finally:
+        _REFINE = None  # the pairs and texts are not the parent's to keep
+    return _sorted_once(out)
 
 
 def _pair_order(p: PassagePair) -> tuple[Any, ...]:
@@ -867,32 +1026,61 @@ def _repeated(
         return (), boiler
     order = np.lexsort((windows.first[chosen], windows.doc[chosen], window_component[chosen]))
     chosen = chosen[order]
-    found: dict[int, dict[int, list[list[int]]]] = defaultdict(dict)
-    for w, c, d, first, last in zip(
-        chosen.tolist(),
-        window_component[chosen].tolist(),
-        windows.doc[chosen].tolist(),
-        windows.first[chosen].tolist(),
-        windows.last[chosen].tolist(),
-        strict=True,
-    ):
-        del w
-        ranges = found[c].setdefault(d, [])
-        if ranges and first <= ranges[-1][1] + 1:
-            ranges[-1][1] = max(ranges[-1][1], last)
-        else:
-            ranges.append([first, last])
+    comp, doc = window_component[chosen], windows.doc[chosen]
+    first, last = windows.first[chosen], windows.last[chosen]
+    # Windows of one component in one document merge where they overlap or touch: a window
+    # starts a new range when its first block lies beyond every block of the range so far.
+    new_group = np.ones(chosen.size, dtype=bool)
+    new_group[1:] = (comp[1:] != comp[:-1]) | (doc[1:] != doc[:-1])
+    rank = np.cumsum(new_group) - 1
+    lifted = rank * (int(last.max()) + 2) + last  # running maxima that never cross a group
+    reach = np.maximum.accumulate(lifted) - rank * (int(last.max()) + 2)
+    new_range = new_group.copy()
+    new_range[1:] |= first[1:] > reach[:-1] + 1
+    cuts = np.flatnonzero(new_range)
+    r_comp, r_doc, r_first = comp[cuts], doc[cuts], first[cuts]
+    r_last = np.maximum.reduceat(last, cuts)
+    spans = _spans(windows.docs, r_doc, r_first, r_last)
+    for d, f, la in zip(r_doc.tolist(), r_first.tolist(), r_last.tolist(), strict=True):
+        boiler[d].update(range(f, la + 1))
     out = []
-    for per_doc in found.values():
-        spans = []
-        for d, ranges in per_doc.items():
-            for first, last in ranges:
-                spans.append(windows.docs[d].span(first, last))
-                boiler[d].update(range(first, last + 1))
-        spans.sort(key=lambda s: (s.path, s.start_line))
-        out.append(RepeatedPassage(len(per_doc), tuple(spans)))
+    bounds = [*np.flatnonzero(np.r_[True, r_comp[1:] != r_comp[:-1]]).tolist(), cuts.size]
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        occurrences = sorted(spans[lo:hi], key=lambda s: (s.path, s.start_line))
+        count = int(np.unique(r_doc[lo:hi]).size)
+        out.append(RepeatedPassage(count, tuple(occurrences)))
     out.sort(key=lambda r: (-r.count, r.occurrences[0].path, r.occurrences[0].start_line))
     return tuple(out), boiler
+
+
+def _spans(
+    docs: Sequence[DocumentPassages], doc: np.ndarray, first: np.ndarray, last: np.ndarray
+) -> list[PassageSpan]:
+    """``docs[doc[k]].span(first[k], last[k])`` for every ``k``, gathered document by
+    document rather than one block range at a time."""
+    out: list[PassageSpan | None] = [None] * doc.size
+    order = np.argsort(doc, kind="stable")
+    cuts = [*np.flatnonzero(np.r_[True, doc[order][1:] != doc[order][:-1]]).tolist(), doc.size]
+    for lo, hi in zip(cuts, cuts[1:], strict=False):
+        at = order[lo:hi]
+        d = docs[int(doc[at[0]])]
+        f, la = first[at], last[at]
+        cumulative = np.concatenate(([0], np.cumsum(d.words)))
+        rows = zip(
+            at.tolist(),
+            d.lines[f, 0].tolist(),
+            d.lines[la, 1].tolist(),
+            d.chars[f, 0].tolist(),
+            d.chars[la, 1].tolist(),
+            (cumulative[la + 1] - cumulative[f]).tolist(),
+            f.tolist(),
+            strict=True,
+        )
+        previews = d.previews
+        for k, start_line, end_line, start_char, end_char, words, fk in rows:
+            preview = previews[fk] if previews else ""
+            out[k] = PassageSpan(d.path, start_line, end_line, start_char, end_char, words, preview)
+    return [s for s in out if s is not None]
 
 
 def _regions(
@@ -954,24 +1142,19 @@ def _regions(
     return [p for n, p in enumerate(pairs) if n == 0 or p != pairs[n - 1]]
 
 
-def _containment(block: np.ndarray, other: np.ndarray) -> float:
-    if block.size == 0:
-        return 0.0
-    return np.intersect1d(block, other, assume_unique=True).size / block.size
-
-
 class _Side:
-    """One side of a region being trimmed: which block identities and terms it holds."""
+    """One side of a region being trimmed: which block identities and terms it holds (Python
+    sets: a side holds a few hundred terms, and is asked about one block at a time)."""
 
     def __init__(self, doc: DocumentPassages, first: int, last: int) -> None:
         self.doc = doc
         self.identities = set(doc.identity[first : last + 1].tolist())
-        self._terms: np.ndarray | None = None
+        self._terms: set[int] | None = None
         self.first, self.last = first, last
 
-    def terms(self) -> np.ndarray:
+    def terms(self) -> set[int]:
         if self._terms is None:
-            self._terms = self.doc.block_terms(self.first, self.last)
+            self._terms = _range_terms(self.doc, self.first, self.last)
         return self._terms
 
     def holds(self, other: DocumentPassages, k: int, need: float) -> bool:
@@ -979,7 +1162,14 @@ class _Side:
         same text (fast), or ``need`` of its distinct terms."""
         if int(other.identity[k]) in self.identities:
             return True
-        return _containment(_one(other, k), self.terms()) >= need
+        block = other.terms[other.offsets[k] : other.offsets[k + 1]].tolist()
+        shared = len(self.terms().intersection(block)) / len(block) if block else 0.0
+        return shared >= need
+
+
+def _range_terms(doc: DocumentPassages, first: int, last: int) -> set[int]:
+    """The distinct terms of blocks ``first..last``."""
+    return set(doc.terms[doc.offsets[first] : doc.offsets[last + 1]].tolist())
 
 
 def _finish(
@@ -996,9 +1186,13 @@ def _finish(
     fa, la, fb, lb = region
     need = options.min_containment
     boiler_a, boiler_b = boiler.get(da, set()), boiler.get(db, set())
+    side_a, side_b = _Side(a, fa, la), _Side(b, fb, lb)
     for _ in range(256):
         before = (fa, la, fb, lb)
-        side_a, side_b = _Side(a, fa, la), _Side(b, fb, lb)
+        if (side_a.first, side_a.last) != (fa, la):
+            side_a = _Side(a, fa, la)
+        if (side_b.first, side_b.last) != (fb, lb):
+            side_b = _Side(b, fb, lb)
         if fa in boiler_a or not side_b.holds(a, fa, need):
             fa += 1
         elif la in boiler_a or not side_b.holds(a, la, need):
@@ -1018,9 +1212,9 @@ def _finish(
     if np.array_equal(a.identity[fa : la + 1], b.identity[fb : lb + 1]):
         similarity = 1.0
     else:
-        ta, tb = a.block_terms(fa, la), b.block_terms(fb, lb)
-        both = np.intersect1d(ta, tb, assume_unique=True).size
-        union = ta.size + tb.size - both
+        ta, tb = _range_terms(a, fa, la), _range_terms(b, fb, lb)
+        both = len(ta & tb)
+        union = len(ta) + len(tb) - both
         similarity = round(both / union, 4) if union else 1.0
     return PassagePair(a.span(fa, la), b.span(fb, lb), similarity)
 
@@ -1045,6 +1239,12 @@ def _one(doc: DocumentPassages, k: int) -> np.ndarray:
 # neighbouring line out that shares words with the copy but not their order (an image link to
 # the same host, a heading naming the topic); the tokens run across line ends, so re-wrapped
 # text aligns as well as the original.
+#
+# A text takes part in many pairs, and a region in several: each text is read and split into
+# lines once while it is held (``_EdgeTexts``), a range of lines is tokenized once
+# (``TextLines.tokens``), into ids that one vocabulary (``EdgeVocabulary``) makes equal exactly
+# for equal tokens, and the alignment and the choice of the chain are one native call per pair
+# (``_edge_chain``). Each native function has its Python definition here, with the same result.
 
 # One token per CJK character (no segmenter needed for order), else a run of word characters;
 # a line end is a token of its own, so one pass over a range of lines says where each token is.
@@ -1055,46 +1255,95 @@ _EDGE_MAX_TOKENS = 1 << 15  # larger ranges keep their block-level ends (alignme
 _EDGE_MAX_GRAMS = 1 << 20
 
 
-class TextLines:
-    """A text and where its lines start and end (those of ``split_lines``, as arrays)."""
+def _line_offsets_python(text: str) -> tuple[list[int], list[int]]:
+    """Where each line of ``text`` (``split_lines``) starts and ends."""
+    if "\r" in text:
+        lines = split_lines(text)
+        return [o for _, o in lines], [o + len(line) for line, o in lines]
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    breaks = np.flatnonzero(codes == 10)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.append(breaks, len(text))
+    if starts[-1] == len(text):  # ends with a newline (or is empty): no line after it
+        starts, ends = starts[:-1], ends[:-1]
+    return starts.tolist(), ends.tolist()
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        if "\r" in text:
-            lines = split_lines(text)
-            self.starts = np.array([o for _, o in lines], dtype=np.int64)
-            self.ends = np.array([o + len(line) for line, o in lines], dtype=np.int64)
-            return
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        breaks = np.flatnonzero(codes == 10)
-        starts = np.concatenate(([0], breaks + 1))
-        ends = np.append(breaks, len(text))
-        if starts[-1] == len(text):  # ends with a newline (or is empty): no line after it
-            starts, ends = starts[:-1], ends[:-1]
-        self.starts, self.ends = starts.astype(np.int64), ends.astype(np.int64)
+
+def _line_offsets(text: str) -> tuple[list[int], list[int]]:
+    """``_line_offsets_python`` (natively where the extension is built: one pass, no copy)."""
+    if speedups is None:
+        return _line_offsets_python(text)
+    starts, ends = speedups.line_offsets(text)
+    return np.frombuffer(starts, dtype=np.int64).tolist(), np.frombuffer(ends, np.int64).tolist()
+
+
+class EdgeVocabulary:
+    """The ids of tokens (``_edge_tokens_python``), one for the texts whose tokens are compared:
+    where the extension is built, a table it keeps (no str or dict lookup per token), else a
+    dict."""
+
+    def __init__(self) -> None:
+        self._table: Any = speedups.edge_vocabulary() if speedups else {}
 
     def __len__(self) -> int:
-        return int(self.starts.size)
+        if speedups is None:
+            return len(self._table)
+        return int(speedups.edge_vocabulary_size(self._table))
+
+    def tokens(self, folded: str) -> tuple[np.ndarray, np.ndarray]:
+        """``_edge_tokens_python(folded, vocabulary)``."""
+        if speedups is None:
+            return _edge_tokens_python(folded, self._table)
+        ids, first = speedups.edge_tokens(folded, self._table)
+        return np.frombuffer(ids, dtype=np.int64), np.frombuffer(first, dtype=np.int64)
+
+
+class TextLines:
+    """A text and where its lines start and end (those of ``split_lines``; lists, read an item
+    at a time), and its tokens as ids of ``vocabulary`` (one shared by the texts whose tokens
+    are compared)."""
+
+    def __init__(self, text: str, vocabulary: EdgeVocabulary | None = None) -> None:
+        self.text = text
+        self.vocabulary = EdgeVocabulary() if vocabulary is None else vocabulary
+        self._tokens: dict[tuple[int, int], tuple[np.ndarray, list[int]]] = {}
+        self.starts, self.ends = _line_offsets(text)
+
+    def __len__(self) -> int:
+        return len(self.starts)
 
     def line(self, k: int) -> str:
-        return self.text[int(self.starts[k]) : int(self.ends[k])]
+        return self.text[self.starts[k] : self.ends[k]]
 
-    def tokens(self, lo: int, hi: int) -> list[str]:
-        """The tokens of lines ``lo..hi`` (0-based, inclusive), a line end as ``"\\n"``."""
-        chunk = self.text[int(self.starts[lo]) : int(self.ends[hi])]
-        if "\r" in chunk:
-            chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
-        found: list[str] = _EDGE_TOKEN.findall(chunk.casefold())
+    def tokens(self, lo: int, hi: int) -> tuple[np.ndarray, list[int]]:
+        """The ids of the tokens of lines ``lo..hi`` (0-based, inclusive; ``_edge_tokens_python``
+        of them casefolded), and where each line's tokens start among them: line ``lo + k``'s
+        are ``ids[first[k] : first[k + 1]]``. Remembered: a region of a text is often in several
+        pairs, and the lines of no pair's region (most of a text) are never tokenized."""
+        found = self._tokens.get((lo, hi))
+        if found is None:
+            chunk = self.text[self.starts[lo] : self.ends[hi]]
+            ids, first = self.vocabulary.tokens(chunk.casefold())
+            found = self._tokens[lo, hi] = (ids, first.tolist())
         return found
 
 
-def _ids_and_lines(found: list[str], ids: dict[str, int], lo: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ids of tokens ``found`` (a line end is id 0, left out) and the line of each, the
-    first line being ``lo``."""
-    every = np.fromiter(map(ids.__getitem__, found), dtype=np.int64, count=len(found))
-    breaks = every == 0
-    keep = ~breaks
-    return every[keep], (lo + np.cumsum(breaks))[keep]
+def _edge_tokens_python(folded: str, vocabulary: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The id of each token of ``folded`` (a casefolded text; tokens as ``_EDGE_TOKEN`` finds
+    them, a line end not one): ``vocabulary``'s, a token new to it getting ``len(vocabulary)``
+    (so that ids are equal exactly where tokens are, across the texts sharing it); and, for each
+    line (ended by ``\\n``, ``\\r\\n`` or ``\\r``, as ``split_lines`` has it), the index of its
+    first token, then the number of tokens."""
+    if "\r" in folded:
+        folded = folded.replace("\r\n", "\n").replace("\r", "\n")
+    found: list[str] = _EDGE_TOKEN.findall(folded)
+    put = vocabulary.setdefault
+    ids = np.fromiter((put(t, len(vocabulary)) for t in found if t != "\n"), dtype=np.int64)
+    is_break = np.fromiter((t == "\n" for t in found), dtype=bool, count=len(found))
+    breaks = np.flatnonzero(is_break)
+    # The k-th line end has k line ends before it, the rest of what precedes it being tokens.
+    first = np.concatenate(([0], breaks - np.arange(breaks.size), [ids.size]))
+    return ids, first.astype(np.int64)
 
 
 def _token_ids(a: Sequence[str], b: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -1105,16 +1354,41 @@ def _token_ids(a: Sequence[str], b: Sequence[str]) -> tuple[np.ndarray, np.ndarr
     return ia, ib
 
 
-def _equal_runs(a: np.ndarray, b: np.ndarray, min_run: int) -> list[tuple[int, int, int]] | None:
+def _gram_keys(a: np.ndarray, b: np.ndarray, min_run: int) -> tuple[np.ndarray, np.ndarray]:
+    """A key of each ``min_run``-gram of ``a`` and of ``b`` (int64 ids), equal exactly where
+    the grams are: the ids ranked, then side by side in one int64 where they fit in it."""
+    n, m = a.size - min_run + 1, b.size - min_run + 1
+    _, inverse = np.unique(np.concatenate((a, b)), return_inverse=True)
+    code = inverse.reshape(-1).astype(np.int64)
+    size = int(code.max(initial=0)) + 1
+    ca, cb = code[: a.size], code[a.size :]
+    ka, kb = ca[:n].copy(), cb[:m].copy()
+    bits = max(1, (size - 1).bit_length())
+    if bits * min_run <= 63:
+        for t in range(1, min_run):
+            ka = (ka << bits) | ca[t : t + n]
+            kb = (kb << bits) | cb[t : t + m]
+        return ka, kb
+    for t in range(1, min_run):  # ranked again after each token, so that keys stay small
+        _, inverse = np.unique(
+            np.concatenate((ka * size + ca[t : t + n], kb * size + cb[t : t + m])),
+            return_inverse=True,
+        )
+        key = inverse.reshape(-1).astype(np.int64)
+        ka, kb = key[:n], key[n:]
+    return ka, kb
+
+
+def _equal_runs(
+    a: np.ndarray, b: np.ndarray, min_run: int, max_grams: int = _EDGE_MAX_GRAMS
+) -> list[tuple[int, int, int]] | None:
     """Every maximal run ``(i, j, size)`` of ``a[i:i+size] == b[j:j+size]`` with ``size >=
-    min_run`` (token ids below 2**20); None when there are too many to look at."""
+    min_run`` (int64 token ids); None when more than ``max_grams`` pairs ``(i, j)`` start equal
+    ``min_run``-grams (too many to look at)."""
     n, m = a.size - min_run + 1, b.size - min_run + 1
     if n < 1 or m < 1:
         return []
-    ka, kb = a[:n].copy(), b[:m].copy()
-    for t in range(1, min_run):  # the ids of each min_run-gram in one int64
-        ka = (ka << 20) | a[t : t + n]
-        kb = (kb << 20) | b[t : t + m]
+    ka, kb = _gram_keys(a, b, min_run)
     order = np.argsort(kb, kind="stable")
     sb = kb[order]
     lo = np.searchsorted(sb, ka, side="left")
@@ -1122,7 +1396,7 @@ def _equal_runs(a: np.ndarray, b: np.ndarray, min_run: int) -> list[tuple[int, i
     total = int(count.sum())
     if total == 0:
         return []
-    if total > _EDGE_MAX_GRAMS:
+    if total > max_grams:
         return None
     i = np.repeat(np.arange(n, dtype=np.int64), count)
     j = order[
@@ -1181,64 +1455,42 @@ def _choose_runs(
     return chosen
 
 
-def matching_runs(a: Sequence[str], b: Sequence[str], min_run: int) -> list[tuple[int, int, int]]:
+def _matching_blocks_python(
+    a: np.ndarray, b: np.ndarray, min_run: int, max_grams: int
+) -> list[tuple[int, int, int]] | None:
     """The matching blocks ``(i, j, size)`` of ``difflib.SequenceMatcher(None, a, b,
-    autojunk=False)`` of at least ``min_run`` tokens, in order, without difflib's cost on
-    common tokens: the maximal equal runs of at least ``min_run`` are found from their
-    ``min_run``-grams (numpy), then chosen as difflib chooses. A shorter match only splits a
-    box in which no run of ``min_run`` is left, so leaving them out changes nothing."""
+    autojunk=False)`` (int64 token ids) of at least ``min_run`` tokens, in order; None when
+    ``_equal_runs`` finds too many to look at. A shorter match only splits a box in which no
+    run of ``min_run`` is left, so leaving them out changes nothing."""
     if min_run < 1:
-        raise ValueError("min_run must be at least 1")
-    ia, ib = _token_ids(a, b)
-    runs = _equal_runs(ia, ib, min_run)
-    if runs is None:
-        raise ValueError("too many equal runs to choose from")
-    return _choose_runs(runs, len(a), len(b), min_run)
+        raise ValueError("matching_blocks() needs min_run >= 1")
+    runs = _equal_runs(a, b, min_run, max_grams)
+    return None if runs is None else _choose_runs(runs, a.size, b.size, min_run)
 
 
-def refine_edges(
-    pair: PassagePair,
-    text_a: str | TextLines,
-    text_b: str | TextLines,
-    margin: int,
+def _edge_chain_python(
+    a: np.ndarray,
+    b: np.ndarray,
+    min_run: int,
+    max_grams: int,
     gap: int,
-    measure: Callable[[str], tuple[frozenset[int], int]],
-) -> PassagePair:
-    """``pair`` with both regions' ends set by aligning their tokens (see above), looking up
-    to ``margin`` lines beyond each block-level end; unchanged when nothing aligns.
-    ``TextLines`` of a text may be passed instead of it (a text takes part in many pairs)."""
-    lines_a = text_a if isinstance(text_a, TextLines) else TextLines(text_a)
-    lines_b = text_b if isinstance(text_b, TextLines) else TextLines(text_b)
-    if not len(lines_a) or not len(lines_b):
-        return pair
-    core_a = (pair.a.start_line - 1, pair.a.end_line - 1)  # 0-based from here on
-    core_b = (pair.b.start_line - 1, pair.b.end_line - 1)
-    lo_a, hi_a = max(0, core_a[0] - margin), min(len(lines_a) - 1, core_a[1] + margin)
-    lo_b, hi_b = max(0, core_b[0] - margin), min(len(lines_b) - 1, core_b[1] + margin)
-    if pair.a.path == pair.b.path:  # within one document: the two sides never meet
-        hi_a = min(hi_a, core_b[0] - 1)
-        lo_b = max(lo_b, core_a[1] + 1)
-    if lo_a > hi_a or lo_b > hi_b:
-        return pair
-    found_a, found_b = lines_a.tokens(lo_a, hi_a), lines_b.tokens(lo_b, hi_b)
-    if len(found_a) + len(found_b) > _EDGE_MAX_TOKENS + hi_a - lo_a + hi_b - lo_b:
-        return pair
-    vocabulary = dict.fromkeys(["\n"])
-    vocabulary.update(dict.fromkeys(found_a))
-    vocabulary.update(dict.fromkeys(found_b))
-    ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-    ids_a, where_a = _ids_and_lines(found_a, ids, lo_a)
-    ids_b, where_b = _ids_and_lines(found_b, ids, lo_b)
-    if not ids_a.size or not ids_b.size or ids_a.size + ids_b.size > _EDGE_MAX_TOKENS:
-        return pair
-    found = _equal_runs(ids_a, ids_b, _EDGE_RUN)
-    if not found:  # nothing aligns, or too much (None: a table of numbers) to look at
-        return pair
-    runs = _choose_runs(found, ids_a.size, ids_b.size, _EDGE_RUN)
-    # Tokens inside the block-level region so far, on each side (a chain's score in O(1)).
-    zero = np.zeros(1, dtype=np.int64)
-    inside_a = np.concatenate((zero, np.cumsum((where_a >= core_a[0]) & (where_a <= core_a[1]))))
-    inside_b = np.concatenate((zero, np.cumsum((where_b >= core_b[0]) & (where_b <= core_b[1]))))
+    core_a_start: int,
+    core_a_stop: int,
+    core_b_start: int,
+    core_b_stop: int,
+) -> tuple[int, int, int, int] | None:
+    """Of the matching blocks of ``a`` and ``b`` (``_matching_blocks_python``), the chain
+    (blocks no more than ``gap`` tokens apart on either side) holding most tokens of the
+    block-level regions ``a[core_a_start:core_a_stop]`` and ``b[core_b_start:core_b_stop]``
+    (the first such chain): its first and last token on each side, ``(first_a, last_a,
+    first_b, last_b)``. None when nothing aligns, too much does, or no chain holds any."""
+    runs = _matching_blocks_python(a, b, min_run, max_grams)
+    if not runs:
+        return None
+    # Tokens of the block-level region before each position, on each side (a run's score in
+    # O(1)).
+    inside_a = np.clip(np.arange(a.size + 1), core_a_start, core_a_stop) - core_a_start
+    inside_b = np.clip(np.arange(b.size + 1), core_b_start, core_b_stop) - core_b_start
     ra = np.array(runs, dtype=np.int64).reshape(-1, 3)
     weight = (
         inside_a[ra[:, 0] + ra[:, 2]]
@@ -1246,7 +1498,6 @@ def refine_edges(
         + inside_b[ra[:, 1] + ra[:, 2]]
         - inside_b[ra[:, 1]]
     ).tolist()
-    # Runs chain while no more than ``gap`` tokens lie between two of them on either side.
     best: tuple[int, int] | None = None  # first and last run of the best chain
     best_score = 0
     head, score = 0, 0
@@ -1262,34 +1513,128 @@ def refine_edges(
     if score > best_score:
         best = (head, len(runs) - 1)
     if best is None:
-        return pair
+        return None
     first, last = runs[best[0]], runs[best[1]]
-    ends = (
-        int(where_a[first[0]]),
-        int(where_a[last[0] + last[2] - 1]),
-        int(where_b[first[1]]),
-        int(where_b[last[1] + last[2] - 1]),
+    return first[0], last[0] + last[2] - 1, first[1], last[1] + last[2] - 1
+
+
+# The native versions where the extension is built (tests/test_native.py holds them to these).
+_matching_blocks: Callable[
+    [np.ndarray, np.ndarray, int, int], list[tuple[int, int, int]] | None
+] = speedups.matching_blocks if speedups else _matching_blocks_python
+_edge_chain: Callable[..., tuple[int, int, int, int] | None] = (
+    speedups.edge_chain if speedups else _edge_chain_python
+)
+
+
+def matching_runs(a: Sequence[str], b: Sequence[str], min_run: int) -> list[tuple[int, int, int]]:
+    """The matching blocks ``(i, j, size)`` of ``difflib.SequenceMatcher(None, a, b,
+    autojunk=False)`` of at least ``min_run`` tokens, in order, without difflib's cost on
+    common tokens: the maximal equal runs of at least ``min_run`` are found from their
+    ``min_run``-grams, then chosen as difflib chooses (``_matching_blocks_python``)."""
+    if min_run < 1:
+        raise ValueError("min_run must be at least 1")
+    ia, ib = _token_ids(a, b)
+    runs = _matching_blocks(ia, ib, min_run, _EDGE_MAX_GRAMS)
+    if runs is None:
+        raise ValueError("too many equal runs to choose from")
+    return runs
+
+
+def _core_tokens(first: list[int], lo: int, hi: int, core: tuple[int, int]) -> tuple[int, int]:
+    """The tokens of lines ``core`` among those of lines ``lo..hi`` (both inclusive; ``first``
+    as ``TextLines.tokens(lo, hi)`` gives it), as a range of the latter: empty if they do not
+    meet."""
+    top, bottom = max(lo, core[0]), min(hi, core[1])
+    if top > bottom:
+        return 0, 0
+    return first[top - lo], first[bottom + 1 - lo]
+
+
+def _span(old: PassageSpan, lines: TextLines, first: int, last: int, words: int) -> PassageSpan:
+    """``old`` with lines ``first..last`` (0-based) of ``lines`` and ``words`` words."""
+    return PassageSpan(
+        path=old.path,
+        start_line=first + 1,
+        end_line=last + 1,
+        start_char=lines.starts[first],
+        end_char=lines.ends[last],
+        words=words,
+        preview=lines.line(first).strip()[:PREVIEW_CHARS],
     )
 
-    def side(old: PassageSpan, lines: TextLines, first: int, last: int) -> PassageSpan:
-        return replace(
-            old,
-            start_line=first + 1,
-            end_line=last + 1,
-            start_char=int(lines.starts[first]),
-            end_char=int(lines.ends[last]),
-            preview=lines.line(first).strip()[:PREVIEW_CHARS],
-        )
 
-    a = side(pair.a, lines_a, ends[0], ends[1])
-    b = side(pair.b, lines_b, ends[2], ends[3])
-    if (a, b) == (pair.a, pair.b):
+def refine_edges(
+    pair: PassagePair,
+    text_a: str | TextLines,
+    text_b: str | TextLines,
+    margin: int,
+    gap: int,
+    measure: Callable[[str], tuple[frozenset[int], int]],
+) -> PassagePair:
+    """``pair`` with both regions' ends set by aligning their tokens (see above), looking up
+    to ``margin`` lines beyond each block-level end; unchanged when nothing aligns.
+    ``TextLines`` of a text may be passed instead of it (a text takes part in many pairs)."""
+    lines_a = text_a if isinstance(text_a, TextLines) else TextLines(text_a)
+    if isinstance(text_b, TextLines) and text_b.vocabulary is lines_a.vocabulary:
+        lines_b = text_b
+    else:  # ids compare within one vocabulary only
+        raw_b = text_b.text if isinstance(text_b, TextLines) else text_b
+        lines_b = TextLines(raw_b, lines_a.vocabulary)
+    if not len(lines_a) or not len(lines_b):
         return pair
-    terms_a, count_a = measure(lines_a.text[a.start_char : a.end_char])
-    terms_b, count_b = measure(lines_b.text[b.start_char : b.end_char])
-    union = len(terms_a | terms_b)
-    similarity = round(len(terms_a & terms_b) / union, 4) if union else 1.0
-    return PassagePair(replace(a, words=count_a), replace(b, words=count_b), similarity)
+    core_a = (pair.a.start_line - 1, pair.a.end_line - 1)  # 0-based from here on
+    core_b = (pair.b.start_line - 1, pair.b.end_line - 1)
+    lo_a, hi_a = max(0, core_a[0] - margin), min(len(lines_a) - 1, core_a[1] + margin)
+    lo_b, hi_b = max(0, core_b[0] - margin), min(len(lines_b) - 1, core_b[1] + margin)
+    if pair.a.path == pair.b.path:  # within one document: the two sides never meet
+        hi_a = min(hi_a, core_b[0] - 1)
+        lo_b = max(lo_b, core_a[1] + 1)
+    if lo_a > hi_a or lo_b > hi_b:
+        return pair
+    ids_a, first_a = lines_a.tokens(lo_a, hi_a)
+    ids_b, first_b = lines_b.tokens(lo_b, hi_b)
+    if not ids_a.size or not ids_b.size or ids_a.size + ids_b.size > _EDGE_MAX_TOKENS:
+        return pair
+    chain = _edge_chain(
+        ids_a,
+        ids_b,
+        _EDGE_RUN,
+        _EDGE_MAX_GRAMS,
+        gap,
+        *_core_tokens(first_a, lo_a, hi_a, core_a),
+        *_core_tokens(first_b, lo_b, hi_b, core_b),
+    )
+    if chain is None:  # nothing aligns, or too much (a table of numbers) to look at
+        return pair
+    # The line of a token: the last line whose tokens start at or before it.
+    top_a, top_b = hi_a - lo_a + 1, hi_b - lo_b + 1
+    fa = lo_a + bisect_right(first_a, chain[0], 0, top_a) - 1
+    la = lo_a + bisect_right(first_a, chain[1], 0, top_a) - 1
+    fb = lo_b + bisect_right(first_b, chain[2], 0, top_b) - 1
+    lb = lo_b + bisect_right(first_b, chain[3], 0, top_b) - 1
+    a_chars = (lines_a.starts[fa], lines_a.ends[la])
+    b_chars = (lines_b.starts[fb], lines_b.ends[lb])
+    old_a, old_b = pair.a, pair.b
+    if (fa + 1, la + 1, *a_chars, fb + 1, lb + 1, *b_chars) == (
+        old_a.start_line,
+        old_a.end_line,
+        old_a.start_char,
+        old_a.end_char,
+        old_b.start_line,
+        old_b.end_line,
+        old_b.start_char,
+        old_b.end_char,
+    ):
+        return pair
+    terms_a, count_a = measure(lines_a.text[a_chars[0] : a_chars[1]])
+    terms_b, count_b = measure(lines_b.text[b_chars[0] : b_chars[1]])
+    both = len(terms_a & terms_b)
+    union = len(terms_a) + len(terms_b) - both
+    similarity = round(both / union, 4) if union else 1.0
+    return PassagePair(
+        _span(old_a, lines_a, fa, la, count_a), _span(old_b, lines_b, fb, lb, count_b), similarity
+    )
 
 
 # ---------------------------------------------------------------------------------------------

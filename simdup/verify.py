@@ -204,21 +204,12 @@ class Verifier:
         jj: np.ndarray,
         dd: np.ndarray,
     ) -> list[VerifiedPair]:
-        o = self.options
         # Identical normalised texts are near whatever else: equal hashes of the content
         # digests, then confirmed.
         same = digests[ii] == digests[jj]
         for p in np.flatnonzero(same).tolist():
             same[p] = docs[ii[p]].content_hash == docs[jj[p]].content_hash
-        # The others must be within the radius (SimHash candidates) and pass the length check.
-        a, b = chars[ii], chars[jj]
-        keep = np.minimum(a, b) >= o.min_length_ratio * np.maximum(a, b)
-        if o.method != "minhash":
-            keep &= dd <= self._radius
-        keep |= same
-        ii, jj, dd, same = ii[keep], jj[keep], dd[keep], same[keep]
-        sims = sketch_jaccard_pairs(sketches, ii, jj, o.features.sketch_size)
-        near = np.flatnonzero(same | (sims >= o.min_similarity))
+        near, sims = self.near(chars, sketches, ii, jj, dd, same)
         return [
             VerifiedPair(i, j, d, 1.0 if exact else round(sim, 4), exact)
             for i, j, d, exact, sim in zip(
@@ -226,10 +217,39 @@ class Verifier:
                 jj[near].tolist(),
                 dd[near].tolist(),
                 same[near].tolist(),
-                sims[near].tolist(),
+                sims.tolist(),
                 strict=True,
             )
         ]
+
+    def near(
+        self,
+        chars: np.ndarray,
+        sketches: list[bytes],
+        ii: np.ndarray,
+        jj: np.ndarray,
+        dd: np.ndarray,
+        same: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The rule of ``judge`` on arrays, for a verifying rule: the positions ``p`` of the
+        candidates ``(ii[p], jj[p])`` at distance ``dd[p]`` that are near-duplicates, and their
+        estimated similarity (unrounded; 1.0 where ``same[p]``, the caller's finding that the
+        two texts are the same). ``chars`` and ``sketches`` are the items' (a document's, a
+        passage window's) lengths and bottom-k sketches."""
+        o = self.options
+        if not (o.verify or o.method == "minhash"):
+            raise ValueError("Verifier.near needs a rule that verifies")
+        # The others must be within the radius (SimHash candidates) and pass the length check.
+        a, b = chars[ii], chars[jj]
+        keep = np.minimum(a, b) >= o.min_length_ratio * np.maximum(a, b)
+        if o.method != "minhash":
+            keep &= dd <= self._radius
+        keep |= same
+        kept = np.flatnonzero(keep)
+        estimated = sketch_jaccard_pairs(sketches, ii[kept], jj[kept], o.features.sketch_size)
+        sims = np.where(same[kept], 1.0, estimated)
+        near = same[kept] | (sims >= o.min_similarity)
+        return kept[near], sims[near]
 
     def _one_by_one(
         self,

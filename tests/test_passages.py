@@ -4,6 +4,7 @@ paragraphs, in every encoding and line ending, in text, JSON and JSON Lines."""
 from __future__ import annotations
 
 import json
+import re
 from difflib import SequenceMatcher
 from pathlib import Path
 
@@ -13,19 +14,23 @@ from conftest import REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simdup.blocks import Block, cut_blocks, line_count, split_lines
+from simdup.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines
 from simdup.cli import cli
 from simdup.discovery import find_files
 from simdup.options import resolve_options
 from simdup.outcome import scan_outcome
 from simdup.passages import (
+    _EDGE_TOKEN,
+    EdgeVocabulary,
     PassageOptions,
     TextLines,
     compare_passages,
     find_passages,
     matching_runs,
+    refine_edges,
     scan_passages,
 )
+from simdup.records import PassagePair, PassageSpan
 from simdup.scanning import scan
 
 SEEDS = REPO.parent / "shared" / "seeds"
@@ -71,6 +76,76 @@ def test_long_runs_are_cut() -> None:
     ]
     long = "\n".join("x" * 250 for _ in range(3))
     assert [(b.start_line, b.end_line) for b in cut_blocks(long)] == [(1, 1), (2, 2), (3, 3)]
+
+
+def _reference_blocks(text: str, max_lines: int, max_chars: int) -> list[Block]:
+    """The block rule of simdup.blocks written plainly, line by line, for the property below."""
+    blocks: list[Block] = []
+    open_block: list[int] | None = None  # [first line, count, start char, end char]
+    for number, (line, offset) in enumerate(split_lines(text), 1):
+        if not line.strip():
+            if open_block:
+                blocks.append(Block(open_block[0], open_block[0] + open_block[1] - 1,
+                                    open_block[2], open_block[3]))  # fmt: skip
+            open_block = None
+            continue
+        heading = re.match(r"[ ]{0,3}#{1,6}(?:[ \t]|$)", line) is not None
+        if open_block and (
+            open_block[1] == max_lines or offset - open_block[2] >= max_chars or heading
+        ):
+            blocks.append(Block(open_block[0], open_block[0] + open_block[1] - 1,
+                                open_block[2], open_block[3]))  # fmt: skip
+            open_block = None
+        if open_block is None:
+            open_block = [number, 0, offset, offset]
+        open_block[1] += 1
+        open_block[3] = offset + len(line)
+    if open_block:
+        blocks.append(Block(open_block[0], open_block[0] + open_block[1] - 1,
+                            open_block[2], open_block[3]))  # fmt: skip
+    return blocks
+
+
+@given(
+    lines=st.lists(
+        st.sampled_from(["", " ", "\t", "word", "two words", "# Title", "   ## Sub", "#tag",
+                         "    # code", "长的中文句子。", "x" * 90]),  # fmt: skip
+        max_size=40,
+    ),
+    ending=st.sampled_from(["\n", "\r\n", "\r"]),
+    final=st.booleans(),
+    max_lines=st.integers(1, 5),
+    max_chars=st.integers(1, 200),
+)
+def test_blocks_follow_the_rule_in_every_line_ending(
+    lines: list[str], ending: str, final: bool, max_lines: int, max_chars: int
+) -> None:
+    """The fast block cutter gives the plain rule's blocks, for LF, CRLF and CR texts, with or
+    without a final newline."""
+    text = ending.join(lines) + (ending if final and lines else "")
+    expected = _reference_blocks(text, max_lines, max_chars)
+    assert cut_blocks(text, max_lines, max_chars) == expected
+    rows, count = cut_text_python(text, max_lines, max_chars)
+    assert [Block(*r) for r in rows.tolist()] == expected
+    assert count == line_count(text)
+    native, native_count = cut_text(text, max_lines, max_chars)
+    assert native.tolist() == rows.tolist() and native_count == count
+
+
+@given(
+    text=st.text(alphabet=st.sampled_from(list(" \t\r\n#x中\x0c\x85\u2028\u3000")), max_size=60),
+    max_lines=st.integers(1, 4),
+    max_chars=st.integers(0, 12),
+)
+def test_blocks_of_any_text_follow_the_rule(text: str, max_lines: int, max_chars: int) -> None:
+    """Any mix of line ends, whitespace (incl. form feed, NEL, U+2028, which end no line here)
+    and '#': the native cutter, the Python one and the plain rule agree."""
+    expected = _reference_blocks(text, max_lines, max_chars)
+    rows, count = cut_text_python(text, max_lines, max_chars)
+    assert [Block(*r) for r in rows.tolist()] == expected
+    native, native_count = cut_text(text, max_lines, max_chars)
+    assert native.tolist() == rows.tolist()
+    assert native_count == count == line_count(text)
 
 
 @needs_seeds
@@ -273,6 +348,76 @@ def test_text_lines_are_split_lines(text: str) -> None:
     """The edges' line offsets are those of split_lines (LF, CRLF and CR texts alike)."""
     lines = TextLines(text)
     assert [(lines.line(k), int(lines.starts[k])) for k in range(len(lines))] == split_lines(text)
+
+
+_EDGE_LINES = st.lists(
+    st.lists(st.sampled_from(["Word", "word", "WORD", "straße", "STRASSE", "图", "书", "馆",
+                              "x_y", "½", "İ", "-", " ", "\t"]), max_size=8).map("".join),
+    min_size=1,
+    max_size=8,
+)  # fmt: skip
+
+
+@given(_EDGE_LINES, _EDGE_LINES, st.sampled_from(["\n", "\r\n", "\r"]), st.data())
+def test_edge_tokens_are_the_casefolded_words_of_the_lines(
+    lines_a: list[str], lines_b: list[str], ending: str, data: st.DataObject
+) -> None:
+    """The edges align the tokens of a range of lines as the regex finds them in the casefolded
+    lines (an ideograph each, else a run of word characters; "Word" and "WORD" one token,
+    "straße" and "STRASSE" too): two texts sharing a vocabulary have equal ids exactly where
+    their tokens are equal, and each token is on its line."""
+    vocabulary = EdgeVocabulary()
+    texts = [TextLines(ending.join(lines) + ending, vocabulary) for lines in (lines_a, lines_b)]
+    words: list[str] = []
+    ids: list[int] = []
+    for lines in texts:
+        lo = data.draw(st.integers(0, len(lines) - 1))
+        hi = data.draw(st.integers(lo, len(lines) - 1))
+        found, first = lines.tokens(lo, hi)
+        chunk = "\n".join(lines.line(k) for k in range(lo, hi + 1)).casefold()
+        expected = [_EDGE_TOKEN.findall(line) for line in chunk.split("\n")]
+        assert [found[first[k] : first[k + 1]].size for k in range(hi - lo + 1)] == [
+            len(line) for line in expected
+        ]
+        words.extend(w for line in expected for w in line)
+        ids.extend(found.tolist())
+    assert len(ids) == len(words)
+    for x in range(len(ids)):
+        assert [ids[y] == ids[x] for y in range(len(ids))] == [w == words[x] for w in words]
+
+
+def test_refine_edges_takes_texts_or_their_lines() -> None:
+    """refine_edges sets a region's ends at the whole copy, the same whether it is given two
+    texts, their lines sharing one vocabulary (as the scan gives them), or lines of two
+    vocabularies (whose ids do not compare: the second is tokenized again)."""
+    shared = [f"shared line {k} holds words of its own, {k * 7} and {k * 13}" for k in range(12)]
+    text_a = "\n".join(["intro of a", "more of a", "", *shared, "", "outro of a"]) + "\n"
+    text_b = "\n".join(["something else", "", *shared, "after b"])
+    old_a = PassageSpan("a.txt", 5, 14, 0, 1, 0)  # block-level: a few lines short each side
+    old_b = PassageSpan("b.txt", 4, 13, 0, 1, 0)
+    pair = PassagePair(old_a, old_b, 0.5)
+
+    def measure(region: str) -> tuple[frozenset[int], int]:
+        words = region.split()
+        return frozenset(hash(w) for w in words), len(words)
+
+    one = EdgeVocabulary()
+    found = {
+        refine_edges(pair, a, b, 8, 4, measure)
+        for a, b in (
+            (text_a, text_b),
+            (TextLines(text_a, one), TextLines(text_b, one)),
+            (TextLines(text_a), TextLines(text_b)),
+            (TextLines(text_a), text_b),
+        )
+    }
+    assert len(found) == 1
+    refined = found.pop()
+    assert (refined.a.start_line, refined.a.end_line) == (4, 15)
+    assert (refined.b.start_line, refined.b.end_line) == (3, 14)
+    assert text_a[refined.a.start_char : refined.a.end_char] == "\n".join(shared)
+    assert text_b[refined.b.start_char : refined.b.end_char] == "\n".join(shared)
+    assert refined.similarity == 1.0 and refined.a.words == refined.b.words
 
 
 @needs_seeds

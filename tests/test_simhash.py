@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import xxhash
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import MAX64, fingerprints
 
 from simdup import hashing
-from simdup.simhash import hamming, simhash, similarity
+from simdup.simhash import (
+    group_counters,
+    group_counters_python,
+    hamming,
+    simhash,
+    similarity,
+)
 
 
 def fp_of(hashes: list[int], weights: list[float]) -> int:
@@ -170,3 +177,39 @@ def test_content_hash_is_xxh3_128_hex() -> None:
     assert digest == xxhash.xxh3_128_hexdigest("some text 中文".encode())
     assert len(digest) == 32
     assert hashing.content_hash("a") != hashing.content_hash("b")
+
+
+# ---------------------------------------------------------------- counters of groups of hashes
+
+_groups = st.lists(
+    st.lists(st.tuples(st.integers(0, MAX64), st.integers(-(1 << 40), 1 << 40)), max_size=12),
+    max_size=10,
+)
+
+
+@given(groups=_groups)
+def test_group_counters_native_and_python_agree_and_sign_to_each_groups_simhash(
+    groups: list[list[tuple[int, int]]],
+) -> None:
+    """Native and Python counters are equal; each group's counters are its own signed sums, so
+    their signs give the group's SimHash, and summed over groups the union's."""
+    flat = [item for group in groups for item in group]
+    hashes = np.array([h for h, _ in flat], dtype=np.uint64)
+    weights = np.array([w for _, w in flat], dtype=np.int64)
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    got = group_counters(hashes, weights, sizes)
+    assert got.shape == (len(groups), 64)
+    assert group_counters_python(hashes, weights, sizes) == got.tobytes()
+    for g, group in enumerate(groups):
+        expected = [sum(w if (h >> b) & 1 else -w for h, w in group) for b in range(64)]
+        assert got[g].tolist() == expected
+
+
+def test_group_counters_refuse_sizes_that_do_not_add_up() -> None:
+    hashes = np.array([1, 2, 3], dtype=np.uint64)
+    weights = np.array([1, 1, 1], dtype=np.int64)
+    for sizes in ([1, 1], [2, 2], [4, -1]):
+        with pytest.raises(ValueError, match="add up"):
+            group_counters(hashes, weights, np.array(sizes, dtype=np.int64))
+        with pytest.raises(ValueError, match="add up"):
+            group_counters_python(hashes, weights, np.array(sizes, dtype=np.int64))
