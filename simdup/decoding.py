@@ -349,6 +349,32 @@ def decode_file(source: SourceFile | str, max_size: int) -> DecodedDocument | Sk
     return decode_data(path, data)
 
 
+def decode_file_again(
+    source: SourceFile | str, max_size: int, detected: str | None = None
+) -> DecodedDocument | SkippedFile:
+    """``decode_file`` of a file decoded before, ``detected``: the encoding detection chose for
+    it then (encoding source "detected"), which is used again without detecting anew. That
+    gives the same text for the same bytes, and spares each process that reads the file again
+    loading chardet's models; when the bytes read no longer decode so, as ``decode_file``."""
+    if detected is None:
+        return decode_file(source, max_size)
+    path = source if isinstance(source, str) else source.path
+    try:
+        data = read_bytes(source, max_size)
+    except DecodeFailure as exc:
+        return SkippedFile(path, "read", str(exc))
+    except OSError as exc:
+        return SkippedFile(path, "read", exc.strerror or str(exc))
+    try:
+        text = data.decode(detected)
+    except (UnicodeDecodeError, LookupError):
+        return decode_data(path, data)
+    changed = not data or (b"\x00" in data and not detected.startswith("utf-16"))
+    if changed or _looks_binary_text(text):  # not what was read before: decide again
+        return decode_data(path, data)
+    return DecodedDocument(path, text, detected, "detected", 1.0, len(data))
+
+
 def decode_data(path: str, data: bytes) -> DecodedDocument | SkippedFile:
     """Decode the bytes of a file (or of standard input, ``path`` "-") already read."""
     if not data:

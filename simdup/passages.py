@@ -46,7 +46,7 @@ import numpy as np
 import xxhash
 
 from .blocks import DEFAULT_MAX_LINES, cut_text, split_lines
-from .decoding import decode_data, decode_file
+from .decoding import decode_data, decode_file, decode_file_again
 from .discovery import find_files
 from .engines import (
     Engine,
@@ -560,23 +560,25 @@ def _window_words_and_keys(
     return words, key
 
 
-def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
-    """Component label (its smallest member) of each of ``n`` nodes joined by ``edges``."""
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return np.array([find(x) for x in range(n)], dtype=np.int64)
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Component label (its smallest member) of each of ``n`` nodes joined by the edges
+    ``(a[e], b[e])``: every node points at a smaller one or itself, so a tree's root is its
+    smallest member; each round hooks the larger root of every edge whose ends have two
+    roots under the smaller one, then lets every node jump to its root."""
+    parent = np.arange(n, dtype=np.int64)
+    while a.size:
+        ra, rb = parent[a], parent[b]
+        split = ra != rb
+        if not split.any():
+            break
+        a, b, ra, rb = a[split], b[split], ra[split], rb[split]
+        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+        while True:
+            up = parent[parent]
+            if np.array_equal(up, parent):
+                break
+            parent = up
+    return parent
 
 
 def _cross(
@@ -643,17 +645,21 @@ def match_passages(
         ]
         skip = np.unique(np.array(keys, dtype=np.int64))
 
+    member_doc = windows.doc[members]
+
     def wanted(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Which window pairs (positions in ``members``) may be reported."""
-        wx, wy = members[x], members[y]
-        dx, dy = windows.doc[wx], windows.doc[wy]
+        dx, dy = member_doc[x], member_doc[y]
         ok: np.ndarray = dx != dy
         if options.within:
+            wx, wy = members[x], members[y]
             apart = (windows.last[wx] < windows.first[wy]) | (windows.last[wy] < windows.first[wx])
             ok |= (dx == dy) & apart
         if skip.size:
-            key = np.minimum(dx, dy) * n_docs + np.maximum(dx, dy)
-            ok &= ~np.isin(key, skip)
+            at = np.flatnonzero(ok)
+            key = np.minimum(dx[at], dy[at]) * n_docs + np.maximum(dx[at], dy[at])
+            place = np.minimum(np.searchsorted(skip, key), skip.size - 1)
+            ok[at[skip[place] == key]] = False  # a pair of near-duplicate documents
         return ok
 
     # Candidates: distinct fingerprints within the radius, one judgement per pair of them
@@ -663,7 +669,6 @@ def match_passages(
     edge_of = np.repeat(np.arange(ua.size), sizes[ua] * sizes[ub])
     useful = np.unique(edge_of[keep])
     stats["candidates"] = int(useful.size)
-    verified: list[tuple[int, int]] = []
     good = np.zeros(ua.size, dtype=bool)
     head = members[starts]  # the first window of each fingerprint
     useful = useful[windows.long_enough(head[ua[useful]], head[ub[useful]], verifier)]
@@ -712,19 +717,19 @@ def match_passages(
     near[at] = True
     good = np.zeros(ua.size, dtype=bool)
     good[useful] = near[: useful.size]
-    verified = list(zip(ua[good].tolist(), ub[good].tolist(), strict=True))
+    va, vb = ua[good], ub[good]
     sound[ask] = near[useful.size :][text_of]
     group_sound = (
         np.add.reduceat(sound.astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
     )
     # A component spanning more than max_repeats documents is boilerplate.
-    component = _components(unique.size, verified)
+    component = _components(unique.size, va, vb)
     window_component = np.empty(len(windows), dtype=np.int64)
     window_component[members] = np.repeat(component, sizes)
     matched = np.zeros(unique.size, dtype=bool)
     matched[(sizes > 1) & (group_sound > 1)] = True
-    if verified:
-        matched[np.array(verified).ravel()] = True
+    matched[va] = True
+    matched[vb] = True
     matched_windows = members[np.repeat(matched, sizes) & sound]
     comp_doc = np.unique(window_component[matched_windows] * n_docs + windows.doc[matched_windows])
     doc_count = np.bincount(comp_doc // n_docs, minlength=unique.size)
@@ -741,12 +746,13 @@ def match_passages(
     wx, wy = members[px[ok]], members[py[ok]]
     not_boiler = ~repeated_component[window_component[wx]]
     wx, wy = wx[not_boiler], wy[not_boiler]
-    pairs = _regions(windows, wx, wy, options, boiler)
-    if texts is not None and pairs:
-        params = (scan_options or ScanOptions()).features
-        if jobs > 1 and len(pairs) >= _PARALLEL_REFINE:
-            pairs = _refine_parallel(pairs, texts, params, options, jobs)
-        else:
+    regions = _regions(windows, wx, wy)
+    params = (scan_options or ScanOptions()).features
+    if texts is not None and jobs > 1 and len(regions) >= _PARALLEL_REFINE:
+        pairs = _finish_parallel(docs, regions, boiler, texts, params, options, jobs)
+    else:
+        pairs = _sorted_once(_finish_all(docs, regions, options, boiler))
+        if texts is not None and pairs:
             held = _EdgeTexts(texts, PassageProcessor(params, options))
             pairs = _refine_all(pairs, held, options)
     stats["pairs"] = len(pairs)
@@ -846,7 +852,9 @@ _PARALLEL_JOIN = 1 << 14
 _PARALLEL_REFINE = 256
 
 _JOIN: tuple[np.ndarray, Layout, int] | None = None
-_REFINE: tuple[_EdgeTexts, PassageOptions, list[PassagePair]] | None = None
+# What the workers finishing regions hold (from the parent, through fork): see _init_finish.
+_FINISH: tuple[_EdgeTexts, PassageOptions, Sequence[DocumentPassages], list[_Region],
+               dict[int, set[int]]] | None = None  # fmt: skip
 
 
 def _init_join(unique: np.ndarray, layout: Layout, radius: int) -> None:
@@ -884,38 +892,40 @@ def _near_pairs(unique: np.ndarray, radius: int, jobs: int) -> tuple[np.ndarray,
     return a[order], b[order], d[order]
 
 
-def _init_refine(
+def _init_finish(
     texts: Callable[[str], str | None],
     params: FeatureParams,
     options: PassageOptions,
-    pairs: list[PassagePair],
+    docs: Sequence[DocumentPassages],
+    regions: list[_Region],
+    boiler: dict[int, set[int]],
 ) -> None:
-    global _REFINE
-    _REFINE = (_EdgeTexts(texts, PassageProcessor(params, options)), options, pairs)
+    global _FINISH
+    _FINISH = (_EdgeTexts(texts, PassageProcessor(params, options)), options, docs, regions, boiler)
 
 
-# A pair a worker has refined, as it sends it back: its index, each side's values after the
-# path (``_span_values``), and the similarity. Plain values: a pickled dataclass costs ~10
-# times as much to send and to read back.
+# A region a worker has finished and refined, as it sends it back: its index, each side's
+# values after the path (``_span_values``), and the similarity. Plain values: a pickled
+# dataclass costs ~10 times as much to send and to read back.
 _SpanValues = tuple[int, int, int, int, int, str]
-_Refined = tuple[int, _SpanValues, _SpanValues, float]
+_Finished = tuple[int, _SpanValues, _SpanValues, float]
 
 
 def _span_values(span: PassageSpan) -> _SpanValues:
     return span.start_line, span.end_line, span.start_char, span.end_char, span.words, span.preview
 
 
-def _refine_batch(chosen: Sequence[int]) -> list[_Refined]:
-    """The pairs (by index; the workers have them from the parent) that ``refine_edges``
-    changes, as ``_Refined``."""
-    assert _REFINE is not None
-    texts, options, pairs = _REFINE  # held from batch to batch: a worker's texts stay read
-    old = [pairs[k] for k in chosen]
-    new = _refine_pairs(old, texts, options)
+def _finish_batch(chosen: Sequence[int]) -> list[_Finished]:
+    """The regions (by index; the workers have them from the parent) trimmed (``_finish``) and
+    their edges refined (``refine_edges``), as ``_Finished``; those trimmed away are left out."""
+    assert _FINISH is not None
+    texts, options, docs, regions, boiler = _FINISH  # held from batch to batch
+    found = [(k, _finish_region(docs, regions[k], options, boiler)) for k in chosen]
+    kept = [(k, pair) for k, pair in found if pair is not None]
+    refined = _refine_pairs([pair for _, pair in kept], texts, options)
     return [
         (k, _span_values(p.a), _span_values(p.b), p.similarity)
-        for k, before, p in zip(chosen, old, new, strict=True)
-        if p is not before
+        for (k, _), p in zip(kept, refined, strict=True)
     ]
 
 
@@ -929,14 +939,14 @@ _REFINE_TASKS = 1
 _TEXT_COST = 10
 
 
-def _refine_tasks(pairs: list[PassagePair], count: int) -> list[list[int]]:
-    """``pairs`` (their indexes) as ``count`` tasks (fewer if there are few pairs) of about one
-    cost, sharing as few texts as may be, most costly first. Reading a text (and tokenizing
-    it) costs more than aligning a pair, so the pairs of texts that pairs connect (a
-    component) stay in one task, where a whole text's pairs are refined after one read; a
-    component costlier than a task is cut into runs (in order, so that each text of side A is
-    still read about once). The pieces then go, costliest first, each to the task that costs
-    least so far."""
+def _refine_tasks(pairs: list[tuple[str, str]], count: int) -> list[list[int]]:
+    """``pairs`` of documents (paths; their indexes) as ``count`` tasks (fewer if there are few
+    pairs) of about one cost, sharing as few texts as may be, most costly first. Reading a
+    text (and tokenizing it) costs more than aligning a pair, so the pairs of texts that pairs
+    connect (a component) stay in one task, where a whole text's pairs are refined after one
+    read; a component costlier than a task is cut into runs (in order, so that each text of
+    side A is still read about once). The pieces then go, costliest first, each to the task
+    that costs least so far."""
     parent: dict[str, str] = {}
 
     def root(path: str) -> str:
@@ -945,14 +955,14 @@ def _refine_tasks(pairs: list[PassagePair], count: int) -> list[list[int]]:
             path = up
         return path
 
-    for pair in pairs:
-        parent[root(pair.a.path)] = root(pair.b.path)
+    for a, b in pairs:
+        parent[root(a)] = root(b)
     components: dict[str, list[int]] = defaultdict(list)
-    for k, pair in enumerate(pairs):
-        components[root(pair.a.path)].append(k)
+    for k, (a, _) in enumerate(pairs):
+        components[root(a)].append(k)
 
     def cost(run: list[int]) -> int:
-        paths = {pairs[k].a.path for k in run} | {pairs[k].b.path for k in run}
+        paths = {pairs[k][0] for k in run} | {pairs[k][1] for k in run}
         return len(run) + _TEXT_COST * len(paths)
 
     costs = [(cost(c), c) for c in components.values()]
@@ -975,36 +985,42 @@ def _refine_tasks(pairs: list[PassagePair], count: int) -> list[list[int]]:
     return [tasks[k] for k in order if tasks[k]]
 
 
-def _refine_parallel(
-    pairs: list[PassagePair],
+def _finish_parallel(
+    docs: Sequence[DocumentPassages],
+    regions: list[_Region],
+    boiler: dict[int, set[int]],
     texts: Callable[[str], str | None],
     params: FeatureParams,
     options: PassageOptions,
     jobs: int,
 ) -> list[PassagePair]:
-    """``_refine_all`` in ``jobs`` processes, the pairs in tasks of ``_refine_tasks``."""
-    global _REFINE
-    tasks = _refine_tasks(pairs, _REFINE_TASKS * jobs)
-    # Dictionaries loaded once, before fork; the workers have the pairs from the fork too
-    # (tasks are indexes).
-    _init_refine(texts, params, options, pairs)
-    out = list(pairs)
+    """``_finish_all`` then ``_refine_all``, in ``jobs`` processes: the regions in tasks of
+    ``_refine_tasks`` (a region is refined where it is trimmed). The same pairs: refining is a
+    function of the pair, so regions that trim to the same pair refine to the same pair, and
+    are reported once."""
+    global _FINISH
+    ends = [(docs[r[0]].path, docs[r[1]].path) for r in regions]
+    tasks = _refine_tasks(ends, _REFINE_TASKS * jobs)
+    # Dictionaries loaded once, before fork; the workers have the documents and regions from
+    # the fork too (tasks are indexes).
+    _init_finish(texts, params, options, docs, regions, boiler)
+    out: list[PassagePair] = []
     try:
         with WorkerPool(
-            _refine_batch,
+            _finish_batch,
             jobs,
-            initializer=_init_refine,
-            initargs=(texts, params, options, pairs),
-            describe=lambda t: f"the edges of {len(t)} passages from {pairs[t[0]].a.path!r}",
+            initializer=_init_finish,
+            initargs=(texts, params, options, docs, regions, boiler),
+            describe=lambda t: f"the edges of {len(t)} passages from {ends[t[0]][0]!r}",
         ) as pool:
             for _, found in pool.results(tasks):
                 for k, a, b, similarity in found:
-                    old = pairs[k]
-                    out[k] = PassagePair(
-                        PassageSpan(old.a.path, *a), PassageSpan(old.b.path, *b), similarity
+                    path_a, path_b = ends[k]
+                    out.append(
+                        PassagePair(PassageSpan(path_a, *a), PassageSpan(path_b, *b), similarity)
                     )
     finally:
-        _REFINE = None  # the pairs and texts are not the parent's to keep
+        _FINISH = None  # the documents and texts are not the parent's to keep
     return _sorted_once(out)
 
 
@@ -1044,10 +1060,12 @@ def _repeated(
     for d, f, la in zip(r_doc.tolist(), r_first.tolist(), r_last.tolist(), strict=True):
         boiler[d].update(range(f, la + 1))
     out = []
-    bounds = [*np.flatnonzero(np.r_[True, r_comp[1:] != r_comp[:-1]]).tolist(), cuts.size]
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
+    starts = np.flatnonzero(np.r_[True, r_comp[1:] != r_comp[:-1]])
+    # Documents per component: ranges are in (component, document) order.
+    counts = np.add.reduceat(new_group[cuts], starts).tolist()
+    bounds = [*starts.tolist(), cuts.size]
+    for lo, hi, count in zip(bounds, bounds[1:], counts, strict=False):
         occurrences = sorted(spans[lo:hi], key=lambda s: (s.path, s.start_line))
-        count = int(np.unique(r_doc[lo:hi]).size)
         out.append(RepeatedPassage(count, tuple(occurrences)))
     out.sort(key=lambda r: (-r.count, r.occurrences[0].path, r.occurrences[0].start_line))
     return tuple(out), boiler
@@ -1083,16 +1101,15 @@ def _spans(
     return [s for s in out if s is not None]
 
 
-def _regions(
-    windows: _Windows,
-    wx: np.ndarray,
-    wy: np.ndarray,
-    options: PassageOptions,
-    boiler: dict[int, set[int]],
-) -> list[PassagePair]:
+# A region: documents ``da`` and ``db`` (indexes), blocks ``fa..la`` of one and ``fb..lb`` of
+# the other, before trimming.
+_Region = tuple[int, int, int, int, int, int]
+
+
+def _regions(windows: _Windows, wx: np.ndarray, wy: np.ndarray) -> list[_Region]:
     """Matched window pairs merged into maximal regions per pair of documents: sweeping along
     side A, windows that overlap or touch join one run; within a run, sweeping along side B
-    the same way. Each region is then trimmed and reported (``_finish``)."""
+    the same way. Each region is then trimmed and reported (``_finish_region``)."""
     if wx.size == 0:
         return []
     dx, dy = windows.doc[wx], windows.doc[wy]
@@ -1102,44 +1119,60 @@ def _regions(
     dx, dy = np.where(swap, dy, dx), np.where(swap, dx, dy)
     fx, fy = np.where(swap, fy, fx), np.where(swap, fx, fy)
     lx, ly = np.where(swap, ly, lx), np.where(swap, lx, ly)
-    n_docs = len(windows.docs)
-    key = dx * n_docs + dy
-    big = np.int64(1 << 32)
-    order = np.lexsort((fy, fx, key))
-    key, fx, lx, fy, ly = key[order], fx[order], lx[order], fy[order], ly[order]
+    order = np.lexsort((fy, fx, dy, dx))
+    dx, dy, fx, lx, fy, ly = dx[order], dy[order], fx[order], lx[order], fy[order], ly[order]
     # Runs along A: a window starts a new run when its first block lies beyond every block
-    # of the run so far (+1: touching windows join).
-    reach = np.maximum.accumulate(key * big + lx)
-    new_a = np.ones(key.size, dtype=bool)
-    new_a[1:] = (key[1:] != key[:-1]) | (key[1:] * big + fx[1:] > reach[:-1] + 1)
+    # of the run so far (+1: touching windows join). Pairs of documents are ranked (not
+    # keyed by da * n + db), so that rank * 2**32 stays far inside 64 bits at any size.
+    big = np.int64(1 << 32)
+    new_pair = np.ones(dx.size, dtype=bool)
+    new_pair[1:] = (dx[1:] != dx[:-1]) | (dy[1:] != dy[:-1])
+    pair_rank = np.cumsum(new_pair)
+    reach = np.maximum.accumulate(pair_rank * big + lx)
+    new_a = new_pair.copy()
+    new_a[1:] |= pair_rank[1:] * big + fx[1:] > reach[:-1] + 1
     run = np.cumsum(new_a)
     order = np.lexsort((fy, run))
-    run, key, fx, lx, fy, ly = run[order], key[order], fx[order], lx[order], fy[order], ly[order]
+    run, dx, dy = run[order], dx[order], dy[order]
+    fx, lx, fy, ly = fx[order], lx[order], fy[order], ly[order]
     reach = np.maximum.accumulate(run * big + ly)
     new_b = np.ones(run.size, dtype=bool)
     new_b[1:] = (run[1:] != run[:-1]) | (run[1:] * big + fy[1:] > reach[:-1] + 1)
     cuts = np.flatnonzero(new_b)
     regions = zip(
-        key[cuts].tolist(),
+        dx[cuts].tolist(),
+        dy[cuts].tolist(),
         np.minimum.reduceat(fx, cuts).tolist(),
         np.maximum.reduceat(lx, cuts).tolist(),
         fy[cuts].tolist(),
         np.maximum.reduceat(ly, cuts).tolist(),
         strict=True,
     )
-    pairs = []
-    for k, fa, la, fb, lb in regions:
-        da, db = divmod(k, n_docs)
-        if da == db and not (la < fb or lb < fa):
-            continue  # a region of one document that reaches into its own copy
-        pair = _finish(
-            windows.docs[da], windows.docs[db], (fa, la, fb, lb), options, boiler, da, db
-        )
-        if pair is not None:
-            pairs.append(pair)
-    pairs.sort(key=_pair_order)
-    # Two runs along A can end up as the same region after trimming: report it once.
-    return [p for n, p in enumerate(pairs) if n == 0 or p != pairs[n - 1]]
+    # A region of one document that reaches into its own copy is left out.
+    return [r for r in regions if r[0] != r[1] or r[3] < r[4] or r[5] < r[2]]
+
+
+def _finish_all(
+    docs: Sequence[DocumentPassages],
+    regions: list[_Region],
+    options: PassageOptions,
+    boiler: dict[int, set[int]],
+) -> list[PassagePair]:
+    """The reported pair of each region that trimming leaves (``_finish_region``), in order.
+    Two runs along A can end up as the same region after trimming: ``_sorted_once`` reports
+    it once."""
+    found = (_finish_region(docs, r, options, boiler) for r in regions)
+    return [p for p in found if p is not None]
+
+
+def _finish_region(
+    docs: Sequence[DocumentPassages],
+    region: _Region,
+    options: PassageOptions,
+    boiler: dict[int, set[int]],
+) -> PassagePair | None:
+    da, db, fa, la, fb, lb = region
+    return _finish(docs[da], docs[db], (fa, la, fb, lb), options, boiler, da, db)
 
 
 class _Side:
@@ -1648,10 +1681,12 @@ class _SourceTexts:
 
     sources: dict[str, SourceFile]
     max_size: int
+    # The encoding detection chose for a file when the scan read it: used again.
+    detected: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, path: str) -> str | None:
         try:
-            decoded = decode_file(self.sources[path], self.max_size)
+            decoded = decode_file_again(self.sources[path], self.max_size, self.detected.get(path))
         except Exception:
             return None
         return None if isinstance(decoded, SkippedFile) else decoded.text
@@ -1684,14 +1719,16 @@ def _match_sources(
     passages: PassageOptions,
     near_duplicates: Iterable[tuple[str, str]],
     unreadable: int,
+    detected: dict[str, str] | None = None,
 ) -> Passages:
-    """``match_passages`` of files' windows, their texts read again for the edges."""
+    """``match_passages`` of files' windows, their texts read again for the edges (decoded
+    with the encodings ``detected`` for them before, by path)."""
     result = match_passages(
         docs,
         passages,
         scan_options=options,
         near_duplicates=near_duplicates,
-        texts=_SourceTexts(sources, options.discovery.max_size),
+        texts=_SourceTexts(sources, options.discovery.max_size, detected or {}),
         jobs=options.jobs or default_jobs(),
     )
     result.stats["files_unreadable"] = unreadable
@@ -1800,8 +1837,9 @@ def scan_passages(
             else:
                 docs.append(doc)
     sink.clear()
+    detected = {d.path: d.encoding for d in result.files if d.encoding_source == "detected"}
     matched = _match_sources(
-        docs, sources, resolved, passages, ((p.a, p.b) for p in result.pairs), unreadable
+        docs, sources, resolved, passages, ((p.a, p.b) for p in result.pairs), unreadable, detected
     )
     seconds = dict(result.stats.get("seconds") or {})
     seconds["passages"] = round(time.perf_counter() - started, 3)

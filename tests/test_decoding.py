@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import DocWriter
 
-from simdup.decoding import DecodeFailure, decode_bytes, decode_file
+from simdup.decoding import DecodeFailure, decode_bytes, decode_file, decode_file_again
 from simdup.records import DecodedDocument, SkippedFile, SourceFile
 
 MAX = 1 << 20
@@ -287,3 +287,41 @@ def test_a_file_changed_after_discovery_is_not_read(tmp_path: Path) -> None:
     )
     st = os.stat(path)
     assert isinstance(decode_file(replace(found, inode=st.st_ino), MAX), DecodedDocument)
+
+
+def test_a_file_read_again_is_decoded_with_the_encoding_detected_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """decode_file_again uses the encoding detection chose before (no detection: chardet is
+    not called) and gives decode_file's text; bytes that no longer decode so, or a file
+    decoded otherwise before, go through decode_file's rules."""
+    import chardet
+
+    path = tmp_path / "gbk.txt"
+    path.write_bytes(("中文的文本，用于检测编码。" * 20).encode("gbk"))
+    first = decode_file(str(path), 1 << 20)
+    assert isinstance(first, DecodedDocument) and first.encoding_source == "detected"
+
+    def no_detection(*args: object, **kwargs: object) -> None:
+        raise AssertionError("chardet was called")
+
+    monkeypatch.setattr(chardet, "detect", no_detection)
+    again = decode_file_again(str(path), 1 << 20, first.encoding)
+    assert isinstance(again, DecodedDocument)
+    assert (again.text, again.encoding, again.size) == (first.text, first.encoding, first.size)
+    # Bytes that the encoding no longer decodes: decided again (here UTF-8, no chardet).
+    path.write_bytes("now UTF-8 text: 中文 \udcff".encode("utf-8", "surrogateescape"))
+    changed = decode_file_again(str(path), 1 << 20, first.encoding)
+    assert isinstance(changed, DecodedDocument)
+    assert changed.encoding == "utf-8" and changed.text.startswith("now UTF-8 text")
+    # Bytes that became binary, and a file that is gone.
+    path.write_bytes(b"\x00\x01binary\x00" * 10)
+    assert isinstance(decode_file_again(str(path), 1 << 20, first.encoding), SkippedFile)
+    path.unlink()
+    gone = decode_file_again(str(path), 1 << 20, first.encoding)
+    assert isinstance(gone, SkippedFile) and gone.stage == "read"
+    # Nothing detected before: decode_file itself.
+    utf8 = tmp_path / "utf8.txt"
+    utf8.write_text("plain text", "utf-8")
+    plain = decode_file_again(str(utf8), 1 << 20, None)
+    assert isinstance(plain, DecodedDocument) and plain.text == "plain text"

@@ -91,6 +91,10 @@ class Records:
         self.items = items
 
 
+# ``json.dumps(item, ensure_ascii=False)``, without making an encoder for every record.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def render_json(result: ScanResult, stream: TextIO) -> None:
     doc: dict[str, Any] = header(result)
     doc["files"] = Records(map(file_record, result.files))
@@ -119,7 +123,7 @@ def write_indented(doc: dict[str, Any], stream: TextIO) -> None:
             empty = True
             for item in value.items:
                 stream.write("\n    " if empty else ",\n    ")
-                stream.write(json.dumps(item, ensure_ascii=False))
+                stream.write(_encode(item))
                 empty = False
             stream.write("]" if empty else "\n  ]")
         else:
@@ -146,7 +150,7 @@ def jsonl_records(result: ScanResult) -> Iterator[dict[str, Any]]:
 
 def render_jsonl(result: ScanResult, stream: TextIO) -> None:
     for record in jsonl_records(result):
-        stream.write(json.dumps(record, ensure_ascii=False))
+        stream.write(_encode(record))
         stream.write("\n")
 
 
