@@ -5,8 +5,8 @@
  * collapse: simdup/textscan.py; simhash: simdup/simhash.py; bottom_k_jaccard:
  * simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls and strip_ignorables:
  * simdup/normalize.py; minhash_signature: simdup/minhash.py; table_pairs: simdup/index.py;
- * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; edge_tokens, line_offsets,
- * matching_blocks and edge_chain: simdup/passages.py); tests (test_native.py, test_index.py,
+ * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; window_fingerprints,
+ * edge_tokens, line_offsets, matching_blocks and edge_chain: simdup/passages.py); tests (test_native.py, test_index.py,
  * test_simhash.py, test_passages.py) check the two agree on arbitrary input (Hypothesis). The
  * build is optional (setup.py): without a C compiler simdup runs the Python versions, with the
  * same results, only slower.
@@ -1272,6 +1272,48 @@ static inline int bit_count(uint64_t x)
     return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 
+/* The pairs of each bucket (a run of equal keys in `packed`, sorted; `sorted_u`: their
+ * fingerprints in the same order) within `threshold` bits and not equal on an earlier block;
+ * -1 when out of memory. GCC builds a clone for CPUs with POPCNT and picks one at load time
+ * (ifunc): bit_count's bit trick is compiled to that one instruction there. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(SIMDUP_NO_TARGET_CLONES)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+static int bucket_pairs(const uint64_t *packed, const uint64_t *sorted_u, Py_ssize_t n,
+                        int idx_bits, int threshold, const uint64_t *earlier,
+                        Py_ssize_t n_earlier, PairBuffer *out)
+{
+    const uint64_t position_mask = ((uint64_t)1 << idx_bits) - 1;
+    Py_ssize_t start = 0;
+    while (start < n) {
+        const uint64_t key = packed[start] >> idx_bits;
+        Py_ssize_t end = start + 1;
+        while (end < n && (packed[end] >> idx_bits) == key)
+            end++;
+        for (Py_ssize_t p = start; p + 1 < end; p++) {
+            const uint64_t up = sorted_u[p];
+            for (Py_ssize_t q = p + 1; q < end; q++) {
+                const uint64_t x = up ^ sorted_u[q];
+                const int d = bit_count(x);
+                if (d > threshold)
+                    continue;
+                int canonical = 1;
+                for (Py_ssize_t j = 0; j < n_earlier && canonical; j++)
+                    canonical = (x & earlier[j]) != 0;
+                if (!canonical)
+                    continue;
+                const int64_t a = (int64_t)(packed[p] & position_mask);
+                const int64_t b = (int64_t)(packed[q] & position_mask);
+                if (pair_buffer_push(out, a < b ? a : b, a < b ? b : a, (uint8_t)d) < 0)
+                    return -1;
+            }
+        }
+        start = end;
+    }
+    return 0;
+}
+
 static PyObject *table_pairs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4) {
@@ -1349,34 +1391,14 @@ static PyObject *table_pairs(PyObject *module, PyObject *const *args, Py_ssize_t
         /* Packed in position order: sorting by the key bits alone keeps each bucket's
          * positions ascending, as a sort of the whole value would. */
         radix_sort_u64(packed, tmp, n, idx_bits, key_bits + idx_bits);
+        /* The fingerprints in bucket order (tmp is free now): a bucket's are compared in a
+         * sequential run of memory. */
         const uint64_t position_mask = ((uint64_t)1 << idx_bits) - 1;
-        Py_ssize_t start = 0;
-        while (start < n) {
-            const uint64_t key = packed[start] >> idx_bits;
-            Py_ssize_t end = start + 1;
-            while (end < n && (packed[end] >> idx_bits) == key)
-                end++;
-            for (Py_ssize_t p = start; p + 1 < end; p++) {
-                const int64_t a = (int64_t)(packed[p] & position_mask);
-                const uint64_t ua = u[a];
-                for (Py_ssize_t q = p + 1; q < end; q++) {
-                    const int64_t b = (int64_t)(packed[q] & position_mask);
-                    const uint64_t x = ua ^ u[b];
-                    const int d = bit_count(x);
-                    if (d > threshold)
-                        continue;
-                    int canonical = 1;
-                    for (Py_ssize_t j = 0; j < n_earlier && canonical; j++)
-                        canonical = (x & earlier[j]) != 0;
-                    if (!canonical)
-                        continue;
-                    if (pair_buffer_push(&out, a < b ? a : b, a < b ? b : a, (uint8_t)d) < 0) {
-                        PyErr_NoMemory();
-                        goto done;
-                    }
-                }
-            }
-            start = end;
+        for (Py_ssize_t i = 0; i < n; i++)
+            tmp[i] = u[packed[i] & position_mask];
+        if (bucket_pairs(packed, tmp, n, idx_bits, (int)threshold, earlier, n_earlier, &out) < 0) {
+            PyErr_NoMemory();
+            goto done;
         }
     }
     {
@@ -1615,6 +1637,85 @@ static PyObject *cut_blocks(PyObject *module, PyObject *const *args, Py_ssize_t 
 nomemory:
     PyMem_Free(out.rows);
     return PyErr_NoMemory();
+}
+
+/* ---- SimHash of windows of blocks (simdup/passages.py: _window_fingerprints_python) ------ */
+
+PyDoc_STRVAR(window_fingerprints_doc,
+"window_fingerprints(counters, rows, window_end) -> bytes\n\n"
+"The SimHash of each window of blocks (simdup/passages.py: _window_fingerprints_python):\n"
+"block k is row rows[k] of `counters` (int64, 64 per row); the window starting at block k\n"
+"ends at block window_end[k] (-1: no window, fingerprint 0); bit b is set where the\n"
+"window's summed counter b is positive. uint64 values, one per block.");
+
+static PyObject *window_fingerprints(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "window_fingerprints() takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer cb, rb, eb;
+    if (PyObject_GetBuffer(args[0], &cb, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &rb, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&cb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &eb, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&rb);
+        PyBuffer_Release(&cb);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    int64_t *prefix = NULL;
+    const Py_ssize_t word = 8;
+    if (cb.len % (64 * word) || rb.len % word || eb.len != rb.len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "window_fingerprints() needs int64 rows of 64 counters, n rows and n ends");
+        goto done;
+    }
+    const Py_ssize_t table = cb.len / (64 * word), n = rb.len / word;
+    const int64_t *counters = (const int64_t *)cb.buf;
+    const int64_t *rows = (const int64_t *)rb.buf;
+    const int64_t *ends = (const int64_t *)eb.buf;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (rows[k] < 0 || rows[k] >= table || ends[k] < -1 || ends[k] >= n ||
+            (ends[k] >= 0 && ends[k] < k)) {
+            PyErr_SetString(PyExc_ValueError, "window_fingerprints() row or end out of range");
+            goto done;
+        }
+    }
+    /* prefix[k][b]: counter b summed over blocks 0..k-1 (integers: exact in any order). */
+    prefix = PyMem_Malloc((size_t)(n + 1) * 64 * sizeof(int64_t));
+    if (prefix == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(prefix, 0, 64 * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const int64_t *c = counters + 64 * rows[k];
+        for (int b = 0; b < 64; b++)
+            prefix[64 * (k + 1) + b] = prefix[64 * k + b] + c[b];
+    }
+    result = PyBytes_FromStringAndSize(NULL, n * word);
+    if (result == NULL)
+        goto done;
+    uint64_t *out = (uint64_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        uint64_t fp = 0;
+        if (ends[k] >= 0) {
+            const int64_t *hi = prefix + 64 * (ends[k] + 1), *lo = prefix + 64 * k;
+            for (int b = 0; b < 64; b++)
+                fp |= (uint64_t)(hi[b] - lo[b] > 0) << b;
+        }
+        out[k] = fp;
+    }
+done:
+    PyMem_Free(prefix);
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&cb);
+    return result;
 }
 
 /* ------------------------------------------------------------------ line-level edges */
@@ -2345,6 +2446,8 @@ static PyMethodDef methods[] = {
     {"group_counters", (PyCFunction)(void (*)(void))group_counters, METH_FASTCALL,
      group_counters_doc},
     {"cut_blocks", (PyCFunction)(void (*)(void))cut_blocks, METH_FASTCALL, cut_blocks_doc},
+    {"window_fingerprints", (PyCFunction)(void (*)(void))window_fingerprints, METH_FASTCALL,
+     window_fingerprints_doc},
     {"edge_vocabulary", edge_vocabulary, METH_NOARGS, edge_vocabulary_doc},
     {"edge_vocabulary_size", edge_vocabulary_size, METH_O, edge_vocabulary_size_doc},
     {"edge_tokens", (PyCFunction)(void (*)(void))edge_tokens, METH_FASTCALL, edge_tokens_doc},

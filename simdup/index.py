@@ -63,11 +63,11 @@ def choose_layout(n: int, threshold: int) -> Layout:
 
     Cost per table: a sort of n keys plus the random candidates, n^2 / 2^(key bits). With numpy
     each candidate costs about four sorted keys (measured: at n = 10^5 and k = 3 ten 26-bit
-    tables beat four 16-bit ones 2.2x); natively (``speedups.table_pairs``) about a tenth of one
-    (measured on 78,642 passage-window fingerprints at k = 10: 66 tables of 2 blocks in 0.45 s,
-    286 of 3 in 0.55 s, 1,001 of 4 in 1.9 s, 11 of 1 in 1.6 s).
+    tables beat four 16-bit ones 2.2x); natively (``speedups.table_pairs``) about a fiftieth of
+    one (measured on 78,642 passage-window fingerprints at k = 10: 66 tables of 2 blocks in
+    0.22 s, 286 of 3 in 0.47 s, 1,001 of 4 in 1.6 s, 11 of 1 in 0.47 s).
     """
-    per_candidate = 0.05 if speedups is not None else 4.0
+    per_candidate = 0.02 if speedups is not None else 4.0
     best: tuple[float, Layout] | None = None
     for key_blocks in range(1, 5):
         blocks = threshold + key_blocks

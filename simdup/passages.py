@@ -335,8 +335,8 @@ class PassageProcessor:
         np.cumsum(sizes, out=offsets[1:])
         at = np.repeat(begin - offsets[:-1], sizes) + np.arange(int(offsets[-1]))
         words = table.words[rows]
-        counters = table.counters[rows]
-        window_end, fingerprints = _windows(words, counters, opts.min_words)
+        window_end = _window_ends(words, opts.min_words)
+        fingerprints = window_fingerprints(table.counters, rows, window_end)
         return DocumentPassages(
             path=path,
             lines=np.ascontiguousarray(bounds[:, :2]),
@@ -352,28 +352,50 @@ class PassageProcessor:
         )
 
 
-def _windows(
-    words: np.ndarray, counters: np.ndarray, min_words: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each block, the last block of its window (-1: fewer than ``min_words`` words are
-    left) and the window's SimHash: the sign of its blocks' summed counters (integers, so
-    exact in any order)."""
+def _window_ends(words: np.ndarray, min_words: int) -> np.ndarray:
+    """For each block, the last block of its window: the first block at which the blocks from
+    it on hold ``min_words`` words (-1: fewer than that are left)."""
     n = words.size
-    if n == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64)
     cumulative = np.concatenate(([0], np.cumsum(words)))
-    # The first block j with cumulative[j + 1] - cumulative[k] >= min_words.
     end = np.searchsorted(cumulative, cumulative[:-1] + min_words, side="left") - 1
-    window_end = np.where(end < n, end, -1).astype(np.int64)
+    return np.where(end < n, end, -1).astype(np.int64)
+
+
+def _window_fingerprints_python(counters: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> bytes:
+    """Each window's SimHash (``uint64`` bytes; 0 where ``ends`` is -1): block ``k`` is row
+    ``rows[k]`` of ``counters`` (signed SimHash counters, 64 per row), the window starting at it
+    ends at block ``ends[k]``, and bit ``b`` is set where the window's summed counter ``b`` is
+    positive (integers, so exact in any order)."""
+    n = rows.size
+    if n and ((rows < 0).any() or (rows >= counters.shape[0]).any()):
+        raise ValueError("window_fingerprints() row or end out of range")
+    before = (ends >= 0) & (ends < np.arange(n))
+    if n and ((ends < -1).any() or (ends >= n).any() or before.any()):
+        raise ValueError("window_fingerprints() row or end out of range")
     prefix = np.zeros((n + 1, 64), dtype=np.int64)
-    np.cumsum(counters, axis=0, out=prefix[1:])
-    valid = window_end >= 0
-    fingerprints = np.zeros(n, dtype=np.uint64)
+    np.cumsum(counters[rows], axis=0, out=prefix[1:])
+    valid = ends >= 0
+    fingerprints = np.zeros(n, dtype="<u8")
     if valid.any():
-        summed = prefix[window_end[valid] + 1] - prefix[np.flatnonzero(valid)]
-        packed = np.packbits(summed > 0, axis=1, bitorder="little")
-        fingerprints[valid] = packed.view("<u8").ravel()
-    return window_end, fingerprints
+        summed = prefix[ends[valid] + 1] - prefix[np.flatnonzero(valid)]
+        fingerprints[valid] = np.packbits(summed > 0, axis=1, bitorder="little").view("<u8").ravel()
+    return fingerprints.tobytes()
+
+
+_window_fingerprints: Callable[[np.ndarray, np.ndarray, np.ndarray], bytes] = (
+    speedups.window_fingerprints if speedups else _window_fingerprints_python
+)
+
+
+def window_fingerprints(counters: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``_window_fingerprints_python`` as a ``uint64`` array (natively when the extension is
+    there)."""
+    found = _window_fingerprints(
+        np.ascontiguousarray(counters, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(ends, dtype=np.int64),
+    )
+    return np.frombuffer(found, dtype=np.uint64).copy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -607,6 +629,10 @@ def _within(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return x, x + 1 + offset
 
 
+# Largest table of skipped pairs of documents (bytes: one per pair of documents).
+_SKIP_TABLE = 1 << 23
+
+
 def match_passages(
     docs: Sequence[DocumentPassages],
     options: PassageOptions,
@@ -646,6 +672,11 @@ def match_passages(
         skip = np.unique(np.array(keys, dtype=np.int64))
 
     member_doc = windows.doc[members]
+    # The skipped pairs of documents as a table where it is small, else sorted.
+    skipped: np.ndarray | None = None
+    if skip.size and n_docs * n_docs <= _SKIP_TABLE:
+        skipped = np.zeros(n_docs * n_docs, dtype=bool)
+        skipped[skip] = True
 
     def wanted(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Which window pairs (positions in ``members``) may be reported."""
@@ -655,11 +686,13 @@ def match_passages(
             wx, wy = members[x], members[y]
             apart = (windows.last[wx] < windows.first[wy]) | (windows.last[wy] < windows.first[wx])
             ok |= (dx == dy) & apart
-        if skip.size:
-            at = np.flatnonzero(ok)
-            key = np.minimum(dx[at], dy[at]) * n_docs + np.maximum(dx[at], dy[at])
-            place = np.minimum(np.searchsorted(skip, key), skip.size - 1)
-            ok[at[skip[place] == key]] = False  # a pair of near-duplicate documents
+        if skip.size:  # not a pair of near-duplicate documents
+            key = np.minimum(dx, dy) * n_docs + np.maximum(dx, dy)
+            if skipped is not None:
+                ok &= ~skipped[key]
+            else:
+                place = np.minimum(np.searchsorted(skip, key), skip.size - 1)
+                ok &= skip[place] != key
         return ok
 
     # Candidates: distinct fingerprints within the radius, one judgement per pair of them

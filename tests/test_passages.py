@@ -8,6 +8,7 @@ import re
 from difflib import SequenceMatcher
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import REPO
@@ -24,11 +25,14 @@ from simdup.passages import (
     EdgeVocabulary,
     PassageOptions,
     TextLines,
+    _window_ends,
+    _window_fingerprints_python,
     compare_passages,
     find_passages,
     matching_runs,
     refine_edges,
     scan_passages,
+    window_fingerprints,
 )
 from simdup.records import PassagePair, PassageSpan
 from simdup.scanning import scan
@@ -437,3 +441,69 @@ def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Pa
         assert once.passages == again.pairs
         assert once.repeated_passages == again.repeated
         assert once.pairs == scan([str(tree)], jobs=jobs).pairs
+
+
+@needs_seeds
+def test_worker_processes_and_skip_lookups_give_the_one_process_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index join and the trimming and edges of regions in worker processes (forced here
+    on a small tree), and the sorted lookup of near-duplicate pairs of documents used past
+    the table's size, give the passages of one process."""
+    import simdup.passages as passages_module
+
+    a, b = _copy_tree(tmp_path)
+    tree = a.parent
+    for n, name in enumerate(("001", "003", "004")):
+        text = "\n".join(_seed(name))
+        (tree / f"c{n}.txt").write_text(text, "utf-8")
+        # A near-duplicate of each: its passages with c{n} are those of the whole document.
+        (tree / f"c{n}-copy.txt").write_text(text.replace("的", "之", 3), "utf-8")
+    expected = scan_passages([str(tree)], jobs=1)
+    assert expected.passages and expected.pairs
+    near = {(p.a, p.b) for p in expected.pairs}
+    assert not any((p.a.path, p.b.path) in near for p in expected.passages)
+    monkeypatch.setattr(passages_module, "_PARALLEL_JOIN", 1)
+    monkeypatch.setattr(passages_module, "_PARALLEL_REFINE", 1)
+    assert scan_passages([str(tree)], jobs=2).passages == expected.passages
+    monkeypatch.setattr(passages_module, "_SKIP_TABLE", 0)
+    for jobs in (1, 2):
+        found = scan_passages([str(tree)], jobs=jobs)
+        assert found.passages == expected.passages
+        assert found.repeated_passages == expected.repeated_passages
+
+
+@given(
+    table=st.lists(
+        st.lists(st.integers(-(1 << 40), 1 << 40), min_size=64, max_size=64), min_size=1, max_size=6
+    ),
+    picks=st.lists(st.integers(0, 5), max_size=12),
+    words=st.lists(st.integers(0, 30), min_size=12, max_size=12),
+    min_words=st.integers(1, 60),
+)
+def test_window_fingerprints_are_the_signs_of_summed_counters(
+    table: list[list[int]], picks: list[int], words: list[int], min_words: int
+) -> None:
+    """Native and Python window fingerprints agree, and bit b of a window's is set exactly where
+    the sum of its blocks' counter b is positive; a block without a window gets 0."""
+    counters = np.array(table, dtype=np.int64)
+    rows = np.array([p % len(table) for p in picks], dtype=np.int64)
+    ends = _window_ends(np.array(words[: rows.size], dtype=np.int64), min_words)
+    got = window_fingerprints(counters, rows, ends)
+    assert got.tobytes() == _window_fingerprints_python(counters, rows, ends)
+    for k in range(rows.size):
+        if ends[k] < 0:
+            assert got[k] == 0
+            continue
+        summed = counters[rows[k : ends[k] + 1]].sum(axis=0)
+        assert int(got[k]) == sum(1 << b for b in range(64) if summed[b] > 0)
+
+
+def test_window_fingerprints_refuse_rows_and_ends_out_of_range() -> None:
+    counters = np.zeros((2, 64), dtype=np.int64)
+    for rows, ends in (([0, 2], [1, -1]), ([0, -1], [1, -1]), ([0, 1], [2, -1]), ([0, 1], [-1, 0])):
+        r, e = np.array(rows, dtype=np.int64), np.array(ends, dtype=np.int64)
+        with pytest.raises(ValueError, match="out of range"):
+            window_fingerprints(counters, r, e)
+        with pytest.raises(ValueError, match="out of range"):
+            _window_fingerprints_python(counters, r, e)
