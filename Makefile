@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-speed bench-store bench-scale clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-speed bench-store bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -68,7 +68,7 @@ $(BENCH_VENV)/.installed: pyproject.toml
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench]'
 	touch $@
 
-bench: bench-speed bench-quality bench-store
+bench: bench-speed bench-quality bench-store bench-passages-speed
 
 bench-speed: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/speed.py --bench $(SHARED)/bench/visible
@@ -80,6 +80,10 @@ bench-quality: $(BENCH_VENV)/.installed
 # recall, line-boundary error). PASSAGES_ARGS=--grid re-chooses the defaults; --speed times them.
 bench-passages: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/passages.py --bench $(SHARED)/bench/visible $(PASSAGES_ARGS)
+
+# scan with and without --passages on the visible set, alternating, medians (part of make bench).
+bench-passages-speed: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/passages.py --bench $(SHARED)/bench/visible --speed --repeat 5
 
 # The stores: scan cache (cold vs warm rescans) and named indexes (add rate, query latency).
 bench-store: $(BENCH_VENV)/.installed
