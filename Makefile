@@ -46,7 +46,7 @@ fuzz: $(VENV)/.test-installed
 	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py tests/test_native.py
 
 # The C extension built with AddressSanitizer and UBSan (any error aborts), in a copy of the
-# tree under build/asan, running the native, fuzz and bad-input tests against it.
+# tree under build/asan, running the native, fuzz, bad-input, index, SimHash and passage tests.
 ASAN_SO = $$($(BIN)/python -c 'import sysconfig; print("_speedups" + sysconfig.get_config_var("EXT_SUFFIX"))')
 asan: $(VENV)/.test-installed
 	rm -rf build/asan && mkdir -p build/asan
@@ -60,7 +60,8 @@ asan: $(VENV)/.test-installed
 	cd build/asan && ASAN_OPTIONS=detect_leaks=0 \
 		LD_PRELOAD="$$(cc -print-file-name=libasan.so):$$(cc -print-file-name=libubsan.so)" \
 		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \
-		-p no:cacheprovider tests/test_native.py tests/test_fuzz.py tests/test_bad_inputs.py
+		-p no:cacheprovider tests/test_native.py tests/test_fuzz.py tests/test_bad_inputs.py \
+		tests/test_index.py tests/test_simhash.py tests/test_passages.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)
