@@ -6,8 +6,9 @@
  * simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls and strip_ignorables:
  * simdup/normalize.py; minhash_signature: simdup/minhash.py; table_pairs: simdup/index.py;
  * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; window_fingerprints,
- * edge_tokens, line_offsets, matching_blocks and edge_chain: simdup/passages.py); tests (test_native.py, test_index.py,
- * test_simhash.py, test_passages.py) check the two agree on arbitrary input (Hypothesis). The
+ * distinct_runs, edge_tokens, line_offsets, matching_blocks and edge_chain:
+ * simdup/passages.py); tests (test_native.py, test_index.py, test_simhash.py,
+ * test_passages.py) check the two agree on arbitrary input (Hypothesis). The
  * build is optional (setup.py): without a C compiler simdup runs the Python versions, with the
  * same results, only slower.
  *
@@ -1718,6 +1719,93 @@ done:
     return result;
 }
 
+/* ---- sorted distinct values of runs (simdup/passages.py: _distinct_runs_python) ---------- */
+
+PyDoc_STRVAR(distinct_runs_doc,
+"distinct_runs(values, bounds) -> (values, bounds)\n\n"
+"Each run values[bounds[k]:bounds[k + 1]] (uint32; bounds int64, ascending from 0 to\n"
+"len(values)) sorted and made distinct (simdup/passages.py: _distinct_runs_python): the runs\n"
+"one after the other, and their new bounds.");
+
+static int compare_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *distinct_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "distinct_runs() takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer vb, bb;
+    if (two_buffers(args, &vb, &bb) < 0)
+        return NULL;
+    PyObject *values = NULL, *bounds = NULL, *result = NULL;
+    uint32_t *v = NULL;
+    if (vb.len % 4 || bb.len % 8 || bb.len < 8) {
+        PyErr_SetString(PyExc_ValueError, "distinct_runs() needs uint32 values, int64 bounds");
+        goto done;
+    }
+    const Py_ssize_t n = vb.len / 4, runs = bb.len / 8 - 1;
+    const int64_t *in_bounds = (const int64_t *)bb.buf;
+    if (in_bounds[0] != 0 || in_bounds[runs] != n) {
+        PyErr_SetString(PyExc_ValueError, "distinct_runs() bounds must go from 0 to len(values)");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < runs; k++) {
+        if (in_bounds[k + 1] < in_bounds[k]) {
+            PyErr_SetString(PyExc_ValueError, "distinct_runs() bounds must ascend");
+            goto done;
+        }
+    }
+    v = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
+    bounds = PyBytes_FromStringAndSize(NULL, bb.len);
+    if (v == NULL || bounds == NULL) {
+        if (v == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(v, vb.buf, (size_t)n * sizeof(uint32_t));
+    int64_t *out_bounds = (int64_t *)PyBytes_AS_STRING(bounds);
+    Py_ssize_t kept = 0;
+    out_bounds[0] = 0;
+    for (Py_ssize_t k = 0; k < runs; k++) {
+        uint32_t *run = v + in_bounds[k];
+        const Py_ssize_t size = (Py_ssize_t)(in_bounds[k + 1] - in_bounds[k]);
+        if (size <= 32) { /* insertion sort: most runs are a window's few dozen terms */
+            for (Py_ssize_t i = 1; i < size; i++) {
+                const uint32_t x = run[i];
+                Py_ssize_t j = i;
+                while (j > 0 && run[j - 1] > x) {
+                    run[j] = run[j - 1];
+                    j--;
+                }
+                run[j] = x;
+            }
+        }
+        else {
+            qsort(run, (size_t)size, sizeof(uint32_t), compare_u32);
+        }
+        /* Distinct values moved down to `kept` (never past where they are read). */
+        for (Py_ssize_t i = 0; i < size; i++)
+            if (i == 0 || run[i] != run[i - 1])
+                v[kept++] = run[i];
+        out_bounds[k + 1] = kept;
+    }
+    values = PyBytes_FromStringAndSize((const char *)v, kept * 4);
+    if (values != NULL)
+        result = PyTuple_Pack(2, values, bounds);
+done:
+    PyMem_Free(v);
+    Py_XDECREF(values);
+    Py_XDECREF(bounds);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&vb);
+    return result;
+}
+
 /* ------------------------------------------------------------------ line-level edges */
 
 /* simdup/passages.py, "Line-level edges": the tokens of a casefolded text as ids that are equal
@@ -2448,6 +2536,8 @@ static PyMethodDef methods[] = {
     {"cut_blocks", (PyCFunction)(void (*)(void))cut_blocks, METH_FASTCALL, cut_blocks_doc},
     {"window_fingerprints", (PyCFunction)(void (*)(void))window_fingerprints, METH_FASTCALL,
      window_fingerprints_doc},
+    {"distinct_runs", (PyCFunction)(void (*)(void))distinct_runs, METH_FASTCALL,
+     distinct_runs_doc},
     {"edge_vocabulary", edge_vocabulary, METH_NOARGS, edge_vocabulary_doc},
     {"edge_vocabulary_size", edge_vocabulary_size, METH_O, edge_vocabulary_size_doc},
     {"edge_tokens", (PyCFunction)(void (*)(void))edge_tokens, METH_FASTCALL, edge_tokens_doc},

@@ -523,11 +523,11 @@ class _Windows:
     def sketches(self, chosen: np.ndarray) -> list[bytes]:
         """Each window of ``chosen`` (ascending) as the verifier sees an item: its exact word
         set as the bottom-k sketch (a window has far fewer distinct words than a sketch holds).
-        Made together: a window's terms are one slice of its document's (blocks are stored in
-        order), so all are gathered, sorted and made distinct in one pass."""
+        A window's terms are one slice of its document's (blocks are stored in order): all are
+        gathered at once, then each window's sorted and made distinct (``distinct_runs``)."""
         if chosen.size == 0:
             return []
-        pieces, owners = [], []
+        pieces, counts = [], []
         doc, first, last = self.doc[chosen], self.first[chosen], self.last[chosen]
         cuts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]])
         for lo, hi in zip(cuts.tolist(), [*cuts[1:].tolist(), chosen.size], strict=True):
@@ -535,17 +535,38 @@ class _Windows:
             begin = d.offsets[first[lo:hi]]
             count = d.offsets[last[lo:hi] + 1] - begin
             at = np.repeat(begin - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
-            pieces.append(d.terms[at].astype(np.uint64))
-            owners.append(np.repeat(np.arange(lo, hi, dtype=np.uint64), count))
-        keyed = np.concatenate(owners) << np.uint64(32) | np.concatenate(pieces)
-        keyed.sort()
-        if keyed.size > 1:
-            keyed = keyed[np.r_[True, keyed[1:] != keyed[:-1]]]
-        bounds = np.searchsorted(
-            keyed >> np.uint64(32), np.arange(chosen.size + 1, dtype=np.uint64)
-        ).tolist()
-        flat = (keyed & np.uint64(0xFFFFFFFF)).astype("<u4").tobytes()
-        return [flat[4 * bounds[n] : 4 * bounds[n + 1]] for n in range(chosen.size)]
+            pieces.append(d.terms[at])
+            counts.append(count)
+        bounds = np.zeros(chosen.size + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(counts), out=bounds[1:])
+        values = np.ascontiguousarray(np.concatenate(pieces), dtype="<u4")
+        flat, found = _distinct_runs(values, bounds)
+        ends = np.frombuffer(found, dtype=np.int64).tolist()
+        return [flat[4 * ends[n] : 4 * ends[n + 1]] for n in range(chosen.size)]
+
+
+def _distinct_runs_python(values: np.ndarray, bounds: np.ndarray) -> tuple[bytes, bytes]:
+    """Each run ``values[bounds[k]:bounds[k + 1]]`` (``uint32``) sorted and made distinct: the
+    runs one after the other (bytes), and their bounds (``int64`` bytes). One sort of all the
+    values keyed by their run."""
+    runs = bounds.size - 1
+    if runs < 0 or bounds[0] != 0 or bounds[-1] != values.size:
+        raise ValueError("distinct_runs() bounds must go from 0 to len(values)")
+    if (np.diff(bounds) < 0).any():
+        raise ValueError("distinct_runs() bounds must ascend")
+    owner = np.repeat(np.arange(runs, dtype=np.uint64), np.diff(bounds))
+    keyed = owner << np.uint64(32) | values.astype(np.uint64)
+    keyed.sort()
+    if keyed.size > 1:
+        keyed = keyed[np.r_[True, keyed[1:] != keyed[:-1]]]
+    found = np.searchsorted(keyed >> np.uint64(32), np.arange(runs + 1, dtype=np.uint64))
+    flat = (keyed & np.uint64(0xFFFFFFFF)).astype("<u4").tobytes()
+    return flat, found.astype(np.int64).tobytes()
+
+
+_distinct_runs: Callable[[np.ndarray, np.ndarray], tuple[bytes, bytes]] = (
+    speedups.distinct_runs if speedups else _distinct_runs_python
+)
 
 
 _KEY_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
