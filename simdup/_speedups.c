@@ -2,8 +2,8 @@
  * simdup._speedups: native versions of simdup's per-character and per-token loops.
  *
  * Every function here has a pure-Python twin that defines what it must return (digest and
- * collapse: simdup/textscan.py; simhash: simdup/simhash.py; bottom_k_jaccard:
- * simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls and strip_ignorables:
+ * collapse: simdup/textscan.py; simhash and simhash_of_weights: simdup/simhash.py;
+ * bottom_k_jaccard: simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls and strip_ignorables:
  * simdup/normalize.py; minhash_signature: simdup/minhash.py; table_pairs: simdup/index.py;
  * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; window_fingerprints,
  * distinct_runs, edge_tokens, line_offsets, matching_blocks and edge_chain:
@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -631,10 +632,37 @@ PyDoc_STRVAR(simhash_doc,
 "2**24 (simhash.scaled_weights): bit i is 1 when the weights of hashes with bit i set outweigh\n"
 "the others.");
 
-static PyObject *simhash(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* The fingerprint of n hashes with integer weights wi (see simhash_doc). */
+static uint64_t simhash_of(const uint64_t *h, const int64_t *wi, Py_ssize_t n)
+{
+    /* Integer sums (the weights are integers below 2**24): exact in any order. Bit by bit over
+       all hashes, branch-free, so that the compiler can vectorise the inner loop with a
+       constant shift. counter_b = 2 * (weight of hashes with bit b set) - total weight. */
+    int64_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += wi[i];
+    int64_t with_bit[64];
+    for (int b = 0; b < 64; b++) {
+        int64_t sum = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            sum += wi[i] & -(int64_t)((h[i] >> b) & 1);
+        with_bit[b] = sum;
+    }
+    uint64_t fp = 0;
+    for (int b = 0; b < 64; b++)
+        if (2 * with_bit[b] - total > 0)
+            fp |= (uint64_t)1 << b;
+    return fp;
+}
+
+/* simhash(hashes, weights), or with `scale` the weights first scaled as
+   simdup/simhash.py:scaled_weights scales them (by 2**(24 - e), e the exponent of the largest
+   magnitude: ldexp is exact; rint rounds half to even, as numpy's rint does). */
+static PyObject *simhash_common(PyObject *const *args, Py_ssize_t nargs, int scale,
+                                const char *name)
 {
     if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "simhash() takes 2 arguments");
+        PyErr_Format(PyExc_TypeError, "%s() takes 2 arguments", name);
         return NULL;
     }
     Py_buffer hb, wb;
@@ -643,41 +671,57 @@ static PyObject *simhash(PyObject *module, PyObject *const *args, Py_ssize_t nar
     PyObject *result = NULL;
     Py_ssize_t n = hb.len / 8;
     if (hb.len % 8 || wb.len != hb.len) {
-        PyErr_SetString(PyExc_ValueError, "simhash() needs n uint64 hashes and n float64 weights");
+        PyErr_Format(PyExc_ValueError, "%s() needs n uint64 hashes and n float64 weights", name);
         goto done;
     }
     const uint64_t *h = (const uint64_t *)hb.buf;
     const double *w = (const double *)wb.buf;
-    /* Integer sums (the weights are integers below 2**24): exact in any order. Bit by bit over
-       all hashes, branch-free, so that the compiler can vectorise the inner loop with a
-       constant shift. counter_b = 2 * (weight of hashes with bit b set) - total weight. */
     int64_t *wi = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     if (wi == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    int64_t total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        wi[i] = (int64_t)w[i];
-        total += wi[i];
+    int shift = 0;
+    if (scale) {
+        double top = 0.0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (!isfinite(w[i])) {
+                PyMem_Free(wi);
+                PyErr_Format(PyExc_ValueError, "%s() needs finite weights", name);
+                goto done;
+            }
+            if (fabs(w[i]) > top)
+                top = fabs(w[i]);
+        }
+        int exponent = 0;
+        if (top > 0.0)
+            frexp(top, &exponent); /* top < 2**exponent */
+        shift = 24 - exponent;
     }
-    int64_t with_bit[64];
-    for (int b = 0; b < 64; b++) {
-        int64_t sum = 0;
-        for (Py_ssize_t i = 0; i < n; i++)
-            sum += wi[i] & -(int64_t)((h[i] >> b) & 1);
-        with_bit[b] = sum;
-    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        wi[i] = (int64_t)(scale ? rint(ldexp(w[i], shift)) : w[i]);
+    result = PyLong_FromUnsignedLongLong(simhash_of(h, wi, n));
     PyMem_Free(wi);
-    uint64_t fp = 0;
-    for (int b = 0; b < 64; b++)
-        if (2 * with_bit[b] - total > 0)
-            fp |= (uint64_t)1 << b;
-    result = PyLong_FromUnsignedLongLong(fp);
 done:
     PyBuffer_Release(&hb);
     PyBuffer_Release(&wb);
     return result;
+}
+
+static PyObject *simhash(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return simhash_common(args, nargs, 0, "simhash");
+}
+
+PyDoc_STRVAR(simhash_of_weights_doc,
+"simhash_of_weights(hashes, weights) -> int\n\n"
+"simhash(hashes, scaled_weights(weights)) in one call (simdup/simhash.py): the finite\n"
+"float64 weights scaled by a power of two so that the largest magnitude is below 2**24,\n"
+"rounded half to even.");
+
+static PyObject *simhash_of_weights(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return simhash_common(args, nargs, 1, "simhash_of_weights");
 }
 
 PyDoc_STRVAR(jaccard_doc,
@@ -2519,6 +2563,8 @@ static PyMethodDef methods[] = {
     {"collapse", collapse, METH_O, collapse_doc},
     {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
     {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},
+    {"simhash_of_weights", (PyCFunction)(void (*)(void))simhash_of_weights, METH_FASTCALL,
+     simhash_of_weights_doc},
     {"strip_urls", strip_urls, METH_O, strip_urls_doc},
     {"strip_ignorables", strip_ignorables, METH_O, strip_ignorables_doc},
     {"bottom_k_jaccard", (PyCFunction)(void (*)(void))bottom_k_jaccard, METH_FASTCALL,

@@ -52,10 +52,6 @@ def simhash_python(hashes: np.ndarray, weights: np.ndarray) -> int:
     return int(packed.view("<u8")[0])
 
 
-_accumulate: Callable[[np.ndarray, np.ndarray], int] = (
-    speedups.simhash if speedups else simhash_python
-)
-
 
 def group_counters_python(hashes: np.ndarray, weights: np.ndarray, sizes: np.ndarray) -> bytes:
     """The signed counters (64 int64 per group, as bytes) of consecutive groups of ``hashes``
@@ -94,12 +90,27 @@ def group_counters(hashes: np.ndarray, weights: np.ndarray, sizes: np.ndarray) -
     return np.frombuffer(found, dtype=np.int64).reshape(sizes.size, BITS)
 
 
+def simhash_of_weights_python(hashes: np.ndarray, weights: np.ndarray) -> int:
+    """``simhash_python`` of ``scaled_weights``: the definition of the native one-call
+    ``simhash_of_weights`` (weights must be finite)."""
+    if not np.isfinite(weights).all():
+        raise ValueError("simhash_of_weights() needs finite weights")
+    return simhash_python(hashes, scaled_weights(weights))
+
+
+_of_weights: Callable[[np.ndarray, np.ndarray], int] = (
+    speedups.simhash_of_weights if speedups else simhash_of_weights_python
+)
+
+
 def simhash(hashes: np.ndarray, weights: np.ndarray) -> int:
-    """Fingerprint from feature hashes (``uint64``) and their weights (same length)."""
+    """Fingerprint from feature hashes (``uint64``) and their weights (same length, finite):
+    the weights scaled (``scaled_weights``) and summed bit by bit, natively in one call."""
     if hashes.size == 0:
         return 0
-    return _accumulate(
-        np.ascontiguousarray(hashes, dtype=np.uint64), scaled_weights(weights)
+    return _of_weights(
+        np.ascontiguousarray(hashes, dtype=np.uint64),
+        np.ascontiguousarray(weights, dtype=np.float64),
     )
 
 

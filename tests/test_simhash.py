@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 from strategies import MAX64, fingerprints
 
 from simdup import hashing
+from simdup.native import speedups
 from simdup.simhash import (
     group_counters,
     group_counters_python,
     hamming,
     simhash,
+    simhash_of_weights_python,
     similarity,
 )
 
@@ -213,3 +215,32 @@ def test_group_counters_refuse_sizes_that_do_not_add_up() -> None:
             group_counters(hashes, weights, np.array(sizes, dtype=np.int64))
         with pytest.raises(ValueError, match="add up"):
             group_counters_python(hashes, weights, np.array(sizes, dtype=np.int64))
+
+
+needs_native = pytest.mark.skipif(speedups is None, reason="the C extension is not in use")
+_weights = st.floats(allow_nan=False, allow_infinity=False, width=64) | st.sampled_from(
+    [0.0, -0.0, 5e-324, 1e308, -1e308, 0.5, 1.5, 2.5]
+)
+
+
+@needs_native
+@given(items=st.lists(st.tuples(st.integers(0, MAX64), _weights), max_size=40))
+def test_simhash_of_weights_is_simhash_of_scaled_weights(items: list[tuple[int, float]]) -> None:
+    """The native one-call fingerprint scales the weights as scaled_weights does (exact powers
+    of two, half to even, denormal and huge magnitudes included) and sums them alike."""
+    hashes = np.array([h for h, _ in items], dtype=np.uint64)
+    weights = np.array([w for _, w in items], dtype=np.float64)
+    assert speedups is not None
+    assert speedups.simhash_of_weights(hashes, weights) == simhash_of_weights_python(
+        hashes, weights
+    )
+
+
+def test_simhash_refuses_weights_that_are_not_finite() -> None:
+    hashes = np.array([1, 2], dtype=np.uint64)
+    for bad in (np.nan, np.inf, -np.inf):
+        weights = np.array([1.0, bad])
+        with pytest.raises(ValueError, match="finite"):
+            simhash(hashes, weights)
+        with pytest.raises(ValueError, match="finite"):
+            simhash_of_weights_python(hashes, weights)
