@@ -626,6 +626,20 @@ static int two_buffers(PyObject *const *args, Py_buffer *a, Py_buffer *b)
     return 0;
 }
 
+/* args[0], args[1] and args[2] as contiguous buffers; -1 with an exception set (nothing to
+   release). */
+static int three_buffers(PyObject *const *args, Py_buffer *a, Py_buffer *b, Py_buffer *c)
+{
+    if (two_buffers(args, a, b) < 0)
+        return -1;
+    if (PyObject_GetBuffer(args[2], c, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(b);
+        PyBuffer_Release(a);
+        return -1;
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(simhash_doc,
 "simhash(hashes, weights) -> int\n\n"
 "Charikar SimHash of uint64 hashes with float64 weights that are integers of magnitude below\n"
@@ -1373,17 +1387,8 @@ static PyObject *table_pairs(PyObject *module, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     Py_buffer ub, kb, eb;
-    if (PyObject_GetBuffer(args[0], &ub, PyBUF_C_CONTIGUOUS) < 0)
+    if (three_buffers(args, &ub, &kb, &eb) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &kb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&ub);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &eb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&kb);
-        PyBuffer_Release(&ub);
-        return NULL;
-    }
     PyObject *result = NULL;
     uint64_t *packed = NULL, *tmp = NULL;
     PairBuffer out = {NULL, NULL, NULL, 0, 0};
@@ -1485,17 +1490,8 @@ static PyObject *group_counters(PyObject *module, PyObject *const *args, Py_ssiz
         return NULL;
     }
     Py_buffer hb, wb, sb;
-    if (PyObject_GetBuffer(args[0], &hb, PyBUF_C_CONTIGUOUS) < 0)
+    if (three_buffers(args, &hb, &wb, &sb) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &wb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&hb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &sb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&wb);
-        PyBuffer_Release(&hb);
-        return NULL;
-    }
     PyObject *result = NULL;
     const Py_ssize_t word = 8;
     if (hb.len % word || wb.len != hb.len || sb.len % word) {
@@ -1700,17 +1696,8 @@ static PyObject *window_fingerprints(PyObject *module, PyObject *const *args, Py
         return NULL;
     }
     Py_buffer cb, rb, eb;
-    if (PyObject_GetBuffer(args[0], &cb, PyBUF_C_CONTIGUOUS) < 0)
+    if (three_buffers(args, &cb, &rb, &eb) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[1], &rb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&cb);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(args[2], &eb, PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&rb);
-        PyBuffer_Release(&cb);
-        return NULL;
-    }
     PyObject *result = NULL;
     int64_t *prefix = NULL;
     const Py_ssize_t word = 8;

@@ -340,13 +340,18 @@ def decode_file(source: SourceFile | str, max_size: int) -> DecodedDocument | Sk
     """Read (``read_bytes``) and decode one file; any failure is a ``SkippedFile``, never an
     exception. A ``str`` is a path named by the user (links followed, no identity check)."""
     path = source if isinstance(source, str) else source.path
+    data = _read_or_skip(source, path, max_size)
+    return data if isinstance(data, SkippedFile) else decode_data(path, data)
+
+
+def _read_or_skip(source: SourceFile | str, path: str, max_size: int) -> bytes | SkippedFile:
+    """``read_bytes``, or the record of why the file could not be read."""
     try:
-        data = read_bytes(source, max_size)
+        return read_bytes(source, max_size)
     except DecodeFailure as exc:
         return SkippedFile(path, "read", str(exc))
     except OSError as exc:
         return SkippedFile(path, "read", exc.strerror or str(exc))
-    return decode_data(path, data)
 
 
 def decode_file_again(
@@ -359,12 +364,9 @@ def decode_file_again(
     if detected is None:
         return decode_file(source, max_size)
     path = source if isinstance(source, str) else source.path
-    try:
-        data = read_bytes(source, max_size)
-    except DecodeFailure as exc:
-        return SkippedFile(path, "read", str(exc))
-    except OSError as exc:
-        return SkippedFile(path, "read", exc.strerror or str(exc))
+    data = _read_or_skip(source, path, max_size)
+    if isinstance(data, SkippedFile):
+        return data
     try:
         text = data.decode(detected)
     except (UnicodeDecodeError, LookupError):

@@ -125,8 +125,9 @@ class Vocabulary:
         self.codes[surface] = code
         return code
 
-    def features(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
-        """Slots (distinct), term frequencies and token count of a text."""
+    def _digest(self, text: str) -> tuple[bytes, bytes, dict[int, int], int]:
+        """``textscan.digest`` of ``text`` with this vocabulary: slots and term frequencies (as
+        bytes), the terms the dense tally had no room for (``other``), the token count."""
         # Room in the dense tally for the terms this text can add (more go to ``other``).
         n_slots = len(self.terms) + min(len(text), self.NEW_TERMS_PER_TEXT)
         slots_bytes, tf_bytes, other, tokens, stored = digest(
@@ -134,6 +135,11 @@ class Vocabulary:
             self.MEMO_MAX_UNIT,
         )  # fmt: skip
         self.memo_chars += stored
+        return slots_bytes, tf_bytes, other, tokens
+
+    def features(self, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+        """Slots (distinct), term frequencies and token count of a text."""
+        slots_bytes, tf_bytes, other, tokens = self._digest(text)
         self._store_pending()
         slots = np.frombuffer(slots_bytes, dtype=np.int64)
         tf = np.frombuffer(tf_bytes, dtype=np.float64)
@@ -163,12 +169,7 @@ class Vocabulary:
         sizes = np.zeros(len(texts), dtype=np.int64)
         tokens = np.zeros(len(texts), dtype=np.int64)
         for k, text in enumerate(texts):
-            n_slots = len(self.terms) + min(len(text), self.NEW_TERMS_PER_TEXT)
-            slots_bytes, tf_bytes, other, count, stored = digest(
-                text, self.memo, self.codes, self.code, self.segmenter.cut, n_slots,
-                self.MEMO_MAX_UNIT,
-            )  # fmt: skip
-            self.memo_chars += stored
+            slots_bytes, tf_bytes, other, count = self._digest(text)
             if other:  # words standing for several terms, or new terms beyond the room
                 self._store_pending()
                 slots, tf, _ = self.features(text)
