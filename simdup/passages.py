@@ -13,7 +13,7 @@ stopwords and weights, summed block by block) and its word set; then
    large inputs);
 2. each candidate is judged by the one near-duplicate rule, ``simdup.verify.Verifier``, with
    the passage thresholds (length ratio in words, exact word-set Jaccard of the windows), all
-   in one ``Verifier.pairs`` call;
+   in one ``Verifier.near`` call (the rule of ``Verifier.judge`` on arrays);
 3. windows matched across more than ``max_repeats`` documents (a licence footer, a newsletter
    header) form one *repeated passage*, reported once with its occurrences instead of as
    N(N-1)/2 pairs;
@@ -37,7 +37,7 @@ import re
 import time
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
@@ -185,10 +185,6 @@ class DocumentPassages:
 
     def __len__(self) -> int:
         return int(self.words.size)
-
-    def block_terms(self, first: int, last: int) -> np.ndarray:
-        """Distinct terms of blocks ``first..last``, ascending."""
-        return np.unique(self.terms[self.offsets[first] : self.offsets[last + 1]])
 
     def span(self, first: int, last: int) -> PassageSpan:
         return PassageSpan(
@@ -1306,11 +1302,6 @@ def _finish(
     return PassagePair(a.span(fa, la), b.span(fb, lb), similarity)
 
 
-def _one(doc: DocumentPassages, k: int) -> np.ndarray:
-    """Distinct terms of block ``k`` (stored sorted and distinct per block)."""
-    return doc.terms[doc.offsets[k] : doc.offsets[k + 1]]
-
-
 # ---------------------------------------------------------------------------------------------
 # Line-level edges
 #
@@ -1963,9 +1954,3 @@ def _unmark(pair: PassagePair) -> PassagePair:
         return replace(span, path=span.path.rstrip("\0")) if span.path.endswith("\0") else span
 
     return replace(pair, a=fix(pair.a), b=fix(pair.b))
-
-
-def iter_spans(result: Passages) -> Iterator[PassageSpan]:
-    for p in result.pairs:
-        yield p.a
-        yield p.b
