@@ -13,7 +13,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from .decoding import decode_data, decode_file
+from .decoding import decode_named
 from .errors import InputError
 from .options import ScanOptions
 from .processor import processor_for
@@ -23,7 +23,6 @@ from .records import (
     FeatureVector,
     FingerprintedDocument,
     SharedTerm,
-    SkippedFile,
 )
 from .simhash import BITS, hamming
 from .verify import Verifier
@@ -61,12 +60,7 @@ def compare(
     vectors: list[FeatureVector] = []
     texts: list[str] = []
     for path in (os.fspath(path_a), os.fspath(path_b)):
-        if path == "-" and stdin is not None:
-            decoded = decode_data(path, stdin)
-        else:
-            decoded = decode_file(path, options.discovery.max_size)
-        if isinstance(decoded, SkippedFile):
-            raise InputError(path, decoded.reason)
+        decoded = decode_named(path, options.discovery.max_size, stdin)
         texts.append(decoded.text)
         fv = proc.features(decoded.text)
         if len(fv) < params.min_features:  # what scan refuses, compare refuses

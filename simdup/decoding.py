@@ -13,6 +13,7 @@ import re
 import stat
 from typing import Any
 
+from .errors import InputError
 from .native import speedups
 from .records import DecodedDocument, SkippedFile, SourceFile
 
@@ -352,6 +353,18 @@ def _read_or_skip(source: SourceFile | str, path: str, max_size: int) -> bytes |
         return SkippedFile(path, "read", str(exc))
     except OSError as exc:
         return SkippedFile(path, "read", exc.strerror or str(exc))
+
+
+def decode_named(path: str, max_size: int, stdin: bytes | None = None) -> DecodedDocument:
+    """A file the user named (``compare``): decoded, or ``InputError`` with the reason it
+    cannot be used. ``"-"`` with ``stdin`` is the bytes read from standard input."""
+    if path == "-" and stdin is not None:
+        decoded = decode_data(path, stdin)
+    else:
+        decoded = decode_file(path, max_size)
+    if isinstance(decoded, SkippedFile):
+        raise InputError(path, decoded.reason)
+    return decoded
 
 
 def decode_file_again(

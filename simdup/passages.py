@@ -46,7 +46,7 @@ import numpy as np
 import xxhash
 
 from .blocks import DEFAULT_MAX_LINES, cut_text, split_lines
-from .decoding import decode_data, decode_file, decode_file_again
+from .decoding import decode_file, decode_file_again, decode_named
 from .discovery import find_files
 from .engines import (
     Engine,
@@ -57,7 +57,7 @@ from .engines import (
     default_jobs,
     make_engine,
 )
-from .errors import ConfigError, InputError
+from .errors import ConfigError
 from .features import weigh
 from .index import MAX_THRESHOLD, Layout, choose_layout, collapse, table_pairs, unique_near_pairs
 from .native import speedups
@@ -1928,12 +1928,7 @@ def compare_passages(
     docs = []
     texts: dict[str, str] = {}
     for path in (os.fspath(path_a), os.fspath(path_b)):
-        if path == "-" and stdin is not None:
-            decoded = decode_data(path, stdin)
-        else:
-            decoded = decode_file(path, options.discovery.max_size)
-        if isinstance(decoded, SkippedFile):
-            raise InputError(path, decoded.reason)
+        decoded = decode_named(path, options.discovery.max_size, stdin)
         docs.append(proc.document(path, decoded.text))
         texts[path if path not in texts else path + "\0"] = decoded.text
     if docs[0].path == docs[1].path:
