@@ -12,11 +12,17 @@ does not chain into one cluster whose ends share little.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 METHODS = ("centers", "components")
+
+
+class OrderKey(Protocol):
+    """The sort key of document ``i`` (asked for the documents in a pair only)."""
+
+    def __getitem__(self, i: int, /) -> Any: ...
 
 
 def _neighbours(n: int, pairs: Sequence[tuple[int, int]]) -> list[list[int]]:
@@ -28,7 +34,7 @@ def _neighbours(n: int, pairs: Sequence[tuple[int, int]]) -> list[list[int]]:
 
 
 def greedy_centers(
-    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[Any]
+    n: int, pairs: Sequence[tuple[int, int]], order_key: OrderKey
 ) -> list[tuple[int, list[int]]]:
     """``[(centre, members)]`` where members (centre included) are its verified neighbours."""
     adjacency = _neighbours(n, pairs)
@@ -50,7 +56,7 @@ def greedy_centers(
 
 
 def connected_components(
-    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[Any]
+    n: int, pairs: Sequence[tuple[int, int]], order_key: OrderKey
 ) -> list[tuple[int, list[int]]]:
     """``[(representative, members)]``; the representative has the most neighbours."""
     parent = list(range(n))
@@ -82,7 +88,7 @@ def connected_components(
 
 
 def cluster(
-    n: int, pairs: Sequence[tuple[int, int]], order_key: Sequence[Any], method: str = "centers"
+    n: int, pairs: Sequence[tuple[int, int]], order_key: OrderKey, method: str = "centers"
 ) -> list[tuple[int, list[int]]]:
     if method == "centers":
         return greedy_centers(n, pairs, order_key)

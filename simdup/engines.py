@@ -11,9 +11,12 @@ either. Process globals (the worker's processor) live here, with the engine that
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+import numpy as np
+
+from .document_table import FingerprintBatch
 from .params import FeatureParams
 from .records import FingerprintedDocument, SkippedFile, SourceFile
 from .workerpool import WorkerPool
@@ -44,6 +47,48 @@ class StreamingEngine(Engine, Protocol):
     def completed(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[tuple[int, Result]]: ...
+
+
+# Results with the index in ``files`` of each of them: ``(indexes, batch)``.
+Batches = Iterator[tuple[np.ndarray, FingerprintBatch]]
+
+
+@runtime_checkable
+class BatchEngine(Engine, Protocol):
+    """An engine that gives its results in batches of columns, as they are ready: result
+    ``k`` of a batch is that of file ``indexes[k]``. A scan of 10^6 files then keeps columns
+    (``DocumentTable``), never a record per file, and unpickles a few arrays per batch."""
+
+    def completed_batches(self, files: Sequence[SourceFile], progress: Progress | None = None
+                          ) -> Batches: ...  # fmt: skip
+
+
+PACKED_BATCH = 1024
+
+
+def packed(completed: Iterable[tuple[int, Result]], size: int = PACKED_BATCH) -> Batches:
+    """Results given one at a time with their indexes (``completed``), as batches."""
+    indexes: list[int] = []
+    results: list[Result] = []
+    for index, result in completed:
+        indexes.append(index)
+        results.append(result)
+        if len(results) >= size:
+            yield np.array(indexes, dtype=np.int64), FingerprintBatch.pack(results)
+            indexes, results = [], []
+    if results:
+        yield np.array(indexes, dtype=np.int64), FingerprintBatch.pack(results)
+
+
+def batches_of(engine: Engine, files: Sequence[SourceFile], progress: Progress | None = None
+               ) -> Batches:  # fmt: skip
+    """The results of any engine as batches: its own where it makes them, else packed from
+    its records (in the order it finishes them where it can say so)."""
+    if isinstance(engine, BatchEngine):
+        return engine.completed_batches(files, progress)
+    if isinstance(engine, StreamingEngine):
+        return packed(engine.completed(files, progress))
+    return packed(enumerate(engine.run(files, progress)))
 
 
 def in_file_order(completed: Iterator[tuple[int, Result]], total: int) -> Iterator[Result]:
@@ -140,6 +185,14 @@ def _work_batch(
     return start, [_work_file(source) for source in sources]
 
 
+def _work_packed(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, FingerprintBatch]:
+    """``_work_batch`` without a task, its records packed as columns for the trip back."""
+    assert _WORKER is not None
+    start, sources = batch
+    worker, max_size = _WORKER, _WORKER_MAX_SIZE
+    return start, FingerprintBatch.pack([worker.file(source, max_size) for source in sources])
+
+
 MAX_BATCH = 128
 MIN_BATCH = 4
 
@@ -204,19 +257,9 @@ class ProcessPoolEngine:
             serial = SerialEngine(self.params, self.max_size, self.task, self.sink)
             yield from serial.completed(files, progress)
             return
-        initargs = (self.params, self.max_size, self.task)
-        _init_worker(*initargs)  # load dictionaries once, before fork
-        total = len(files)
-        order = sorted(range(total), key=lambda i: (-files[i].size, i))
-        work = batches([files[i] for i in order], self.jobs)
-        done = 0
-        with WorkerPool(
-            _work_batch,
-            self.jobs,
-            initializer=_init_worker,
-            initargs=initargs,
-            describe=_describe_batch,
-        ) as pool:
+        order, work = self._plan(files)
+        done, total = 0, len(files)
+        with self._pool(_work_batch) as pool:
             for _, (start, batch) in pool.results(work):
                 done += len(batch)
                 if progress:
@@ -226,6 +269,39 @@ class ProcessPoolEngine:
                     if self.sink is not None:
                         self.sink(files[index], result, made)
                     yield index, result
+
+    def completed_batches(
+        self, files: Sequence[SourceFile], progress: Progress | None = None
+    ) -> Batches:
+        """``completed`` as batches packed by the workers (a task or a sink needs each
+        record here, and serial work makes them here: those are packed here)."""
+        if self.task is not None or self.sink is not None or not self.pays(files):
+            yield from packed(self.completed(files, progress))
+            return
+        order, work = self._plan(files)
+        positions = np.array(order, dtype=np.int64)
+        done, total = 0, len(files)
+        with self._pool(_work_packed) as pool:
+            for _, (start, batch) in pool.results(work):
+                done += batch.count
+                if progress:
+                    progress(done, total)
+                yield positions[start : start + batch.count], batch
+
+    def _plan(
+        self, files: Sequence[SourceFile]
+    ) -> tuple[list[int], list[tuple[int, Sequence[SourceFile]]]]:
+        """The files' indexes largest first, and the batches of that order."""
+        order = sorted(range(len(files)), key=lambda i: (-files[i].size, i))
+        return order, batches([files[i] for i in order], self.jobs)
+
+    def _pool(self, work: Callable[..., Any]) -> WorkerPool[tuple[int, Sequence[SourceFile]], Any]:
+        initargs = (self.params, self.max_size, self.task)
+        _init_worker(*initargs)  # load dictionaries once, before fork
+        return WorkerPool(
+            work, self.jobs, initializer=_init_worker, initargs=initargs,
+            describe=_describe_batch,
+        )  # fmt: skip
 
 
 def make_engine(

@@ -186,7 +186,7 @@ class RepeatedPassage:
 @dataclass(frozen=True, slots=True)
 class ScanResult:
     settings: dict[str, Any]
-    files: tuple[FingerprintedDocument, ...]
+    files: Sequence[FingerprintedDocument]  # a tuple, or a DocumentTable (a scan's)
     skipped: tuple[SkippedFile, ...]
     pairs: tuple[DuplicatePair, ...]
     clusters: tuple[Cluster, ...]

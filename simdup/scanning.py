@@ -16,7 +16,9 @@ import numpy as np
 
 from .clustering import cluster, max_pairwise_distance
 from .discovery import Discovery, DiscoveryOptions, find_files
-from .engines import Engine, Progress, Result, StreamingEngine, make_engine
+from .document_table import DocumentTable, TableBuilder
+from .engines import Engine, Progress, batches_of, make_engine
+from .minhash import band_keys as minhash_band_keys
 from .options import ScanOptions, resolve_options
 from .records import (
     Cluster,
@@ -35,7 +37,6 @@ from .verify import (
     band_layout,
     candidate_pairs,
     duplicate_pair,
-    signature_band_keys,
 )
 
 
@@ -47,7 +48,7 @@ def build_clusters(
 ) -> list[Cluster]:
     """Clusters of ``docs`` from their verified pairs (``method``: centers or components)."""
     # Among equally connected documents the longest becomes the representative, then the path.
-    order_key = [(-d.chars, d.path) for d in docs]
+    order_key = _OrderKey(DocumentTable.of(docs))
     groups = cluster(len(docs), [(p.i, p.j) for p in pairs], order_key, method)
     built = []
     for rep, members in groups:
@@ -69,6 +70,17 @@ def build_clusters(
         built.append((r.path, rows, spread))
     built.sort(key=lambda c: (-len(c[1]), c[0]))
     return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
+
+
+class _OrderKey:
+    """``(-chars, path)`` of document ``i``, made when clustering asks for it (only documents
+    in a pair are asked for: not a tuple per document of a million)."""
+
+    def __init__(self, table: DocumentTable) -> None:
+        self.table = table
+
+    def __getitem__(self, i: int) -> tuple[int, str]:
+        return -int(self.table.chars[i]), self.table.paths[i]
 
 
 class Join(Protocol):
@@ -128,7 +140,7 @@ class Reference(Protocol):
 
 
 def _with_reference(
-    docs: list[FingerprintedDocument],
+    docs: Sequence[FingerprintedDocument],
     verified: list[VerifiedPair],
     reference: Reference,
     options: ScanOptions,
@@ -161,7 +173,7 @@ def fingerprint_corpus(
     options: ScanOptions,
     progress: Progress | None = None,
     engine: Engine | None = None,
-) -> tuple[list[FingerprintedDocument], list[SkippedFile]]:
+) -> tuple[DocumentTable, list[SkippedFile]]:
     """Fingerprinted documents in discovery order, and every file dropped on the way."""
     docs, skips, _ = collect_fingerprints(files, skipped, options, progress, engine)
     return docs, skips
@@ -169,13 +181,6 @@ def fingerprint_corpus(
 
 # Records whose band keys are taken at once when their signatures are dropped.
 _BAND_CHUNK = 1 << 14
-
-
-def _without_signature(doc: FingerprintedDocument, path: str) -> FingerprintedDocument:
-    return FingerprintedDocument(
-        path, doc.fingerprint, doc.encoding, doc.encoding_source, doc.size, doc.token_count,
-        doc.feature_count, doc.content_hash, doc.chars, doc.sketch, b"",
-    )  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -204,56 +209,59 @@ def collect_fingerprints(
     *,
     band_keys: bool = False,
     settle: Callable[[], None] | None = None,
-) -> tuple[list[FingerprintedDocument], list[SkippedFile], np.ndarray | None]:
-    """Fingerprinted documents in discovery order, every file dropped on the way, and with
-    ``band_keys`` (a MinHash scan) the documents' ``signature_band_keys``: taken as records
-    arrive from the engine, after which each record is kept without its signature (1 KB of
-    the ~2 KB a short document's record holds). Results are taken in the order the engine
-    finishes them where it can give them so (``StreamingEngine``). ``settle`` is called every
-    ``_BAND_CHUNK`` results (``long_lived_records``)."""
+) -> tuple[DocumentTable, list[SkippedFile], np.ndarray | None]:
+    """Fingerprinted documents in discovery order (a ``DocumentTable``), every file dropped on
+    the way, and with ``band_keys`` (a MinHash scan) the documents' ``signature_band_keys``:
+    taken as results arrive from the engine, whose signatures are then dropped (1 KB of the
+    ~2 KB a short document's record holds). Results are taken in batches as the engine
+    finishes them (``batches_of``). ``settle`` is called every ``_BAND_CHUNK`` results
+    (``long_lived_records``)."""
     if engine is None:
         engine = make_engine(
             options.features, max_size=options.discovery.max_size, jobs=options.jobs
         )
-    results: list[Result | None] = [None] * len(files)
-    if isinstance(engine, StreamingEngine):
-        arriving: Iterable[tuple[int, Result]] = engine.completed(files, progress)
-    else:
-        arriving = enumerate(engine.run(files, progress))
+    builder = TableBuilder([f.path for f in files], signatures=not band_keys)
+    answered = np.zeros(len(files), dtype=bool)
+    dropped: list[tuple[int, SkippedFile]] = []
     keys = np.empty((len(files), band_layout(options)[0]), np.uint64) if band_keys else None
-    pending: list[int] = []
+    pending: list[tuple[np.ndarray, np.ndarray]] = []  # rows and their signatures
+    waiting = 0
 
     def take_keys() -> None:
+        nonlocal waiting
         assert keys is not None
-        chunk = [results[i] for i in pending]
-        keys[pending] = signature_band_keys(chunk, options)  # type: ignore[arg-type]
-        for i, doc in zip(pending, chunk, strict=True):
-            assert isinstance(doc, FingerprintedDocument)
-            results[i] = _without_signature(doc, files[i].path)
+        bands, rows_per_band = band_layout(options)
+        rows = np.concatenate([r for r, _ in pending])
+        signatures = np.concatenate([s for _, s in pending])
+        keys[rows] = minhash_band_keys(signatures, bands, rows_per_band)
         pending.clear()
+        waiting = 0
 
-    for arrived, (index, result) in enumerate(arriving, 1):
-        results[index] = result
-        if keys is not None and isinstance(result, FingerprintedDocument):
-            pending.append(index)
-            if len(pending) >= _BAND_CHUNK:
+    arrived = 0
+    for indexes, batch in batches_of(engine, files, progress):
+        answered[indexes] = True
+        rows = indexes[batch.at]
+        builder.put(rows, batch)
+        dropped.extend((int(indexes[k]), skip) for k, skip in batch.skipped)
+        if keys is not None and rows.size:
+            if batch.signature is None:
+                raise RuntimeError(f"{engine!r} gave documents without MinHash signatures")
+            pending.append((rows, batch.signature))
+            waiting += rows.size
+            if waiting >= _BAND_CHUNK:
                 take_keys()
-        if settle is not None and arrived % _BAND_CHUNK == 0:
+        before, arrived = arrived, arrived + batch.count
+        if settle is not None and arrived // _BAND_CHUNK != before // _BAND_CHUNK:
             settle()
     if pending:
         take_keys()
-    docs: list[FingerprintedDocument] = []
-    positions: list[int] = []
-    skips = list(skipped)
-    for index, found in enumerate(results):
-        if found is None:
-            raise RuntimeError(f"{engine!r} gave no result for {files[index].path!r}")
-        if isinstance(found, SkippedFile):
-            skips.append(found)
-        else:
-            docs.append(found)
-            positions.append(index)
-    return docs, skips, None if keys is None else keys[positions]
+    if not answered.all():
+        missing = files[int(np.flatnonzero(~answered)[0])].path
+        raise RuntimeError(f"{engine!r} gave no result for {missing!r}")
+    dropped.sort(key=lambda item: item[0])
+    skips = list(skipped) + [skip for _, skip in dropped]
+    positions = np.flatnonzero(builder.filled)
+    return builder.table(positions), skips, None if keys is None else keys[positions]
 
 
 def scan(
@@ -306,7 +314,8 @@ def scan(
         del files, found
         join = join or LocalJoin(keys)
         candidates, verified = join.pairs(docs, options)
-        everyone, stored = docs, 0
+        everyone: Sequence[FingerprintedDocument] = docs
+        stored = 0
         if reference is not None:
             everyone, verified, stored = _with_reference(docs, verified, reference, options)
         sketch_size = options.features.sketch_size
@@ -321,7 +330,7 @@ def scan(
         "files_skipped": len(skips),
         # Left out by .gitignore / .simdupignore (an ignored folder counts once).
         "files_ignored": files_ignored,
-        "bytes_read": sum(d.size for d in docs),
+        "bytes_read": int(docs.size.sum()),
         "candidates": candidates,
         "pairs": len(pairs),
         "clusters": len(clusters),
@@ -335,7 +344,7 @@ def scan(
     }
     return ScanResult(
         settings=options.describe(backend),
-        files=tuple(docs),
+        files=docs,
         skipped=tuple(sorted(skips, key=lambda s: s.path)),
         pairs=tuple(pairs),
         clusters=tuple(clusters),

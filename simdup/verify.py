@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .document_table import DocumentTable
 from .index import near_pairs
 from .minhash import band_keys, choose_bands, keyed_candidates, length_lanes
 from .options import ScanOptions
@@ -77,9 +78,11 @@ def signature_band_keys(docs: Sequence[FingerprintedDocument], options: ScanOpti
     them all: 1 GB at a million documents)."""
     bands, rows = band_layout(options)
     keys = np.empty((len(docs), bands), dtype=np.uint64)
+    table = DocumentTable.of(docs)
+    signed = table.signature if table.signature is not None else [b""] * len(table)
     for start in range(0, len(docs), _KEY_CHUNK):
-        chunk = docs[start : start + _KEY_CHUNK]
-        signatures = np.frombuffer(b"".join(d.minhash for d in chunk), dtype="<u8")
+        chunk = signed[start : start + _KEY_CHUNK]
+        signatures = np.frombuffer(b"".join(chunk), dtype="<u8")
         keys[start : start + len(chunk)] = band_keys(
             signatures.reshape(len(chunk), -1), bands, rows
         )
@@ -92,7 +95,8 @@ def candidate_pairs(
     """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto").
     ``keys``: the ``signature_band_keys`` of ``docs``, when they were taken already (a scan
     takes them as records arrive and keeps no signatures)."""
-    fps = np.array([d.fingerprint for d in docs], dtype=np.uint64)
+    table = DocumentTable.of(docs)
+    fps = table.fingerprint
     if options.method == "simhash":
         return Candidates(*near_pairs(fps, options.search_radius))
     if not docs:  # no signatures to band (an empty tree, or every file skipped)
@@ -100,8 +104,7 @@ def candidate_pairs(
     if keys is None:
         keys = signature_band_keys(docs, options)
     # Only pairs whose lengths could pass the length check (MinHash scans always verify).
-    chars = np.fromiter((d.chars for d in docs), dtype=np.int64, count=len(docs))
-    pairs = keyed_candidates(keys, length_lanes(chars, options.min_length_ratio))
+    pairs = keyed_candidates(keys, length_lanes(table.chars, options.min_length_ratio))
     ii, jj = pairs[:, 0], pairs[:, 1]
     return Candidates(ii, jj, np.bitwise_count(fps[ii] ^ fps[jj]))
 
@@ -185,21 +188,20 @@ class Verifier:
         ii, jj, dd = candidates.i, candidates.j, candidates.distance
         if not len(candidates) or not (o.verify or o.method == "minhash"):
             return self._one_by_one(docs, ii, jj, dd)
-        digests = np.fromiter((hash(d.content_hash) for d in docs), dtype=np.int64, count=len(docs))
-        chars = np.fromiter((d.chars for d in docs), dtype=np.float64, count=len(docs))
-        sketches = [d.sketch for d in docs]
+        table = DocumentTable.of(docs)
+        digests = table.digest_keys()
+        chars = table.chars.astype(np.float64)
         out: list[VerifiedPair] = []
         for start in range(0, len(candidates), _VERIFY_SLICE):
             part = slice(start, start + _VERIFY_SLICE)
-            out += self._slice(docs, digests, chars, sketches, ii[part], jj[part], dd[part])
+            out += self._slice(table, digests, chars, ii[part], jj[part], dd[part])
         return out
 
     def _slice(
         self,
-        docs: Sequence[FingerprintedDocument],
+        table: DocumentTable,
         digests: np.ndarray,
         chars: np.ndarray,
-        sketches: list[bytes],
         ii: np.ndarray,
         jj: np.ndarray,
         dd: np.ndarray,
@@ -208,8 +210,8 @@ class Verifier:
         # digests, then confirmed.
         same = digests[ii] == digests[jj]
         for p in np.flatnonzero(same).tolist():
-            same[p] = docs[ii[p]].content_hash == docs[jj[p]].content_hash
-        near, sims = self.near(chars, sketches, ii, jj, dd, same)
+            same[p] = table.content_hash(ii[p]) == table.content_hash(jj[p])
+        near, sims = self.near(chars, table.sketch, ii, jj, dd, same)
         return [
             VerifiedPair(i, j, d, 1.0 if exact else round(sim, 4), exact)
             for i, j, d, exact, sim in zip(
@@ -271,7 +273,10 @@ class Verifier:
 
 def duplicate_pair(docs: Sequence[FingerprintedDocument], pair: VerifiedPair) -> DuplicatePair:
     """The reported record of a verified pair: paths in order."""
-    a, b = docs[pair.i].path, docs[pair.j].path
+    if isinstance(docs, DocumentTable):
+        a, b = docs.paths[pair.i], docs.paths[pair.j]
+    else:
+        a, b = docs[pair.i].path, docs[pair.j].path
     if b < a:
         a, b = b, a
     return DuplicatePair(a, b, pair.distance, pair.similarity, pair.exact)

@@ -26,7 +26,8 @@ ORCHESTRATION = {
 PRESENTATION = {"report", "cli", "__main__"}
 # Plain records, errors, constants and the native-extension loader: anyone may import them.
 SHARED = {
-    "errors", "records", "params", "exitcodes", "names", "__about__", "native", "_speedups",
+    "errors", "records", "document_table", "params", "exitcodes", "names", "__about__", "native",
+    "_speedups",
 }  # fmt: skip
 
 LAYER = {
