@@ -22,13 +22,15 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pathspec
 
 from .errors import ConfigError
-from .records import SkippedFile, SourceFile
+from .records import SkippedFile, SourceFile, SourceFiles
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
 DEFAULT_MAX_SIZE = 64 * 1024 * 1024
@@ -56,7 +58,7 @@ class Discovery:
     """What discovery found: the files to read, what was passed over, and how many files and
     folders the ignore rules left out (not skips: nothing went wrong with them)."""
 
-    files: list[SourceFile] = field(default_factory=list)
+    files: Sequence[SourceFile] = field(default_factory=list)  # a SourceFiles from find_files
     skipped: list[SkippedFile] = field(default_factory=list)
     ignored: int = 0
 
@@ -163,7 +165,13 @@ def _is_hidden(name: str) -> bool:
 class _Walker:
     def __init__(self, options: DiscoveryOptions) -> None:
         self.options = options
-        self.files: list[SourceFile] = []
+        # The files found, a column per field of SourceFile (no object per file).
+        self.paths: list[str] = []
+        self.sizes = array("q")
+        self.devices = array("Q")
+        self.inodes = array("Q")
+        self.follows = array("b")
+        self.mtimes = array("q")
         self.skipped: list[SkippedFile] = []
         self.seen_files: dict[tuple[int, int], str] = {}
         self.ignored = 0
@@ -196,9 +204,26 @@ class _Walker:
             self._skip(path, reason, failure=False)
             return
         # What was found, so that reading can refuse another file put at this path since.
-        self.files.append(
-            SourceFile(path, st.st_size, st.st_dev, st.st_ino, follow, st.st_mtime_ns)
+        self.paths.append(path)
+        self.sizes.append(st.st_size)
+        self.devices.append(st.st_dev)
+        self.inodes.append(st.st_ino)
+        self.follows.append(follow)
+        self.mtimes.append(st.st_mtime_ns)
+
+    def files(self) -> SourceFiles:
+        """The files found, ordered by path."""
+        paths = self.paths
+        order = sorted(range(len(paths)), key=paths.__getitem__)
+        found = SourceFiles(
+            paths,
+            np.frombuffer(self.sizes, dtype=np.int64),
+            np.frombuffer(self.devices, dtype=np.uint64),
+            np.frombuffer(self.inodes, dtype=np.uint64),
+            np.frombuffer(self.follows, dtype=np.int8).astype(bool),
+            np.frombuffer(self.mtimes, dtype=np.int64),
         )
+        return found.take(order)
 
     def add_root(self, root: str) -> None:
         try:
@@ -312,17 +337,17 @@ def find_files(paths: Iterable[str], options: DiscoveryOptions | None = None) ->
     walker = _Walker(options or DiscoveryOptions())
     for path in paths:
         walker.add_root(os.fspath(path))
-    files = sorted(walker.files, key=lambda f: f.path)
     skipped = sorted(walker.skipped, key=lambda s: s.path)
-    return Discovery(files, skipped, walker.ignored)
+    return Discovery(walker.files(), skipped, walker.ignored)
 
 
 def discover(
     paths: Iterable[str], options: DiscoveryOptions | None = None
 ) -> tuple[list[SourceFile], list[SkippedFile]]:
-    """Regular files under ``paths`` in a deterministic order, and what was passed over."""
+    """Regular files under ``paths`` in a deterministic order, and what was passed over (a
+    list of records; ``find_files`` keeps them as columns)."""
     found = find_files(paths, options)
-    return found.files, found.skipped
+    return list(found.files), found.skipped
 
 
 # Checked longest first: the UTF-32-LE BOM starts with the UTF-16-LE BOM.

@@ -18,7 +18,7 @@ import numpy as np
 
 from .document_table import FingerprintBatch
 from .params import FeatureParams
-from .records import FingerprintedDocument, SkippedFile, SourceFile
+from .records import FingerprintedDocument, SkippedFile, SourceFile, SourceFiles
 from .workerpool import WorkerPool
 
 if TYPE_CHECKING:
@@ -243,7 +243,9 @@ class ProcessPoolEngine:
 
     def pays(self, files: Sequence[SourceFile]) -> bool:
         jobs = self.jobs
-        return jobs > 1 and len(files) >= 4 * jobs and sum(f.size for f in files) > (1 << 20)
+        return (
+            jobs > 1 and len(files) >= 4 * jobs and int(SourceFiles.of(files).size.sum()) > 1 << 20
+        )
 
     def run(
         self, files: Sequence[SourceFile], progress: Progress | None = None
@@ -292,8 +294,10 @@ class ProcessPoolEngine:
         self, files: Sequence[SourceFile]
     ) -> tuple[list[int], list[tuple[int, Sequence[SourceFile]]]]:
         """The files' indexes largest first, and the batches of that order."""
-        order = sorted(range(len(files)), key=lambda i: (-files[i].size, i))
-        return order, batches([files[i] for i in order], self.jobs)
+        found = SourceFiles.of(files)
+        # Largest first; a stable sort keeps equal sizes in file order.
+        order = np.argsort(-found.size, kind="stable")
+        return order.tolist(), batches(found.take(order), self.jobs)
 
     def _pool(self, work: Callable[..., Any]) -> WorkerPool[tuple[int, Sequence[SourceFile]], Any]:
         initargs = (self.params, self.max_size, self.task)

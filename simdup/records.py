@@ -7,9 +7,9 @@ a ``SkippedFile`` saying where and why.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -38,6 +38,93 @@ class SourceFile:
     def __reduce__(self) -> tuple[type[SourceFile], tuple[str, int, int, int, bool, int]]:
         return SourceFile, (self.path, self.size, self.device, self.inode, self.follow,
                             self.mtime_ns)  # fmt: skip
+
+
+class SourceFiles(Sequence[SourceFile]):
+    """Files found by discovery, as columns: ``paths`` and one numpy array per number.
+
+    A million ``SourceFile`` objects cost ~330 bytes each (the object, an int object per
+    number); as columns, ~150 (mostly the path). ``files[i]`` makes the record; a slice is
+    a ``SourceFiles`` again (what a batch of work pickles: a few arrays, not a record per
+    file)."""
+
+    def __init__(
+        self,
+        paths: list[str],
+        size: np.ndarray,
+        device: np.ndarray,
+        inode: np.ndarray,
+        follow: np.ndarray,
+        mtime_ns: np.ndarray,
+    ) -> None:
+        self.paths = paths
+        self.size = size  # int64
+        self.device = device  # uint64
+        self.inode = inode  # uint64
+        self.follow = follow  # bool
+        self.mtime_ns = mtime_ns  # int64
+
+    @classmethod
+    def of(cls, files: Iterable[SourceFile]) -> SourceFiles:
+        """``files`` as columns (itself when it is a ``SourceFiles``)."""
+        if isinstance(files, SourceFiles):
+            return files
+        items = list(files)
+        return cls(
+            [f.path for f in items],
+            np.array([f.size for f in items], dtype=np.int64),
+            np.array([f.device for f in items], dtype=np.uint64),
+            np.array([f.inode for f in items], dtype=np.uint64),
+            np.array([f.follow for f in items], dtype=bool),
+            np.array([f.mtime_ns for f in items], dtype=np.int64),
+        )
+
+    def take(self, rows: Sequence[int] | np.ndarray) -> SourceFiles:
+        """The files at ``rows``, in that order."""
+        rows = np.asarray(rows, dtype=np.int64)
+        paths = self.paths
+        return SourceFiles(
+            [paths[r] for r in rows.tolist()], self.size[rows], self.device[rows],
+            self.inode[rows], self.follow[rows], self.mtime_ns[rows],
+        )  # fmt: skip
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    @overload
+    def __getitem__(self, index: int) -> SourceFile: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> SourceFiles: ...
+
+    def __getitem__(self, index: int | slice) -> SourceFile | SourceFiles:
+        if isinstance(index, slice):
+            return SourceFiles(
+                self.paths[index], self.size[index], self.device[index], self.inode[index],
+                self.follow[index], self.mtime_ns[index],
+            )  # fmt: skip
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("source file index out of range")
+        return SourceFile(
+            self.paths[index], int(self.size[index]), int(self.device[index]),
+            int(self.inode[index]), bool(self.follow[index]), int(self.mtime_ns[index]),
+        )  # fmt: skip
+
+    def __iter__(self) -> Iterator[SourceFile]:
+        return map(
+            SourceFile, self.paths, self.size.tolist(), self.device.tolist(),
+            self.inode.tolist(), self.follow.tolist(), self.mtime_ns.tolist(),
+        )  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same records (a list of them, another table)."""
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)

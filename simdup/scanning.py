@@ -27,6 +27,7 @@ from .records import (
     ScanResult,
     SkippedFile,
     SourceFile,
+    SourceFiles,
 )
 from .segmentation import resolve_backend
 from .simhash import hamming
@@ -220,7 +221,7 @@ def collect_fingerprints(
         engine = make_engine(
             options.features, max_size=options.discovery.max_size, jobs=options.jobs
         )
-    builder = TableBuilder([f.path for f in files], signatures=not band_keys)
+    builder = TableBuilder(SourceFiles.of(files).paths, signatures=not band_keys)
     answered = np.zeros(len(files), dtype=bool)
     dropped: list[tuple[int, SkippedFile]] = []
     keys = np.empty((len(files), band_layout(options)[0]), np.uint64) if band_keys else None

@@ -313,3 +313,16 @@ def test_skip_records_are_sorted_by_path(tmp_path: Path) -> None:
     found, skipped = paths(tmp_path, "zz-missing", "aa-missing", "mm-missing")
     assert found == []
     assert [s.path for s in skipped] == ["aa-missing", "mm-missing", "zz-missing"]
+
+
+def test_find_files_keeps_the_files_as_columns(tree: Path) -> None:
+    """``find_files`` gives the files as ``SourceFiles`` (columns, no object per file), the
+    same records ``discover`` lists, in path order."""
+    from simdup.discovery import find_files
+    from simdup.records import SourceFiles
+
+    found = find_files([str(tree)])
+    listed, _ = discover([str(tree)])
+    assert isinstance(found.files, SourceFiles) and len(found.files) > 1
+    assert list(found.files) == listed
+    assert [f.path for f in listed] == sorted(f.path for f in listed)

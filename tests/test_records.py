@@ -31,3 +31,27 @@ def test_records_pickle_with_every_field(record: object) -> None:
     assert len(args) == len(dataclasses.fields(record))
     for field in dataclasses.fields(record):
         assert getattr(record, field.name) != field.default, field.name
+
+
+def test_source_files_as_columns_give_back_every_record() -> None:
+    """``SourceFiles`` (discovery's columns) is the records it was made of: indexed, from
+    the end, iterated, sliced (a ``SourceFiles`` again, as a batch of work pickles it),
+    reordered with ``take``."""
+    from simdup.records import SourceFiles
+
+    records = [
+        SourceFile(f"docs/{n}.txt", 2**40 + n, device=2**63 + n, inode=n, follow=n % 2 == 0,
+                   mtime_ns=10**18 + n)
+        for n in range(7)
+    ]  # fmt: skip
+    files = SourceFiles.of(records)
+    assert SourceFiles.of(files) is files
+    assert list(files) == records and files == records and records == files
+    assert [files[i] for i in range(7)] == records and files[-1] == records[-1]
+    part = files[2:5]
+    assert isinstance(part, SourceFiles) and list(part) == records[2:5]
+    copy = pickle.loads(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+    assert list(copy) == records[2:5]
+    assert list(files.take([6, 0, 3])) == [records[6], records[0], records[3]]
+    with pytest.raises(IndexError):
+        files[7]

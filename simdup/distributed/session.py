@@ -37,7 +37,7 @@ class DaskSession:
             return found
         remote = find_urls(urls, options, self.connection.client)
         return Discovery(
-            sorted(found.files + remote.files, key=lambda f: f.path),
+            sorted([*found.files, *remote.files], key=lambda f: f.path),
             sorted(found.skipped + remote.skipped, key=lambda s: s.path),
             found.ignored,
         )
