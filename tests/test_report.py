@@ -82,3 +82,32 @@ def test_html_report_lists_every_cluster_member_and_escapes_names(tmp_path: Path
     assert "&lt;b&gt;x.txt" in page and "<b>x.txt" not in page
     assert "copy.txt" in page and "empty.txt" in page
     assert page.count("<h2>Cluster ") == len(result.clusters) == 1
+
+
+@given(
+    st.one_of(  # names as POSIX gives them: any bytes, undecodable ones as surrogates
+        st.text(min_size=1),
+        st.binary(min_size=1).map(lambda b: b.decode("utf-8", "surrogateescape")),
+    ),
+    st.integers(0, 2**64 - 1),
+    st.text(max_size=12),
+    st.text(max_size=12),
+    st.integers(0, 2**62),
+    st.text(max_size=40),
+)
+def test_file_lines_are_the_encoded_file_records(
+    path: str, fp: int, encoding: str, source: str, number: int, content_hash: str
+) -> None:
+    """The file records a JSON report writes directly are ``json.dumps`` of ``file_record``
+    (quotes, backslashes, controls and non-ASCII included)."""
+    import json
+
+    from simdup.records import FingerprintedDocument
+    from simdup.report.json import file_lines, file_record
+
+    doc = FingerprintedDocument(
+        path, fp, encoding, source, number, number + 1, number + 2, content_hash, number + 3
+    )
+    [line] = file_lines([doc])
+    assert line == json.dumps(file_record(doc), ensure_ascii=False)
+    assert json.loads(line) == file_record(doc)

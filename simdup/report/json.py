@@ -85,19 +85,33 @@ def header(result: ScanResult) -> dict[str, Any]:
 
 class Records:
     """A list of records in a JSON document, made one at a time as it is written (a million
-    file records held as dicts at once would take more memory than the scan itself)."""
+    file records held as dicts at once would take more memory than the scan itself). Each
+    item is a dict, or already its JSON text (``file_lines``)."""
 
-    def __init__(self, items: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, items: Iterable[dict[str, Any] | str]) -> None:
         self.items = items
 
 
 # ``json.dumps(item, ensure_ascii=False)``, without making an encoder for every record.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
+_string = json.encoder.encode_basestring  # a str as JSON, as _encode writes it
+
+
+def file_lines(files: Iterable[FingerprintedDocument]) -> Iterator[str]:
+    """``_encode(file_record(doc))`` of each document, written out directly: the files are
+    most of a large report (10^6 records), and a dict per record, encoded, cost 2.5x more."""
+    for d in files:
+        yield (
+            f'{{"path": {_string(escape_path(d.path))}, "fingerprint": "{d.fingerprint:016x}", '
+            f'"encoding": {_string(d.encoding)}, "encoding_source": {_string(d.encoding_source)}'
+            f', "size": {d.size}, "tokens": {d.token_count}, "features": {d.feature_count}, '
+            f'"content_hash": {_string(d.content_hash)}}}'
+        )
 
 
 def render_json(result: ScanResult, stream: TextIO) -> None:
     doc: dict[str, Any] = header(result)
-    doc["files"] = Records(map(file_record, result.files))
+    doc["files"] = Records(file_lines(result.files))
     doc["skipped"] = Records(map(skip_record, result.skipped))
     doc["clusters"] = Records(map(cluster_record, result.clusters))
     doc["pairs"] = Records(map(pair_record, result.pairs))
@@ -123,7 +137,7 @@ def write_indented(doc: dict[str, Any], stream: TextIO) -> None:
             empty = True
             for item in value.items:
                 stream.write("\n    " if empty else ",\n    ")
-                stream.write(_encode(item))
+                stream.write(item if isinstance(item, str) else _encode(item))
                 empty = False
             stream.write("]" if empty else "\n  ]")
         else:
