@@ -375,6 +375,44 @@ def rotated(items: list[Any], round_no: int) -> list[Any]:
     return items[k:] + items[:k]
 
 
+# Run in a fresh process: the live memory (tracemalloc, numpy arrays included) that
+# discovery's result and a scan's result hold, per document.
+RETAINED = """
+import gc, json, sys, tracemalloc
+import os, simdup
+from simdup.discovery import DiscoveryOptions, find_files
+from simdup.options import AUTO_MINHASH_ABOVE
+root, opts = sys.argv[1], DiscoveryOptions(ignore_files=False)
+# A first scan of one folder, with the method the whole scan will use, loads what a scan
+# loads once per process (segmenter, vocabulary, tables): not counted per document.
+method = "minhash" if len(find_files([root], opts).files) > AUTO_MINHASH_ABOVE else "simhash"
+first = os.path.join(root, sorted(os.listdir(root))[0])
+simdup.scan([first], discovery=opts, method=method)
+tracemalloc.start()
+gc.collect(); start = tracemalloc.get_traced_memory()[0]
+found = find_files([root], opts)
+gc.collect(); listed = tracemalloc.get_traced_memory()[0]
+result = simdup.scan([root], discovery=opts)
+gc.collect(); kept = tracemalloc.get_traced_memory()[0]
+n = len(found.files)
+print(json.dumps({"files_bytes_per_doc": (listed - start) / n,
+                  "result_bytes_per_doc": (kept - listed) / len(result.files),
+                  "method": result.settings["method"]}))
+"""
+
+
+def retained_per_document(root: Path) -> dict[str, Any]:
+    """What the parent keeps per document: the files found (``SourceFiles``) and a scan's
+    result (``DocumentTable``: sketch, columns, path), measured live with tracemalloc."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", RETAINED, str(root / "docs")],
+        capture_output=True, text=True, check=True, cwd=BENCH_DIR.parent,
+    )  # fmt: skip
+    return dict(json.loads(done.stdout))
+
+
 def measure(args: argparse.Namespace, n: int, record: dict[str, Any]) -> dict[str, Any]:
     docs, _ = bench_folders(args.bench)
     root, manifest = generate(n, args.seed, docs)
@@ -422,6 +460,10 @@ def measure(args: argparse.Namespace, n: int, record: dict[str, Any]) -> dict[st
         ),
         "contenders": [{k: v for k, v in c.items() if k != "output"} for c in plan],
     }
+    if n <= args.retained_max_n:
+        log(f"N={n:,}: memory kept per document (tracemalloc) ...")
+        result["retained"] = retained_per_document(root)
+        log(f"  {result['retained']}")
     for c in result["contenders"]:
         ok = [r for r in c.get("runs", []) if r["returncode"] == 0]
         if ok:
@@ -510,6 +552,13 @@ def targets(result: dict[str, Any]) -> list[str]:
                 f"{rs['precision']:.4f} (extra pairs {d['extra']} vs {rs['extra']}) → "
                 f"{verdict(d['precision'] >= rs['precision'])}"
             )
+    kept = result.get("retained")
+    if kept:
+        lines.append(
+            f"- memory kept per document ({kept['method']} scan, live, tracemalloc): files found "
+            f"{kept['files_bytes_per_doc']:.0f} B, scan result "
+            f"{kept['result_bytes_per_doc']:.0f} B"
+        )
     if result["n"] >= 1_000_000:
         c = by_key.get("simdup-default", {})
         s, m = c.get("median_seconds"), c.get("median_peak_pss_mb")
@@ -538,6 +587,10 @@ def main() -> None:
         "--simhash-max-n", type=float, default=1e5, help="largest N for --method simhash"
     )
     ap.add_argument("--datasketch-max-n", type=float, default=1e5, help="largest N for datasketch")
+    ap.add_argument(
+        "--retained-max-n", type=float, default=1e5,
+        help="largest N at which the memory kept per document is measured (default 1e5)",
+    )  # fmt: skip
     ap.add_argument(
         "--only",
         default="",
