@@ -21,7 +21,7 @@ import numpy as np
 
 from .records import FingerprintedDocument, SkippedFile
 
-Result = FingerprintedDocument | SkippedFile
+Result = FingerprintedDocument | SkippedFile  # what an engine gives for one file
 _DIGEST_BYTES = 16  # xxh3-128, the content hash in hex everywhere a record shows it
 _ITER_SLICE = 4096
 

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from .document_table import FingerprintBatch
+from .document_table import Result as Result  # re-exported: what an engine gives per file
 from .params import FeatureParams
-from .records import FingerprintedDocument, SkippedFile, SourceFile, SourceFiles
+from .records import SourceFile, SourceFiles
 from .workerpool import WorkerPool
 
 if TYPE_CHECKING:
     from .processor import DocumentProcessor
 
 Progress = Callable[[int, int], None]
-Result = FingerprintedDocument | SkippedFile
 
 
 class Engine(Protocol):
