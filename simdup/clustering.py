@@ -25,11 +25,13 @@ class OrderKey(Protocol):
     def __getitem__(self, i: int, /) -> Any: ...
 
 
-def _neighbours(n: int, pairs: Sequence[tuple[int, int]]) -> list[list[int]]:
-    adjacency: list[list[int]] = [[] for _ in range(n)]
+def _neighbours(pairs: Sequence[tuple[int, int]]) -> dict[int, list[int]]:
+    """The neighbours of each document in a pair (a list per document of a million, most
+    of them empty, cost 64 MB at the scan's peak)."""
+    adjacency: dict[int, list[int]] = {}
     for a, b in pairs:
-        adjacency[a].append(b)
-        adjacency[b].append(a)
+        adjacency.setdefault(a, []).append(b)
+        adjacency.setdefault(b, []).append(a)
     return adjacency
 
 
@@ -37,20 +39,17 @@ def greedy_centers(
     n: int, pairs: Sequence[tuple[int, int]], order_key: OrderKey
 ) -> list[tuple[int, list[int]]]:
     """``[(centre, members)]`` where members (centre included) are its verified neighbours."""
-    adjacency = _neighbours(n, pairs)
-    assigned = [False] * n
+    adjacency = _neighbours(pairs)
+    assigned: set[int] = set()
     clusters: list[tuple[int, list[int]]] = []
-    visit = sorted(
-        (i for i in range(n) if adjacency[i]), key=lambda i: (-len(adjacency[i]), order_key[i])
-    )
+    visit = sorted(adjacency, key=lambda i: (-len(adjacency[i]), order_key[i], i))
     for centre in visit:
-        if assigned[centre]:
+        if centre in assigned:
             continue
-        members = [centre] + [m for m in adjacency[centre] if not assigned[m]]
+        members = [centre] + [m for m in adjacency[centre] if m not in assigned]
         if len(members) < 2:
             continue
-        for m in members:
-            assigned[m] = True
+        assigned.update(members)
         clusters.append((centre, members))
     return clusters
 
@@ -79,7 +78,8 @@ def connected_components(
         root = find(x)
         if root in groups:
             groups[root].append(x)
-    degree = [len(v) for v in _neighbours(n, pairs)]
+    adjacency = _neighbours(pairs)
+    degree = {i: len(v) for i, v in adjacency.items()}
     out = []
     for members in groups.values():
         rep = min(members, key=lambda i: (-degree[i], order_key[i]))
