@@ -1103,12 +1103,18 @@ static void init_minhash_seeds(void)
 /* sig[j] = min(sig[j], min_i mix(h[i] ^ seeds[j])). Hashes outer, permutations inner: the
    minima are independent of one another, so the loop over j vectorises. Without AVX2 there is
    no vector 64-bit multiply worth having; with it (emulated from 32-bit multiplies, 4 lanes)
-   the loop is ~2.5x faster, so GCC builds both and picks one at load time (ifunc). Integer
-   arithmetic: every clone gives the same values. SIMDUP_NO_TARGET_CLONES builds the plain
-   one only (to test it on a machine with AVX2). */
+   the loop is ~1.7x faster, and with AVX-512 (x86-64-v4: a native 64-bit multiply, 8 lanes)
+   ~9x (measured on a Zen 5 core: 100,000 signatures of 90 hashes, 128 permutations, 1.23 s
+   plain, 0.72 s AVX2, 0.13 s AVX-512). GCC builds all three and picks one at load time
+   (ifunc). Integer arithmetic: every clone gives the same values. SIMDUP_NO_TARGET_CLONES
+   builds the plain one only (to test it on a machine with AVX2). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
     !defined(SIMDUP_NO_TARGET_CLONES)
+#if __GNUC__ >= 11 /* the first to know x86-64-v4 */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
 __attribute__((target_clones("avx2", "default")))
+#endif
 #endif
 static void mh_kernel(const uint64_t *h, Py_ssize_t n, const uint64_t *seeds, Py_ssize_t perms,
                       uint64_t *sig)

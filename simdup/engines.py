@@ -10,14 +10,17 @@ either. Process globals (the worker's processor) live here, with the engine that
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from .document_table import FingerprintBatch
 from .document_table import Result as Result  # re-exported: what an engine gives per file
+from .minhash import band_keys
 from .params import FeatureParams
 from .records import SourceFile, SourceFiles
 from .workerpool import WorkerPool
@@ -51,44 +54,68 @@ class StreamingEngine(Engine, Protocol):
 
 # Results with the index in ``files`` of each of them: ``(indexes, batch)``.
 Batches = Iterator[tuple[np.ndarray, FingerprintBatch]]
+# The LSH band layout ``(bands, rows)`` whose keys a MinHash scan needs of each signature.
+BandLayout = tuple[int, int]
 
 
 @runtime_checkable
 class BatchEngine(Engine, Protocol):
     """An engine that gives its results in batches of columns, as they are ready: result
     ``k`` of a batch is that of file ``indexes[k]``. A scan of 10^6 files then keeps columns
-    (``DocumentTable``), never a record per file, and unpickles a few arrays per batch."""
+    (``DocumentTable``), never a record per file, and unpickles a few arrays per batch. With
+    ``bands``, batches carry the band keys of the signatures instead of them (``keyed``)."""
 
-    def completed_batches(self, files: Sequence[SourceFile], progress: Progress | None = None
-                          ) -> Batches: ...  # fmt: skip
+    def completed_batches(self, files: Sequence[SourceFile], progress: Progress | None = None,
+                          bands: BandLayout | None = None) -> Batches: ...  # fmt: skip
+
+
+def keyed(batch: FingerprintBatch, bands: BandLayout | None) -> FingerprintBatch:
+    """``batch`` with the band keys of its signatures in ``bands`` layout instead of the
+    signatures (unchanged without a layout)."""
+    if bands is None or batch.band_keys is not None:
+        return batch
+    n_bands, rows = bands
+    signature = batch.signature
+    if signature is None:
+        if batch.at.size:
+            raise ValueError("documents without MinHash signatures have no band keys")
+        signature = np.empty((0, n_bands * rows), dtype=np.uint64)
+    return replace(batch, signature=None, band_keys=band_keys(signature, n_bands, rows))
 
 
 PACKED_BATCH = 1024
 
 
-def packed(completed: Iterable[tuple[int, Result]], size: int = PACKED_BATCH) -> Batches:
-    """Results given one at a time with their indexes (``completed``), as batches."""
+def packed(
+    completed: Iterable[tuple[int, Result]],
+    size: int | None = None,
+    bands: BandLayout | None = None,
+) -> Batches:
+    """Results given one at a time with their indexes (``completed``), as batches of ``size``
+    (``PACKED_BATCH``), ``keyed`` with ``bands``."""
+    size = size or PACKED_BATCH
     indexes: list[int] = []
     results: list[Result] = []
     for index, result in completed:
         indexes.append(index)
         results.append(result)
         if len(results) >= size:
-            yield np.array(indexes, dtype=np.int64), FingerprintBatch.pack(results)
+            yield np.array(indexes, dtype=np.int64), keyed(FingerprintBatch.pack(results), bands)
             indexes, results = [], []
     if results:
-        yield np.array(indexes, dtype=np.int64), FingerprintBatch.pack(results)
+        yield np.array(indexes, dtype=np.int64), keyed(FingerprintBatch.pack(results), bands)
 
 
-def batches_of(engine: Engine, files: Sequence[SourceFile], progress: Progress | None = None
-               ) -> Batches:  # fmt: skip
+def batches_of(engine: Engine, files: Sequence[SourceFile], progress: Progress | None = None,
+               bands: BandLayout | None = None) -> Batches:  # fmt: skip
     """The results of any engine as batches: its own where it makes them, else packed from
-    its records (in the order it finishes them where it can say so)."""
+    its records (in the order it finishes them where it can say so). With ``bands``, each
+    batch holds band keys in that layout, not signatures (``keyed``)."""
     if isinstance(engine, BatchEngine):
-        return engine.completed_batches(files, progress)
+        return engine.completed_batches(files, progress, bands)
     if isinstance(engine, StreamingEngine):
-        return packed(engine.completed(files, progress))
-    return packed(enumerate(engine.run(files, progress)))
+        return packed(engine.completed(files, progress), bands=bands)
+    return packed(enumerate(engine.run(files, progress)), bands=bands)
 
 
 def in_file_order(completed: Iterator[tuple[int, Result]], total: int) -> Iterator[Result]:
@@ -185,12 +212,16 @@ def _work_batch(
     return start, [_work_file(source) for source in sources]
 
 
-def _work_packed(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, FingerprintBatch]:
-    """``_work_batch`` without a task, its records packed as columns for the trip back."""
+def _work_packed(
+    batch: tuple[int, Sequence[SourceFile]], bands: BandLayout | None = None
+) -> tuple[int, FingerprintBatch]:
+    """``_work_batch`` without a task, its records packed as columns for the trip back
+    (``keyed`` with ``bands``)."""
     assert _WORKER is not None
     start, sources = batch
     worker, max_size = _WORKER, _WORKER_MAX_SIZE
-    return start, FingerprintBatch.pack([worker.file(source, max_size) for source in sources])
+    results = [worker.file(source, max_size) for source in sources]
+    return start, keyed(FingerprintBatch.pack(results), bands)
 
 
 MAX_BATCH = 128
@@ -273,17 +304,20 @@ class ProcessPoolEngine:
                     yield index, result
 
     def completed_batches(
-        self, files: Sequence[SourceFile], progress: Progress | None = None
+        self,
+        files: Sequence[SourceFile],
+        progress: Progress | None = None,
+        bands: BandLayout | None = None,
     ) -> Batches:
-        """``completed`` as batches packed by the workers (a task or a sink needs each
-        record here, and serial work makes them here: those are packed here)."""
+        """``completed`` as batches packed (and ``keyed``) by the workers (a task or a sink
+        needs each record here, and serial work makes them here: those are packed here)."""
         if self.task is not None or self.sink is not None or not self.pays(files):
-            yield from packed(self.completed(files, progress))
+            yield from packed(self.completed(files, progress), bands=bands)
             return
         order, work = self._plan(files)
         positions = np.array(order, dtype=np.int64)
         done, total = 0, len(files)
-        with self._pool(_work_packed) as pool:
+        with self._pool(functools.partial(_work_packed, bands=bands)) as pool:
             for _, (start, batch) in pool.results(work):
                 done += batch.count
                 if progress:

@@ -103,16 +103,16 @@ def choose_bands(threshold: float, perms: int, recall: float = BAND_RECALL) -> t
 
 def band_keys(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """``uint64[n, bands]``: one key per band of each signature; documents agree on a band
-    when their keys are equal (up to a 2^-64 collision)."""
+    when their keys are equal (up to a 2^-64 collision). Key of a band: ``k = 0``, then
+    ``k = mix(k * golden + value)`` over its ``rows`` values in order."""
     n = signatures.shape[0]
-    keys = np.empty((n, bands), dtype=np.uint64)
+    # Every band at once, a column of rows at a time: a few numpy calls per batch whatever
+    # its size (workers key batches of ~100 documents).
+    blocks = signatures[:, : bands * rows].reshape(n, bands, rows)
+    keys = np.zeros((n, bands), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for band in range(bands):
-            block = signatures[:, band * rows : (band + 1) * rows]
-            key = np.zeros(n, dtype=np.uint64)
-            for col in range(rows):
-                key = _mix(key * _GOLDEN + block[:, col])
-            keys[:, band] = key
+        for col in range(rows):
+            keys = _mix(keys * _GOLDEN + blocks[:, :, col])
     return keys
 
 

@@ -18,7 +18,6 @@ from .clustering import cluster, max_pairwise_distance
 from .discovery import Discovery, DiscoveryOptions, find_files
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
-from .minhash import band_keys as minhash_band_keys
 from .options import ScanOptions, resolve_options
 from .records import (
     Cluster,
@@ -180,8 +179,8 @@ def fingerprint_corpus(
     return docs, skips
 
 
-# Records whose band keys are taken at once when their signatures are dropped.
-_BAND_CHUNK = 1 << 14
+# Results between two calls of a scan's ``settle`` (``long_lived_records``).
+_SETTLE_EVERY = 1 << 14
 
 
 @contextlib.contextmanager
@@ -213,10 +212,10 @@ def collect_fingerprints(
 ) -> tuple[DocumentTable, list[SkippedFile], np.ndarray | None]:
     """Fingerprinted documents in discovery order (a ``DocumentTable``), every file dropped on
     the way, and with ``band_keys`` (a MinHash scan) the documents' ``signature_band_keys``:
-    taken as results arrive from the engine, whose signatures are then dropped (1 KB of the
-    ~2 KB a short document's record holds). Results are taken in batches as the engine
-    finishes them (``batches_of``). ``settle`` is called every ``_BAND_CHUNK`` results
-    (``long_lived_records``)."""
+    made from each batch's signatures where the batch was made (by the workers), so that no
+    signature travels or is kept (1 KB of the ~2 KB a short document's record holds). Results
+    are taken in batches as the engine finishes them (``batches_of``). ``settle`` is called
+    every ``_SETTLE_EVERY`` results (``long_lived_records``)."""
     if engine is None:
         engine = make_engine(
             options.features, max_size=options.discovery.max_size, jobs=options.jobs
@@ -224,38 +223,21 @@ def collect_fingerprints(
     builder = TableBuilder(SourceFiles.of(files).paths, signatures=not band_keys)
     answered = np.zeros(len(files), dtype=bool)
     dropped: list[tuple[int, SkippedFile]] = []
-    keys = np.empty((len(files), band_layout(options)[0]), np.uint64) if band_keys else None
-    pending: list[tuple[np.ndarray, np.ndarray]] = []  # rows and their signatures
-    waiting = 0
-
-    def take_keys() -> None:
-        nonlocal waiting
-        assert keys is not None
-        bands, rows_per_band = band_layout(options)
-        rows = np.concatenate([r for r, _ in pending])
-        signatures = np.concatenate([s for _, s in pending])
-        keys[rows] = minhash_band_keys(signatures, bands, rows_per_band)
-        pending.clear()
-        waiting = 0
-
+    layout = band_layout(options) if band_keys else None
+    keys = np.empty((len(files), layout[0]), np.uint64) if layout else None
     arrived = 0
-    for indexes, batch in batches_of(engine, files, progress):
+    for indexes, batch in batches_of(engine, files, progress, layout):
         answered[indexes] = True
         rows = indexes[batch.at]
         builder.put(rows, batch)
         dropped.extend((int(indexes[k]), skip) for k, skip in batch.skipped)
         if keys is not None and rows.size:
-            if batch.signature is None:
-                raise RuntimeError(f"{engine!r} gave documents without MinHash signatures")
-            pending.append((rows, batch.signature))
-            waiting += rows.size
-            if waiting >= _BAND_CHUNK:
-                take_keys()
+            if batch.band_keys is None:
+                raise RuntimeError(f"{engine!r} gave documents without MinHash band keys")
+            keys[rows] = batch.band_keys
         before, arrived = arrived, arrived + batch.count
-        if settle is not None and arrived // _BAND_CHUNK != before // _BAND_CHUNK:
+        if settle is not None and arrived // _SETTLE_EVERY != before // _SETTLE_EVERY:
             settle()
-    if pending:
-        take_keys()
     if not answered.all():
         missing = files[int(np.flatnonzero(~answered)[0])].path
         raise RuntimeError(f"{engine!r} gave no result for {missing!r}")

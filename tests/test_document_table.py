@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import simdup
 from simdup.document_table import DocumentTable, FingerprintBatch, TableBuilder
 from simdup.engines import packed
+from simdup.minhash import band_keys
 from simdup.records import FingerprintedDocument, SkippedFile
 
 HEX = "0123456789abcdef"
@@ -96,6 +97,31 @@ def test_batches_arriving_in_any_order_fill_the_table_in_file_order(
     assert sorted(skipped) == [(k, r) for k, r in enumerate(results) if k % 3 == 0]
     expected = [r for r in results if isinstance(r, FingerprintedDocument)]
     assert list(builder.table()) == expected
+
+
+@settings(max_examples=100)
+@given(st.lists(documents(True), max_size=12), st.sampled_from([(2, 2), (4, 1), (1, 3)]))
+def test_keyed_batches_carry_band_keys_instead_of_signatures(
+    docs: list[FingerprintedDocument], layout: tuple[int, int]
+) -> None:
+    """With a band layout a batch holds its documents' band keys (those of their signatures)
+    and no signatures; a batch of skipped files only has none; the rest is unchanged."""
+    results: list[FingerprintedDocument | SkippedFile] = [
+        doc if k % 4 else SkippedFile(doc.path, "decode", "binary file")
+        for k, doc in enumerate(docs)
+    ]
+    bands, rows = layout
+    for (indexes, batch), (same, plain) in zip(
+        packed(enumerate(results), size=3, bands=layout),
+        packed(enumerate(results), size=3),
+        strict=True,
+    ):
+        batch = pickle.loads(pickle.dumps(batch))
+        assert np.array_equal(indexes, same) and batch.signature is None
+        assert batch.band_keys is not None and batch.band_keys.shape == (batch.at.size, bands)
+        if plain.signature is not None:
+            assert np.array_equal(batch.band_keys, band_keys(plain.signature, bands, rows))
+        assert batch.skipped == plain.skipped and batch.sketch == plain.sketch
 
 
 def test_a_batch_cannot_mix_signed_and_unsigned_documents() -> None:

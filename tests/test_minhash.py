@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from simdup.minhash import (
     BAND_RECALL,
     band_candidates,
+    band_keys,
     choose_bands,
     collision,
     estimate,
@@ -146,3 +147,35 @@ def test_keyed_candidates_with_lanes_are_the_band_pairs_whose_lanes_are_close() 
     assert got == want
     unlaned = {tuple(p) for p in keyed_candidates(keys).tolist()}
     assert unlaned == {(i, j) for i, j in combinations(range(60), 2) if (keys[i] == keys[j]).any()}
+
+
+def _mix_int(x: int) -> int:
+    """splitmix64's finaliser on Python ints (the definition, spelled out)."""
+    mask = (1 << 64) - 1
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & mask
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & mask
+    return x ^ (x >> 31)
+
+
+@given(
+    st.integers(1, 5),
+    st.sampled_from([(21, 6), (16, 8), (4, 3), (1, 1)]),
+    st.integers(0, 2**32 - 1),
+)
+def test_band_keys_follow_their_definition(n: int, layout: tuple[int, int], seed: int) -> None:
+    """Band ``b``'s key: ``k = 0``, then ``k = mix(k * golden + value)`` over the band's rows
+    in order (every band at once in numpy; columns past ``bands * rows`` unused)."""
+    bands, rows = layout
+    rng = np.random.default_rng(seed)
+    signatures = rng.integers(0, 2**64 - 1, size=(n, bands * rows + 2), dtype=np.uint64)
+    keys = band_keys(signatures, bands, rows)
+    assert keys.shape == (n, bands) and keys.dtype == np.uint64
+    mask = (1 << 64) - 1
+    for i in range(n):
+        for b in range(bands):
+            k = 0
+            for value in signatures[i, b * rows : (b + 1) * rows].tolist():
+                k = _mix_int((k * 0x9E3779B97F4A7C15 + value) & mask)
+            assert int(keys[i, b]) == k

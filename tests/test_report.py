@@ -100,8 +100,10 @@ def test_file_lines_are_the_encoded_file_records(
 ) -> None:
     """The file records a JSON report writes directly are ``json.dumps`` of ``file_record``
     (quotes, backslashes, controls and non-ASCII included)."""
+    import dataclasses
     import json
 
+    from simdup.document_table import DocumentTable
     from simdup.records import FingerprintedDocument
     from simdup.report.json import file_lines, file_record
 
@@ -111,3 +113,7 @@ def test_file_lines_are_the_encoded_file_records(
     [line] = file_lines([doc])
     assert line == json.dumps(file_record(doc), ensure_ascii=False)
     assert json.loads(line) == file_record(doc)
+    # A scan's table is written from its columns: the same text (canonical hashes as bytes).
+    canonical = dataclasses.replace(doc, content_hash=f"{fp:032x}"[-32:])
+    lines = list(file_lines([doc, canonical]))
+    assert list(file_lines(DocumentTable.of([doc, canonical]))) == lines

@@ -245,15 +245,15 @@ def test_both_methods_judge_pairs_alike(corpus_result: ScanResult, sample_corpus
 def test_a_minhash_scan_bands_records_as_they_arrive_and_drops_their_signatures(
     big_corpus: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A MinHash scan takes each record's band keys as the engine delivers it (here in
-    slices of 4) and keeps the record without its signature (memory at millions of
-    documents); the pairs and clusters are those of the same scan keeping every signature,
-    whose band keys are the same."""
-    import simdup.scanning
+    """A MinHash scan takes each batch's band keys, made where the batch was made (here
+    batches of 4 in this process; the workers' batches), and keeps the records without their
+    signatures (memory at millions of documents); the pairs and clusters are those of the
+    same scan keeping every signature, whose band keys are the same."""
+    import simdup.engines
     from simdup.scanning import collect_fingerprints
     from simdup.verify import signature_band_keys
 
-    monkeypatch.setattr(simdup.scanning, "_BAND_CHUNK", 4)
+    monkeypatch.setattr(simdup.engines, "PACKED_BATCH", 4)
     lean = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash")
     full = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash", keep_signatures=True)
     assert lean.files and all(d.minhash == b"" for d in lean.files)
