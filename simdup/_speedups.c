@@ -3,8 +3,9 @@
  *
  * Every function here has a pure-Python twin that defines what it must return (digest and
  * collapse: simdup/textscan.py; simhash and simhash_of_weights: simdup/simhash.py;
- * bottom_k_jaccard: simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls and strip_ignorables:
- * simdup/normalize.py; minhash_signature: simdup/minhash.py; table_pairs: simdup/index.py;
+ * bottom_k_jaccard: simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls,
+ * strip_link_targets, markup_marks and strip_ignorables: simdup/normalize.py;
+ * minhash_signature: simdup/minhash.py; table_pairs: simdup/index.py;
  * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; window_fingerprints,
  * distinct_runs, edge_tokens, line_offsets, matching_blocks and edge_chain:
  * simdup/passages.py); tests (test_native.py, test_index.py, test_simhash.py,
@@ -963,6 +964,132 @@ static PyObject *strip_urls(PyObject *module, PyObject *text)
         len += i - copied;
         PyUnicode_WRITE(kind, out, len, ' ');
         len++;
+        copied = end;
+        i = end - 1;
+    }
+    if (out == NULL)
+        return Py_NewRef(text);
+    memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((n - copied) * kind));
+    len += n - copied;
+    PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
+    PyMem_Free(out);
+    return result;
+}
+
+/* ------------------------------------------------------------------ markup_marks */
+
+/* Bits of markup_marks (simdup.normalize.MARK_*). */
+#define MARK_FRONT_MATTER 1 /* starts with "---" */
+#define MARK_TAG 2          /* "<" */
+#define MARK_LINK 4         /* "](" */
+#define MARK_REFERENCE 8    /* "]:" */
+#define MARK_URL 16         /* "://", "www." or "WWW." */
+
+PyDoc_STRVAR(markup_marks_doc,
+"markup_marks(text) -> int\n\n"
+"simdup.normalize.markup_marks_python(text): which markup strip_markup may find, in one pass.");
+
+static PyObject *markup_marks(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "markup_marks") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+#define CH(k) PyUnicode_READ(kind, data, (k))
+    long marks = 0;
+    if (n >= 3 && CH(0) == '-' && CH(1) == '-' && CH(2) == '-')
+        marks |= MARK_FRONT_MATTER;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = CH(i);
+        if (ch == '<') {
+            marks |= MARK_TAG;
+        }
+        else if (ch == ']' && i + 1 < n) {
+            Py_UCS4 next = CH(i + 1);
+            marks |= next == '(' ? MARK_LINK : next == ':' ? MARK_REFERENCE : 0;
+        }
+        else if (ch == ':' && i + 2 < n && CH(i + 1) == '/' && CH(i + 2) == '/') {
+            marks |= MARK_URL;
+        }
+        else if ((ch == 'w' || ch == 'W') && i + 3 < n && CH(i + 1) == ch && CH(i + 2) == ch &&
+                 CH(i + 3) == '.') {
+            marks |= MARK_URL;
+        }
+    }
+#undef CH
+    return PyLong_FromLong(marks);
+}
+
+/* ------------------------------------------------------------------ strip_link_targets */
+
+static inline int target_char(Py_UCS4 ch) { return ch != '(' && ch != ')' && !is_space(ch); }
+
+/* End of the Markdown link target starting with "](" at i (simdup.normalize._MD_LINK_TARGET),
+   or -1. Each part of the pattern is followed by a character its class excludes, so its
+   greedy match is the only one that can succeed: no backtracking is needed. */
+static Py_ssize_t link_target_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+#define CH(k) PyUnicode_READ(kind, data, (k))
+    Py_ssize_t j = i + 2;
+    while (j < n && target_char(CH(j)))
+        j++;
+    /* (?:\([^()\s]*\)[^()\s]*)* */
+    while (j < n && CH(j) == '(') {
+        Py_ssize_t k = j + 1;
+        while (k < n && target_char(CH(k)))
+            k++;
+        if (!(k < n && CH(k) == ')'))
+            break;
+        k++;
+        while (k < n && target_char(CH(k)))
+            k++;
+        j = k;
+    }
+    /* (?:\s+"[^"]*")? */
+    if (j < n && is_space(CH(j))) {
+        Py_ssize_t k = j;
+        while (k < n && is_space(CH(k)))
+            k++;
+        if (k < n && CH(k) == '"') {
+            k++;
+            while (k < n && CH(k) != '"')
+                k++;
+            if (k < n)
+                j = k + 1;
+        }
+    }
+    return j < n && CH(j) == ')' ? j + 1 : -1;
+#undef CH
+}
+
+PyDoc_STRVAR(strip_link_targets_doc,
+"strip_link_targets(text) -> str\n\n"
+"simdup.normalize._MD_LINK_TARGET.sub('] ', text): every Markdown link or image target\n"
+"](target \"title\") made '] '.");
+
+static PyObject *strip_link_targets(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "strip_link_targets") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    char *out = NULL; /* allocated at the first target; the result is never longer than text */
+    Py_ssize_t copied = 0, len = 0;
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        if (PyUnicode_READ(kind, data, i) != ']' || PyUnicode_READ(kind, data, i + 1) != '(')
+            continue;
+        Py_ssize_t end = link_target_at(kind, data, n, i);
+        if (end < 0)
+            continue;
+        if (out == NULL && (out = PyMem_Malloc((size_t)n * (size_t)kind)) == NULL)
+            return PyErr_NoMemory();
+        memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((i - copied) * kind));
+        len += i - copied;
+        PyUnicode_WRITE(kind, out, len, ']');
+        PyUnicode_WRITE(kind, out, len + 1, ' ');
+        len += 2;
         copied = end;
         i = end - 1;
     }
@@ -2559,6 +2686,8 @@ static PyMethodDef methods[] = {
     {"simhash_of_weights", (PyCFunction)(void (*)(void))simhash_of_weights, METH_FASTCALL,
      simhash_of_weights_doc},
     {"strip_urls", strip_urls, METH_O, strip_urls_doc},
+    {"markup_marks", markup_marks, METH_O, markup_marks_doc},
+    {"strip_link_targets", strip_link_targets, METH_O, strip_link_targets_doc},
     {"strip_ignorables", strip_ignorables, METH_O, strip_ignorables_doc},
     {"bottom_k_jaccard", (PyCFunction)(void (*)(void))bottom_k_jaccard, METH_FASTCALL,
      jaccard_doc},

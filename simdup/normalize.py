@@ -87,21 +87,59 @@ strip_ignorables: Callable[[str], str] = (
 )
 
 
+# What ``markup_marks`` says a text holds: the cheap substring tests of ``strip_markup``.
+MARK_FRONT_MATTER = 1  # starts with "---"
+MARK_TAG = 2  # "<"
+MARK_LINK = 4  # "]("
+MARK_REFERENCE = 8  # "]:"
+MARK_URL = 16  # "://", "www." or "WWW."
+
+
+def markup_marks_python(text: str) -> int:
+    """The ``MARK_*`` bits of the markup ``strip_markup`` may find in ``text`` (the
+    reference implementation)."""
+    return (
+        (MARK_FRONT_MATTER if text.startswith("---") else 0)
+        | (MARK_TAG if "<" in text else 0)
+        | (MARK_LINK if "](" in text else 0)
+        | (MARK_REFERENCE if "]:" in text else 0)
+        | (MARK_URL if "://" in text or "www." in text or "WWW." in text else 0)
+    )
+
+
+# One pass over the text instead of seven substring searches (~3 us a short document).
+markup_marks: Callable[[str], int] = speedups.markup_marks if speedups else markup_marks_python
+
+
+def strip_link_targets_python(text: str) -> str:
+    """Every Markdown link or image target made "] " (the reference implementation)."""
+    return _MD_LINK_TARGET.sub("] ", text)
+
+
+# Nearly every Markdown document has links: the regex cost ~4 us a short document.
+strip_link_targets: Callable[[str], str] = (
+    speedups.strip_link_targets if speedups else strip_link_targets_python
+)
+
+
 def strip_markup(text: str) -> str:
     """Remove front matter, HTML tags/comments, link targets and URLs (keep link text).
 
-    Each pattern runs only when a cheap substring test says it can match.
+    Each pattern runs only when the text holds what it starts with (``markup_marks``, of the
+    text as given: a removal never makes one of those marks, so the patterns it skips would
+    find nothing).
     """
-    if text.startswith("---"):
+    marks = markup_marks(text)
+    if marks & MARK_FRONT_MATTER:
         text = _FRONT_MATTER.sub("", text, count=1)
-    if "<" in text:
+    if marks & MARK_TAG:
         text = _HTML_COMMENT.sub(" ", text)
         text = _HTML_TAG.sub(" ", text)
-    if "](" in text:
-        text = _MD_LINK_TARGET.sub("] ", text)
-    if "]:" in text:
+    if marks & MARK_LINK:
+        text = strip_link_targets(text)
+    if marks & MARK_REFERENCE:
         text = _MD_REFERENCE.sub(" ", text)
-    if "://" in text or "www." in text or "WWW." in text:
+    if marks & MARK_URL:
         text = strip_urls(text)
     return text
 

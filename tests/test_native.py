@@ -29,7 +29,13 @@ from simdup import native, textscan
 from simdup.blocks import split_lines
 from simdup.decoding import count_controls_python
 from simdup.minhash import signature, signature_bytes, signature_python
-from simdup.normalize import DEFAULT_IGNORABLE, strip_ignorables_python, strip_urls_python
+from simdup.normalize import (
+    DEFAULT_IGNORABLE,
+    markup_marks_python,
+    strip_ignorables_python,
+    strip_link_targets_python,
+    strip_urls_python,
+)
 from simdup.passages import (
     EdgeVocabulary,
     _edge_chain_python,
@@ -293,6 +299,22 @@ def test_long_texts_are_segmented_in_groups_with_the_same_result() -> None:
 def test_strip_urls_matches_the_regex(text: str) -> None:
     assert native.speedups is not None
     assert native.speedups.strip_urls(text) == strip_urls_python(text)
+
+
+@needs_native
+@many
+@given(st.text(alphabet=st.sampled_from(list("]()\" \t\nx中\u3000\u2028")), max_size=80))
+def test_strip_link_targets_matches_the_regex(text: str) -> None:
+    assert native.speedups is not None
+    assert native.speedups.strip_link_targets(text) == strip_link_targets_python(text)
+
+
+@needs_native
+@many
+@given(st.text(alphabet=st.sampled_from(list("-<]():/.wWx \n中")), max_size=40))
+def test_markup_marks_match_python(text: str) -> None:
+    assert native.speedups is not None
+    assert native.speedups.markup_marks(text) == markup_marks_python(text)
 
 
 _IGNORABLE_EDGES = [chr(cp) for lo, hi in DEFAULT_IGNORABLE for cp in (lo - 1, lo, hi, hi + 1)]

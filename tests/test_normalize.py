@@ -12,6 +12,11 @@ from hypothesis import strategies as st
 import simdup
 from simdup.features import extract_features
 from simdup.normalize import (
+    _FRONT_MATTER,
+    _HTML_COMMENT,
+    _HTML_TAG,
+    _MD_LINK_TARGET,
+    _MD_REFERENCE,
     _URL,
     DEFAULT_IGNORABLE,
     normalize_term,
@@ -79,6 +84,37 @@ _OLD_URL = re.compile(r"(?:https?|ftp)://[^\s<>\"'()\[\]]+|www\.[^\s<>\"'()\[\]]
 def test_url_pattern_matches_like_the_case_insensitive_alternation(text: str) -> None:
     """The fast URL pattern finds exactly what the plain case-insensitive one finds."""
     assert _URL.sub(" ", text) == _OLD_URL.sub(" ", text)
+
+
+def _strip_markup_stepwise(text: str) -> str:
+    """The definition: each pattern applied in turn where the text it has become so far
+    holds what the pattern starts with."""
+    if text.startswith("---"):
+        text = _FRONT_MATTER.sub("", text, count=1)
+    if "<" in text:
+        text = _HTML_TAG.sub(" ", _HTML_COMMENT.sub(" ", text))
+    if "](" in text:
+        text = _MD_LINK_TARGET.sub("] ", text)
+    if "]:" in text:
+        text = _MD_REFERENCE.sub(" ", text)
+    if "://" in text or "www." in text or "WWW." in text:
+        text = _URL.sub(" ", text)
+    return text
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["---", "\n", " ", "<!--", "-->", "<b>", "</a>", "<", "](", ")", "(", "]:", "[1]",
+             '"t"', "://", "http", "www.", "WWW.", "x", "中文", ":", "/", "]", "-"]
+        ),
+        max_size=24,
+    ).map("".join)
+)  # fmt: skip
+def test_markup_is_stripped_as_defined(text: str) -> None:
+    """Marks found in the text as given decide which patterns run (native or not): the same
+    text as applying each pattern where the text so far holds its mark."""
+    assert strip_markup(text) == _strip_markup_stepwise(text)
 
 
 def test_markdown_link_targets_are_removed_but_link_text_kept() -> None:
