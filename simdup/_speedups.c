@@ -937,14 +937,48 @@ static Py_ssize_t url_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
     return end > j ? end : -1;
 }
 
-PyDoc_STRVAR(strip_urls_doc,
-"strip_urls(text) -> str\n\n"
-"simdup.normalize._URL.sub(' ', text): every http(s)://, ftp:// or www. URL (any case) made\n"
-"one space.");
-
-static PyObject *strip_urls(PyObject *module, PyObject *text)
+/* text and the optional list of removed pieces of strip_urls and strip_link_targets; -1 with
+   an exception set when the arguments are wrong. */
+static int text_and_removed(PyObject *const *args, Py_ssize_t nargs, const char *name,
+                            PyObject **text, PyObject **removed)
 {
-    if (check_text(text, "strip_urls") < 0)
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes 1 or 2 arguments", name);
+        return -1;
+    }
+    *text = args[0];
+    *removed = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
+    if (check_text(*text, name) < 0)
+        return -1;
+    if (*removed != NULL && !PyList_Check(*removed)) {
+        PyErr_Format(PyExc_TypeError, "%s() needs a list for the removed pieces", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* removed.append(text[start:end]) when there is a list. */
+static int append_removed(PyObject *removed, PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    if (removed == NULL)
+        return 0;
+    PyObject *piece = PyUnicode_Substring(text, start, end);
+    if (piece == NULL)
+        return -1;
+    int rc = PyList_Append(removed, piece);
+    Py_DECREF(piece);
+    return rc;
+}
+
+PyDoc_STRVAR(strip_urls_doc,
+"strip_urls(text, removed=None) -> str\n\n"
+"simdup.normalize.strip_urls_python: every http(s)://, ftp:// or www. URL (any case) made\n"
+"one space; each URL appended to the list `removed` when given.");
+
+static PyObject *strip_urls(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *text, *removed;
+    if (text_and_removed(args, nargs, "strip_urls", &text, &removed) < 0)
         return NULL;
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -960,6 +994,10 @@ static PyObject *strip_urls(PyObject *module, PyObject *text)
             continue;
         if (out == NULL && (out = PyMem_Malloc((size_t)n * (size_t)kind)) == NULL)
             return PyErr_NoMemory();
+        if (append_removed(removed, text, i, end) < 0) {
+            PyMem_Free(out);
+            return NULL;
+        }
         memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((i - copied) * kind));
         len += i - copied;
         PyUnicode_WRITE(kind, out, len, ' ');
@@ -1064,13 +1102,14 @@ static Py_ssize_t link_target_at(int kind, const void *data, Py_ssize_t n, Py_ss
 }
 
 PyDoc_STRVAR(strip_link_targets_doc,
-"strip_link_targets(text) -> str\n\n"
-"simdup.normalize._MD_LINK_TARGET.sub('] ', text): every Markdown link or image target\n"
-"](target \"title\") made '] '.");
+"strip_link_targets(text, removed=None) -> str\n\n"
+"simdup.normalize.strip_link_targets_python: every Markdown link or image target\n"
+"](target \"title\") made '] '; each one appended to the list `removed` when given.");
 
-static PyObject *strip_link_targets(PyObject *module, PyObject *text)
+static PyObject *strip_link_targets(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (check_text(text, "strip_link_targets") < 0)
+    PyObject *text, *removed;
+    if (text_and_removed(args, nargs, "strip_link_targets", &text, &removed) < 0)
         return NULL;
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -1085,6 +1124,10 @@ static PyObject *strip_link_targets(PyObject *module, PyObject *text)
             continue;
         if (out == NULL && (out = PyMem_Malloc((size_t)n * (size_t)kind)) == NULL)
             return PyErr_NoMemory();
+        if (append_removed(removed, text, i, end) < 0) {
+            PyMem_Free(out);
+            return NULL;
+        }
         memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((i - copied) * kind));
         len += i - copied;
         PyUnicode_WRITE(kind, out, len, ']');
@@ -2685,9 +2728,10 @@ static PyMethodDef methods[] = {
     {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},
     {"simhash_of_weights", (PyCFunction)(void (*)(void))simhash_of_weights, METH_FASTCALL,
      simhash_of_weights_doc},
-    {"strip_urls", strip_urls, METH_O, strip_urls_doc},
+    {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
-    {"strip_link_targets", strip_link_targets, METH_O, strip_link_targets_doc},
+    {"strip_link_targets", (PyCFunction)(void (*)(void))strip_link_targets, METH_FASTCALL,
+     strip_link_targets_doc},
     {"strip_ignorables", strip_ignorables, METH_O, strip_ignorables_doc},
     {"bottom_k_jaccard", (PyCFunction)(void (*)(void))bottom_k_jaccard, METH_FASTCALL,
      jaccard_doc},

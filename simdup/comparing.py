@@ -89,7 +89,9 @@ def compare(
     tfidf_a, tfidf_b = va.as_dict(), vb.as_dict()
     cosine = _cosine(tfidf_a, tfidf_b)
     sa, sb = set(tfidf_a), set(tfidf_b)
-    jaccard = len(sa & sb) / len(sa | sb)
+    # The word sets a scan's sketches hold: the terms and the words of the markup removed.
+    wa, wb = va.words, vb.words
+    jaccard = len(wa & wb) / len(wa | wb)
     distance = hamming(a.fingerprint, b.fingerprint)
     length_ratio = min(a.chars, b.chars) / max(a.chars, b.chars, 1)
     verdict = Verifier(options).judge(a, b, distance, similarity=jaccard)

@@ -244,19 +244,43 @@ def extract_features(
     # Exact duplicates are judged on the whole text, markup included, whitespace runs collapsed.
     collapsed = collapse(text)
     identity = content_hash(collapsed)
-    cleaned = strip_markup(text) if markup else text
+    removed: list[str] = []
+    cleaned = strip_markup(text, removed) if markup else text
     vocab = vocabulary(segmenter, stopwords)
     vocab.ensure_room()
+    # The words of the markup removed: one more short text (most of it URLs that recur, whose
+    # lines the memo holds).
+    markup_text = "\n".join(removed)
     if ngram == 2:
         term_counts, token_count = _with_bigrams(cleaned, segmenter, vocab)
         table: list[str] = list(term_counts)
         slots = np.arange(len(table), dtype=np.int64)
         tf = np.fromiter(term_counts.values(), dtype=np.float64, count=len(table))
         hashes, idf = term_info(table)
+        markup_terms = sorted(_words(markup_text, segmenter, vocab) - term_counts.keys())
+        markup_slots = np.arange(len(table), len(table) + len(markup_terms), dtype=np.int64)
+        table += markup_terms
+        markup_hashes = term_info(markup_terms)[0]
     else:
         slots, tf, token_count = vocab.features(cleaned)
+        markup_slots = vocab.features(markup_text)[0] if markup_text else _NO_SLOTS
         table = vocab.terms
         hashes, idf = vocab.hashes[slots], vocab.idf[slots]
+        markup_hashes = vocab.hashes[markup_slots]
     return FeatureVector(
-        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), identity
-    )
+        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), identity,
+        markup_slots, markup_hashes,
+    )  # fmt: skip
+
+
+_NO_SLOTS = np.empty(0, dtype=np.int64)
+
+
+def _words(text: str, segmenter: Segmenter, vocab: Vocabulary) -> set[str]:
+    """The distinct terms of ``text``, stopwords dropped."""
+    return {
+        term
+        for surface in segmenter.tokens(text)
+        for term in vocab.terms_of(surface)
+        if term not in vocab.stopwords
+    }

@@ -111,19 +111,36 @@ def markup_marks_python(text: str) -> int:
 markup_marks: Callable[[str], int] = speedups.markup_marks if speedups else markup_marks_python
 
 
-def strip_link_targets_python(text: str) -> str:
-    """Every Markdown link or image target made "] " (the reference implementation)."""
-    return _MD_LINK_TARGET.sub("] ", text)
+def _sub(
+    pattern: re.Pattern[str], replacement: str, text: str, removed: list[str] | None,
+    count: int = 0,
+) -> str:  # fmt: skip
+    """``pattern.sub(replacement, text)``, appending each match to ``removed`` if given."""
+    if removed is None:
+        return pattern.sub(replacement, text, count=count)
+
+    def taken(match: re.Match[str]) -> str:
+        removed.append(match.group())
+        return replacement
+
+    return pattern.sub(taken, text, count=count)
+
+
+def strip_link_targets_python(text: str, removed: list[str] | None = None) -> str:
+    """Every Markdown link or image target made "] " (each match appended to ``removed``
+    when given; the reference implementation)."""
+    return _sub(_MD_LINK_TARGET, "] ", text, removed)
 
 
 # Nearly every Markdown document has links: the regex cost ~4 us a short document.
-strip_link_targets: Callable[[str], str] = (
+strip_link_targets: Callable[[str, list[str] | None], str] = (
     speedups.strip_link_targets if speedups else strip_link_targets_python
 )
 
 
-def strip_markup(text: str) -> str:
-    """Remove front matter, HTML tags/comments, link targets and URLs (keep link text).
+def strip_markup(text: str, removed: list[str] | None = None) -> str:
+    """Remove front matter, HTML tags/comments, link targets and URLs (keep link text); each
+    piece removed is appended to ``removed`` when given.
 
     Each pattern runs only when the text holds what it starts with (``markup_marks``, of the
     text as given: a removal never makes one of those marks, so the patterns it skips would
@@ -131,25 +148,28 @@ def strip_markup(text: str) -> str:
     """
     marks = markup_marks(text)
     if marks & MARK_FRONT_MATTER:
-        text = _FRONT_MATTER.sub("", text, count=1)
+        text = _sub(_FRONT_MATTER, "", text, removed, count=1)
     if marks & MARK_TAG:
-        text = _HTML_COMMENT.sub(" ", text)
-        text = _HTML_TAG.sub(" ", text)
+        text = _sub(_HTML_COMMENT, " ", text, removed)
+        text = _sub(_HTML_TAG, " ", text, removed)
     if marks & MARK_LINK:
-        text = strip_link_targets(text)
+        text = strip_link_targets(text, removed)
     if marks & MARK_REFERENCE:
-        text = _MD_REFERENCE.sub(" ", text)
+        text = _sub(_MD_REFERENCE, " ", text, removed)
     if marks & MARK_URL:
-        text = strip_urls(text)
+        text = strip_urls(text, removed)
     return text
 
 
-def strip_urls_python(text: str) -> str:
-    """Every URL (``_URL``) replaced by a space (the reference implementation)."""
-    return _URL.sub(" ", text)
+def strip_urls_python(text: str, removed: list[str] | None = None) -> str:
+    """Every URL (``_URL``) replaced by a space (each appended to ``removed`` when given; the
+    reference implementation)."""
+    return _sub(_URL, " ", text, removed)
 
 
-strip_urls: Callable[[str], str] = speedups.strip_urls if speedups else strip_urls_python
+strip_urls: Callable[[str, list[str] | None], str] = (
+    speedups.strip_urls if speedups else strip_urls_python
+)
 
 
 def normalize_term(word: str) -> str:

@@ -1,7 +1,8 @@
 """One frozen object holding every setting that changes a fingerprint, and the algorithm version.
 
 ``ALGORITHM_VERSION`` changes whenever the same text and the same parameters could give a
-different fingerprint (normaliser, segmentation rules, stopword lists, weighting, hash). It is
+different fingerprint or sketch (normaliser, segmentation rules, stopword lists, weighting,
+hash, the word set a sketch holds). It is
 written into every JSON report, so fingerprints from incompatible versions are never compared.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from .errors import ConfigError
 
-ALGORITHM_VERSION = "simdup-simhash64/3"
+ALGORITHM_VERSION = "simdup-simhash64/4"
 
 WEIGHTINGS = ("tf", "logtf", "binary", "tfidf")
 

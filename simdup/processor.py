@@ -57,7 +57,8 @@ class DocumentProcessor:
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
         hashes, weights = fv.hashes, fv.weights
-        sketch = bottom_k_bytes(hashes, self.params.sketch_size)
+        # The sketch is of the document's word set (its markup's words too): it verifies.
+        sketch = bottom_k_bytes(fv.word_hashes, self.params.sketch_size)
         perms = self.params.minhash_perms
         signature = minhash_signature(hashes, perms) if perms else b""
         return simhash(hashes, weights), sketch, signature

@@ -127,6 +127,24 @@ def test_markup_is_not_a_feature_unless_kept() -> None:
     assert {"div", "class", "example", "com", "page", "https"} <= kept
 
 
+@pytest.mark.parametrize("ngram", [1, 2])
+def test_the_words_of_the_markup_count_in_the_word_set(ngram: int) -> None:
+    """The markup removed is not weighted, but its words are in the word set that verifies
+    a pair (what the edit similarity that defines a near-duplicate sees): with the text's
+    own terms, the words of the markup removed, stopwords dropped."""
+    seg = get_segmenter()
+    text = '<div class="x">Report</div> see [the docs](https://example.com/page "The Page")'
+    fv = extract_features(text, seg, frozenset({"the"}), ngram=ngram)
+    assert "div" not in fv.terms and "example" not in fv.terms
+    assert fv.words >= {"report", "see", "docs", "div", "class", "x", "example", "com", "page"}
+    assert "the" not in fv.words
+    expected_hashes = {token_hash(w) for w in fv.words - set(fv.terms)}
+    assert set(fv.markup_hashes.tolist()) == expected_hashes
+    assert set(fv.word_hashes.tolist()) == set(fv.hashes.tolist()) | expected_hashes
+    kept = extract_features(text, seg, frozenset({"the"}), markup=False, ngram=ngram)
+    assert kept.markup_hashes.size == 0 and kept.words == set(kept.terms)
+
+
 def test_markup_still_counts_for_exact_duplicates() -> None:
     """The exact-duplicate digest is taken on the text with markup: different links differ."""
     seg = get_segmenter()

@@ -299,6 +299,10 @@ def test_long_texts_are_segmented_in_groups_with_the_same_result() -> None:
 def test_strip_urls_matches_the_regex(text: str) -> None:
     assert native.speedups is not None
     assert native.speedups.strip_urls(text) == strip_urls_python(text)
+    removed: list[str] = []
+    expected: list[str] = []
+    assert native.speedups.strip_urls(text, removed) == strip_urls_python(text, expected)
+    assert removed == expected
 
 
 @needs_native
@@ -307,6 +311,12 @@ def test_strip_urls_matches_the_regex(text: str) -> None:
 def test_strip_link_targets_matches_the_regex(text: str) -> None:
     assert native.speedups is not None
     assert native.speedups.strip_link_targets(text) == strip_link_targets_python(text)
+    removed: list[str] = []
+    expected: list[str] = []
+    assert native.speedups.strip_link_targets(text, removed) == strip_link_targets_python(
+        text, expected
+    )
+    assert removed == expected
 
 
 @needs_native

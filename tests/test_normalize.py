@@ -86,20 +86,26 @@ def test_url_pattern_matches_like_the_case_insensitive_alternation(text: str) ->
     assert _URL.sub(" ", text) == _OLD_URL.sub(" ", text)
 
 
-def _strip_markup_stepwise(text: str) -> str:
+def _strip_markup_stepwise(text: str) -> tuple[str, list[str]]:
     """The definition: each pattern applied in turn where the text it has become so far
-    holds what the pattern starts with."""
+    holds what the pattern starts with; and the pieces removed, in that order."""
+    removed: list[str] = []
+
+    def step(pattern: re.Pattern[str], replacement: str, text: str, count: int = 0) -> str:
+        removed.extend(m.group() for m in list(pattern.finditer(text))[: count or None])
+        return pattern.sub(replacement, text, count=count)
+
     if text.startswith("---"):
-        text = _FRONT_MATTER.sub("", text, count=1)
+        text = step(_FRONT_MATTER, "", text, count=1)
     if "<" in text:
-        text = _HTML_TAG.sub(" ", _HTML_COMMENT.sub(" ", text))
+        text = step(_HTML_TAG, " ", step(_HTML_COMMENT, " ", text))
     if "](" in text:
-        text = _MD_LINK_TARGET.sub("] ", text)
+        text = step(_MD_LINK_TARGET, "] ", text)
     if "]:" in text:
-        text = _MD_REFERENCE.sub(" ", text)
+        text = step(_MD_REFERENCE, " ", text)
     if "://" in text or "www." in text or "WWW." in text:
-        text = _URL.sub(" ", text)
-    return text
+        text = step(_URL, " ", text)
+    return text, removed
 
 
 @given(
@@ -113,8 +119,19 @@ def _strip_markup_stepwise(text: str) -> str:
 )  # fmt: skip
 def test_markup_is_stripped_as_defined(text: str) -> None:
     """Marks found in the text as given decide which patterns run (native or not): the same
-    text as applying each pattern where the text so far holds its mark."""
-    assert strip_markup(text) == _strip_markup_stepwise(text)
+    text as applying each pattern where the text so far holds its mark, and the same pieces
+    removed."""
+    removed: list[str] = []
+    assert (strip_markup(text, removed), removed) == _strip_markup_stepwise(text)
+    assert strip_markup(text) == _strip_markup_stepwise(text)[0]
+
+
+def test_the_markup_removed_is_handed_back() -> None:
+    """Each piece taken out, in the order the patterns run: tags, link targets, URLs."""
+    removed: list[str] = []
+    out = strip_markup('<b>See</b> [the docs](https://a.io/x "X") or www.b.org/y.', removed)
+    assert out.split() == ["See", "[the", "docs]", "or"]
+    assert removed == ["<b>", "</b>", '](https://a.io/x "X")', "www.b.org/y."]
 
 
 def test_markdown_link_targets_are_removed_but_link_text_kept() -> None:

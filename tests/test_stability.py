@@ -91,7 +91,7 @@ PINNED = [
 
 def test_algorithm_version_of_the_pinned_values() -> None:
     """The pinned fingerprints below belong to this algorithm version."""
-    assert simdup.ALGORITHM_VERSION == "simdup-simhash64/3"
+    assert simdup.ALGORITHM_VERSION == "simdup-simhash64/4"
 
 
 @pytest.mark.parametrize(("name", "weighting", "expected"), PINNED)
