@@ -5,7 +5,8 @@
  * collapse: simdup/textscan.py; simhash and simhash_of_weights: simdup/simhash.py;
  * bottom_k_jaccard: simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls,
  * strip_link_targets, markup_marks and strip_ignorables: simdup/normalize.py;
- * minhash_signature: simdup/minhash.py; table_pairs: simdup/index.py;
+ * minhash_signature: simdup/minhash.py; markup_word_hashes: simdup/features.py;
+ * table_pairs: simdup/index.py;
  * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; window_fingerprints,
  * distinct_runs, edge_tokens, line_offsets, matching_blocks and edge_chain:
  * simdup/passages.py); tests (test_native.py, test_index.py, test_simhash.py,
@@ -1248,7 +1249,7 @@ static PyObject *strip_ignorables(PyObject *module, PyObject *text)
 
 #define MH_GOLDEN UINT64_C(0x9E3779B97F4A7C15)
 
-/* splitmix64 finaliser (simdup.minhash._mix). */
+/* splitmix64 finaliser (simdup.minhash.mix64). */
 static inline uint64_t mh_mix(uint64_t x)
 {
     x ^= x >> 30;
@@ -1350,6 +1351,53 @@ static PyObject *minhash_signature(PyObject *module, PyObject *const *args, Py_s
 done:
     PyMem_Free(extra);
     PyBuffer_Release(&hb);
+    return result;
+}
+
+/* ------------------------------------------------------------------ markup_word_hashes */
+
+/* Seed of the markup words' hashes (simdup.features.MARKUP_SEED: "markup!!"). */
+#define MARKUP_SEED UINT64_C(0x6D61726B75702121)
+#define FNV_OFFSET UINT64_C(0xCBF29CE484222325)
+#define FNV_PRIME UINT64_C(0x100000001B3)
+
+PyDoc_STRVAR(markup_word_hashes_doc,
+"markup_word_hashes(text) -> bytes\n\n"
+"simdup.features.markup_word_hashes_python(text) as native-order uint64: one hash per word\n"
+"(maximal run of alphanumeric characters), ASCII case folded.");
+
+/* Py_UNICODE_ISALNUM, from a table for ASCII (most of the markup: URLs and paths). */
+static inline int is_alnum(Py_UCS4 ch)
+{
+    return ch < 128 ? ascii_class[ch] == 1 : Py_UNICODE_ISALNUM(ch);
+}
+
+static PyObject *markup_word_hashes(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "markup_word_hashes") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* At most one word per two characters (words are separated). */
+    uint64_t *out = PyMem_Malloc((size_t)(n / 2 + 1) * sizeof(uint64_t));
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (!is_alnum(ch)) {
+            i++;
+            continue;
+        }
+        uint64_t h = FNV_OFFSET;
+        for (; i < n && is_alnum(ch = PyUnicode_READ(kind, data, i)); i++)
+            h = (h ^ (uint64_t)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch)) * FNV_PRIME;
+        out[count++] = mh_mix(h ^ MARKUP_SEED);
+    }
+    PyObject *result = PyBytes_FromStringAndSize((const char *)out,
+                                                 count * (Py_ssize_t)sizeof(uint64_t));
+    PyMem_Free(out);
     return result;
 }
 
@@ -2137,7 +2185,7 @@ static int edge_vocabulary_grow(EdgeVocabulary *v)
 }
 
 /* One character more of a token's hash (FNV-1a on code points; mh_mix at the end). */
-#define EDGE_HASH_STEP(h, ch) (((h) ^ (uint64_t)(ch)) * UINT64_C(0x100000001B3))
+#define EDGE_HASH_STEP(h, ch) (((h) ^ (uint64_t)(ch)) * FNV_PRIME)
 
 /* *id = the vocabulary's id of the token text[start:start + length] (of `hash`), a new one
    (the number of tokens it knows) if it has none. -1 with an exception set. */
@@ -2730,6 +2778,7 @@ static PyMethodDef methods[] = {
      simhash_of_weights_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
+    {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},
     {"strip_link_targets", (PyCFunction)(void (*)(void))strip_link_targets, METH_FASTCALL,
      strip_link_targets_doc},
     {"strip_ignorables", strip_ignorables, METH_O, strip_ignorables_doc},

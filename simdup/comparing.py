@@ -89,8 +89,9 @@ def compare(
     tfidf_a, tfidf_b = va.as_dict(), vb.as_dict()
     cosine = _cosine(tfidf_a, tfidf_b)
     sa, sb = set(tfidf_a), set(tfidf_b)
-    # The word sets a scan's sketches hold: the terms and the words of the markup removed.
-    wa, wb = va.words, vb.words
+    # The word sets a scan's sketches hold: the terms and the words of the markup removed
+    # (as their 64-bit hashes: the markup words are not terms).
+    wa, wb = set(va.word_hashes.tolist()), set(vb.word_hashes.tolist())
     jaccard = len(wa & wb) / len(wa | wb)
     distance = hamming(a.fingerprint, b.fingerprint)
     length_ratio = min(a.chars, b.chars) / max(a.chars, b.chars, 1)

@@ -11,6 +11,7 @@ not once per occurrence.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 
@@ -18,6 +19,8 @@ import numpy as np
 
 from .hashing import content_hash, token_hash
 from .idf import jieba_table
+from .minhash import mix64
+from .native import speedups
 from .normalize import normalize_term, strip_ignorables, strip_markup
 from .records import FeatureVector
 from .segmentation import Segmenter
@@ -248,39 +251,53 @@ def extract_features(
     cleaned = strip_markup(text, removed) if markup else text
     vocab = vocabulary(segmenter, stopwords)
     vocab.ensure_room()
-    # The words of the markup removed: one more short text (most of it URLs that recur, whose
-    # lines the memo holds).
-    markup_text = "\n".join(removed)
     if ngram == 2:
         term_counts, token_count = _with_bigrams(cleaned, segmenter, vocab)
         table: list[str] = list(term_counts)
         slots = np.arange(len(table), dtype=np.int64)
         tf = np.fromiter(term_counts.values(), dtype=np.float64, count=len(table))
         hashes, idf = term_info(table)
-        markup_terms = sorted(_words(markup_text, segmenter, vocab) - term_counts.keys())
-        markup_slots = np.arange(len(table), len(table) + len(markup_terms), dtype=np.int64)
-        table += markup_terms
-        markup_hashes = term_info(markup_terms)[0]
     else:
         slots, tf, token_count = vocab.features(cleaned)
-        markup_slots = vocab.features(markup_text)[0] if markup_text else _NO_SLOTS
         table = vocab.terms
         hashes, idf = vocab.hashes[slots], vocab.idf[slots]
-        markup_hashes = vocab.hashes[markup_slots]
     return FeatureVector(
         table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), identity,
-        markup_slots, markup_hashes,
+        markup_word_hashes("\n".join(removed)) if removed else _NO_HASHES,
     )  # fmt: skip
 
 
-_NO_SLOTS = np.empty(0, dtype=np.int64)
+_NO_HASHES = np.empty(0, dtype=np.uint64)
+
+# The words of the markup are hashed on their own, not as terms: most are URL fragments (ids,
+# paths) seen once, which would fill the vocabulary and its memo (~40% of the characters of a
+# short Markdown document; through the vocabulary they cost ~20 us a document, this ~1 us).
+# A word is a maximal run of alphanumeric characters, compared as written but for ASCII case;
+# its hash is FNV-1a over its code points, seeded and mixed, so never a term's hash.
+_MARKUP_WORD = re.compile(r"[^\W_]+")
+MARKUP_SEED = 0x6D61726B75702121  # "markup!!"
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_MASK = (1 << 64) - 1
 
 
-def _words(text: str, segmenter: Segmenter, vocab: Vocabulary) -> set[str]:
-    """The distinct terms of ``text``, stopwords dropped."""
-    return {
-        term
-        for surface in segmenter.tokens(text)
-        for term in vocab.terms_of(surface)
-        if term not in vocab.stopwords
-    }
+def markup_word_hashes_python(text: str) -> np.ndarray:
+    """``uint64`` hash of each word of ``text`` (markup removed from a document), in order,
+    repeats kept (the reference implementation)."""
+    out: list[int] = []
+    for word in _MARKUP_WORD.findall(text):
+        h = _FNV_OFFSET
+        for ch in word:
+            code = ord(ch)
+            if 0x41 <= code <= 0x5A:  # A-Z
+                code += 0x20
+            h = ((h ^ code) * _FNV_PRIME) & _MASK
+        out.append(h ^ MARKUP_SEED)
+    return mix64(np.array(out, dtype=np.uint64))
+
+
+def markup_word_hashes(text: str) -> np.ndarray:
+    """``markup_word_hashes_python``, natively where the accelerator is built."""
+    if speedups is None or sys.byteorder != "little":
+        return markup_word_hashes_python(text)
+    return np.frombuffer(speedups.markup_word_hashes(text), dtype=np.uint64)

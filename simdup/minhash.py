@@ -24,7 +24,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
+def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser: a fixed bijection of uint64 with good avalanche."""
     x = x ^ (x >> np.uint64(30))
     x = x * _M1
@@ -36,7 +36,7 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _seeds(perms: int) -> np.ndarray:
-    return _mix(np.arange(1, perms + 1, dtype=np.uint64) * _GOLDEN)
+    return mix64(np.arange(1, perms + 1, dtype=np.uint64) * _GOLDEN)
 
 
 def signature_python(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
@@ -44,7 +44,7 @@ def signature_python(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
     if hashes.size == 0:
         return np.full(perms, np.iinfo(np.uint64).max, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        mixed = _mix(hashes.astype(np.uint64)[:, None] ^ _seeds(perms)[None, :])
+        mixed = mix64(hashes.astype(np.uint64)[:, None] ^ _seeds(perms)[None, :])
     out: np.ndarray = mixed.min(axis=0)
     return out
 
@@ -112,7 +112,7 @@ def band_keys(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     keys = np.zeros((n, bands), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for col in range(rows):
-            keys = _mix(keys * _GOLDEN + blocks[:, :, col])
+            keys = mix64(keys * _GOLDEN + blocks[:, :, col])
     return keys
 
 
@@ -159,7 +159,7 @@ def length_lanes(chars: np.ndarray, min_ratio: float) -> np.ndarray | None:
 
 def _in_lane(key: np.ndarray, lanes: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return _mix(key * _GOLDEN + lanes.astype(np.uint64))
+        return mix64(key * _GOLDEN + lanes.astype(np.uint64))
 
 
 def keyed_candidates(keys: np.ndarray, lanes: np.ndarray | None = None) -> np.ndarray:

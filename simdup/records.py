@@ -171,10 +171,10 @@ class FeatureVector:
     chars: int  # length of the whitespace-collapsed text
     # xxh3-128 of the whitespace-collapsed text: equal means "exact duplicate".
     content_hash: str
-    # The terms of the markup removed before weighting (URLs, link targets, tags, front
-    # matter), by slot and hash: not features (they would make unrelated documents collide),
-    # but words of the text all the same, which the word set that verifies a pair counts.
-    markup_slots: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    # The hashes of the words of the markup removed before weighting (URLs, link targets,
+    # tags, front matter; ``features.markup_word_hashes``): not features (they would make
+    # unrelated documents collide), but words of the text all the same, which the word set
+    # that verifies a pair counts.
     markup_hashes: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
 
     @property
@@ -183,17 +183,11 @@ class FeatureVector:
 
     @property
     def word_hashes(self) -> np.ndarray:
-        """The hashes of the document's word set: its terms and those of its markup (with
+        """The hashes of the document's word set: its terms and the words of its markup (with
         repeats; a sketch keeps distinct values)."""
         if not self.markup_hashes.size:
             return self.hashes
         return np.concatenate((self.hashes, self.markup_hashes))
-
-    @property
-    def words(self) -> set[str]:
-        """The document's word set: its terms and those of its markup."""
-        markup = map(self.term_table.__getitem__, self.markup_slots.tolist())
-        return set(self.terms).union(markup)
 
     def __len__(self) -> int:
         """The number of distinct terms."""

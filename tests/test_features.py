@@ -9,7 +9,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from simdup.features import Vocabulary, extract_features, term_info, weigh
+from simdup.features import (
+    Vocabulary,
+    extract_features,
+    markup_word_hashes_python,
+    term_info,
+    weigh,
+)
 from simdup.hashing import token_hash
 from simdup.idf import jieba_table
 from simdup.params import WEIGHTINGS, FeatureParams
@@ -130,19 +136,32 @@ def test_markup_is_not_a_feature_unless_kept() -> None:
 @pytest.mark.parametrize("ngram", [1, 2])
 def test_the_words_of_the_markup_count_in_the_word_set(ngram: int) -> None:
     """The markup removed is not weighted, but its words are in the word set that verifies
-    a pair (what the edit similarity that defines a near-duplicate sees): with the text's
-    own terms, the words of the markup removed, stopwords dropped."""
+    a pair (what the edit similarity that defines a near-duplicate sees), hashed apart from
+    the terms: "see" in a link title is not the term "see"."""
     seg = get_segmenter()
-    text = '<div class="x">Report</div> see [the docs](https://example.com/page "The Page")'
+    text = '<div class="x">Report</div> see [the docs](https://Example.com/page "See")'
     fv = extract_features(text, seg, frozenset({"the"}), ngram=ngram)
     assert "div" not in fv.terms and "example" not in fv.terms
-    assert fv.words >= {"report", "see", "docs", "div", "class", "x", "example", "com", "page"}
-    assert "the" not in fv.words
-    expected_hashes = {token_hash(w) for w in fv.words - set(fv.terms)}
-    assert set(fv.markup_hashes.tolist()) == expected_hashes
-    assert set(fv.word_hashes.tolist()) == set(fv.hashes.tolist()) | expected_hashes
+    pieces = ['<div class="x">', "</div>", '](https://Example.com/page "See")']
+    markup = markup_word_hashes_python("\n".join(pieces))
+    assert fv.markup_hashes.tolist() == markup.tolist()
+    assert markup.tolist() == [
+        markup_word_hashes_python(w)[0]
+        for w in ["div", "class", "x", "div", "https", "example", "com", "page", "see"]
+    ]
+    assert not set(markup.tolist()) & {token_hash(w) for w in ("div", "see", "example")}
+    assert fv.word_hashes.tolist() == fv.hashes.tolist() + markup.tolist()
     kept = extract_features(text, seg, frozenset({"the"}), markup=False, ngram=ngram)
-    assert kept.markup_hashes.size == 0 and kept.words == set(kept.terms)
+    assert kept.markup_hashes.size == 0 and kept.word_hashes is kept.hashes
+
+
+def test_markup_words_are_runs_of_letters_and_digits_case_folded_in_ascii() -> None:
+    """Separators split, ASCII case folds, other scripts compare as written."""
+    one = markup_word_hashes_python
+    assert one("a_b-c").tolist() == one("a b c").tolist()
+    assert one("GitHub").tolist() == one("github").tolist()
+    assert one("Ǆ").tolist() != one("ǆ").tolist() and one("页面").size == 1
+    assert one("").size == 0 and one("__--//").size == 0
 
 
 def test_markup_still_counts_for_exact_duplicates() -> None:

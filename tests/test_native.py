@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from simdup import native, textscan
 from simdup.blocks import split_lines
 from simdup.decoding import count_controls_python
+from simdup.features import markup_word_hashes_python
 from simdup.minhash import signature, signature_bytes, signature_python
 from simdup.normalize import (
     DEFAULT_IGNORABLE,
@@ -317,6 +318,15 @@ def test_strip_link_targets_matches_the_regex(text: str) -> None:
         text, expected
     )
     assert removed == expected
+
+
+@needs_native
+@many
+@given(st.text(alphabet=st.sampled_from(list("aZz_09 -/.\n中页ǄǆÉé\u00b2\U0001d400")), max_size=40))
+def test_markup_word_hashes_match_python(text: str) -> None:
+    assert native.speedups is not None
+    raw = native.speedups.markup_word_hashes(text)
+    assert np.frombuffer(raw, dtype=np.uint64).tolist() == markup_word_hashes_python(text).tolist()
 
 
 @needs_native
