@@ -140,7 +140,7 @@ def equal_key_pairs(key: np.ndarray) -> np.ndarray:
 
 def band_candidates(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """Index pairs ``(i, j)``, ``i < j`` (shape ``(n, 2)``) sharing at least one band."""
-    return keyed_candidates(band_keys(signatures, bands, rows))
+    return np.stack(keyed_candidates(band_keys(signatures, bands, rows)), axis=1)
 
 
 def length_lanes(chars: np.ndarray, min_ratio: float) -> np.ndarray | None:
@@ -162,28 +162,55 @@ def _in_lane(key: np.ndarray, lanes: np.ndarray) -> np.ndarray:
         return mix64(key * _GOLDEN + lanes.astype(np.uint64))
 
 
-def keyed_candidates(keys: np.ndarray, lanes: np.ndarray | None = None) -> np.ndarray:
+def keyed_candidates(
+    keys: np.ndarray, lanes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``band_candidates`` from the ``band_keys`` of the signatures (which a caller may have
-    computed a part at a time, never holding every signature in one array). With ``lanes``
-    (``length_lanes``), only documents in the same or neighbouring lanes are paired: a band is
-    keyed once with a document's own lane and once with the next, so that two documents a
-    lane apart meet in the higher one. Boilerplate shared by documents of any length then
-    proposes only the pairs whose lengths could pass verification."""
+    computed a part at a time, never holding every signature in one array), as two ``int64``
+    arrays ``(i, j)``. With ``lanes`` (``length_lanes``), only documents in the same or
+    neighbouring lanes are paired: a band is keyed once with a document's own lane and once
+    with the next, so that two documents a lane apart meet in the higher one. Boilerplate
+    shared by documents of any length then proposes only the pairs whose lengths could pass
+    verification."""
     n, bands = keys.shape
     # Each pair (i < j) as one int64 code i * n + j: half the memory of a row of two, and
-    # the bands' codes are made distinct (and put in (i, j) order) by one sort.
+    # the bands' codes are made distinct (and put in (i, j) order) by sorting.
     found: list[np.ndarray] = []
+    held = distinct = 0
     for band in range(bands):
         if lanes is None:
             pairs = equal_key_pairs(keys[:, band])
             found.append(pairs[:, 0] * np.int64(n) + pairs[:, 1])
-            continue
-        key = keys[:, band]
-        both = equal_key_pairs(np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)]))
-        i, j = both[:, 0] % n, both[:, 1] % n
-        keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
-        found.append(np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep])
-    if not any(codes.size for codes in found):
-        return np.empty((0, 2), dtype=np.int64)
-    codes = np.unique(np.concatenate(found).astype(np.int64))
-    return np.stack([codes // n, codes % n], axis=1)
+        else:
+            key = keys[:, band]
+            both = equal_key_pairs(
+                np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)])
+            )
+            i, j = both[:, 0] % n, both[:, 1] % n
+            keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
+            found.append(np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep])
+        held += found[-1].size
+        # A pair shares many bands when its documents share much text (boilerplate): the
+        # codes found are merged into distinct ones whenever they outgrow twice those, so
+        # that memory follows the candidates, not candidates times bands.
+        if held > max(_MERGE_AT, 2 * distinct):
+            found = [_distinct(found)]
+            held = distinct = found[0].size
+    codes = _distinct(found)
+    found.clear()
+    first = codes // n
+    codes -= first * n  # now the second member
+    return first, codes
+
+
+_MERGE_AT = 1 << 22
+
+
+def _distinct(parts: list[np.ndarray]) -> np.ndarray:
+    """The distinct values of ``parts``, sorted (each part let go once copied)."""
+    codes = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    parts.clear()
+    codes.sort()
+    if codes.size > 1:
+        codes = codes[np.r_[True, codes[1:] != codes[:-1]]]
+    return codes.astype(np.int64, copy=False)

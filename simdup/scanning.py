@@ -112,7 +112,9 @@ class LocalJoin:
     def pairs(
         self, docs: Sequence[FingerprintedDocument], options: ScanOptions
     ) -> tuple[int, list[VerifiedPair]]:
-        candidates = candidate_pairs(docs, options, self.keys)
+        keys, self.keys = self.keys, None  # used once: let go with the candidates made
+        candidates = candidate_pairs(docs, options, keys)
+        del keys
         return len(candidates), Verifier(options).pairs(docs, candidates)
 
     def clusters(

@@ -104,9 +104,13 @@ def candidate_pairs(
     if keys is None:
         keys = signature_band_keys(docs, options)
     # Only pairs whose lengths could pass the length check (MinHash scans always verify).
-    pairs = keyed_candidates(keys, length_lanes(table.chars, options.min_length_ratio))
-    ii, jj = pairs[:, 0], pairs[:, 1]
-    return Candidates(ii, jj, np.bitwise_count(fps[ii] ^ fps[jj]))
+    ii, jj = keyed_candidates(keys, length_lanes(table.chars, options.min_length_ratio))
+    # The distances a slice at a time (three temporaries of 8 bytes a candidate otherwise).
+    distance = np.empty(ii.size, dtype=np.uint8)
+    for start in range(0, ii.size, _VERIFY_SLICE):
+        part = slice(start, start + _VERIFY_SLICE)
+        distance[part] = np.bitwise_count(fps[ii[part]] ^ fps[jj[part]])
+    return Candidates(ii, jj, distance)
 
 
 class Verifier:

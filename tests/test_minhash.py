@@ -132,20 +132,27 @@ def test_lanes_at_the_boundary_and_without_a_ratio() -> None:
     assert list(length_lanes(np.array([7, 7, 8]), 1.0)) == [7, 7, 8]  # type: ignore[arg-type]
 
 
-def test_keyed_candidates_with_lanes_are_the_band_pairs_whose_lanes_are_close() -> None:
+@pytest.mark.parametrize("merge_at", [1 << 22, 1])
+def test_keyed_candidates_with_lanes_are_the_band_pairs_whose_lanes_are_close(
+    merge_at: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With lanes, the candidates are exactly the pairs sharing a band key whose lanes differ
-    by at most one (brute force over random keys with many collisions)."""
+    by at most one (brute force over random keys with many collisions); the same when the
+    codes found are merged after every band."""
+    import simdup.minhash
+
+    monkeypatch.setattr(simdup.minhash, "_MERGE_AT", merge_at)
     rng = np.random.default_rng(5)
     keys = rng.integers(0, 4, size=(60, 3)).astype(np.uint64)
     lanes = rng.integers(0, 5, size=60).astype(np.int64)
-    got = {tuple(p) for p in keyed_candidates(keys, lanes).tolist()}
+    got = set(zip(*(a.tolist() for a in keyed_candidates(keys, lanes)), strict=True))
     want = {
         (i, j)
         for i, j in combinations(range(60), 2)
         if abs(int(lanes[i]) - int(lanes[j])) <= 1 and bool((keys[i] == keys[j]).any())
     }
     assert got == want
-    unlaned = {tuple(p) for p in keyed_candidates(keys).tolist()}
+    unlaned = set(zip(*(a.tolist() for a in keyed_candidates(keys)), strict=True))
     assert unlaned == {(i, j) for i, j in combinations(range(60), 2) if (keys[i] == keys[j]).any()}
 
 
