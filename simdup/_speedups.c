@@ -971,6 +971,65 @@ static int append_removed(PyObject *removed, PyObject *text, Py_ssize_t start, P
     return rc;
 }
 
+/* A text with spans replaced, built as they are found: nothing is copied until the first
+   span (the result is then never longer than the text: every replacement is shorter than
+   what it replaces), and each span removed is appended to `removed` when there is a list. */
+typedef struct {
+    PyObject *text, *removed;
+    int kind;
+    const void *data;
+    Py_ssize_t n, copied, len;
+    char *out;
+} Rewrite;
+
+static void rewrite_init(Rewrite *r, PyObject *text, PyObject *removed)
+{
+    r->text = text;
+    r->removed = removed;
+    r->kind = PyUnicode_KIND(text);
+    r->data = PyUnicode_DATA(text);
+    r->n = PyUnicode_GET_LENGTH(text);
+    r->copied = r->len = 0;
+    r->out = NULL;
+}
+
+/* text[start:end] made `replacement` (ASCII, shorter than the span). -1 with an exception. */
+static int rewrite_span(Rewrite *r, Py_ssize_t start, Py_ssize_t end, const char *replacement)
+{
+    const int kind = r->kind;
+    if (r->out == NULL && (r->out = PyMem_Malloc((size_t)r->n * (size_t)kind)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (append_removed(r->removed, r->text, start, end) < 0)
+        return -1;
+    memcpy(r->out + r->len * kind, (const char *)r->data + r->copied * kind,
+           (size_t)((start - r->copied) * kind));
+    r->len += start - r->copied;
+    for (const char *c = replacement; *c; c++)
+        PyUnicode_WRITE(kind, r->out, r->len++, (Py_UCS4)*c);
+    r->copied = end;
+    return 0;
+}
+
+/* The new text (the same object when nothing was replaced); frees the buffer either way.
+   `ok` 0: an error is set already, NULL is returned. */
+static PyObject *rewrite_finish(Rewrite *r, int ok)
+{
+    PyObject *result = NULL;
+    if (ok && r->out == NULL) {
+        result = Py_NewRef(r->text);
+    }
+    else if (ok) {
+        const int kind = r->kind;
+        memcpy(r->out + r->len * kind, (const char *)r->data + r->copied * kind,
+               (size_t)((r->n - r->copied) * kind));
+        result = PyUnicode_FromKindAndData(kind, r->out, r->len + r->n - r->copied);
+    }
+    PyMem_Free(r->out);
+    return result;
+}
+
 PyDoc_STRVAR(strip_urls_doc,
 "strip_urls(text, removed=None) -> str\n\n"
 "simdup.normalize.strip_urls_python: every http(s)://, ftp:// or www. URL (any case) made\n"
@@ -981,38 +1040,20 @@ static PyObject *strip_urls(PyObject *module, PyObject *const *args, Py_ssize_t 
     PyObject *text, *removed;
     if (text_and_removed(args, nargs, "strip_urls", &text, &removed) < 0)
         return NULL;
-    const int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    char *out = NULL; /* allocated at the first URL; the result is never longer than text */
-    Py_ssize_t copied = 0, len = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+    Rewrite r;
+    rewrite_init(&r, text, removed);
+    for (Py_ssize_t i = 0; i < r.n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(r.kind, r.data, i);
         if ((ch | 0x20) != 'h' && (ch | 0x20) != 'f' && (ch | 0x20) != 'w')
             continue;
-        Py_ssize_t end = url_at(kind, data, n, i);
+        Py_ssize_t end = url_at(r.kind, r.data, r.n, i);
         if (end < 0)
             continue;
-        if (out == NULL && (out = PyMem_Malloc((size_t)n * (size_t)kind)) == NULL)
-            return PyErr_NoMemory();
-        if (append_removed(removed, text, i, end) < 0) {
-            PyMem_Free(out);
-            return NULL;
-        }
-        memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((i - copied) * kind));
-        len += i - copied;
-        PyUnicode_WRITE(kind, out, len, ' ');
-        len++;
-        copied = end;
+        if (rewrite_span(&r, i, end, " ") < 0)
+            return rewrite_finish(&r, 0);
         i = end - 1;
     }
-    if (out == NULL)
-        return Py_NewRef(text);
-    memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((n - copied) * kind));
-    len += n - copied;
-    PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
-    PyMem_Free(out);
-    return result;
+    return rewrite_finish(&r, 1);
 }
 
 /* ------------------------------------------------------------------ markup_marks */
@@ -1112,38 +1153,20 @@ static PyObject *strip_link_targets(PyObject *module, PyObject *const *args, Py_
     PyObject *text, *removed;
     if (text_and_removed(args, nargs, "strip_link_targets", &text, &removed) < 0)
         return NULL;
-    const int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    char *out = NULL; /* allocated at the first target; the result is never longer than text */
-    Py_ssize_t copied = 0, len = 0;
-    for (Py_ssize_t i = 0; i + 1 < n; i++) {
-        if (PyUnicode_READ(kind, data, i) != ']' || PyUnicode_READ(kind, data, i + 1) != '(')
+    Rewrite r;
+    rewrite_init(&r, text, removed);
+    for (Py_ssize_t i = 0; i + 1 < r.n; i++) {
+        if (PyUnicode_READ(r.kind, r.data, i) != ']' ||
+            PyUnicode_READ(r.kind, r.data, i + 1) != '(')
             continue;
-        Py_ssize_t end = link_target_at(kind, data, n, i);
+        Py_ssize_t end = link_target_at(r.kind, r.data, r.n, i);
         if (end < 0)
             continue;
-        if (out == NULL && (out = PyMem_Malloc((size_t)n * (size_t)kind)) == NULL)
-            return PyErr_NoMemory();
-        if (append_removed(removed, text, i, end) < 0) {
-            PyMem_Free(out);
-            return NULL;
-        }
-        memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((i - copied) * kind));
-        len += i - copied;
-        PyUnicode_WRITE(kind, out, len, ']');
-        PyUnicode_WRITE(kind, out, len + 1, ' ');
-        len += 2;
-        copied = end;
+        if (rewrite_span(&r, i, end, "] ") < 0)
+            return rewrite_finish(&r, 0);
         i = end - 1;
     }
-    if (out == NULL)
-        return Py_NewRef(text);
-    memcpy(out + len * kind, (const char *)data + copied * kind, (size_t)((n - copied) * kind));
-    len += n - copied;
-    PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
-    PyMem_Free(out);
-    return result;
+    return rewrite_finish(&r, 1);
 }
 
 /* ------------------------------------------------------------------ strip_ignorables */

@@ -271,7 +271,7 @@ _NO_HASHES = np.empty(0, dtype=np.uint64)
 
 # The words of the markup are hashed on their own, not as terms: most are URL fragments (ids,
 # paths) seen once, which would fill the vocabulary and its memo (~40% of the characters of a
-# short Markdown document; through the vocabulary they cost ~20 us a document, this ~1 us).
+# short Markdown document; through the vocabulary they cost ~20 us a document, this ~1.5 us).
 # A word is a maximal run of alphanumeric characters, compared as written but for ASCII case;
 # its hash is FNV-1a over its code points, seeded and mixed, so never a term's hash.
 _MARKUP_WORD = re.compile(r"[^\W_]+")
