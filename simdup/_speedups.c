@@ -671,9 +671,28 @@ static uint64_t simhash_of(const uint64_t *h, const int64_t *wi, Py_ssize_t n)
     return fp;
 }
 
-/* simhash(hashes, weights), or with `scale` the weights first scaled as
-   simdup/simhash.py:scaled_weights scales them (by 2**(24 - e), e the exponent of the largest
-   magnitude: ldexp is exact; rint rounds half to even, as numpy's rint does). */
+/* wi = the weights w scaled as simdup/simhash.py:scaled_weights scales them (by 2**(24 - e),
+   e the exponent of the largest magnitude: ldexp is exact; rint rounds half to even, as
+   numpy's rint does). -1 when a weight is not finite. */
+static int scale_weights(const double *w, Py_ssize_t n, int64_t *wi)
+{
+    double top = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!isfinite(w[i]))
+            return -1;
+        if (fabs(w[i]) > top)
+            top = fabs(w[i]);
+    }
+    int exponent = 0;
+    if (top > 0.0)
+        frexp(top, &exponent); /* top < 2**exponent */
+    const int shift = 24 - exponent;
+    for (Py_ssize_t i = 0; i < n; i++)
+        wi[i] = (int64_t)rint(ldexp(w[i], shift));
+    return 0;
+}
+
+/* simhash(hashes, weights), or with `scale` the weights first scaled (scale_weights). */
 static PyObject *simhash_common(PyObject *const *args, Py_ssize_t nargs, int scale,
                                 const char *name)
 {
@@ -697,25 +716,17 @@ static PyObject *simhash_common(PyObject *const *args, Py_ssize_t nargs, int sca
         PyErr_NoMemory();
         goto done;
     }
-    int shift = 0;
     if (scale) {
-        double top = 0.0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (!isfinite(w[i])) {
-                PyMem_Free(wi);
-                PyErr_Format(PyExc_ValueError, "%s() needs finite weights", name);
-                goto done;
-            }
-            if (fabs(w[i]) > top)
-                top = fabs(w[i]);
+        if (scale_weights(w, n, wi) < 0) {
+            PyMem_Free(wi);
+            PyErr_Format(PyExc_ValueError, "%s() needs finite weights", name);
+            goto done;
         }
-        int exponent = 0;
-        if (top > 0.0)
-            frexp(top, &exponent); /* top < 2**exponent */
-        shift = 24 - exponent;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        wi[i] = (int64_t)(scale ? rint(ldexp(w[i], shift)) : w[i]);
+    else {
+        for (Py_ssize_t i = 0; i < n; i++)
+            wi[i] = (int64_t)w[i];
+    }
     result = PyLong_FromUnsignedLongLong(simhash_of(h, wi, n));
     PyMem_Free(wi);
 done:
@@ -1322,6 +1333,33 @@ static void mh_kernel(const uint64_t *h, Py_ssize_t n, const uint64_t *seeds, Py
     }
 }
 
+/* The signature of n hashes with `perms` permutations (perms >= 0), as native-order uint64
+   bytes: for each seed s_j, the minimum of mix(h ^ s_j); all ones when there are no hashes
+   (duplicates change no minimum: a set's signature). */
+static PyObject *minhash_bytes(const uint64_t *h, Py_ssize_t n, Py_ssize_t perms)
+{
+    const uint64_t *seeds = mh_seeds;
+    uint64_t *extra = NULL;
+    if (perms > MH_TABLE) {
+        extra = PyMem_Malloc((size_t)perms * sizeof(uint64_t));
+        if (extra == NULL)
+            return PyErr_NoMemory();
+        memcpy(extra, mh_seeds, sizeof mh_seeds);
+        for (Py_ssize_t j = MH_TABLE; j < perms; j++)
+            extra[j] = mh_mix(((uint64_t)j + 1) * MH_GOLDEN);
+        seeds = extra;
+    }
+    PyObject *result = PyBytes_FromStringAndSize(NULL, perms * (Py_ssize_t)sizeof(uint64_t));
+    if (result != NULL) {
+        uint64_t *sig = (uint64_t *)PyBytes_AS_STRING(result);
+        for (Py_ssize_t j = 0; j < perms; j++)
+            sig[j] = UINT64_MAX;
+        mh_kernel(h, n, seeds, perms, sig);
+    }
+    PyMem_Free(extra);
+    return result;
+}
+
 PyDoc_STRVAR(minhash_signature_doc,
 "minhash_signature(hashes, perms) -> bytes\n\n"
 "simdup.minhash.signature_python(hashes, perms) as `perms` native-order uint64: for each\n"
@@ -1344,35 +1382,12 @@ static PyObject *minhash_signature(PyObject *module, PyObject *const *args, Py_s
     if (PyObject_GetBuffer(args[0], &hb, PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
     PyObject *result = NULL;
-    uint64_t *extra = NULL;
     if (hb.len % (Py_ssize_t)sizeof(uint64_t)) {
         PyErr_SetString(PyExc_ValueError, "minhash_signature() needs uint64 hashes");
         goto done;
     }
-    const uint64_t *seeds = mh_seeds;
-    if (perms > MH_TABLE) {
-        extra = PyMem_Malloc((size_t)perms * sizeof(uint64_t));
-        if (extra == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        memcpy(extra, mh_seeds, sizeof mh_seeds);
-        for (Py_ssize_t j = MH_TABLE; j < perms; j++)
-            extra[j] = mh_mix(((uint64_t)j + 1) * MH_GOLDEN);
-        seeds = extra;
-    }
-    result = PyBytes_FromStringAndSize(NULL, perms * (Py_ssize_t)sizeof(uint64_t));
-    if (result == NULL)
-        goto done;
-    uint64_t *sig = (uint64_t *)PyBytes_AS_STRING(result);
-    const uint64_t *h = (const uint64_t *)hb.buf;
-    const Py_ssize_t n = hb.len / (Py_ssize_t)sizeof(uint64_t);
-    /* All ones when there are no hashes; duplicates change no minimum (a set's signature). */
-    for (Py_ssize_t j = 0; j < perms; j++)
-        sig[j] = UINT64_MAX;
-    mh_kernel(h, n, seeds, perms, sig);
+    result = minhash_bytes((const uint64_t *)hb.buf, hb.len / (Py_ssize_t)sizeof(uint64_t), perms);
 done:
-    PyMem_Free(extra);
     PyBuffer_Release(&hb);
     return result;
 }
@@ -1455,6 +1470,31 @@ static void radix_sort_u32(uint32_t *v, uint32_t *tmp, Py_ssize_t n)
     /* Four passes: the sorted values are back in `v`. */
 }
 
+/* The bottom-k sketch of the hashes of a and b together (b may be empty): the k smallest
+   distinct top 32 bits, sorted, as native-order uint32 bytes. */
+static PyObject *bottom_k_bytes(const uint64_t *a, Py_ssize_t na, const uint64_t *b,
+                                Py_ssize_t nb, Py_ssize_t k)
+{
+    const Py_ssize_t n = na + nb;
+    uint32_t *top = PyMem_Malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(uint32_t));
+    if (top == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < na; i++)
+        top[i] = (uint32_t)(a[i] >> 32);
+    for (Py_ssize_t i = 0; i < nb; i++)
+        top[na + i] = (uint32_t)(b[i] >> 32);
+    radix_sort_u32(top, top + n, n);
+    /* Distinct values in place, stopping at k of them. */
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t i = 0; i < n && kept < k; i++)
+        if (kept == 0 || top[i] != top[kept - 1])
+            top[kept++] = top[i];
+    PyObject *result =
+        PyBytes_FromStringAndSize((const char *)top, kept * (Py_ssize_t)sizeof(uint32_t));
+    PyMem_Free(top);
+    return result;
+}
+
 static PyObject *bottom_k(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
@@ -1472,30 +1512,87 @@ static PyObject *bottom_k(PyObject *module, PyObject *const *args, Py_ssize_t na
     if (PyObject_GetBuffer(args[0], &hb, PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
     PyObject *result = NULL;
-    uint32_t *top = NULL;
     if (hb.len % (Py_ssize_t)sizeof(uint64_t)) {
         PyErr_SetString(PyExc_ValueError, "bottom_k() needs uint64 hashes");
         goto done;
     }
-    const Py_ssize_t n = hb.len / (Py_ssize_t)sizeof(uint64_t);
-    const uint64_t *h = (const uint64_t *)hb.buf;
-    top = PyMem_Malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof(uint32_t));
-    if (top == NULL) {
-        PyErr_NoMemory();
+    result = bottom_k_bytes((const uint64_t *)hb.buf, hb.len / (Py_ssize_t)sizeof(uint64_t),
+                            NULL, 0, k);
+done:
+    PyBuffer_Release(&hb);
+    return result;
+}
+
+/* ------------------------------------------------------------------ document_parts */
+
+PyDoc_STRVAR(document_parts_doc,
+"document_parts(hashes, weights, markup_hashes, sketch_size, perms)\n"
+"    -> (fingerprint, sketch, signature)\n\n"
+"What a document's features make, in one call (simdup.processor.DocumentProcessor\n"
+".fingerprint_features): simhash_of_weights(hashes, weights); bottom_k of the hashes and the\n"
+"uint64 markup_hashes together; minhash_signature(hashes, perms), or b'' when perms is 0.");
+
+static PyObject *document_parts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "document_parts() takes 5 arguments");
+        return NULL;
+    }
+    Py_ssize_t k = PyLong_AsSsize_t(args[3]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t perms = PyLong_AsSsize_t(args[4]);
+    if (perms == -1 && PyErr_Occurred())
+        return NULL;
+    if (k < 0 || perms < 0 || perms > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(uint64_t)) {
+        PyErr_SetString(PyExc_ValueError, "document_parts() needs sketch_size, perms >= 0");
+        return NULL;
+    }
+    Py_buffer hb, wb, mb;
+    if (three_buffers(args, &hb, &wb, &mb) < 0)
+        return NULL;
+    PyObject *fingerprint = NULL, *sketch = NULL, *signature = NULL, *result = NULL;
+    int64_t *wi = NULL;
+    const Py_ssize_t n = hb.len / 8;
+    if (hb.len % 8 || wb.len != hb.len || mb.len % 8) {
+        PyErr_SetString(PyExc_ValueError,
+                        "document_parts() needs n uint64 hashes, n float64 weights and uint64 "
+                        "markup hashes");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        top[i] = (uint32_t)(h[i] >> 32);
-    radix_sort_u32(top, top + n, n);
-    /* Distinct values in place, stopping at k of them. */
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t i = 0; i < n && kept < k; i++)
-        if (kept == 0 || top[i] != top[kept - 1])
-            top[kept++] = top[i];
-    result = PyBytes_FromStringAndSize((const char *)top, kept * (Py_ssize_t)sizeof(uint32_t));
+    const uint64_t *h = (const uint64_t *)hb.buf;
+    if (n == 0) {
+        fingerprint = PyLong_FromLong(0); /* simhash.simhash of nothing */
+    }
+    else {
+        wi = PyMem_Malloc((size_t)n * sizeof(int64_t));
+        if (wi == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (scale_weights((const double *)wb.buf, n, wi) < 0) {
+            PyErr_SetString(PyExc_ValueError, "document_parts() needs finite weights");
+            goto done;
+        }
+        fingerprint = PyLong_FromUnsignedLongLong(simhash_of(h, wi, n));
+    }
+    if (fingerprint == NULL)
+        goto done;
+    sketch = bottom_k_bytes(h, n, (const uint64_t *)mb.buf, mb.len / 8, k);
+    if (sketch == NULL)
+        goto done;
+    signature = perms ? minhash_bytes(h, n, perms) : PyBytes_FromStringAndSize(NULL, 0);
+    if (signature == NULL)
+        goto done;
+    result = PyTuple_Pack(3, fingerprint, sketch, signature);
 done:
-    PyMem_Free(top);
+    Py_XDECREF(fingerprint);
+    Py_XDECREF(sketch);
+    Py_XDECREF(signature);
+    PyMem_Free(wi);
     PyBuffer_Release(&hb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&mb);
     return result;
 }
 
@@ -2796,6 +2893,8 @@ static PyObject *edge_chain(PyObject *module, PyObject *const *args, Py_ssize_t 
 static PyMethodDef methods[] = {
     {"collapse", collapse, METH_O, collapse_doc},
     {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
+    {"document_parts", (PyCFunction)(void (*)(void))document_parts, METH_FASTCALL,
+     document_parts_doc},
     {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},
     {"simhash_of_weights", (PyCFunction)(void (*)(void))simhash_of_weights, METH_FASTCALL,
      simhash_of_weights_doc},

@@ -7,14 +7,18 @@ workers.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
+
+import numpy as np
 
 from .decoding import decode_data, decode_file
 from .features import extract_features, vocabulary
 from .idf import jieba_table
 from .minhash import signature_bytes as minhash_signature
+from .native import speedups
 from .params import FeatureParams
 from .records import (
     DecodedDocument,
@@ -29,6 +33,27 @@ from .sketch import bottom_k_bytes
 from .stopwords import bundled_stopwords
 
 T = TypeVar("T")
+
+
+def document_parts_python(
+    hashes: np.ndarray, weights: np.ndarray, markup_hashes: np.ndarray, sketch_size: int,
+    perms: int,
+) -> tuple[int, bytes, bytes]:  # fmt: skip
+    """SimHash fingerprint of the features (``hashes``, ``weights``), bottom-k sketch of the
+    word set (the features' hashes and ``markup_hashes``), MinHash signature of the features
+    (``b""`` when ``perms`` is 0): the reference definition."""
+    words = np.concatenate((hashes, markup_hashes)) if markup_hashes.size else hashes
+    sketch = bottom_k_bytes(words, sketch_size)
+    signature = minhash_signature(hashes, perms) if perms else b""
+    return simhash(hashes, weights), sketch, signature
+
+
+# The three in one native call (little-endian bytes: native order is the stored order).
+document_parts: Callable[[np.ndarray, np.ndarray, np.ndarray, int, int], tuple[int, bytes, bytes]]
+if speedups is not None and sys.byteorder == "little":
+    document_parts = speedups.document_parts
+else:
+    document_parts = document_parts_python
 
 
 class DocumentProcessor:
@@ -56,12 +81,14 @@ class DocumentProcessor:
 
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
-        hashes, weights = fv.hashes, fv.weights
         # The sketch is of the document's word set (its markup's words too): it verifies.
-        sketch = bottom_k_bytes(fv.word_hashes, self.params.sketch_size)
-        perms = self.params.minhash_perms
-        signature = minhash_signature(hashes, perms) if perms else b""
-        return simhash(hashes, weights), sketch, signature
+        p = self.params
+        return document_parts(  # type: ignore[no-any-return]
+            np.ascontiguousarray(fv.hashes, dtype=np.uint64),
+            np.ascontiguousarray(fv.weights, dtype=np.float64),
+            np.ascontiguousarray(fv.markup_hashes, dtype=np.uint64),
+            p.sketch_size, p.minhash_perms,
+        )  # fmt: skip
 
     def too_short(self, words: int) -> str:
         """Why a text of ``words`` distinct words has no fingerprint (scan and compare alike)."""

@@ -44,6 +44,7 @@ from simdup.passages import (
     _line_offsets_python,
     _matching_blocks_python,
 )
+from simdup.processor import document_parts_python
 from simdup.segmentation import get_segmenter
 from simdup.simhash import scaled_weights, simhash_python
 from simdup.sketch import (
@@ -668,3 +669,40 @@ def test_edge_functions_edge_cases() -> None:
     with pytest.raises(TypeError):
         s.edge_tokens(b"text", s.edge_vocabulary())  # type: ignore[arg-type]
     assert s.line_offsets("") == (b"", b"")
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.tuples(u64s, st.floats(-1e6, 1e6)), max_size=200),
+    hash_arrays,
+    st.integers(0, 300),
+    st.sampled_from([0, 16, 128, 1100]),
+)
+def test_document_parts_match_their_python_definitions(
+    features: list[tuple[int, float]], markup: np.ndarray, sketch_size: int, perms: int
+) -> None:
+    """One native call gives what the three definitions give: the SimHash of the scaled
+    weights, the bottom-k sketch of the features' and the markup's hashes together, and the
+    MinHash signature of the features only (none when perms is 0)."""
+    hashes = np.array([h for h, _ in features], dtype=np.uint64)
+    weights = np.array([w for _, w in features], dtype=np.float64)
+    assert native.speedups is not None
+    fp, sketch, sig = native.speedups.document_parts(hashes, weights, markup, sketch_size, perms)
+    assert fp == (simhash_python(hashes, scaled_weights(weights)) if hashes.size else 0)
+    words = np.concatenate((hashes, markup))
+    assert sketch == bottom_k(words, sketch_size).astype("<u4").tobytes()
+    assert sig == (signature_python(hashes, perms).astype("<u8").tobytes() if perms else b"")
+    assert document_parts_python(hashes, weights, markup, sketch_size, perms) == (fp, sketch, sig)
+
+
+@needs_native
+def test_document_parts_refuse_what_the_definitions_refuse() -> None:
+    assert native.speedups is not None
+    one = np.ones(1, dtype=np.uint64)
+    with pytest.raises(ValueError, match="finite"):
+        native.speedups.document_parts(one, np.array([np.nan]), one, 4, 16)
+    with pytest.raises(ValueError, match="n uint64 hashes"):
+        native.speedups.document_parts(one, np.ones(2), one, 4, 16)
+    with pytest.raises(ValueError, match=">= 0"):
+        native.speedups.document_parts(one, np.ones(1), one, -1, 16)
