@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 from conftest import DocWriter
 
-from simdup.decoding import DecodeFailure, decode_bytes, decode_file, decode_file_again
+from simdup.decoding import (
+    _READ_CHUNK,
+    DecodeFailure,
+    decode_bytes,
+    decode_file,
+    decode_file_again,
+    read_bytes,
+)
 from simdup.records import DecodedDocument, SkippedFile, SourceFile
 
 MAX = 1 << 20
@@ -325,3 +332,19 @@ def test_a_file_read_again_is_decoded_with_the_encoding_detected_before(
     utf8.write_text("plain text", "utf-8")
     plain = decode_file_again(str(utf8), 1 << 20, None)
     assert isinstance(plain, DecodedDocument) and plain.text == "plain text"
+
+
+@pytest.mark.parametrize(
+    "size", [1, 2, _READ_CHUNK - 1, _READ_CHUNK, _READ_CHUNK + 1, 3 * _READ_CHUNK + 5]
+)
+def test_files_are_read_whole_around_the_read_size(tmp_path: Path, size: int) -> None:
+    """The first read asks for the size fstat gave (and one byte more), the next ones for a
+    chunk at a time: every size around those reads comes back whole, and one byte over the
+    limit is refused."""
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    assert read_bytes(str(path), size) == data
+    if size > 1:
+        with pytest.raises(DecodeFailure, match="max-size"):
+            read_bytes(str(path), size - 1)
