@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import fnmatch
+import operator
 import os
 import re
 import stat
@@ -162,6 +163,10 @@ def _is_hidden(name: str) -> bool:
     return name.startswith(".") and name not in (".", "..")
 
 
+_entry_name = operator.attrgetter("name")
+S_ISREG, S_ISDIR = stat.S_ISREG, stat.S_ISDIR
+
+
 class _Walker:
     def __init__(self, options: DiscoveryOptions) -> None:
         self.options = options
@@ -199,13 +204,14 @@ class _Walker:
                     self._skip(path, reason, failure=False)
                 return
             self.seen_files[identity] = path
-        if st.st_size > o.max_size:
-            reason = f"larger than --max-size ({st.st_size} > {o.max_size} bytes)"
+        size = st.st_size
+        if size > o.max_size:
+            reason = f"larger than --max-size ({size} > {o.max_size} bytes)"
             self._skip(path, reason, failure=False)
             return
         # What was found, so that reading can refuse another file put at this path since.
         self.paths.append(path)
-        self.sizes.append(st.st_size)
+        self.sizes.append(size)
         self.devices.append(st.st_dev)
         self.inodes.append(st.st_ino)
         self.follows.append(follow)
@@ -278,7 +284,7 @@ class _Walker:
             visited_dirs.add(identity)
             try:
                 with os.scandir(directory) as it:
-                    entries = sorted(it, key=lambda e: e.name)
+                    entries = sorted(it, key=_entry_name)
             except OSError as exc:
                 self._skip(directory, exc.strerror or str(exc))
                 continue
@@ -292,11 +298,13 @@ class _Walker:
                 if own is not None:
                     layers = (*layers, own)
             subdirs: list[Frame] = []
+            prefix = f"{rel_dir}/" if rel_dir else ""
             for entry in entries:
                 name = entry.name
                 path = entry.path  # os.path.join(directory, name), made by scandir
-                rel = f"{rel_dir}/{name}" if rel_dir else name
-                if not o.hidden and (_is_hidden(name) or name in VCS_DIRS):
+                rel = prefix + name
+                # (scandir never lists "." or "..": a leading dot is a hidden name)
+                if not o.hidden and (name[0] == "." or name in VCS_DIRS):
                     continue
                 if layers and name != ".git":
                     try:
@@ -320,12 +328,13 @@ class _Walker:
                 except OSError as exc:
                     self._skip(path, exc.strerror or str(exc))
                     continue
-                if stat.S_ISDIR(st.st_mode):
+                mode = st.st_mode
+                if S_ISREG(mode):
+                    self._add_file(path, st, explicit=False, rel=rel, follow=o.follow_symlinks)
+                elif S_ISDIR(mode):
                     if o.exclude and _matches(o.exclude, rel):
                         continue
                     subdirs.append((path, rel, None, layers))
-                elif stat.S_ISREG(st.st_mode):
-                    self._add_file(path, st, explicit=False, rel=rel, follow=o.follow_symlinks)
                 else:
                     self._skip(path, f"not a regular file ({_kind(st.st_mode)})", failure=False)
             stack.extend(reversed(subdirs))
