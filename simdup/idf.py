@@ -44,14 +44,13 @@ class IdfTable:
     def lookup(self, hashes: np.ndarray) -> np.ndarray:
         """IDF values (float64) of the words with these token hashes."""
         hashes = np.asarray(hashes, dtype=np.uint64)
-        out = np.full(hashes.shape, self.default, dtype=np.float64)
         if self.hashes.size == 0 or hashes.size == 0:
-            return out
+            return np.full(hashes.shape, self.default, dtype=np.float64)
+        # Few numpy calls: a vocabulary looks up a document's new words, a handful at a time.
         at = np.searchsorted(self.hashes, hashes)
-        at[at == self.hashes.size] = 0
+        np.minimum(at, self.hashes.size - 1, out=at)
         found = self.hashes[at] == hashes
-        out[found] = self.values[self.value_index[at[found]]]
-        return out
+        return np.where(found, self.values[self.value_index[at]], self.default)
 
     def idf(self, word: str) -> float:
         """The IDF of one (normalised) word."""
