@@ -426,14 +426,305 @@ static int next_unit(int kind, const void *data, Py_ssize_t n, Py_ssize_t *pos,
     }
 }
 
+/* ---- the memo of units, natively (unit_memo) ---- */
+
+/* A memo of units (simdup.textscan.digest_python's `memo`: a unit -> the int32 codes of its
+   tokens) kept in a capsule: the units by a hash of their code points, compared exactly, their
+   code points and codes in two growing arrays. digest looks a unit up where it lies in the
+   text: no str is made for it, no SipHash computed, and no dict entry, key and bytes value
+   fetched from three places in memory (a dict lookup was ~1/6 of a worker's time). */
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t chars_at, codes_at; /* chars[chars_at:chars_at + length], codes[codes_at:...] */
+    int32_t length;                /* 0: an empty slot (a unit is never empty) */
+    int32_t n_codes;
+} UnitSlot;
+
+typedef struct {
+    UnitSlot *slots;
+    Py_ssize_t mask, used;
+    Py_UCS4 *chars;
+    Py_ssize_t n_chars, chars_capacity;
+    int32_t *codes;
+    Py_ssize_t n_codes, codes_capacity;
+} UnitMemo;
+
+#define UNIT_MEMO "simdup._speedups.unit_memo"
+#define UNIT_MEMO_FIRST_SLOTS 1024
+
+static inline uint64_t mh_mix(uint64_t x);
+
+/* The hash of text[start:end]'s code points (FNV-1a, then mixed: the low bits pick a slot),
+   whatever the width of the str's characters. One loop per width: PyUnicode_READ would test
+   the width at every character. */
+#define UNIT_HASH_LOOP(type)                                                                  \
+    for (const type *c = (const type *)data + start, *stop = (const type *)data + end;        \
+         c < stop; c++)                                                                       \
+        h = (h ^ (uint64_t)*c) * UINT64_C(0x100000001B3)
+
+static inline uint64_t unit_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
+{
+    uint64_t h = UINT64_C(0xCBF29CE484222325);
+    if (kind == PyUnicode_1BYTE_KIND)
+        UNIT_HASH_LOOP(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        UNIT_HASH_LOOP(Py_UCS2);
+    else
+        UNIT_HASH_LOOP(Py_UCS4);
+    return mh_mix(h);
+}
+
+/* Whether known[:length] are the code points of text[start:start + length]. */
+#define UNIT_SAME_LOOP(type)                                                                  \
+    do {                                                                                      \
+        const type *c = (const type *)data + start;                                           \
+        for (Py_ssize_t p = 0; p < length; p++)                                               \
+            if (known[p] != c[p])                                                             \
+                return 0;                                                                     \
+        return 1;                                                                             \
+    } while (0)
+
+static inline int unit_same(const Py_UCS4 *known, int kind, const void *data, Py_ssize_t start,
+                            Py_ssize_t length)
+{
+    if (kind == PyUnicode_1BYTE_KIND)
+        UNIT_SAME_LOOP(Py_UCS1);
+    if (kind == PyUnicode_2BYTE_KIND)
+        UNIT_SAME_LOOP(Py_UCS2);
+    return memcmp(known, (const Py_UCS4 *)data + start, (size_t)length * sizeof(Py_UCS4)) == 0;
+}
+
+/* The slot of text[start:end] (of `hash`): the one holding it, or the empty one where it
+   would go. */
+static inline UnitSlot *unit_slot(const UnitMemo *m, int kind, const void *data,
+                                  Py_ssize_t start, Py_ssize_t end, uint64_t hash)
+{
+    const Py_ssize_t length = end - start;
+    for (Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)m->mask);; s = (s + 1) & m->mask) {
+        UnitSlot *e = &m->slots[s];
+        if (!e->length)
+            return e;
+        if (e->hash == hash && e->length == length &&
+            unit_same(m->chars + e->chars_at, kind, data, start, length))
+            return e;
+    }
+}
+
+/* *items (of *capacity) with room for `more` after `used`; -1 with MemoryError. */
+static int unit_memo_room(void **items, Py_ssize_t *capacity, Py_ssize_t used, Py_ssize_t more,
+                          size_t item_size)
+{
+    if (used + more <= *capacity)
+        return 0;
+    Py_ssize_t grown = *capacity ? *capacity : 4096;
+    while (grown < used + more) {
+        if ((size_t)grown > (size_t)PY_SSIZE_T_MAX / 2 / item_size) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        grown *= 2;
+    }
+    void *bigger = PyMem_Realloc(*items, (size_t)grown * item_size);
+    if (bigger == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *items = bigger;
+    *capacity = grown;
+    return 0;
+}
+
+/* Twice the slots, the units placed again by their hashes. */
+static int unit_memo_grow(UnitMemo *m)
+{
+    const Py_ssize_t capacity = 2 * (m->mask + 1);
+    if ((size_t)capacity > (size_t)PY_SSIZE_T_MAX / sizeof(UnitSlot)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    UnitSlot *slots = PyMem_Calloc((size_t)capacity, sizeof(UnitSlot));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t s = 0; s <= m->mask; s++) {
+        if (!m->slots[s].length)
+            continue;
+        Py_ssize_t at = (Py_ssize_t)(m->slots[s].hash & (uint64_t)(capacity - 1));
+        while (slots[at].length)
+            at = (at + 1) & (capacity - 1);
+        slots[at] = m->slots[s];
+    }
+    PyMem_Free(m->slots);
+    m->slots = slots;
+    m->mask = capacity - 1;
+    return 0;
+}
+
+/* memo[unit] = codes[:n] (a unit held already keeps its codes: they are the same). */
+static int unit_memo_put(UnitMemo *m, PyObject *unit, const int32_t *codes, Py_ssize_t n)
+{
+    const int kind = PyUnicode_KIND(unit);
+    const void *data = PyUnicode_DATA(unit);
+    const Py_ssize_t length = PyUnicode_GET_LENGTH(unit);
+    if (length <= 0 || length > INT32_MAX || n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a memo unit must hold 1 to 2**31-1 characters");
+        return -1;
+    }
+    const uint64_t hash = unit_hash(kind, data, 0, length);
+    UnitSlot *e = unit_slot(m, kind, data, 0, length, hash);
+    if (e->length)
+        return 0;
+    if (2 * (m->used + 1) > m->mask + 1) {
+        if (unit_memo_grow(m) < 0)
+            return -1;
+        e = unit_slot(m, kind, data, 0, length, hash);
+    }
+    if (unit_memo_room((void **)&m->chars, &m->chars_capacity, m->n_chars, length,
+                       sizeof(Py_UCS4)) < 0 ||
+        unit_memo_room((void **)&m->codes, &m->codes_capacity, m->n_codes, n, sizeof(int32_t)) < 0)
+        return -1;
+    for (Py_ssize_t p = 0; p < length; p++)
+        m->chars[m->n_chars + p] = PyUnicode_READ(kind, data, p);
+    if (n)
+        memcpy(m->codes + m->n_codes, codes, (size_t)n * sizeof(int32_t));
+    *e = (UnitSlot){hash, m->n_chars, m->n_codes, (int32_t)length, (int32_t)n};
+    m->n_chars += length;
+    m->n_codes += n;
+    m->used++;
+    return 0;
+}
+
+static void unit_memo_release(UnitMemo *m)
+{
+    PyMem_Free(m->slots);
+    PyMem_Free(m->chars);
+    PyMem_Free(m->codes);
+    memset(m, 0, sizeof(*m));
+}
+
+/* An empty memo (its arrays released): -1 with MemoryError. */
+static int unit_memo_reset(UnitMemo *m)
+{
+    unit_memo_release(m);
+    m->slots = PyMem_Calloc(UNIT_MEMO_FIRST_SLOTS, sizeof(UnitSlot));
+    if (m->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->mask = UNIT_MEMO_FIRST_SLOTS - 1;
+    return 0;
+}
+
+static void unit_memo_free(PyObject *capsule)
+{
+    UnitMemo *m = PyCapsule_GetPointer(capsule, UNIT_MEMO);
+    if (m == NULL)
+        return;
+    unit_memo_release(m);
+    PyMem_Free(m);
+}
+
+PyDoc_STRVAR(unit_memo_doc,
+"unit_memo() -> memo\n\n"
+"A new, empty memo of units for digest (an opaque capsule; the Python version is a dict).");
+
+static PyObject *unit_memo(PyObject *module, PyObject *unused)
+{
+    UnitMemo *m = PyMem_Calloc(1, sizeof(UnitMemo));
+    if (m == NULL)
+        return PyErr_NoMemory();
+    if (unit_memo_reset(m) < 0) {
+        PyMem_Free(m);
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(m, UNIT_MEMO, unit_memo_free);
+    if (capsule == NULL) {
+        unit_memo_release(m);
+        PyMem_Free(m);
+    }
+    return capsule;
+}
+
+PyDoc_STRVAR(unit_memo_size_doc,
+"unit_memo_size(memo) -> int\n\n"
+"How many units `memo` holds (len() of the Python version's dict).");
+
+static PyObject *unit_memo_size(PyObject *module, PyObject *capsule)
+{
+    UnitMemo *m = PyCapsule_GetPointer(capsule, UNIT_MEMO);
+    return m == NULL ? NULL : PyLong_FromSsize_t(m->used);
+}
+
+PyDoc_STRVAR(unit_memo_clear_doc,
+"unit_memo_clear(memo) -> None\n\n"
+"Forget every unit (and give the memory back).");
+
+static PyObject *unit_memo_clear(PyObject *module, PyObject *capsule)
+{
+    UnitMemo *m = PyCapsule_GetPointer(capsule, UNIT_MEMO);
+    if (m == NULL || unit_memo_reset(m) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(unit_memo_get_doc,
+"unit_memo_get(memo, unit) -> bytes | None\n\n"
+"The codes of `unit` (native int32), as the Python version's dict.get gives them.");
+
+static PyObject *unit_memo_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "unit_memo_get() takes a memo and a str");
+        return NULL;
+    }
+    UnitMemo *m = PyCapsule_GetPointer(args[0], UNIT_MEMO);
+    if (m == NULL)
+        return NULL;
+    PyObject *unit = args[1];
+    const int kind = PyUnicode_KIND(unit);
+    const void *data = PyUnicode_DATA(unit);
+    const Py_ssize_t length = PyUnicode_GET_LENGTH(unit);
+    if (length == 0)
+        Py_RETURN_NONE;
+    const UnitSlot *e = unit_slot(m, kind, data, 0, length, unit_hash(kind, data, 0, length));
+    if (!e->length)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize((const char *)(m->codes + e->codes_at),
+                                     (Py_ssize_t)e->n_codes * (Py_ssize_t)sizeof(int32_t));
+}
+
+PyDoc_STRVAR(unit_memo_units_doc,
+"unit_memo_units(memo) -> list[str]\n\n"
+"The units `memo` holds (the Python version's dict keys), in no particular order.");
+
+static PyObject *unit_memo_units(PyObject *module, PyObject *capsule)
+{
+    UnitMemo *m = PyCapsule_GetPointer(capsule, UNIT_MEMO);
+    if (m == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t s = 0; out != NULL && s <= m->mask; s++) {
+        const UnitSlot *e = &m->slots[s];
+        if (!e->length)
+            continue;
+        PyObject *unit =
+            PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, m->chars + e->chars_at, e->length);
+        if (unit == NULL || PyList_Append(out, unit) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(unit);
+    }
+    return out;
+}
+
 #define SEGMENT_CHUNK ((Py_ssize_t)1 << 18)
 
 /* Units missed[lo:hi] (`chars` characters in all): scanned one by one, their CJK runs
    segmented in one `cut` call, their codes (words, then the tokens of each run; a "\n" token
    separates consecutive runs) stored in the memo and counted. */
 static int digest_units(Tally *t, PyObject *missed, Py_ssize_t lo, Py_ssize_t hi,
-                        Py_ssize_t chars, PyObject *memo, PyObject *codes, PyObject *reg,
-                        PyObject *cut, Py_ssize_t max_unit)
+                        Py_ssize_t chars, PyObject *memo, UnitMemo *native_memo,
+                        PyObject *codes, PyObject *reg, PyObject *cut, Py_ssize_t max_unit)
 {
     int rc = -1;
     Py_ssize_t n = hi - lo;
@@ -507,14 +798,20 @@ static int digest_units(Tally *t, PyObject *missed, Py_ssize_t lo, Py_ssize_t hi
         }
         PyObject *unit = PyList_GET_ITEM(missed, lo + u);
         if (PyUnicode_GET_LENGTH(unit) <= max_unit) {
-            PyObject *value = PyBytes_FromStringAndSize(
-                (const char *)unit_codes.items, unit_codes.len * (Py_ssize_t)sizeof(int32_t));
-            if (value == NULL)
-                goto done;
-            int set = PyDict_SetItem(memo, unit, value);
-            Py_DECREF(value);
-            if (set < 0)
-                goto done;
+            if (native_memo != NULL) {
+                if (unit_memo_put(native_memo, unit, unit_codes.items, unit_codes.len) < 0)
+                    goto done;
+            }
+            else {
+                PyObject *value = PyBytes_FromStringAndSize(
+                    (const char *)unit_codes.items, unit_codes.len * (Py_ssize_t)sizeof(int32_t));
+                if (value == NULL)
+                    goto done;
+                int set = PyDict_SetItem(memo, unit, value);
+                Py_DECREF(value);
+                if (set < 0)
+                    goto done;
+            }
             t->stored += PyUnicode_GET_LENGTH(unit);
         }
         if (tally_codes(t, unit_codes.items, unit_codes.len) < 0)
@@ -549,8 +846,19 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
     PyObject *text = args[0], *memo = args[1], *codes = args[2], *reg = args[3], *cut = args[4];
     if (check_text(text, "digest") < 0)
         return NULL;
-    if (!PyDict_Check(memo) || !PyDict_Check(codes)) {
-        PyErr_SetString(PyExc_TypeError, "digest() needs dicts for memo and codes");
+    /* The memo: a dict, or a native one (unit_memo). */
+    UnitMemo *native_memo = NULL;
+    if (PyCapsule_CheckExact(memo)) {
+        native_memo = PyCapsule_GetPointer(memo, UNIT_MEMO);
+        if (native_memo == NULL)
+            return NULL;
+    }
+    else if (!PyDict_Check(memo)) {
+        PyErr_SetString(PyExc_TypeError, "digest() needs a dict or a unit_memo for memo");
+        return NULL;
+    }
+    if (!PyDict_Check(codes)) {
+        PyErr_SetString(PyExc_TypeError, "digest() needs a dict for codes");
         return NULL;
     }
     Py_ssize_t n_slots = PyLong_AsSsize_t(args[5]);
@@ -575,10 +883,19 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
     /* 1. Units found in the memo are counted from it; the others are collected. */
     Py_ssize_t pos = 0, start, end;
     while (next_unit(kind, data, n, &pos, &start, &end)) {
+        if (native_memo != NULL) { /* looked up where it lies: a str only for a unit missed */
+            const UnitSlot *e = unit_slot(native_memo, kind, data, start, end,
+                                          unit_hash(kind, data, start, end));
+            if (e->length) {
+                if (tally_codes(&t, native_memo->codes + e->codes_at, e->n_codes) < 0)
+                    goto done;
+                continue;
+            }
+        }
         PyObject *unit = PyUnicode_Substring(text, start, end);
         if (unit == NULL)
             goto done;
-        PyObject *hit = PyDict_GetItemWithError(memo, unit); /* borrowed */
+        PyObject *hit = native_memo ? NULL : PyDict_GetItemWithError(memo, unit); /* borrowed */
         int rc;
         if (hit != NULL) {
             rc = PyBytes_Check(hit)
@@ -605,7 +922,8 @@ static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t narg
                 break;
             chars += more;
         }
-        if (digest_units(&t, missed, lo, hi, chars, memo, codes, reg, cut, max_unit) < 0)
+        if (digest_units(&t, missed, lo, hi, chars, memo, native_memo, codes, reg, cut,
+                         max_unit) < 0)
             goto done;
     }
     result = tally_result(&t);
@@ -2893,6 +3211,12 @@ static PyObject *edge_chain(PyObject *module, PyObject *const *args, Py_ssize_t 
 static PyMethodDef methods[] = {
     {"collapse", collapse, METH_O, collapse_doc},
     {"digest", (PyCFunction)(void (*)(void))digest, METH_FASTCALL, digest_doc},
+    {"unit_memo", unit_memo, METH_NOARGS, unit_memo_doc},
+    {"unit_memo_size", unit_memo_size, METH_O, unit_memo_size_doc},
+    {"unit_memo_clear", unit_memo_clear, METH_O, unit_memo_clear_doc},
+    {"unit_memo_units", unit_memo_units, METH_O, unit_memo_units_doc},
+    {"unit_memo_get", (PyCFunction)(void (*)(void))unit_memo_get, METH_FASTCALL,
+     unit_memo_get_doc},
     {"document_parts", (PyCFunction)(void (*)(void))document_parts, METH_FASTCALL,
      document_parts_doc},
     {"simhash", (PyCFunction)(void (*)(void))simhash, METH_FASTCALL, simhash_doc},

@@ -24,7 +24,16 @@ from .native import speedups
 from .normalize import normalize_term, strip_ignorables, strip_markup
 from .records import FeatureVector
 from .segmentation import Segmenter
-from .textscan import CJK_RANGE, RUN_SEPARATOR, collapse, digest, scan
+from .textscan import (
+    CJK_RANGE,
+    RUN_SEPARATOR,
+    Memo,
+    collapse,
+    digest,
+    memo_handle,
+    new_memo,
+    scan,
+)
 
 # A normalised form that is still one word (not split, no ideographs to segment).
 _ONE_WORD = re.compile(rf"[^\W_{CJK_RANGE}]+")
@@ -55,8 +64,10 @@ class Vocabulary:
         self._reset()
 
     def _reset(self) -> None:
-        # unit of text -> int32 codes of its tokens (textscan.digest_python)
-        self.memo: dict[str, bytes] = {}
+        # unit of text -> int32 codes of its tokens (textscan.digest_python), held natively
+        # where the extension is built (textscan.UnitMemo)
+        self.memo: Memo = new_memo()
+        self._memo_handle = memo_handle(self.memo)
         self.memo_chars = 0
         self.codes: dict[str, int] = {RUN_SEPARATOR: _NOTHING}
         self.expansions: list[list[int]] = []
@@ -134,7 +145,7 @@ class Vocabulary:
         # Room in the dense tally for the terms this text can add (more go to ``other``).
         n_slots = len(self.terms) + min(len(text), self.NEW_TERMS_PER_TEXT)
         slots_bytes, tf_bytes, other, tokens, stored = digest(
-            text, self.memo, self.codes, self.code, self.segmenter.cut, n_slots,
+            text, self._memo_handle, self.codes, self.code, self.segmenter.cut, n_slots,
             self.MEMO_MAX_UNIT,
         )  # fmt: skip
         self.memo_chars += stored

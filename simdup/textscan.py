@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .native import speedups
 
@@ -52,9 +53,8 @@ def collapse_python(text: str) -> str:
 
 Register = Callable[[str], int]
 Cut = Callable[[str], list[str]]
-Digest = Callable[
-    [str, dict[str, bytes], dict[str, int], Register, Cut, int, int], DigestResult
-]
+# The memo argument: a dict, or the native memo of a ``UnitMemo`` (its ``handle``).
+Digest = Callable[[str, Any, dict[str, int], Register, Cut, int, int], DigestResult]
 
 # A line break no token crosses: in a whitespace run that does not sit between two ideographs.
 _UNIT_BREAK = re.compile(
@@ -161,3 +161,45 @@ def _groups(missed: list[str]) -> list[list[str]]:
 # The native versions when the C extension is there (simdup/native.py).
 collapse: Callable[[str], str] = speedups.collapse if speedups else collapse_python
 digest: Digest = speedups.digest if speedups else digest_python
+
+
+class UnitMemo:
+    """The memo of units (a unit -> the int32 codes of its tokens, as bytes) held by the C
+    extension (``unit_memo``): ``digest`` looks a unit up where it lies in its text, with no str
+    made, hashed and compared per unit (the dict's lookups were ~1/6 of a worker's time).
+    Reads like the dict the Python version keeps; ``handle`` is what ``digest`` takes."""
+
+    def __init__(self) -> None:
+        if speedups is None:
+            raise RuntimeError("UnitMemo needs the C extension (new_memo gives a dict without)")
+        self._native = speedups
+        self.handle: Any = speedups.unit_memo()
+
+    def __len__(self) -> int:
+        return int(self._native.unit_memo_size(self.handle))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._native.unit_memo_units(self.handle))
+
+    def __contains__(self, unit: object) -> bool:
+        return isinstance(unit, str) and self.get(unit) is not None
+
+    def get(self, unit: str) -> bytes | None:
+        found: bytes | None = self._native.unit_memo_get(self.handle, unit)
+        return found
+
+    def clear(self) -> None:
+        self._native.unit_memo_clear(self.handle)
+
+
+Memo = dict[str, bytes] | UnitMemo
+
+
+def new_memo() -> Memo:
+    """An empty memo of units for ``digest``: native where the extension is built."""
+    return UnitMemo() if speedups is not None else {}
+
+
+def memo_handle(memo: Memo) -> Any:
+    """What ``digest`` takes for ``memo``."""
+    return memo.handle if isinstance(memo, UnitMemo) else memo

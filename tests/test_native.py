@@ -19,6 +19,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable
 from difflib import SequenceMatcher
+from typing import Any
 
 import numpy as np
 import pytest
@@ -54,7 +55,15 @@ from simdup.sketch import (
     sketch_jaccard,
     sketch_jaccard_pairs,
 )
-from simdup.textscan import RUN_SEPARATOR, collapse_python, digest_python, scan, units
+from simdup.textscan import (
+    RUN_SEPARATOR,
+    UnitMemo,
+    collapse_python,
+    digest_python,
+    memo_handle,
+    scan,
+    units,
+)
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
 # `make fuzz` raises this (SIMDUP_FUZZ_EXAMPLES) for the C code's sake.
@@ -119,15 +128,18 @@ class Codes:
 
 
 def run(
-    fn: Callable[..., Result], docs: list[str], backend: str, max_unit: int = BIG
-) -> tuple[list[tuple[Counter[str], int, int]], dict[str, bytes], Codes]:
-    """Each document through ``fn`` with one memo and one vocabulary, as a worker does:
-    (term counts, tokens, characters stored in the memo) per document."""
+    fn: Callable[..., Result], docs: list[str], backend: str, max_unit: int = BIG,
+    memo: Any = None,
+) -> tuple[list[tuple[Counter[str], int, int]], Any, Codes]:  # fmt: skip
+    """Each document through ``fn`` with one memo (a dict unless given) and one vocabulary, as
+    a worker does: (term counts, tokens, characters stored in the memo) per document."""
     cut = get_segmenter(backend).cut
-    state, memo = Codes(), {}
+    state = Codes()
+    memo = {} if memo is None else memo
+    handle = memo_handle(memo)
     out = []
     for doc in docs:
-        result = fn(doc, memo, state.codes, state.register, cut, len(state.terms) // 2,
+        result = fn(doc, handle, state.codes, state.register, cut, len(state.terms) // 2,
                     max_unit)  # fmt: skip
         out.append((state.counts(result), result[3], result[4]))
     return out, memo, state
@@ -186,6 +198,56 @@ def test_digest_native_matches_python(docs: list[str], backend: str, max_unit: i
                           get_segmenter(backend).cut, 10, max_unit)  # fmt: skip
         assert a == b
     assert native_state.terms == python_state.terms
+
+
+# Texts whose units are stored in every width: ASCII, Latin-1, BMP and astral characters.
+wide_texts = st.text(
+    alphabet=st.sampled_from(list("ab1 中文图书 é\u00ff\u0100\U00020bb7\U0001f600\n\n\t")),
+    max_size=60,
+)
+
+
+@needs_native
+@many
+@given(st.lists(texts | wide_texts, max_size=6), st.sampled_from(BACKENDS),
+       st.sampled_from([0, 5, 20, BIG]))  # fmt: skip
+def test_digest_with_the_native_memo_matches_python(
+    docs: list[str], backend: str, max_unit: int
+) -> None:
+    """The native memo (UnitMemo) gives the counts, token totals and characters stored of the
+    dict, and ends holding the same units with the same codes, whatever width of str a unit
+    came from (a unit of ASCII lies in a text of ideographs as in one of ASCII)."""
+    docs = docs + docs[::-1]  # later documents hit the memo
+    native_out, memo, native_state = run(textscan.digest, docs, backend, max_unit, UnitMemo())
+    python_out, python_memo, python_state = run(digest_python, docs, backend, max_unit)
+    assert native_out == python_out
+    assert {unit: memo.get(unit) for unit in memo} == python_memo
+    assert len(memo) == len(python_memo)
+    assert all(unit in memo for unit in python_memo) and 5 not in memo
+    assert native_state.terms == python_state.terms
+
+
+@needs_native
+def test_unit_memo_grows_and_clears() -> None:
+    """Past its first 1,024 slots the memo grows and still finds every unit; clear forgets
+    them all."""
+    memo, state = UnitMemo(), Codes()
+    lines = [f"line {n} 中文{n % 7}" for n in range(5000)]
+    text = "\n".join(lines)
+    cut = get_segmenter().cut
+    first = textscan.digest(text, memo.handle, state.codes, state.register, cut, 0, BIG)
+    assert len(memo) == len(set(lines)) and set(memo) == set(lines)
+    again = textscan.digest(text, memo.handle, state.codes, state.register, cut, 0, BIG)
+    assert again[:4] == first[:4] and again[4] == 0  # every unit recalled, none stored
+    memo.clear()
+    assert len(memo) == 0 and not memo and memo.get(lines[0]) is None
+
+
+@needs_native
+def test_digest_refuses_a_memo_of_another_kind() -> None:
+    state = Codes()
+    with pytest.raises(TypeError, match="memo"):
+        textscan.digest("text", [], state.codes, state.register, get_segmenter().cut, 0, BIG)
 
 
 @needs_native
