@@ -224,7 +224,10 @@ def _work_packed(
     return start, keyed(FingerprintBatch.pack(results), bands)
 
 
-MAX_BATCH = 128
+# A task's round trip (pickling its files, unpickling its results, filling the table) cost the
+# parent ~0.6 ms: at 128 files a batch, 10^5 short files kept the parent busy 0.5 s of the two
+# workers' cores; at 1024, 0.36 s. Guided sizes still shrink to MIN_BATCH at the end.
+MAX_BATCH = 1024
 MIN_BATCH = 4
 
 
