@@ -534,32 +534,37 @@ static int unit_memo_room(void **items, Py_ssize_t *capacity, Py_ssize_t used, P
     return 0;
 }
 
-/* Twice the slots, the units placed again by their hashes. */
-static int unit_memo_grow(UnitMemo *m)
-{
-    const Py_ssize_t capacity = 2 * (m->mask + 1);
-    if ((size_t)capacity > (size_t)PY_SSIZE_T_MAX / sizeof(UnitSlot)) {
-        PyErr_NoMemory();
-        return -1;
+/* Twice the slots of an open-addressed table (`mask`, `slots` of `Slot`s with a `hash` and a
+   `length` that is 0 in an empty slot), the entries placed again by their hashes: `name`
+   (Table *t) -> 0, or -1 with MemoryError. The memo of units and the edge vocabulary grow so. */
+#define DEFINE_TABLE_GROW(name, Table, Slot)                                                  \
+    static int name(Table *t)                                                                 \
+    {                                                                                         \
+        const Py_ssize_t capacity = 2 * (t->mask + 1);                                        \
+        if ((size_t)capacity > (size_t)PY_SSIZE_T_MAX / sizeof(Slot)) {                       \
+            PyErr_NoMemory();                                                                 \
+            return -1;                                                                        \
+        }                                                                                     \
+        Slot *slots = PyMem_Calloc((size_t)capacity, sizeof(Slot));                           \
+        if (slots == NULL) {                                                                  \
+            PyErr_NoMemory();                                                                 \
+            return -1;                                                                        \
+        }                                                                                     \
+        for (Py_ssize_t s = 0; s <= t->mask; s++) {                                           \
+            if (!t->slots[s].length)                                                          \
+                continue;                                                                     \
+            Py_ssize_t at = (Py_ssize_t)(t->slots[s].hash & (uint64_t)(capacity - 1));        \
+            while (slots[at].length)                                                          \
+                at = (at + 1) & (capacity - 1);                                               \
+            slots[at] = t->slots[s];                                                          \
+        }                                                                                     \
+        PyMem_Free(t->slots);                                                                 \
+        t->slots = slots;                                                                     \
+        t->mask = capacity - 1;                                                               \
+        return 0;                                                                             \
     }
-    UnitSlot *slots = PyMem_Calloc((size_t)capacity, sizeof(UnitSlot));
-    if (slots == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t s = 0; s <= m->mask; s++) {
-        if (!m->slots[s].length)
-            continue;
-        Py_ssize_t at = (Py_ssize_t)(m->slots[s].hash & (uint64_t)(capacity - 1));
-        while (slots[at].length)
-            at = (at + 1) & (capacity - 1);
-        slots[at] = m->slots[s];
-    }
-    PyMem_Free(m->slots);
-    m->slots = slots;
-    m->mask = capacity - 1;
-    return 0;
-}
+
+DEFINE_TABLE_GROW(unit_memo_grow, UnitMemo, UnitSlot)
 
 /* memo[unit] = codes[:n] (a unit held already keeps its codes: they are the same). */
 static int unit_memo_put(UnitMemo *m, PyObject *unit, const int32_t *codes, Py_ssize_t n)
@@ -2595,32 +2600,7 @@ static PyObject *edge_vocabulary_size(PyObject *module, PyObject *capsule)
     return v == NULL ? NULL : PyLong_FromSsize_t(v->used);
 }
 
-/* Twice the slots, the tokens placed again by their hashes. */
-static int edge_vocabulary_grow(EdgeVocabulary *v)
-{
-    const Py_ssize_t capacity = 2 * (v->mask + 1);
-    if ((size_t)capacity > PY_SSIZE_T_MAX / sizeof(EdgeSlot)) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    EdgeSlot *slots = PyMem_Calloc((size_t)capacity, sizeof(EdgeSlot));
-    if (slots == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t s = 0; s <= v->mask; s++) {
-        if (!v->slots[s].length)
-            continue;
-        Py_ssize_t at = (Py_ssize_t)(v->slots[s].hash & (uint64_t)(capacity - 1));
-        while (slots[at].length)
-            at = (at + 1) & (capacity - 1);
-        slots[at] = v->slots[s];
-    }
-    PyMem_Free(v->slots);
-    v->slots = slots;
-    v->mask = capacity - 1;
-    return 0;
-}
+DEFINE_TABLE_GROW(edge_vocabulary_grow, EdgeVocabulary, EdgeSlot)
 
 /* One character more of a token's hash (FNV-1a on code points; mh_mix at the end). */
 #define EDGE_HASH_STEP(h, ch) (((h) ^ (uint64_t)(ch)) * FNV_PRIME)
