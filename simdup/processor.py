@@ -83,7 +83,7 @@ class DocumentProcessor:
         """SimHash fingerprint, bottom-k sketch and (if asked for) MinHash signature."""
         # The sketch is of the document's word set (its markup's words too): it verifies.
         p = self.params
-        return document_parts(  # type: ignore[no-any-return]
+        return document_parts(
             np.ascontiguousarray(fv.hashes, dtype=np.uint64),
             np.ascontiguousarray(fv.weights, dtype=np.float64),
             np.ascontiguousarray(fv.markup_hashes, dtype=np.uint64),
