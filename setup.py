@@ -1,7 +1,8 @@
 """Build the optional C accelerator simdup._speedups (everything else is in pyproject.toml).
 
 ``optional=True``: if no C compiler is available the build is skipped with a warning and
-simdup runs its pure-Python equivalents (simdup/textscan.py), with identical results.
+simdup runs the pure-Python twins of its functions (named in simdup/native.py, ``TWINS``), with
+identical results.
 """
 
 from setuptools import Extension, setup

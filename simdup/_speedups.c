@@ -1,16 +1,9 @@
 /*
  * simdup._speedups: native versions of simdup's per-character and per-token loops.
  *
- * Every function here has a pure-Python twin that defines what it must return (digest and
- * collapse: simdup/textscan.py; simhash and simhash_of_weights: simdup/simhash.py;
- * bottom_k_jaccard: simdup/sketch.py; count_controls: simdup/decoding.py; strip_urls,
- * strip_link_targets, markup_marks and strip_ignorables: simdup/normalize.py;
- * minhash_signature: simdup/minhash.py; markup_word_hashes: simdup/features.py;
- * table_pairs: simdup/index.py;
- * group_counters: simdup/simhash.py; cut_blocks: simdup/blocks.py; window_fingerprints,
- * distinct_runs, edge_tokens, line_offsets, matching_blocks and edge_chain:
- * simdup/passages.py); tests (test_native.py, test_index.py, test_simhash.py,
- * test_passages.py) check the two agree on arbitrary input (Hypothesis). The
+ * Every function here has a pure-Python twin that defines what it must return: the one list of
+ * them is TWINS in simdup/native.py, which tests/test_native.py checks against this module's
+ * functions, and the Hypothesis tests hold each function to its twin on arbitrary input. The
  * build is optional (setup.py): without a C compiler simdup runs the Python versions, with the
  * same results, only slower.
  *

@@ -1,16 +1,18 @@
 """The optional C accelerator ``simdup._speedups``, when it was built and is not switched off.
 
 setup.py builds it when a C compiler is available (``optional=True``: without one the install
-still succeeds). Every native function has a pure-Python definition next to its caller
-(textscan.py, simhash.py, minhash.py, index.py, ...) that gives identical results; the tests
-(tests/test_native.py, test_index.py, test_simhash.py) check that they agree.
-``SIMDUP_PURE_PYTHON=1`` in the environment forces the Python versions.
+still succeeds). Every native function has a pure-Python twin that defines what it must return,
+named in ``TWINS`` (the one list of them; tests/test_native.py checks that it names every
+native function and that each twin imports, and the Hypothesis equivalence tests take the
+twins from it). ``SIMDUP_PURE_PYTHON=1`` in the environment forces the Python versions.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from types import ModuleType
+from typing import Any
 
 
 def _load() -> ModuleType | None:
@@ -25,3 +27,51 @@ def _load() -> ModuleType | None:
 
 speedups: ModuleType | None = _load()
 NATIVE = speedups is not None
+
+# Native name -> "module:definition" of the Python twin that gives the same result. The memo of
+# units and the edge vocabulary are tables the C code keeps; their twin is the class that
+# reads like the dict the Python versions keep.
+TWINS: dict[str, str] = {
+    # text
+    "collapse": "simdup.textscan:collapse_python",
+    "digest": "simdup.textscan:digest_python",
+    "unit_memo": "simdup.textscan:UnitMemo",
+    "unit_memo_size": "simdup.textscan:UnitMemo",
+    "unit_memo_clear": "simdup.textscan:UnitMemo",
+    "unit_memo_units": "simdup.textscan:UnitMemo",
+    "unit_memo_get": "simdup.textscan:UnitMemo",
+    "count_controls": "simdup.decoding:count_controls_python",
+    "strip_ignorables": "simdup.normalize:strip_ignorables_python",
+    "strip_urls": "simdup.normalize:strip_urls_python",
+    "strip_link_targets": "simdup.normalize:strip_link_targets_python",
+    "markup_marks": "simdup.normalize:markup_marks_python",
+    "markup_word_hashes": "simdup.features:markup_word_hashes_python",
+    # fingerprints and sketches
+    "simhash": "simdup.simhash:simhash_python",
+    "simhash_of_weights": "simdup.simhash:simhash_of_weights_python",
+    "group_counters": "simdup.simhash:group_counters_python",
+    "bottom_k": "simdup.sketch:bottom_k",
+    "bottom_k_jaccard": "simdup.sketch:estimate_jaccard",
+    "bottom_k_jaccard_pairs": "simdup.sketch:estimate_jaccard",
+    "minhash_signature": "simdup.minhash:signature_python",
+    "document_parts": "simdup.processor:document_parts_python",
+    # the index
+    "table_pairs": "simdup.index:_table_pairs_numpy",
+    # passages
+    "cut_blocks": "simdup.blocks:cut_text_python",
+    "window_fingerprints": "simdup.passages:_window_fingerprints_python",
+    "distinct_runs": "simdup.passages:_distinct_runs_python",
+    "edge_vocabulary": "simdup.passages:EdgeVocabulary",
+    "edge_vocabulary_size": "simdup.passages:EdgeVocabulary",
+    "edge_tokens": "simdup.passages:_edge_tokens_python",
+    "line_offsets": "simdup.passages:_line_offsets_python",
+    "matching_blocks": "simdup.passages:_matching_blocks_python",
+    "edge_chain": "simdup.passages:_edge_chain_python",
+}
+
+
+def twin(name: str) -> Any:
+    """The Python twin of native function ``name`` (imported on demand: the registry names
+    modules above this one, which may not import it at load time)."""
+    module, _, attribute = TWINS[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)

@@ -1,7 +1,9 @@
-"""Imports point one way: algorithms -> text processing -> orchestration -> presentation.
+"""Imports point one way: algorithms -> text and readers -> orchestration -> presentation.
 
-Walks every module of the package with ``ast`` (imports inside functions included) and fails on
-a wrong-way arrow, so the layering in GUIDE.md cannot erode unnoticed.
+A module's layer is read from its folder (``simdup/text/normalize.py`` is in ``text/``, layer
+2); only the few files at the top of the package are listed by name. Every module of the package
+is walked with ``ast`` (imports inside functions included), and the test fails on a wrong-way
+arrow, so the layering cannot erode unnoticed.
 """
 
 from __future__ import annotations
@@ -14,37 +16,55 @@ from conftest import REPO
 
 PACKAGE = REPO / "simdup"
 
-ALGORITHMS = {"hashing", "simhash", "index", "clustering", "sketch", "minhash", "similarity"}
-TEXT = {
-    "decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
-    "discovery", "processor", "blocks",
-}  # fmt: skip
-ORCHESTRATION = {
-    "options", "engines", "workerpool", "verify", "scanning", "comparing", "calibration",
-    "baseline", "outcome", "store", "config", "passages", "distributed",
-}  # fmt: skip
-PRESENTATION = {"report", "cli", "__main__"}
-# Plain records, errors, constants and the native-extension loader: anyone may import them.
-SHARED = {
-    "errors", "records", "document_table", "params", "exitcodes", "names", "__about__", "native",
-    "_speedups",
-}  # fmt: skip
-
-LAYER = {
-    **dict.fromkeys(SHARED, 0),
-    **dict.fromkeys(ALGORITHMS, 1),
-    **dict.fromkeys(TEXT, 2),
-    **dict.fromkeys(ORCHESTRATION, 3),
-    **dict.fromkeys(PRESENTATION, 4),
+# Layer 0: shared records, errors, constants, the native loader; 1: algorithms on ints, arrays
+# and strings; 2: text processing and readers (bytes -> documents); 3: orchestration; 4:
+# presentation.
+FOLDERS = {
+    "native": 0,
+    "data": 0,
+    "algorithms": 1,
+    "text": 2,
+    "readers": 2,
+    "engines": 3,
+    "join": 3,
+    "passages": 3,
+    "store": 3,
+    "distributed": 3,
+    "report": 4,
+    "cli": 4,
 }
+TOP_LEVEL = {
+    **dict.fromkeys(
+        ["__about__", "errors", "records", "document_table", "params", "exitcodes", "names",
+         "native", "_speedups"], 0),
+    **dict.fromkeys(
+        ["hashing", "simhash", "index", "clustering", "sketch", "minhash"], 1),
+    **dict.fromkeys(
+        ["decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
+         "processor", "blocks", "discovery"], 2),
+    **dict.fromkeys(
+        ["options", "engines", "workerpool", "verify", "scanning", "comparing", "calibration",
+         "baseline", "outcome", "config", "passages"], 3),
+    **dict.fromkeys(["cli", "__main__"], 4),
+}  # fmt: skip
+# The package itself (``simdup/__init__.py``): the public names, loaded lazily from every layer.
+PUBLIC = ""
 
 
 def module_name(path: Path) -> str:
-    """Dotted module name relative to the package: 'pipeline', 'report.json', ..."""
+    """Dotted module name relative to the package: 'scanning', 'report.json', ..."""
     parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
+
+
+def layer_of(name: str) -> int | None:
+    """The layer of a module named relative to the package (None: not placed)."""
+    first = name.split(".")[0]
+    if first in FOLDERS:
+        return FOLDERS[first]
+    return TOP_LEVEL.get(first)
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -68,61 +88,76 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
-def internal_targets(path: Path) -> set[str]:
-    """First component (inside simdup) of every internal import: 'pipeline', 'report', ..."""
+def internal_imports(path: Path) -> set[str]:
+    """Every internal import, relative to the package: 'text.normalize', 'records', ..."""
     return {
-        name.split(".")[1]
+        name.removeprefix("simdup.")
         for name in imported_modules(path)
-        if name.startswith("simdup.") and name.count(".") >= 1
+        if name.startswith("simdup.")
     }
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+PLACED = [p for p in MODULES if module_name(p) != PUBLIC]
 
 
 def test_the_walker_sees_the_package() -> None:
     """Sanity: the modules and their imports are found (so the rules below are not vacuous)."""
     names = {module_name(p) for p in MODULES}
-    assert {"cli", "scanning", "index", "simhash", "report.json"} <= names
-    assert "click" in imported_modules(PACKAGE / "cli.py")
-    assert "scanning" in internal_targets(PACKAGE / "cli.py")
-    assert "errors" in internal_targets(PACKAGE / "index.py")
+    assert {"scanning", "report.json", "store.index"} <= names
+    assert any("click" in imported_modules(p) for p in MODULES)
+    assert "scanning" in internal_imports(PACKAGE / "passages.py")
+    assert layer_of("report.json") == 4 and layer_of("errors") == 0
+
+
+def test_every_module_has_a_layer() -> None:
+    """A new module must sit in a folder of a layer, or be placed by name at the top."""
+    unplaced = sorted(module_name(p) for p in PLACED if layer_of(module_name(p)) is None)
+    assert not unplaced, f"place {unplaced} in a layer in tests/test_architecture.py"
+
+
+@pytest.mark.parametrize("path", PLACED, ids=module_name)
+def test_imports_point_one_way(path: Path) -> None:
+    """No module imports from a higher layer than its own."""
+    own = layer_of(module_name(path))
+    assert own is not None
+    wrong = {t for t in internal_imports(path) if (layer_of(t) or 0) > own}
+    assert not wrong, f"{module_name(path)} imports {sorted(wrong)} from a higher layer"
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in PLACED if layer_of(module_name(p)) == 1], ids=module_name
+)
+def test_algorithms_import_only_shared_records(path: Path) -> None:
+    """Algorithms work on ints, arrays and strings: they import nothing above layer 0 but each
+    other (no text processing, orchestration or presentation)."""
+    above = {t for t in internal_imports(path) if (layer_of(t) or 0) > 1}
+    assert not above, module_name(path)
+
+
+def _owner(path: Path) -> str:
+    return module_name(path).split(".")[0]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=module_name)
 def test_only_cli_imports_click_and_tqdm(path: Path) -> None:
-    """click and tqdm are presentation: only simdup/cli.py imports them."""
+    """click and tqdm are presentation: only the cli imports them."""
     third_party = {name.split(".")[0] for name in imported_modules(path)}
-    if path != PACKAGE / "cli.py":
+    if _owner(path) != "cli":
         assert not third_party & {"click", "tqdm"}, module_name(path)
 
 
-@pytest.mark.parametrize(
-    "path", [p for p in MODULES if module_name(p) in ALGORITHMS], ids=module_name
-)
-def test_algorithm_modules_do_not_import_pipeline_report_or_cli(path: Path) -> None:
-    """hashing, simhash, index, clustering, sketch (and minhash) work on ints, strings and
-    arrays: they import nothing from orchestration or presentation, nor from text processing."""
-    targets = internal_targets(path)
-    assert not targets & {"scanning", "report", "cli"}, module_name(path)
-    assert not targets & (TEXT | ORCHESTRATION | PRESENTATION), module_name(path)
+@pytest.mark.parametrize("path", MODULES, ids=module_name)
+def test_only_the_native_loader_loads_the_extension(path: Path) -> None:
+    """Everyone else asks ``simdup.native`` for ``speedups`` (one switch: SIMDUP_PURE_PYTHON)."""
+    loads = {t for t in internal_imports(path) if t.split(".")[-1] == "_speedups"}
+    if module_name(path) != "native":
+        assert not loads, module_name(path)
 
 
-@pytest.mark.parametrize(
-    "path", [p for p in MODULES if module_name(p).split(".")[0] in LAYER], ids=module_name
-)
-def test_imports_point_one_way(path: Path) -> None:
-    """No module imports from a higher layer than its own."""
-    own = LAYER[module_name(path).split(".")[0]]
-    wrong = {t for t in internal_targets(path) if LAYER.get(t, 0) > own}
-    assert not wrong, f"{module_name(path)} imports {sorted(wrong)} from a higher layer"
-
-
-def test_every_module_has_a_layer() -> None:
-    """A new module must be placed in a layer above (so the rule covers it)."""
-    unplaced = {
-        module_name(p).split(".")[0]
-        for p in MODULES
-        if module_name(p) and module_name(p).split(".")[0] not in LAYER
-    }
-    assert not unplaced, f"add {sorted(unplaced)} to a layer in tests/test_architecture.py"
+@pytest.mark.parametrize("path", MODULES, ids=module_name)
+def test_only_engines_and_passages_run_worker_pools(path: Path) -> None:
+    """The supervised pool is the engines' tool (passages run their own stages on it)."""
+    uses = {t for t in internal_imports(path) if t.split(".")[-1] == "workerpool"}
+    if _owner(path) not in ("engines", "passages", "workerpool"):
+        assert not uses, module_name(path)

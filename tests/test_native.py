@@ -1,12 +1,9 @@
 """The C accelerator (simdup._speedups) against its pure-Python definitions.
 
-Every native function must return exactly what its Python twin returns: ``digest`` and
-``collapse`` (simdup/textscan.py), ``simhash`` (simdup/simhash.py), ``bottom_k_jaccard``
-(simdup/sketch.py), ``count_controls`` (simdup/decoding.py), ``strip_urls`` and
-``strip_ignorables`` (simdup/normalize.py), ``minhash_signature`` (simdup/minhash.py),
-``bottom_k`` (simdup/sketch.py), and the line-level edges' ``edge_tokens``, ``line_offsets``,
-``matching_blocks`` and ``edge_chain`` (simdup/passages.py). The whole suite can also be run on
-the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
+Every native function must return exactly what its Python twin returns. The twins are named in
+one place, ``simdup.native.TWINS``: the first tests here check that it names every native
+function and that each twin imports, and the equivalence tests below take their twins from it.
+The whole suite can also be run on the Python versions alone: ``SIMDUP_PURE_PYTHON=1 make test``.
 """
 
 from __future__ import annotations
@@ -28,26 +25,11 @@ from hypothesis import strategies as st
 
 from simdup import native, textscan
 from simdup.blocks import split_lines
-from simdup.decoding import count_controls_python
-from simdup.features import markup_word_hashes_python
 from simdup.minhash import signature, signature_bytes, signature_python
-from simdup.normalize import (
-    DEFAULT_IGNORABLE,
-    markup_marks_python,
-    strip_ignorables_python,
-    strip_link_targets_python,
-    strip_urls_python,
-)
-from simdup.passages import (
-    EdgeVocabulary,
-    _edge_chain_python,
-    _edge_tokens_python,
-    _line_offsets_python,
-    _matching_blocks_python,
-)
-from simdup.processor import document_parts_python
+from simdup.normalize import DEFAULT_IGNORABLE
+from simdup.passages import EdgeVocabulary
 from simdup.segmentation import get_segmenter
-from simdup.simhash import scaled_weights, simhash_python
+from simdup.simhash import scaled_weights
 from simdup.sketch import (
     bottom_k,
     bottom_k_bytes,
@@ -58,12 +40,26 @@ from simdup.sketch import (
 from simdup.textscan import (
     RUN_SEPARATOR,
     UnitMemo,
-    collapse_python,
-    digest_python,
     memo_handle,
     scan,
     units,
 )
+
+# The Python twins, from the one registry of them.
+count_controls_python = native.twin("count_controls")
+markup_word_hashes_python = native.twin("markup_word_hashes")
+markup_marks_python = native.twin("markup_marks")
+strip_ignorables_python = native.twin("strip_ignorables")
+strip_link_targets_python = native.twin("strip_link_targets")
+strip_urls_python = native.twin("strip_urls")
+_edge_chain_python = native.twin("edge_chain")
+_edge_tokens_python = native.twin("edge_tokens")
+_line_offsets_python = native.twin("line_offsets")
+_matching_blocks_python = native.twin("matching_blocks")
+document_parts_python = native.twin("document_parts")
+simhash_python = native.twin("simhash")
+collapse_python = native.twin("collapse")
+digest_python = native.twin("digest")
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
 # `make fuzz` raises this (SIMDUP_FUZZ_EXAMPLES) for the C code's sake.
@@ -92,6 +88,35 @@ def test_pure_python_switch() -> None:
     env = {**os.environ, "SIMDUP_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["False", "simdup.textscan"]
+
+
+def _stub_names() -> set[str]:
+    """The functions the extension declares (its ``.pyi``: there even when it is not built)."""
+    import ast
+    from pathlib import Path
+
+    stub = Path(native.__file__).with_name("_speedups.pyi")
+    tree = ast.parse(stub.read_text("utf-8"))
+    return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def test_every_native_function_has_a_registered_twin() -> None:
+    """TWINS names exactly the extension's functions: those of its stub, and (where it is
+    built) those it exports; a function added in C without a twin fails here."""
+    assert set(native.TWINS) == _stub_names()
+    if native.speedups is not None:
+        exported = {name for name in dir(native.speedups) if not name.startswith("_")}
+        assert exported == set(native.TWINS)
+
+
+@pytest.mark.parametrize("name", sorted(native.TWINS))
+def test_each_twin_imports(name: str) -> None:
+    """Each twin is a callable Python definition (not the native function itself)."""
+    found = native.twin(name)
+    assert callable(found)
+    assert getattr(found, "__module__", "").startswith("simdup.")
+    if native.speedups is not None:
+        assert found is not getattr(native.speedups, name)
 
 
 @needs_native

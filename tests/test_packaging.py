@@ -29,3 +29,11 @@ def test_building_the_wheel_prints_no_setuptools_warning(tmp_path: Path) -> None
     names = set(zipfile.ZipFile(wheel).namelist())
     for data in ("idf_jieba.npz", "stopwords_en.txt", "stopwords_zh.txt"):
         assert f"simdup/data/{data}" in names
+    # Packages are found, not listed: every module and stub of every folder is in the wheel.
+    sources = {
+        path.relative_to(REPO).as_posix()
+        for suffix in ("*.py", "*.pyi")
+        for path in (REPO / "simdup").rglob(suffix)
+        if "__pycache__" not in path.parts
+    }
+    assert sources <= names, sorted(sources - names)
