@@ -10,8 +10,8 @@ copies of others (1 to 3 bits flipped; each source used once). ``identical``: th
 ``--identical`` (default 10,001) of them set to one value, so that group alone gives
 C(10001, 2) = 50,005,000 pairs at distance 0.
 
-Layouts: ``auto`` (``near_pairs`` chooses) or ``BxM`` (``simdup.index.Layout(B, M)``; ``4x1`` is
-the classic four 16-bit tables for k=3).
+Layouts: ``auto`` (``near_pairs`` chooses) or ``BxM`` (``simdup.algorithms.index.Layout(B, M)``;
+``4x1`` is the classic four 16-bit tables for k=3).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import simdup
-    from simdup import index as simdup_index
+    from simdup.algorithms import index as simdup_index
 
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()

@@ -12,8 +12,9 @@ from .errors import ConfigError, InputError, MissingExtraError, SimdupError
 from .params import ALGORITHM_VERSION, FeatureParams
 
 if TYPE_CHECKING:
+    from .algorithms.index import BlockIndex, near_pairs
+    from .algorithms.simhash import hamming
     from .comparing import compare
-    from .index import BlockIndex, near_pairs
     from .options import ScanOptions
     from .processor import fingerprint
     from .records import (
@@ -25,15 +26,14 @@ if TYPE_CHECKING:
         SkippedFile,
     )
     from .scanning import scan
-    from .simhash import hamming
     from .store.index import Index, IndexMatch, IndexStats
 
 # Loaded on first use (PEP 562): `import simdup.cli` must not pay for the whole library (a
 # rescan answered from the cache needs no segmenter, no index store, no comparison).
 _LAZY = {
     "compare": "comparing",
-    "BlockIndex": "index",
-    "near_pairs": "index",
+    "BlockIndex": "algorithms.index",
+    "near_pairs": "algorithms.index",
     "ScanOptions": "options",
     "fingerprint": "processor",
     "Cluster": "records",
@@ -43,7 +43,7 @@ _LAZY = {
     "ScanResult": "records",
     "SkippedFile": "records",
     "scan": "scanning",
-    "hamming": "simhash",
+    "hamming": "algorithms.simhash",
     "Index": "store.index",
     "IndexMatch": "store.index",
     "IndexStats": "store.index",

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from .algorithms.index import MAX_THRESHOLD, near_pairs
 from .discovery import discover
 from .engines import Progress
-from .index import MAX_THRESHOLD, near_pairs
 from .options import ScanOptions, resolve_options
 from .scanning import fingerprint_corpus
 from .verify import Verifier

@@ -19,8 +19,9 @@ from typing import Any
 import click
 
 from .__about__ import __version__
+from .algorithms.clustering import METHODS as CLUSTER_METHODS
+from .algorithms.index import MAX_THRESHOLD
 from .baseline import Baseline, write_baseline
-from .clustering import METHODS as CLUSTER_METHODS
 from .comparing import compare
 from .config import COMMAND_LINE, DEFAULT, OptionSpec, Settings, find_config, resolve_settings
 from .discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover, read_path_list
@@ -35,7 +36,6 @@ from .exitcodes import (
     query_exit_code,
     stopped_exit_code,
 )
-from .index import MAX_THRESHOLD
 from .options import (
     DEFAULT_MIN_LENGTH_RATIO,
     DEFAULT_MIN_SIMILARITY,

@@ -13,6 +13,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from .algorithms.simhash import BITS, hamming
 from .decoding import decode_named
 from .errors import InputError
 from .options import ScanOptions
@@ -24,7 +25,6 @@ from .records import (
     FingerprintedDocument,
     SharedTerm,
 )
-from .simhash import BITS, hamming
 from .verify import Verifier
 
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .algorithms.minhash import band_keys
 from .document_table import FingerprintBatch
 from .document_table import Result as Result  # re-exported: what an engine gives per file
-from .minhash import band_keys
 from .params import FeatureParams
 from .records import SourceFile, SourceFiles
 from .workerpool import WorkerPool

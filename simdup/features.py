@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .hashing import content_hash, token_hash
+from .algorithms.hashing import content_hash, token_hash
+from .algorithms.minhash import mix64
 from .idf import jieba_table
-from .minhash import mix64
 from .native import speedups
 from .normalize import normalize_term, strip_ignorables, strip_markup
 from .records import FeatureVector

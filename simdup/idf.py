@@ -22,7 +22,7 @@ from io import BytesIO
 
 import numpy as np
 
-from .hashing import token_hash
+from .algorithms.hashing import token_hash
 
 TABLE_FILE = "idf_jieba.npz"
 _MEDIAN_QUANTILE = 0.5

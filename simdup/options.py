@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .clustering import METHODS
+from .algorithms.clustering import METHODS
+from .algorithms.index import MAX_THRESHOLD
 from .discovery import DiscoveryOptions
 from .errors import ConfigError
-from .index import MAX_THRESHOLD
 from .params import FeatureParams
 
 DEFAULT_THRESHOLD = 3

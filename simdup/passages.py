@@ -8,7 +8,7 @@ passage of at least that many words has a window lying wholly inside it on both 
 whatever surrounds it. Each window gets a 64-bit SimHash of its terms (the scan's features,
 stopwords and weights, summed block by block) and its word set; then
 
-1. candidate windows come from the exact block index (``simdup.index``) within ``radius``
+1. candidate windows come from the exact block index (``simdup.algorithms.index``) within ``radius``
    bits, identical fingerprints collapsed first (its tables shared among worker processes on
    large inputs);
 2. each candidate is judged by the one near-duplicate rule, ``simdup.verify.Verifier``, with
@@ -45,6 +45,15 @@ from typing import Any
 import numpy as np
 import xxhash
 
+from .algorithms.index import (
+    MAX_THRESHOLD,
+    Layout,
+    choose_layout,
+    collapse,
+    table_pairs,
+    unique_near_pairs,
+)
+from .algorithms.simhash import group_counters
 from .blocks import DEFAULT_MAX_LINES, cut_text, split_lines
 from .decoding import decode_file, decode_file_again, decode_named
 from .discovery import find_files
@@ -59,7 +68,6 @@ from .engines import (
 )
 from .errors import ConfigError
 from .features import weigh
-from .index import MAX_THRESHOLD, Layout, choose_layout, collapse, table_pairs, unique_near_pairs
 from .native import speedups
 from .normalize import strip_ignorables, strip_markup
 from .options import ScanOptions, resolve_options
@@ -74,7 +82,6 @@ from .records import (
     SourceFile,
 )
 from .scanning import scan
-from .simhash import group_counters
 from .store.cached_engine import CachedEngine
 from .textscan import CJK_RANGE
 from .textscan import collapse as collapse_whitespace

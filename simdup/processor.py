@@ -14,10 +14,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .algorithms.minhash import signature_bytes as minhash_signature
+from .algorithms.simhash import simhash
+from .algorithms.sketch import bottom_k_bytes
 from .decoding import decode_data, decode_file
 from .features import extract_features, vocabulary
 from .idf import jieba_table
-from .minhash import signature_bytes as minhash_signature
 from .native import speedups
 from .params import FeatureParams
 from .records import (
@@ -28,8 +30,6 @@ from .records import (
     SourceFile,
 )
 from .segmentation import Segmenter, get_segmenter
-from .simhash import simhash
-from .sketch import bottom_k_bytes
 from .stopwords import bundled_stopwords
 
 T = TypeVar("T")

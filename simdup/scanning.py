@@ -14,7 +14,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .clustering import cluster, max_pairwise_distance
+from .algorithms.clustering import cluster, max_pairwise_distance
+from .algorithms.simhash import hamming
+from .algorithms.sketch import sketch_jaccard
 from .discovery import Discovery, DiscoveryOptions, find_files
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
@@ -29,8 +31,6 @@ from .records import (
     SourceFiles,
 )
 from .segmentation import resolve_backend
-from .simhash import hamming
-from .sketch import sketch_jaccard
 from .verify import (
     VerifiedPair,
     Verifier,

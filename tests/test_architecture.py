@@ -38,8 +38,6 @@ TOP_LEVEL = {
         ["__about__", "errors", "records", "document_table", "params", "exitcodes", "names",
          "native", "_speedups"], 0),
     **dict.fromkeys(
-        ["hashing", "simhash", "index", "clustering", "sketch", "minhash"], 1),
-    **dict.fromkeys(
         ["decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
          "processor", "blocks", "discovery"], 2),
     **dict.fromkeys(

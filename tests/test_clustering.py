@@ -1,4 +1,4 @@
-"""simdup.clustering: greedy centres (no chaining), connected components, spread."""
+"""simdup.algorithms.clustering: greedy centres (no chaining), connected components, spread."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import fingerprints
 
-from simdup.clustering import cluster, connected_components, greedy_centers, max_pairwise_distance
+from simdup.algorithms.clustering import (
+    cluster,
+    connected_components,
+    greedy_centers,
+    max_pairwise_distance,
+)
 
 PATH_GRAPH = [(0, 1), (1, 2), (2, 3), (3, 4)]  # A-B-C-D-E
 NAMES = ["A", "B", "C", "D", "E"]

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simdup
+from simdup.algorithms.minhash import band_keys
 from simdup.document_table import DocumentTable, FingerprintBatch, TableBuilder
 from simdup.engines import packed
-from simdup.minhash import band_keys
 from simdup.records import FingerprintedDocument, SkippedFile
 
 HEX = "0123456789abcdef"

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from simdup.algorithms.hashing import token_hash
 from simdup.features import (
     Vocabulary,
     extract_features,
@@ -16,7 +17,6 @@ from simdup.features import (
     term_info,
     weigh,
 )
-from simdup.hashing import token_hash
 from simdup.idf import jieba_table
 from simdup.params import WEIGHTINGS, FeatureParams
 from simdup.segmentation import get_segmenter

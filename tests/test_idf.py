@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simdup.hashing import token_hash
+from simdup.algorithms.hashing import token_hash
 from simdup.idf import build, jieba_table
 
 

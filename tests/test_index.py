@@ -1,4 +1,5 @@
-"""simdup.index: the Hamming join must equal brute force, for every threshold and layout."""
+"""simdup.algorithms.index: the Hamming join must equal brute force, for every threshold and
+layout."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from hypothesis import strategies as st
 from strategies import MAX64, fingerprint_lists, fingerprint_sets, fingerprints, near_copy
 
 import simdup
-from simdup import index
-from simdup.index import MAX_THRESHOLD, BlockIndex, Layout, choose_layout, collapse
+from simdup.algorithms import index
+from simdup.algorithms.index import MAX_THRESHOLD, BlockIndex, Layout, choose_layout, collapse
 from simdup.native import speedups
 
 THRESHOLDS = range(0, 9)
@@ -107,9 +108,9 @@ def test_pairs_at_exactly_the_threshold_are_included_and_beyond_excluded() -> No
 def test_small_candidate_chunks_give_the_same_pairs(fps: list[int], k: int) -> None:
     """Candidate pairs materialised a few at a time (tiny chunk size) change nothing."""
     expected = brute_force(fps, k)
-    with mock.patch("simdup.index._CHUNK", 1):
+    with mock.patch("simdup.algorithms.index._CHUNK", 1):
         assert as_triples(simdup.near_pairs(fps, k, Layout(k + 1, 1))) == expected
-    with mock.patch("simdup.index._CHUNK", 3):
+    with mock.patch("simdup.algorithms.index._CHUNK", 3):
         assert as_triples(simdup.near_pairs(fps, k, Layout(k + 2, 2))) == expected
 
 

@@ -1,4 +1,5 @@
-"""simdup.minhash: signatures estimate Jaccard; LSH bands find the pairs sharing a band."""
+"""simdup.algorithms.minhash: signatures estimate Jaccard; LSH bands find the pairs sharing a
+band."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simdup.minhash import (
+from simdup.algorithms.minhash import (
     BAND_RECALL,
     band_candidates,
     band_keys,
@@ -139,9 +140,9 @@ def test_keyed_candidates_with_lanes_are_the_band_pairs_whose_lanes_are_close(
     """With lanes, the candidates are exactly the pairs sharing a band key whose lanes differ
     by at most one (brute force over random keys with many collisions); the same when the
     codes found are merged after every band."""
-    import simdup.minhash
+    import simdup.algorithms.minhash
 
-    monkeypatch.setattr(simdup.minhash, "_MERGE_AT", merge_at)
+    monkeypatch.setattr(simdup.algorithms.minhash, "_MERGE_AT", merge_at)
     rng = np.random.default_rng(5)
     keys = rng.integers(0, 4, size=(60, 3)).astype(np.uint64)
     lanes = rng.integers(0, 5, size=60).astype(np.int64)

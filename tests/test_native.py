@@ -24,19 +24,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simdup import native, textscan
-from simdup.blocks import split_lines
-from simdup.minhash import signature, signature_bytes, signature_python
-from simdup.normalize import DEFAULT_IGNORABLE
-from simdup.passages import EdgeVocabulary
-from simdup.segmentation import get_segmenter
-from simdup.simhash import scaled_weights
-from simdup.sketch import (
+from simdup.algorithms.minhash import signature, signature_bytes, signature_python
+from simdup.algorithms.simhash import scaled_weights
+from simdup.algorithms.sketch import (
     bottom_k,
     bottom_k_bytes,
     estimate_jaccard,
     sketch_jaccard,
     sketch_jaccard_pairs,
 )
+from simdup.blocks import split_lines
+from simdup.normalize import DEFAULT_IGNORABLE
+from simdup.passages import EdgeVocabulary
+from simdup.segmentation import get_segmenter
 from simdup.textscan import (
     RUN_SEPARATOR,
     UnitMemo,

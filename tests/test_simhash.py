@@ -1,4 +1,4 @@
-"""simdup.simhash and simdup.hashing: Hamming distance, weighted SimHash, the token hash."""
+"""simdup.algorithms.simhash and .hashing: Hamming distance, weighted SimHash, the token hash."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import MAX64, fingerprints
 
-from simdup import hashing
-from simdup.native import speedups
-from simdup.simhash import (
+from simdup.algorithms import hashing
+from simdup.algorithms.simhash import (
     group_counters,
     group_counters_python,
     hamming,
@@ -19,6 +18,7 @@ from simdup.simhash import (
     simhash_of_weights_python,
     similarity,
 )
+from simdup.native import speedups
 
 
 def fp_of(hashes: list[int], weights: list[float]) -> int:

@@ -1,4 +1,4 @@
-"""simdup.sketch: bottom-k sketches and their Jaccard estimate."""
+"""simdup.algorithms.sketch: bottom-k sketches and their Jaccard estimate."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import fingerprints
 
-from simdup.sketch import bottom_k, estimate_jaccard
+from simdup.algorithms.sketch import bottom_k, estimate_jaccard
 
 # Sketches hold the top 32 bits of term hashes: sets of 32-bit term ids.
 term_sets = st.sets(st.integers(0, (1 << 32) - 1), max_size=40)

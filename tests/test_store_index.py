@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from strategies import MAX64, edge_fingerprints, fingerprints, near_copy
 
 import simdup
+from simdup.algorithms.index import MAX_THRESHOLD
 from simdup.discovery import discover
 from simdup.errors import ConfigError, InputError, StoreError
-from simdup.index import MAX_THRESHOLD
 from simdup.params import FeatureParams
 from simdup.store import database
 from simdup.store import index as store_index

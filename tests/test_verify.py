@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import simdup.verify
+from simdup.algorithms.sketch import bottom_k
 from simdup.options import ScanOptions
 from simdup.outcome import scan_outcome
 from simdup.records import DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
-from simdup.sketch import bottom_k
 from simdup.verify import Candidates, Verifier, candidate_pairs
 
 

@@ -2,7 +2,7 @@
 
 Candidates (the same set as ``simdup.verify.candidate_pairs``, so the same count):
 
-* ``method="simhash"``: the Manku-style block tables of ``simdup.index`` (the layout
+* ``method="simhash"``: the Manku-style block tables of ``simdup.algorithms.index`` (the layout
   ``choose_layout`` picks for the search radius). Identical fingerprints are collapsed first
   (a shuffle by fingerprint gives every pair of exact copies, distance 0); each distinct
   fingerprint is exploded to one ``(table, masked key)`` row per table; the rows are shuffled
@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..clustering import connected_components
-from ..index import Layout, choose_layout, table_pairs
-from ..minhash import band_keys, choose_bands, equal_key_pairs
+from ..algorithms.clustering import connected_components
+from ..algorithms.index import Layout, choose_layout, table_pairs
+from ..algorithms.minhash import band_keys, choose_bands, equal_key_pairs
 from ..options import ScanOptions
 from ..records import Cluster, FingerprintedDocument
 from ..scanning import build_clusters

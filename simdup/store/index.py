@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..algorithms.index import MAX_THRESHOLD
 from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..engines import Engine, Progress, make_engine
 from ..errors import ConfigError, InputError, StoreError
-from ..index import MAX_THRESHOLD
 from ..options import ScanOptions
 from ..params import ALGORITHM_VERSION, FeatureParams
 from ..processor import processor_for

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .native import speedups
+from ..native import speedups
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

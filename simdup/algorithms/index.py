@@ -21,8 +21,8 @@ from math import comb
 
 import numpy as np
 
-from .errors import ConfigError
-from .native import speedups
+from ..errors import ConfigError
+from ..native import speedups
 
 MAX_THRESHOLD = 31
 # Upper bound on candidate pairs materialised at once (memory: ~40 bytes each).

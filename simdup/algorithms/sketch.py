@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from .native import speedups
+from ..native import speedups
 
 
 def bottom_k(hashes: np.ndarray, k: int) -> np.ndarray:

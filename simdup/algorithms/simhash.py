@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .native import speedups
+from ..native import speedups
 
 BITS = 64
 MASK64 = (1 << BITS) - 1
