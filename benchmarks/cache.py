@@ -68,7 +68,7 @@ import json, sys
 import simdup.cli
 from simdup.engines import make_engine
 from simdup.options import ScanOptions
-from simdup.processor import DocumentProcessor
+from simdup.text.processor import DocumentProcessor
 from simdup.report import render
 from simdup.scanning import scan
 from simdup.store.cached_engine import with_cache

@@ -265,12 +265,12 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     import jieba
     import rjieba
 
-    import simdup.features
-    from simdup.decoding import decode_file
+    import simdup.text.features
     from simdup.params import FeatureParams
-    from simdup.processor import DocumentProcessor
     from simdup.records import DecodedDocument
-    from simdup.textscan import CJK_RUN
+    from simdup.text.decoding import decode_file
+    from simdup.text.processor import DocumentProcessor
+    from simdup.text.textscan import CJK_RUN
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
@@ -300,7 +300,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         a fresh vocabulary and memo (as a new process has), timing the segmenter calls."""
 
         def run() -> None:
-            simdup.features.forget_vocabularies()
+            simdup.text.features.forget_vocabularies()
             proc = DocumentProcessor(dataclasses.replace(FeatureParams(), segmenter=backend))
             timed = _TimedCut(proc.segmenter._cut)
             proc.segmenter._cut = timed
@@ -318,7 +318,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     plan: list[tuple[str, str, Callable[[], None]]] = [
         (
             "decode",
-            "simdup.decoding.decode_file (read, detect, decode)",
+            "simdup.text.decoding.decode_file (read, detect, decode)",
             each(lambda p: decode_file(p, max_size), paths),
         ),
         (

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from .algorithms.simhash import hamming
     from .comparing import compare
     from .options import ScanOptions
-    from .processor import fingerprint
     from .records import (
         Cluster,
         ClusterMember,
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     )
     from .scanning import scan
     from .store.index import Index, IndexMatch, IndexStats
+    from .text.processor import fingerprint
 
 # Loaded on first use (PEP 562): `import simdup.cli` must not pay for the whole library (a
 # rescan answered from the cache needs no segmenter, no index store, no comparison).
@@ -35,7 +35,7 @@ _LAZY = {
     "BlockIndex": "algorithms.index",
     "near_pairs": "algorithms.index",
     "ScanOptions": "options",
-    "fingerprint": "processor",
+    "fingerprint": "text.processor",
     "Cluster": "records",
     "ClusterMember": "records",
     "Comparison": "records",

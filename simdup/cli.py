@@ -46,7 +46,6 @@ from .options import (
 from .outcome import ScanOutcome, scan_outcome
 from .params import ALGORITHM_VERSION, WEIGHTINGS, FeatureParams
 from .passages import PassageOptions, compare_passages, scan_passages
-from .processor import DocumentProcessor
 from .records import FingerprintedDocument, ScanResult
 from .report import FORMATS, render
 from .report.json import render_comparison_json
@@ -61,11 +60,12 @@ from .report.store import (
 from .report.target import ReportTarget, guard_standard_streams, names_own_descriptor
 from .report.text import render_comparison_text, render_skip_summary
 from .scanning import scan
-from .segmentation import BACKENDS
-from .stopwords import read_stopword_file
 from .store.cache import FingerprintCache, default_cache_path
 from .store.cached_engine import CachedEngine, with_cache
 from .store.index import Index
+from .text.processor import DocumentProcessor
+from .text.segmentation import BACKENDS
+from .text.stopwords import read_stopword_file
 
 _SIZE_SUFFIXES = {
     "": 1,

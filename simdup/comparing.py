@@ -14,10 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from .algorithms.simhash import BITS, hamming
-from .decoding import decode_named
 from .errors import InputError
 from .options import ScanOptions
-from .processor import processor_for
 from .records import (
     Comparison,
     DiffHunk,
@@ -25,6 +23,8 @@ from .records import (
     FingerprintedDocument,
     SharedTerm,
 )
+from .text.decoding import decode_named
+from .text.processor import processor_for
 from .verify import Verifier
 
 

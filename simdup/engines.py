@@ -26,7 +26,7 @@ from .records import SourceFile, SourceFiles
 from .workerpool import WorkerPool
 
 if TYPE_CHECKING:
-    from .processor import DocumentProcessor
+    from .text.processor import DocumentProcessor
 
 Progress = Callable[[int, int], None]
 
@@ -185,7 +185,7 @@ _WORKER_TASK: TextTask | None = None
 def _init_worker(params: FeatureParams, max_size: int, task: TextTask | None = None) -> None:
     global _WORKER, _WORKER_MAX_SIZE, _WORKER_TASK
     # Imported here: a run the cache answers whole never loads a segmenter.
-    from .processor import processor_for
+    from .text.processor import processor_for
 
     _WORKER = processor_for(params)
     _WORKER_MAX_SIZE = max_size

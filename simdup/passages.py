@@ -2,7 +2,7 @@
 
 The document pipeline, one level down. Each file is decoded as a scan decodes it (with the
 local engine, in the worker that fingerprints it, from the same text) and cut into blocks
-(``simdup.blocks``: paragraphs and headings with their line numbers). A *window* starts at
+(``simdup.text.blocks``: paragraphs and headings with their line numbers). A *window* starts at
 every block and takes the following blocks until it holds ``min_words`` words, so a copied
 passage of at least that many words has a window lying wholly inside it on both sides,
 whatever surrounds it. Each window gets a 64-bit SimHash of its terms (the scan's features,
@@ -54,8 +54,6 @@ from .algorithms.index import (
     unique_near_pairs,
 )
 from .algorithms.simhash import group_counters
-from .blocks import DEFAULT_MAX_LINES, cut_text, split_lines
-from .decoding import decode_file, decode_file_again, decode_named
 from .discovery import find_files
 from .engines import (
     Engine,
@@ -67,12 +65,9 @@ from .engines import (
     make_engine,
 )
 from .errors import ConfigError
-from .features import weigh
 from .native import speedups
-from .normalize import strip_ignorables, strip_markup
 from .options import ScanOptions, resolve_options
 from .params import FeatureParams
-from .processor import DocumentProcessor, processor_for
 from .records import (
     PassagePair,
     PassageSpan,
@@ -83,8 +78,13 @@ from .records import (
 )
 from .scanning import scan
 from .store.cached_engine import CachedEngine
-from .textscan import CJK_RANGE
-from .textscan import collapse as collapse_whitespace
+from .text.blocks import DEFAULT_MAX_LINES, cut_text, split_lines
+from .text.decoding import decode_file, decode_file_again, decode_named
+from .text.features import weigh
+from .text.normalize import strip_ignorables, strip_markup
+from .text.processor import DocumentProcessor, processor_for
+from .text.textscan import CJK_RANGE
+from .text.textscan import collapse as collapse_whitespace
 from .verify import Verifier
 from .workerpool import WorkerPool
 

@@ -30,7 +30,7 @@ from .records import (
     SourceFile,
     SourceFiles,
 )
-from .segmentation import resolve_backend
+from .text.segmentation import resolve_backend
 from .verify import (
     VerifiedPair,
     Verifier,

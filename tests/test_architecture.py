@@ -38,8 +38,7 @@ TOP_LEVEL = {
         ["__about__", "errors", "records", "document_table", "params", "exitcodes", "names",
          "native", "_speedups"], 0),
     **dict.fromkeys(
-        ["decoding", "normalize", "textscan", "segmentation", "features", "stopwords", "idf",
-         "processor", "blocks", "discovery"], 2),
+        ["discovery"], 2),
     **dict.fromkeys(
         ["options", "engines", "workerpool", "verify", "scanning", "comparing", "calibration",
          "baseline", "outcome", "config", "passages"], 3),

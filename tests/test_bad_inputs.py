@@ -57,12 +57,13 @@ from click.testing import CliRunner, Result
 from conftest import pseudo_words as words
 
 import simdup.cli
-from simdup import engines, processor, scanning
+from simdup import engines, scanning
 from simdup.cli import cli
 from simdup.discovery import DiscoveryOptions, discover
 from simdup.exitcodes import ExitCode
 from simdup.params import FeatureParams
 from simdup.records import SkippedFile
+from simdup.text import processor
 
 MANY_FILES = int(os.environ.get("SIMDUP_MANY_FILES", "5000"))
 # Seconds; a case that blocks (e.g. on a FIFO) fails instead of hanging the suite.

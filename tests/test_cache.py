@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from conftest import pseudo_words
 
-import simdup.decoding
 import simdup.params
+import simdup.text.decoding
 from simdup.discovery import DEFAULT_MAX_SIZE, discover
 from simdup.engines import Engine, ProcessPoolEngine, Progress, Result, SerialEngine
 from simdup.errors import StoreError
@@ -115,16 +115,16 @@ def cached_run(
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths passed to ``simdup.decoding.read_bytes``, the one function simdup opens
+    """Paths passed to ``simdup.text.decoding.read_bytes``, the one function simdup opens
     documents with (the cache's hashing and the engines' decoding both call it)."""
     seen: list[str] = []
-    real = simdup.decoding.read_bytes
+    real = simdup.text.decoding.read_bytes
 
     def counting(source: SourceFile | str, max_size: int) -> bytes:
         seen.append(source if isinstance(source, str) else source.path)
         return real(source, max_size)
 
-    monkeypatch.setattr(simdup.decoding, "read_bytes", counting)
+    monkeypatch.setattr(simdup.text.decoding, "read_bytes", counting)
     return seen
 
 
@@ -669,20 +669,20 @@ def test_a_run_killed_mid_way_loses_only_its_open_batch(tmp_path: Path) -> None:
 POOL_DRIVER = textwrap.dedent(
     """
     import sys, time
-    import simdup.processor
+    import simdup.text.processor
     from simdup.discovery import discover
     from simdup.engines import ProcessPoolEngine
     from simdup.params import FeatureParams
     from simdup.store.cache import FingerprintCache
     from simdup.store.cached_engine import CachedEngine
 
-    original = simdup.processor.DocumentProcessor.file
+    original = simdup.text.processor.DocumentProcessor.file
 
     def slow(self, source, max_size):  # inherited by the forked workers
         time.sleep(0.05)
         return original(self, source, max_size)
 
-    simdup.processor.DocumentProcessor.file = slow
+    simdup.text.processor.DocumentProcessor.file = slow
     files = discover([sys.argv[1]])[0]
     engine = ProcessPoolEngine(FeatureParams(), 1 << 26, jobs=2)
     assert engine.pays(files)

@@ -1,4 +1,5 @@
-"""simdup.decoding: every common encoding decodes to the original text; non-text is a record."""
+"""simdup.text.decoding: every common encoding decodes to the original text; non-text is a
+record."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import DocWriter
 
-from simdup.decoding import (
+from simdup.records import DecodedDocument, SkippedFile, SourceFile
+from simdup.text.decoding import (
     _READ_CHUNK,
     DecodeFailure,
     decode_bytes,
@@ -20,7 +22,6 @@ from simdup.decoding import (
     decode_file_again,
     read_bytes,
 )
-from simdup.records import DecodedDocument, SkippedFile, SourceFile
 
 MAX = 1 << 20
 

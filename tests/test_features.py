@@ -1,4 +1,4 @@
-"""simdup.features: term counts, the four weightings, bigrams, exact-duplicate digest, the
+"""simdup.text.features: term counts, the four weightings, bigrams, exact-duplicate digest, the
 vocabulary and its memo."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 from simdup.algorithms.hashing import token_hash
-from simdup.features import (
+from simdup.params import WEIGHTINGS, FeatureParams
+from simdup.text.features import (
     Vocabulary,
     extract_features,
     markup_word_hashes_python,
     term_info,
     weigh,
 )
-from simdup.idf import jieba_table
-from simdup.params import WEIGHTINGS, FeatureParams
-from simdup.segmentation import get_segmenter
+from simdup.text.idf import jieba_table
+from simdup.text.segmentation import get_segmenter
 
 NO_STOPWORDS: frozenset[str] = frozenset()
 COUNTS = Counter({"图书馆": 4, "读者": 1, "zzqxunknownword": 2})

@@ -30,14 +30,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simdup
-from simdup.decoding import DecodeFailure, decode_bytes
-from simdup.features import extract_features
-from simdup.normalize import DEFAULT_IGNORABLE
 from simdup.params import FeatureParams
-from simdup.processor import DocumentProcessor
 from simdup.records import DecodedDocument, FingerprintedDocument, SkippedFile
 from simdup.report.paths import display_path, escape_path
-from simdup.segmentation import get_segmenter, resolve_backend
+from simdup.text.decoding import DecodeFailure, decode_bytes
+from simdup.text.features import extract_features
+from simdup.text.normalize import DEFAULT_IGNORABLE
+from simdup.text.processor import DocumentProcessor
+from simdup.text.segmentation import get_segmenter, resolve_backend
 
 EXAMPLES = int(os.environ.get("SIMDUP_FUZZ_EXAMPLES", "200"))
 TIME_LIMIT = 2.0  # seconds per call

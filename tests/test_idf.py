@@ -1,4 +1,4 @@
-"""simdup.idf: the shipped IDF table is jieba's idf.txt, looked up by token hash."""
+"""simdup.text.idf: the shipped IDF table is jieba's idf.txt, looked up by token hash."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simdup.algorithms.hashing import token_hash
-from simdup.idf import build, jieba_table
+from simdup.text.idf import build, jieba_table
 
 
 def jieba_idf_text() -> str:
@@ -57,11 +57,11 @@ def test_build_refuses_malformed_files() -> None:
 
 
 def test_command_writes_a_table(tmp_path: Path) -> None:
-    """python -m simdup.idf IDF_TXT OUT writes a table that loads with the same values."""
+    """python -m simdup.text.idf IDF_TXT OUT writes a table that loads with the same values."""
     source = tmp_path / "idf.txt"
     source.write_text("图书馆 8.5\n读者 7.25\nlibrary 3.0\n", "utf-8")
     out = tmp_path / "table.npz"
-    proc = subprocess.run([sys.executable, "-m", "simdup.idf", str(source), str(out)],
+    proc = subprocess.run([sys.executable, "-m", "simdup.text.idf", str(source), str(out)],
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     with np.load(out) as npz:

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simdup import native, textscan
+from simdup import native
 from simdup.algorithms.minhash import signature, signature_bytes, signature_python
 from simdup.algorithms.simhash import scaled_weights
 from simdup.algorithms.sketch import (
@@ -33,11 +33,12 @@ from simdup.algorithms.sketch import (
     sketch_jaccard,
     sketch_jaccard_pairs,
 )
-from simdup.blocks import split_lines
-from simdup.normalize import DEFAULT_IGNORABLE
 from simdup.passages import EdgeVocabulary
-from simdup.segmentation import get_segmenter
-from simdup.textscan import (
+from simdup.text import textscan
+from simdup.text.blocks import split_lines
+from simdup.text.normalize import DEFAULT_IGNORABLE
+from simdup.text.segmentation import get_segmenter
+from simdup.text.textscan import (
     RUN_SEPARATOR,
     UnitMemo,
     memo_handle,
@@ -84,10 +85,13 @@ def test_native_extension_is_built() -> None:
 
 def test_pure_python_switch() -> None:
     """SIMDUP_PURE_PYTHON=1 makes simdup use the Python versions."""
-    code = "import simdup.native as n, simdup.textscan as t; print(n.NATIVE, t.digest.__module__)"
+    code = (
+        "import simdup.native as n, simdup.text.textscan as t; "
+        "print(n.NATIVE, t.digest.__module__)"
+    )
     env = {**os.environ, "SIMDUP_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert out.stdout.split() == ["False", "simdup.textscan"]
+    assert out.stdout.split() == ["False", "simdup.text.textscan"]
 
 
 def _stub_names() -> set[str]:

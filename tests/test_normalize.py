@@ -1,4 +1,4 @@
-"""simdup.normalize: NFKC and case folding of words, markup clean-up of texts."""
+"""simdup.text.normalize: NFKC and case folding of words, markup clean-up of texts."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simdup
-from simdup.features import extract_features
-from simdup.normalize import (
+from simdup.text.features import extract_features
+from simdup.text.normalize import (
     _FRONT_MATTER,
     _HTML_COMMENT,
     _HTML_TAG,
@@ -24,7 +24,7 @@ from simdup.normalize import (
     strip_ignorables_python,
     strip_markup,
 )
-from simdup.segmentation import get_segmenter
+from simdup.text.segmentation import get_segmenter
 
 ESSAY = (
     "雨是从傍晚开始下的。起初只是零星的几点，落在窗台上，发出轻微的声响。"

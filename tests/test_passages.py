@@ -15,7 +15,6 @@ from conftest import REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simdup.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines
 from simdup.cli import cli
 from simdup.discovery import find_files
 from simdup.options import resolve_options
@@ -38,6 +37,7 @@ from simdup.passages import (
 )
 from simdup.records import PassagePair, PassageSpan
 from simdup.scanning import scan
+from simdup.text.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines
 
 SEEDS = REPO.parent / "shared" / "seeds"
 needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed articles not present")
@@ -85,7 +85,8 @@ def test_long_runs_are_cut() -> None:
 
 
 def _reference_blocks(text: str, max_lines: int, max_chars: int) -> list[Block]:
-    """The block rule of simdup.blocks written plainly, line by line, for the property below."""
+    """The block rule of simdup.text.blocks written plainly, line by line, for the property
+    below."""
     blocks: list[Block] = []
     open_block: list[int] | None = None  # [first line, count, start char, end char]
     for number, (line, offset) in enumerate(split_lines(text), 1):

@@ -16,7 +16,7 @@ from conftest import DocWriter
 
 import simdup
 import simdup.options
-import simdup.segmentation
+import simdup.text.segmentation
 import simdup.workerpool
 from simdup.options import ScanOptions
 from simdup.params import FeatureParams
@@ -438,7 +438,7 @@ BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible
 
 @pytest.mark.skipif(not BENCH_DOCS.is_dir(), reason=f"benchmark docs not found at {BENCH_DOCS}")
 @pytest.mark.skipif(
-    simdup.segmentation.resolve_backend("auto") != "rjieba", reason="rjieba is not installed"
+    simdup.text.segmentation.resolve_backend("auto") != "rjieba", reason="rjieba is not installed"
 )
 def test_backends_and_jobs_give_identical_scans_of_the_benchmark_set() -> None:
     """Every fingerprint, pair and cluster of the whole labelled set is the same with jieba in

@@ -1,4 +1,4 @@
-"""simdup.segmentation: word tokens in order, identical for the jieba and rjieba backends."""
+"""simdup.text.segmentation: word tokens in order, identical for the jieba and rjieba backends."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from conftest import BENCH_DOCS, REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simdup.decoding import decode_file
 from simdup.errors import ConfigError, MissingExtraError
-from simdup.normalize import strip_markup
 from simdup.records import DecodedDocument
-from simdup.segmentation import (
+from simdup.text.decoding import decode_file
+from simdup.text.normalize import strip_markup
+from simdup.text.segmentation import (
     BACKENDS,
     Segmenter,
     get_segmenter,
     read_user_dict,
     resolve_backend,
 )
-from simdup.textscan import RUN_SEPARATOR, scan
+from simdup.text.textscan import RUN_SEPARATOR, scan
 
 MAX = 64 << 20
 

@@ -104,7 +104,7 @@ def test_pinned_fingerprints(name: str, weighting: str, expected: int) -> None:
 def test_pinned_markup_word_hashes() -> None:
     """The hashes of the words of removed markup, which sketches hold, are fixed values too
     (native and Python alike)."""
-    from simdup.features import markup_word_hashes, markup_word_hashes_python
+    from simdup.text.features import markup_word_hashes, markup_word_hashes_python
 
     expected = [0x862454B7B2A59AC3, 0x1088DDCD1B12C669, 0x62A88C85E172B330, 0x403A4E1BBCD252BD]
     for compute in (markup_word_hashes, markup_word_hashes_python):

@@ -1,4 +1,4 @@
-"""simdup.stopwords: bundled Chinese and English lists, and user files in UTF-8 or GBK."""
+"""simdup.text.stopwords: bundled Chinese and English lists, and user files in UTF-8 or GBK."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from simdup.errors import ConfigError
 from simdup.params import FeatureParams
-from simdup.processor import DocumentProcessor
-from simdup.stopwords import bundled_stopwords, read_stopword_file
+from simdup.text.processor import DocumentProcessor
+from simdup.text.stopwords import bundled_stopwords, read_stopword_file
 
 
 def test_bundled_lists_hold_chinese_and_english_function_words() -> None:

@@ -1,7 +1,7 @@
 """``DaskEngine``: sources fingerprinted by the workers of a Dask cluster.
 
 The files are cut into partitions of consecutive sources; each partition is one Dask task that
-runs the process's ``DocumentProcessor`` (``simdup.processor.processor_for``, built once per
+runs the process's ``DocumentProcessor`` (``simdup.text.processor.processor_for``, built once per
 worker process and parameter set) on each source, exactly as ``SerialEngine`` does, and
 returns the records. Results come back in the order of the files. A task is a pure function
 of its sources, so when a worker is lost mid-run Dask runs its tasks again elsewhere and the
@@ -70,7 +70,7 @@ def fingerprint_partition(
 ) -> list[Result]:
     """The records of ``sources`` (run on a worker)."""
     check_version(origin.version)
-    from ..processor import processor_for
+    from ..text.processor import processor_for
 
     processor = processor_for(params)
     same_host = socket.gethostname() == origin.host

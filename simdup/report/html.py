@@ -29,11 +29,11 @@ from html import escape
 from typing import Any, TextIO
 
 from ..__about__ import __version__
-from ..blocks import split_lines
-from ..decoding import decode_file
 from ..discovery import DEFAULT_MAX_SIZE
 from ..params import ALGORITHM_VERSION
 from ..records import Cluster, DecodedDocument, FingerprintedDocument, PassagePair, ScanResult
+from ..text.blocks import split_lines
+from ..text.decoding import decode_file
 from .passages import has_passages, span_label
 from .paths import display_path
 

@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING
 
 import xxhash
 
-from .. import decoding
 from ..errors import StoreError
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
+from ..text import decoding
 from .database import open_database
 
 if TYPE_CHECKING:

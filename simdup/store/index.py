@@ -47,8 +47,8 @@ from ..engines import Engine, Progress, make_engine
 from ..errors import ConfigError, InputError, StoreError
 from ..options import ScanOptions
 from ..params import ALGORITHM_VERSION, FeatureParams
-from ..processor import processor_for
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
+from ..text.processor import processor_for
 from ..verify import Verifier
 from .database import Migration, check_integrity, open_database
 

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .native import speedups
+from ..native import speedups
 
 DigestResult = tuple[bytes, bytes, dict[int, int], int, int]
 

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .algorithms.hashing import content_hash, token_hash
-from .algorithms.minhash import mix64
+from ..algorithms.hashing import content_hash, token_hash
+from ..algorithms.minhash import mix64
+from ..native import speedups
+from ..records import FeatureVector
 from .idf import jieba_table
-from .native import speedups
 from .normalize import normalize_term, strip_ignorables, strip_markup
-from .records import FeatureVector
 from .segmentation import Segmenter
 from .textscan import (
     CJK_RANGE,

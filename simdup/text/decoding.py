@@ -13,9 +13,9 @@ import re
 import stat
 from typing import Any
 
-from .errors import InputError
-from .native import speedups
-from .records import DecodedDocument, SkippedFile, SourceFile
+from ..errors import InputError
+from ..native import speedups
+from ..records import DecodedDocument, SkippedFile, SourceFile
 
 # Checked longest first: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
 _BOMS: tuple[tuple[bytes, str], ...] = (

@@ -10,7 +10,7 @@ distinct values, and the median value, which words it does not list receive. Two
 
 A word is looked up by the same ``token_hash`` its feature uses (XXH3-64, collisions among
 these words: none; tests/test_idf.py rebuilds the table from jieba's file and compares).
-Rebuild it with ``python -m simdup.idf PATH/TO/idf.txt``.
+Rebuild it with ``python -m simdup.text.idf PATH/TO/idf.txt``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from io import BytesIO
 
 import numpy as np
 
-from .algorithms.hashing import token_hash
+from ..algorithms.hashing import token_hash
 
 TABLE_FILE = "idf_jieba.npz"
 _MEDIAN_QUANTILE = 0.5
@@ -90,9 +90,9 @@ def jieba_table() -> IdfTable:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m simdup.idf IDF_TXT [OUT]``: write the table built from jieba's idf.txt."""
+    """``python -m simdup.text.idf IDF_TXT [OUT]``: write the table built from jieba's idf.txt."""
     if not 1 <= len(argv) <= 2:
-        print("usage: python -m simdup.idf PATH/TO/jieba/analyse/idf.txt [OUT.npz]",
+        print("usage: python -m simdup.text.idf PATH/TO/jieba/analyse/idf.txt [OUT.npz]",
               file=sys.stderr)  # fmt: skip
         return 2
     with open(argv[0], encoding="utf-8") as handle:

@@ -14,21 +14,21 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .algorithms.minhash import signature_bytes as minhash_signature
-from .algorithms.simhash import simhash
-from .algorithms.sketch import bottom_k_bytes
-from .decoding import decode_data, decode_file
-from .features import extract_features, vocabulary
-from .idf import jieba_table
-from .native import speedups
-from .params import FeatureParams
-from .records import (
+from ..algorithms.minhash import signature_bytes as minhash_signature
+from ..algorithms.simhash import simhash
+from ..algorithms.sketch import bottom_k_bytes
+from ..native import speedups
+from ..params import FeatureParams
+from ..records import (
     DecodedDocument,
     FeatureVector,
     FingerprintedDocument,
     SkippedFile,
     SourceFile,
 )
+from .decoding import decode_data, decode_file
+from .features import extract_features, vocabulary
+from .idf import jieba_table
 from .segmentation import Segmenter, get_segmenter
 from .stopwords import bundled_stopwords
 

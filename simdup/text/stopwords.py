@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 
 def _parse(text: str) -> set[str]:

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from .native import speedups
+from ..native import speedups
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)

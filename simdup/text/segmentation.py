@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import ConfigError, MissingExtraError
+from ..errors import ConfigError, MissingExtraError
 from .textscan import CJK_RUN, RUN_SEPARATOR, WORD
 
 # A CJK run (continuing across whitespace between ideographs) or a word; see textscan.
