@@ -46,7 +46,7 @@ class FingerprintBatch:
     not in canonical hex, by row). ``signature`` is ``(rows, perms)`` uint64, or None when the
     documents have no MinHash signature; ``band_keys``, when a scan asked for them, is
     ``(rows, bands)`` uint64: the LSH band keys of the signatures, which then travel instead
-    of them (168 bytes a document instead of 1 KB; ``engines.keyed``)."""
+    of them (168 bytes a document instead of 1 KB; ``engines.batching.keyed``)."""
 
     at: np.ndarray  # int64
     fingerprint: np.ndarray  # uint64

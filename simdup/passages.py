@@ -55,15 +55,8 @@ from .algorithms.index import (
 )
 from .algorithms.simhash import group_counters
 from .discovery import find_files
-from .engines import (
-    Engine,
-    ProcessPoolEngine,
-    Result,
-    SerialEngine,
-    batches,
-    default_jobs,
-    make_engine,
-)
+from .engines import Engine, Result, batches, default_jobs, make_engine
+from .engines.workerpool import WorkerPool
 from .errors import ConfigError
 from .native import speedups
 from .options import ScanOptions, resolve_options
@@ -77,7 +70,6 @@ from .records import (
     SourceFile,
 )
 from .scanning import scan
-from .store.cached_engine import CachedEngine
 from .text.blocks import DEFAULT_MAX_LINES, cut_text, split_lines
 from .text.decoding import decode_file, decode_file_again, decode_named
 from .text.features import weigh
@@ -86,7 +78,6 @@ from .text.processor import DocumentProcessor, processor_for
 from .text.textscan import CJK_RANGE
 from .text.textscan import collapse as collapse_whitespace
 from .verify import Verifier
-from .workerpool import WorkerPool
 
 PREVIEW_CHARS = 40
 # Window weights are scaled to integers before the per-bit prefix sums, so a window's
@@ -1813,22 +1804,14 @@ def _passage_engine(
     passages: PassageOptions,
     sink: dict[str, tuple[SourceFile, DocumentPassages]],
 ) -> Engine | None:
-    """The local engine of ``engine`` with the passage task, or None when ``engine`` is not
-    a local one (``CachedEngine``: the same cache in front of it)."""
-    if isinstance(engine, CachedEngine):
-        local = _passage_engine(engine.inner, options, passages, sink)
-        return None if local is None else engine.with_inner(local)
-    if type(engine) not in (SerialEngine, ProcessPoolEngine):
-        return None
-    jobs = engine.jobs if isinstance(engine, ProcessPoolEngine) else 1
+    """``engine`` running the passage task, or None when it cannot (its workers never hold
+    the texts)."""
 
     def keep(source: SourceFile, result: Result, found: DocumentPassages | None) -> None:
         if found is not None and not isinstance(result, SkippedFile):
             sink[result.path] = (source, found)
 
-    task = _PassageTask(options.features, passages)
-    max_size = options.discovery.max_size
-    return make_engine(options.features, max_size=max_size, jobs=jobs, task=task, sink=keep)
+    return engine.with_task(_PassageTask(options.features, passages), keep)
 
 
 def scan_passages(

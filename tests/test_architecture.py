@@ -40,7 +40,7 @@ TOP_LEVEL = {
     **dict.fromkeys(
         ["discovery"], 2),
     **dict.fromkeys(
-        ["options", "engines", "workerpool", "verify", "scanning", "comparing", "calibration",
+        ["options", "verify", "scanning", "comparing", "calibration",
          "baseline", "outcome", "config", "passages"], 3),
     **dict.fromkeys(["cli", "__main__"], 4),
 }  # fmt: skip
@@ -156,5 +156,20 @@ def test_only_the_native_loader_loads_the_extension(path: Path) -> None:
 def test_only_engines_and_passages_run_worker_pools(path: Path) -> None:
     """The supervised pool is the engines' tool (passages run their own stages on it)."""
     uses = {t for t in internal_imports(path) if t.split(".")[-1] == "workerpool"}
-    if _owner(path) not in ("engines", "passages", "workerpool"):
+    if _owner(path) not in ("engines", "passages"):
         assert not uses, module_name(path)
+
+
+ENGINE_CLASSES = ("SerialEngine", "ProcessPoolEngine", "CachedEngine", "DaskEngine", "StoredEngine")
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in MODULES if _owner(p) == "passages"], ids=module_name
+)
+def test_passages_name_no_engine_class(path: Path) -> None:
+    """Passages ask any engine for ``with_task``; they never choose a path by engine class."""
+    tree = ast.parse(path.read_text("utf-8"))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert not names & set(ENGINE_CLASSES), module_name(path)

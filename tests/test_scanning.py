@@ -15,9 +15,9 @@ import pytest
 from conftest import DocWriter
 
 import simdup
+import simdup.engines.workerpool
 import simdup.options
 import simdup.text.segmentation
-import simdup.workerpool
 from simdup.options import ScanOptions
 from simdup.params import FeatureParams
 from simdup.records import ScanResult
@@ -207,7 +207,7 @@ def test_jobs_do_not_change_the_result(big_corpus: Path) -> None:
     """jobs=1 and jobs=2 (worker processes) give identical files, pairs and clusters."""
     one = simdup.scan([str(big_corpus)], jobs=1)
     with mock.patch(
-        "simdup.workerpool.pool_context", wraps=simdup.workerpool.pool_context
+        "simdup.engines.workerpool.pool_context", wraps=simdup.engines.workerpool.pool_context
     ) as pool_context:
         two = simdup.scan([str(big_corpus)], jobs=2)
     assert pool_context.called, "jobs=2 did not use worker processes"
@@ -215,6 +215,53 @@ def test_jobs_do_not_change_the_result(big_corpus: Path) -> None:
     names = {frozenset(Path(m.path).name for m in c.members) for c in two.clusters}
     for n in range(6):
         assert frozenset({f"gen-{n}.txt", f"gen-{n}-edited.txt"}) in names
+
+
+class _LengthTask:
+    """A text task whose result is the text's length (picklable: it goes to the workers)."""
+
+    def __call__(self, path: str, text: str) -> int:
+        return len(text)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
+    big_corpus: Path, tmp_path: Path, jobs: int
+) -> None:
+    """``with_task`` (what passages ask of any engine): the local engines run the task on each
+    text they fingerprint and hand its result to the sink here, with identical records; the
+    scan cache in front hands only the files it does not hold to the task; engines whose
+    workers never hold the texts answer None."""
+    from simdup.discovery import find_files
+    from simdup.distributed.engine import DaskEngine
+    from simdup.engines import make_engine
+    from simdup.store.cache import FingerprintCache
+    from simdup.store.cached_engine import CachedEngine
+
+    files = find_files([str(big_corpus)]).files
+    params = FeatureParams()
+    plain = make_engine(params, max_size=1 << 26, jobs=jobs)
+    seen: dict[str, int | None] = {}
+
+    def sink(source: Any, result: Any, made: int | None) -> None:
+        seen[source.path] = made
+
+    tasked = plain.with_task(_LengthTask(), sink)
+    assert tasked is not None and type(tasked) is type(plain)
+    assert list(tasked.run(files)) == list(plain.run(files))
+    assert set(seen) == {f.path for f in files}
+    assert seen[str(big_corpus / "gen-0.txt")] == len((big_corpus / "gen-0.txt").read_text())
+    assert seen[str(big_corpus / "sample" / "misc" / "empty.txt")] is None  # not fingerprinted
+
+    with FingerprintCache(tmp_path / "cache.sqlite") as cache:
+        cached = CachedEngine(plain, cache)
+        list(cached.run(files[:5]))  # the cache now holds the first five
+        seen.clear()
+        again = cached.with_task(_LengthTask(), sink)
+        assert isinstance(again, CachedEngine)
+        assert list(again.run(files)) == list(plain.run(files))
+        assert set(seen) == {f.path for f in files[5:]}
+    assert DaskEngine(params, 1 << 26, client=None).with_task(_LengthTask(), sink) is None
 
 
 def test_minhash_candidates_find_the_same_clusters(
@@ -249,11 +296,11 @@ def test_a_minhash_scan_bands_records_as_they_arrive_and_drops_their_signatures(
     batches of 4 in this process; the workers' batches), and keeps the records without their
     signatures (memory at millions of documents); the pairs and clusters are those of the
     same scan keeping every signature, whose band keys are the same."""
-    import simdup.engines
+    import simdup.engines.batching
     from simdup.scanning import collect_fingerprints
     from simdup.verify import signature_band_keys
 
-    monkeypatch.setattr(simdup.engines, "PACKED_BATCH", 4)
+    monkeypatch.setattr(simdup.engines.batching, "PACKED_BATCH", 4)
     lean = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash")
     full = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash", keep_signatures=True)
     assert lean.files and all(d.minhash == b"" for d in lean.files)
@@ -478,7 +525,7 @@ def test_auto_method_switches_to_minhash_above_the_file_limit(
 @pytest.mark.parametrize(("n", "jobs"), [(1, 2), (7, 2), (1170, 2), (5000, 8)])
 def test_batches_cover_every_file_once_and_shrink(n: int, jobs: int) -> None:
     """Guided batches: consecutive, every file once, never growing, at most MAX_BATCH."""
-    from simdup.engines import MAX_BATCH, batches
+    from simdup.engines.batching import MAX_BATCH, batches
     from simdup.records import SourceFile
 
     files = [SourceFile(f"f{i}", i) for i in range(n)]

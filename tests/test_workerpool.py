@@ -1,4 +1,4 @@
-"""simdup.workerpool: every task done once, a dead worker's task redone, never a hang or an
+"""simdup.engines.workerpool: every task done once, a dead worker's task redone, never a hang or an
 orphan. The command-line cases (a worker SIGKILLed during a real ``-j2`` scan, SIGTERM, SIGHUP,
 the parent killed) are in tests/test_bad_inputs.py."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from simdup.engines.workerpool import MAX_ATTEMPTS, WorkerPool, describe_exit
 from simdup.errors import WorkerError
-from simdup.workerpool import MAX_ATTEMPTS, WorkerPool, describe_exit
 
 pytestmark = pytest.mark.skipif(
     "fork" not in multiprocessing.get_all_start_methods(), reason="the tests' work functions "

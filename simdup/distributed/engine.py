@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..engines import Progress, Result
+from ..engines import Progress, Result, Sink, TextTask
 from ..params import FeatureParams
 from ..records import SkippedFile, SourceFile
 from .cluster import VERSION, ClusterError, VersionMismatch, check_version
@@ -147,3 +147,7 @@ class DaskEngine:
         for batch in results:
             assert batch is not None
             yield from batch
+
+    def with_task(self, task: TextTask, sink: Sink) -> None:
+        """None: the texts stay on the workers (the caller reads the files it needs)."""
+        return None

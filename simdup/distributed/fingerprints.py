@@ -25,7 +25,7 @@ import numpy as np
 
 from ..__about__ import __version__
 from ..discovery import Discovery, DiscoveryOptions
-from ..engines import Progress, Result
+from ..engines import Progress, Result, Sink, TextTask
 from ..errors import ConfigError
 from ..options import ScanOptions, resolve_options
 from ..params import ALGORITHM_VERSION, FeatureParams
@@ -357,3 +357,7 @@ class StoredEngine:
             yield by_path[source.path]
             if progress:
                 progress(done, len(files))
+
+    def with_task(self, task: TextTask, sink: Sink) -> None:
+        """None: stored records have no texts."""
+        return None

@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..discovery import DEFAULT_MAX_SIZE
-from ..engines import Engine, Progress, Result, StreamingEngine, in_file_order
+from ..engines import Engine, Progress, Result, Sink, StreamingEngine, TextTask, in_file_order
 from ..errors import StoreError
 from ..records import SourceFile
 from .cache import DEFAULT_MAX_ENTRIES, FingerprintCache, Warn, cache_inside, default_cache_path
@@ -79,6 +79,13 @@ class CachedEngine:
             raise
         # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
         self.cache.flush()
+
+    def with_task(self, task: TextTask, sink: Sink) -> CachedEngine | None:
+        """The same cache in front of the wrapped engine running ``task``: the files the
+        cache answers are not read, so ``task`` sees only the others (None when the wrapped
+        engine cannot run it)."""
+        inner = self.inner.with_task(task, sink)
+        return None if inner is None else self.with_inner(inner)
 
     def with_inner(self, inner: Engine) -> CachedEngine:
         """The same cache in front of another engine (with the same parameters)."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
-from .errors import WorkerError
+from ..errors import WorkerError
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
