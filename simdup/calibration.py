@@ -19,9 +19,9 @@ import numpy as np
 from .algorithms.index import MAX_THRESHOLD, near_pairs
 from .discovery import discover
 from .engines import Progress
+from .join.verify import Verifier
 from .options import ScanOptions, resolve_options
 from .scanning import fingerprint_corpus
-from .verify import Verifier
 
 SIMILARITY_BINS = 10  # deciles of the Jaccard estimate
 

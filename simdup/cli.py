@@ -147,7 +147,7 @@ def _feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The verification options of scan and query (one rule: ``simdup.verify``)."""
+    """The verification options of scan and query (one rule: ``simdup.join.verify``)."""
     options = [
         click.option(
             "--verify/--no-verify",

@@ -15,6 +15,7 @@ from typing import Any
 
 from .algorithms.simhash import BITS, hamming
 from .errors import InputError
+from .join.verify import Verifier
 from .options import ScanOptions
 from .records import (
     Comparison,
@@ -25,7 +26,6 @@ from .records import (
 )
 from .text.decoding import decode_named
 from .text.processor import processor_for
-from .verify import Verifier
 
 
 def _cosine(a: dict[str, float], b: dict[str, float]) -> float:

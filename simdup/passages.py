@@ -11,7 +11,7 @@ stopwords and weights, summed block by block) and its word set; then
 1. candidate windows come from the exact block index (``simdup.algorithms.index``) within ``radius``
    bits, identical fingerprints collapsed first (its tables shared among worker processes on
    large inputs);
-2. each candidate is judged by the one near-duplicate rule, ``simdup.verify.Verifier``, with
+2. each candidate is judged by the one near-duplicate rule, ``simdup.join.verify.Verifier``, with
    the passage thresholds (length ratio in words, exact word-set Jaccard of the windows), all
    in one ``Verifier.near`` call (the rule of ``Verifier.judge`` on arrays);
 3. windows matched across more than ``max_repeats`` documents (a licence footer, a newsletter
@@ -58,6 +58,7 @@ from .discovery import find_files
 from .engines import Engine, Result, batches, default_jobs, make_engine
 from .engines.workerpool import WorkerPool
 from .errors import ConfigError
+from .join.verify import Verifier
 from .native import speedups
 from .options import ScanOptions, resolve_options
 from .params import FeatureParams
@@ -77,7 +78,6 @@ from .text.normalize import strip_ignorables, strip_markup
 from .text.processor import DocumentProcessor, processor_for
 from .text.textscan import CJK_RANGE
 from .text.textscan import collapse as collapse_whitespace
-from .verify import Verifier
 
 PREVIEW_CHARS = 40
 # Window weights are scaled to integers before the per-bit prefix sums, so a window's

@@ -10,163 +10,19 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from .algorithms.clustering import cluster, max_pairwise_distance
-from .algorithms.simhash import hamming
-from .algorithms.sketch import sketch_jaccard
 from .discovery import Discovery, DiscoveryOptions, find_files
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
+from .join import Join, Reference
+from .join.local import LocalJoin, with_reference
+from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
-from .records import (
-    Cluster,
-    ClusterMember,
-    FingerprintedDocument,
-    ScanResult,
-    SkippedFile,
-    SourceFile,
-    SourceFiles,
-)
+from .records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile, SourceFiles
 from .text.segmentation import resolve_backend
-from .verify import (
-    VerifiedPair,
-    Verifier,
-    band_layout,
-    candidate_pairs,
-    duplicate_pair,
-)
-
-
-def build_clusters(
-    docs: Sequence[FingerprintedDocument],
-    pairs: Sequence[VerifiedPair],
-    method: str,
-    sketch_size: int,
-) -> list[Cluster]:
-    """Clusters of ``docs`` from their verified pairs (``method``: centers or components)."""
-    # Among equally connected documents the longest becomes the representative, then the path.
-    order_key = _OrderKey(DocumentTable.of(docs))
-    groups = cluster(len(docs), [(p.i, p.j) for p in pairs], order_key, method)
-    built = []
-    for rep, members in groups:
-        r = docs[rep]
-        rows = []
-        # The representative is an exact duplicate when another member is (not of itself).
-        twins = sum(docs[m].content_hash == r.content_hash for m in members) > 1
-        for m in members:
-            doc = docs[m]
-            exact = doc.content_hash == r.content_hash and (m != rep or twins)
-            sim: float | None = 1.0 if exact or m == rep else None
-            if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has none
-                sim = round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
-            rows.append(
-                ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
-            )
-        rows.sort(key=lambda c: (c.path != r.path, c.distance, c.path))
-        spread = max_pairwise_distance([docs[m].fingerprint for m in members])
-        built.append((r.path, rows, spread))
-    built.sort(key=lambda c: (-len(c[1]), c[0]))
-    return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]
-
-
-class _OrderKey:
-    """``(-chars, path)`` of document ``i``, made when clustering asks for it (only documents
-    in a pair are asked for: not a tuple per document of a million)."""
-
-    def __init__(self, table: DocumentTable) -> None:
-        self.table = table
-
-    def __getitem__(self, i: int) -> tuple[int, str]:
-        return -int(self.table.chars[i]), self.table.paths[i]
-
-
-class Join(Protocol):
-    """Where candidates are joined and verified and clusters built: ``LocalJoin`` here, or
-    ``simdup.distributed.join.DaskJoin`` on a Dask cluster (the same results)."""
-
-    def pairs(
-        self, docs: Sequence[FingerprintedDocument], options: ScanOptions
-    ) -> tuple[int, list[VerifiedPair]]:
-        """The number of candidate pairs, and the verified ones."""
-        ...
-
-    def clusters(
-        self,
-        docs: Sequence[FingerprintedDocument],
-        pairs: Sequence[VerifiedPair],
-        method: str,
-        sketch_size: int,
-    ) -> list[Cluster]: ...
-
-
-class LocalJoin:
-    """Candidates, verification and clusters in this process. ``keys``: the MinHash band keys
-    of the documents, when they were taken as the records arrived (``collect_fingerprints``)."""
-
-    def __init__(self, keys: np.ndarray | None = None) -> None:
-        self.keys = keys
-
-    def pairs(
-        self, docs: Sequence[FingerprintedDocument], options: ScanOptions
-    ) -> tuple[int, list[VerifiedPair]]:
-        keys, self.keys = self.keys, None  # used once: let go with the candidates made
-        candidates = candidate_pairs(docs, options, keys)
-        del keys
-        return len(candidates), Verifier(options).pairs(docs, candidates)
-
-    def clusters(
-        self,
-        docs: Sequence[FingerprintedDocument],
-        pairs: Sequence[VerifiedPair],
-        method: str,
-        sketch_size: int,
-    ) -> list[Cluster]:
-        return build_clusters(docs, pairs, method, sketch_size)
-
-
-class Reference(Protocol):
-    """Stored documents that a scan's files are checked against (``scan --against``):
-    ``simdup.store.index.Index``."""
-
-    path: str
-
-    def match_documents(
-        self, docs: Iterable[FingerprintedDocument], options: ScanOptions | None = None
-    ) -> list[Any]:  # IndexMatch: path, key, distance, similarity, exact
-        ...
-
-    def document(self, key: str) -> FingerprintedDocument | None: ...
-
-
-def _with_reference(
-    docs: Sequence[FingerprintedDocument],
-    verified: list[VerifiedPair],
-    reference: Reference,
-    options: ScanOptions,
-) -> tuple[list[FingerprintedDocument], list[VerifiedPair], int]:
-    """``docs`` and their pairs, plus the stored documents that are near-duplicates of them
-    and those pairs (never a pair of two stored documents); and how many stored ones."""
-    position = {d.path: n for n, d in enumerate(docs)}
-    union = list(docs)
-    seen = {(p.i, p.j) for p in verified}
-    pairs = list(verified)
-    for match in reference.match_documents(docs, options):
-        j = position.get(match.key)
-        if j is None:  # a stored document that is not one of the scanned files
-            stored = reference.document(match.key)
-            if stored is None:  # a bare fingerprint: reported by its key
-                stored = FingerprintedDocument(match.key, 0, "", "", 0, 0, 0, "", 0)
-            j = position[match.key] = len(union)
-            union.append(stored)
-        i = position[match.path]
-        key = (min(i, j), max(i, j))
-        if key not in seen:
-            seen.add(key)
-            pairs.append(VerifiedPair(*key, match.distance, match.similarity, match.exact))
-    return union, pairs, len(union) - len(docs)
 
 
 def fingerprint_corpus(
@@ -302,7 +158,7 @@ def scan(
         everyone: Sequence[FingerprintedDocument] = docs
         stored = 0
         if reference is not None:
-            everyone, verified, stored = _with_reference(docs, verified, reference, options)
+            everyone, verified, stored = with_reference(docs, verified, reference, options)
         sketch_size = options.features.sketch_size
         clusters = join.clusters(everyone, verified, options.cluster_method, sketch_size)
         finished = time.perf_counter()

@@ -40,7 +40,7 @@ TOP_LEVEL = {
     **dict.fromkeys(
         ["discovery"], 2),
     **dict.fromkeys(
-        ["options", "verify", "scanning", "comparing", "calibration",
+        ["options", "scanning", "comparing", "calibration",
          "baseline", "outcome", "config", "passages"], 3),
     **dict.fromkeys(["cli", "__main__"], 4),
 }  # fmt: skip

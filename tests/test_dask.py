@@ -26,10 +26,10 @@ from click.testing import CliRunner
 
 from simdup.cli import cli
 from simdup.engines import SerialEngine
+from simdup.join.local import LocalJoin
 from simdup.options import ScanOptions, resolve_options
 from simdup.params import FeatureParams
 from simdup.records import FingerprintedDocument
-from simdup.scanning import LocalJoin
 
 try:
     import distributed  # noqa: F401

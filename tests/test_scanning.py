@@ -297,8 +297,8 @@ def test_a_minhash_scan_bands_records_as_they_arrive_and_drops_their_signatures(
     signatures (memory at millions of documents); the pairs and clusters are those of the
     same scan keeping every signature, whose band keys are the same."""
     import simdup.engines.batching
+    from simdup.join.verify import signature_band_keys
     from simdup.scanning import collect_fingerprints
-    from simdup.verify import signature_band_keys
 
     monkeypatch.setattr(simdup.engines.batching, "PACKED_BATCH", 4)
     lean = simdup.scan([str(big_corpus)], jobs=jobs, method="minhash")

@@ -1,4 +1,4 @@
-"""simdup.verify: the one near-duplicate rule, and the exit policy built on a scan's result."""
+"""simdup.join.verify: the one near-duplicate rule, and the exit policy built on a scan's result."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import simdup.verify
+import simdup.join.verify
 from simdup.algorithms.sketch import bottom_k
+from simdup.join.verify import Candidates, Verifier, candidate_pairs
 from simdup.options import ScanOptions
 from simdup.outcome import scan_outcome
 from simdup.records import DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
-from simdup.verify import Candidates, Verifier, candidate_pairs
 
 
 def doc(
@@ -91,7 +91,7 @@ def test_pairs_decides_every_candidate_as_judge_does(
 ) -> None:
     """``pairs`` (array operations on slices of candidates, no reasons worded) keeps exactly
     the candidates ``judge`` calls near, with the same similarity and exactness."""
-    monkeypatch.setattr(simdup.verify, "_VERIFY_SLICE", slice_size)
+    monkeypatch.setattr(simdup.join.verify, "_VERIFY_SLICE", slice_size)
     docs = [A, B_SIMILAR, C_DIFFERENT, D_SAME_TEXT, E_SHORT]
     ii, jj = np.triu_indices(len(docs), 1)
     distances = np.array([(3 * i + 5 * j) % 16 for i, j in zip(ii, jj, strict=True)])

@@ -8,7 +8,7 @@ installed. The parts:
   a local cluster; check that every worker runs this simdup version;
 * ``engine``: ``DaskEngine``, the ``simdup.engines.Engine`` of a cluster (partitions of sources
   fingerprinted on workers by ``DocumentProcessor``, as the local engines do);
-* ``join``: ``DaskJoin`` (``simdup.scanning.Join``): block or band keys shuffled, pairs
+* ``join``: ``DaskJoin`` (``simdup.join.Join``): block or band keys shuffled, pairs
   verified by ``Verifier.judge`` within partitions, connected components by min-label
   propagation, clusters by ``build_clusters`` per component;
 * ``fingerprints``: fingerprint records as Parquet, with the algorithm version and parameters

@@ -1,6 +1,6 @@
 """The join at scale: candidate pairs, verification and clusters on a Dask cluster.
 
-Candidates (the same set as ``simdup.verify.candidate_pairs``, so the same count):
+Candidates (the same set as ``simdup.join.verify.candidate_pairs``, so the same count):
 
 * ``method="simhash"``: the Manku-style block tables of ``simdup.algorithms.index`` (the layout
   ``choose_layout`` picks for the search radius). Identical fingerprints are collapsed first
@@ -24,7 +24,7 @@ offer and then takes its label's label, which halves chains; a round that lowers
 ends it), on the driver when there are at most ``driver_edges`` pairs. Greedy centre
 clustering never crosses a component (a centre takes only its neighbours) and visits the
 documents of a component in the same relative order as the whole graph's, so each component
-is clustered by ``scanning.build_clusters`` on a worker, and the clusters are numbered as
+is clustered by ``join.local.build_clusters`` on a worker, and the clusters are numbered as
 ``build_clusters`` numbers them (largest first, then by representative): the result is the
 local one, for ``--cluster centers`` and ``components`` alike.
 
@@ -48,10 +48,10 @@ import numpy as np
 from ..algorithms.clustering import connected_components
 from ..algorithms.index import Layout, choose_layout, table_pairs
 from ..algorithms.minhash import band_keys, choose_bands, equal_key_pairs
+from ..join.local import build_clusters
+from ..join.verify import VerifiedPair, Verifier
 from ..options import ScanOptions
 from ..records import Cluster, FingerprintedDocument
-from ..scanning import build_clusters
-from ..verify import VerifiedPair, Verifier
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -381,7 +381,7 @@ def min_label_components(edges: Any, npartitions: int, max_rounds: int = MAX_ROU
 
 
 class DaskJoin:
-    """``simdup.scanning.Join`` on the cluster of ``client``: the same pairs and clusters as
+    """``simdup.join.Join`` on the cluster of ``client``: the same pairs and clusters as
     ``LocalJoin``."""
 
     def __init__(

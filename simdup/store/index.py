@@ -45,11 +45,11 @@ from ..algorithms.index import MAX_THRESHOLD
 from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..engines import Engine, Progress, make_engine
 from ..errors import ConfigError, InputError, StoreError
+from ..join.verify import Verifier
 from ..options import ScanOptions
 from ..params import ALGORITHM_VERSION, FeatureParams
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
 from ..text.processor import processor_for
-from ..verify import Verifier
 from .database import Migration, check_integrity, open_database
 
 if TYPE_CHECKING:

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .algorithms.index import near_pairs
-from .algorithms.minhash import band_keys, choose_bands, keyed_candidates, length_lanes
-from .algorithms.sketch import sketch_jaccard, sketch_jaccard_pairs
-from .document_table import DocumentTable
-from .options import ScanOptions
-from .records import DuplicatePair, FingerprintedDocument
+from ..algorithms.index import near_pairs
+from ..algorithms.minhash import band_keys, choose_bands, keyed_candidates, length_lanes
+from ..algorithms.sketch import sketch_jaccard, sketch_jaccard_pairs
+from ..document_table import DocumentTable
+from ..options import ScanOptions
+from ..records import DuplicatePair, FingerprintedDocument
 
 
 @dataclass(frozen=True, slots=True)
