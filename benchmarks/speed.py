@@ -267,8 +267,8 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
 
     import simdup.text.features
     from simdup.params import FeatureParams
+    from simdup.readers import read_document
     from simdup.records import DecodedDocument
-    from simdup.text.decoding import decode_file
     from simdup.text.processor import DocumentProcessor
     from simdup.text.textscan import CJK_RUN
 
@@ -280,7 +280,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
 
     log("[stages] preparing inputs (untimed) ...")
     decoded = [
-        d for d in (decode_file(p, max_size) for p in paths) if isinstance(d, DecodedDocument)
+        d for d in (read_document(p, max_size) for p in paths) if isinstance(d, DecodedDocument)
     ]
     texts = [d.text for d in decoded]
     cjk_chars = sum(len(run) for text in texts for run in CJK_RUN.findall(text))
@@ -296,7 +296,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         return run
 
     def document(backend: str) -> Callable[[], None]:
-        """What a worker does for every file: decode_file + DocumentProcessor.document, with
+        """What a worker does for every file: read_document + DocumentProcessor.document, with
         a fresh vocabulary and memo (as a new process has), timing the segmenter calls."""
 
         def run() -> None:
@@ -306,7 +306,7 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
             proc.segmenter._cut = timed
             try:
                 for path in paths:
-                    d = decode_file(path, max_size)
+                    d = read_document(path, max_size)
                     if isinstance(d, DecodedDocument):
                         proc.document(d)
             finally:
@@ -318,8 +318,8 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
     plan: list[tuple[str, str, Callable[[], None]]] = [
         (
             "decode",
-            "simdup.text.decoding.decode_file (read, detect, decode)",
-            each(lambda p: decode_file(p, max_size), paths),
+            "simdup.readers.read_document (read, detect, decode)",
+            each(lambda p: read_document(p, max_size), paths),
         ),
         (
             "jieba.lcut",
@@ -329,12 +329,12 @@ def stages(args: argparse.Namespace, docs: Path, notes: list[str]) -> dict[str, 
         ("rjieba.cut", "rjieba.cut(text): plain rjieba, whole text", each(rjieba.cut, texts)),
         (
             "document, jieba",
-            "decode_file + DocumentProcessor(segmenter='jieba').document, new vocabulary",
+            "read_document + DocumentProcessor(segmenter='jieba').document, new vocabulary",
             document("jieba"),
         ),
         (
             "document, rjieba",
-            "decode_file + DocumentProcessor(segmenter='rjieba').document, new vocabulary",
+            "read_document + DocumentProcessor(segmenter='rjieba').document, new vocabulary",
             document("rjieba"),
         ),
     ]

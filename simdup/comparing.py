@@ -17,6 +17,7 @@ from .algorithms.simhash import BITS, hamming
 from .errors import InputError
 from .join.verify import Verifier
 from .options import ScanOptions
+from .readers import read_named
 from .records import (
     Comparison,
     DiffHunk,
@@ -24,7 +25,6 @@ from .records import (
     FingerprintedDocument,
     SharedTerm,
 )
-from .text.decoding import decode_named
 from .text.processor import processor_for
 
 
@@ -60,7 +60,7 @@ def compare(
     vectors: list[FeatureVector] = []
     texts: list[str] = []
     for path in (os.fspath(path_a), os.fspath(path_b)):
-        decoded = decode_named(path, options.discovery.max_size, stdin)
+        decoded = read_named(path, options.discovery.max_size, stdin)
         texts.append(decoded.text)
         fv = proc.features(decoded.text)
         if len(fv) < params.min_features:  # what scan refuses, compare refuses

@@ -62,6 +62,7 @@ from .join.verify import Verifier
 from .native import speedups
 from .options import ScanOptions, resolve_options
 from .params import FeatureParams
+from .readers import read_document, read_named
 from .records import (
     PassagePair,
     PassageSpan,
@@ -72,7 +73,6 @@ from .records import (
 )
 from .scanning import scan
 from .text.blocks import DEFAULT_MAX_LINES, cut_text, split_lines
-from .text.decoding import decode_file, decode_file_again, decode_named
 from .text.features import weigh
 from .text.normalize import strip_ignorables, strip_markup
 from .text.processor import DocumentProcessor, processor_for
@@ -411,7 +411,7 @@ def _read(
     """The passages of one file, or None when it can no longer be read (it was fingerprinted
     a moment ago; a file changed since is left out of passage matching, never fatal)."""
     try:
-        decoded = decode_file(source, max_size)
+        decoded = read_document(source, max_size)
     except Exception:
         return None
     if isinstance(decoded, SkippedFile):
@@ -1729,7 +1729,7 @@ class _SourceTexts:
 
     def __call__(self, path: str) -> str | None:
         try:
-            decoded = decode_file_again(self.sources[path], self.max_size, self.detected.get(path))
+            decoded = read_document(self.sources[path], self.max_size, self.detected.get(path))
         except Exception:
             return None
         return None if isinstance(decoded, SkippedFile) else decoded.text
@@ -1918,7 +1918,7 @@ def compare_passages(
     docs = []
     texts: dict[str, str] = {}
     for path in (os.fspath(path_a), os.fspath(path_b)):
-        decoded = decode_named(path, options.discovery.max_size, stdin)
+        decoded = read_named(path, options.discovery.max_size, stdin)
         docs.append(proc.document(path, decoded.text))
         texts[path if path not in texts else path + "\0"] = decoded.text
     if docs[0].path == docs[1].path:

@@ -143,7 +143,37 @@ class SkippedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class Locations:
+    """Where the parts of a document's text come from, for reports: ``kind`` names the parts
+    ("page", "paragraph", "chapter", "row"), ``starts[i]`` is the text offset (in code points)
+    where part ``i`` begins (ascending, the first 0) and ``labels[i]`` is how a report names it
+    (a printed page label such as "iv", a paragraph number). A plain text has none: its lines
+    are its locations, found in the text itself."""
+
+    kind: str
+    starts: tuple[int, ...]
+    labels: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.starts) != len(self.labels):
+            raise ValueError("locations need one label per start")
+        if any(b < a for a, b in zip(self.starts, self.starts[1:], strict=False)):
+            raise ValueError("location starts must ascend")
+
+    def at(self, offset: int) -> str | None:
+        """The label of the part holding text offset ``offset`` (None before the first)."""
+        from bisect import bisect_right
+
+        part = bisect_right(self.starts, offset) - 1
+        return self.labels[part] if part >= 0 else None
+
+
+@dataclass(frozen=True, slots=True)
 class DecodedDocument:
+    """One document a reader made of a file: its key (``path``: the file's path, or the path
+    and the document's place in it for a file of many), its text, how the bytes became text,
+    and where its parts come from (``locations``; None: the lines of the text)."""
+
     path: str
     text: str
     encoding: str
@@ -152,6 +182,7 @@ class DecodedDocument:
     encoding_source: str
     confidence: float
     size: int
+    locations: Locations | None = None
 
 
 @dataclass(frozen=True, slots=True)

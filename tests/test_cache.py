@@ -25,7 +25,7 @@ import pytest
 from conftest import pseudo_words
 
 import simdup.params
-import simdup.text.decoding
+import simdup.readers.files
 from simdup.discovery import DEFAULT_MAX_SIZE, discover
 from simdup.engines import Engine, ProcessPoolEngine, Progress, Result, SerialEngine
 from simdup.errors import StoreError
@@ -115,16 +115,16 @@ def cached_run(
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths passed to ``simdup.text.decoding.read_bytes``, the one function simdup opens
+    """Paths passed to ``simdup.readers.files.read_bytes``, the one function simdup opens
     documents with (the cache's hashing and the engines' decoding both call it)."""
     seen: list[str] = []
-    real = simdup.text.decoding.read_bytes
+    real = simdup.readers.files.read_bytes
 
     def counting(source: SourceFile | str, max_size: int) -> bytes:
         seen.append(source if isinstance(source, str) else source.path)
         return real(source, max_size)
 
-    monkeypatch.setattr(simdup.text.decoding, "read_bytes", counting)
+    monkeypatch.setattr(simdup.readers.files, "read_bytes", counting)
     return seen
 
 

@@ -1,5 +1,5 @@
-"""simdup.text.decoding: every common encoding decodes to the original text; non-text is a
-record."""
+"""simdup.text.decoding and the plain-text reader: every common encoding decodes to the original
+text; non-text is a record; files are read only as discovery found them."""
 
 from __future__ import annotations
 
@@ -13,15 +13,10 @@ from pathlib import Path
 import pytest
 from conftest import DocWriter
 
+from simdup.readers import read_document
+from simdup.readers.files import _READ_CHUNK, ReadFailure, read_bytes
 from simdup.records import DecodedDocument, SkippedFile, SourceFile
-from simdup.text.decoding import (
-    _READ_CHUNK,
-    DecodeFailure,
-    decode_bytes,
-    decode_file,
-    decode_file_again,
-    read_bytes,
-)
+from simdup.text.decoding import DecodeFailure, decode_bytes
 
 MAX = 1 << 20
 
@@ -74,7 +69,7 @@ def test_file_decodes_to_the_original_text_with_its_encoding(
     """Each encoding decodes to the exact original text (line endings kept), and the result
     records the encoding and how it was known (BOM, valid UTF-8, or detected)."""
     path = write_doc("doc.txt", text, written, crlf=crlf)
-    doc = decode_file(str(path), MAX)
+    doc = read_document(str(path), MAX)
     assert isinstance(doc, DecodedDocument), doc
     expected = text.replace("\n", "\r\n") if crlf else text
     assert doc.text == expected
@@ -134,7 +129,7 @@ def test_binary_files_are_skipped_at_decode(tmp_path: Path, kind: str, make: obj
     'decode' whose reason starts with 'binary file'."""
     path = tmp_path / f"file.{kind.lower()}"
     path.write_bytes(make(tmp_path))  # type: ignore[operator]
-    result = decode_file(str(path), MAX)
+    result = read_document(str(path), MAX)
     assert isinstance(result, SkippedFile), result
     assert result.stage == "decode"
     assert result.reason.startswith("binary file"), result.reason
@@ -151,7 +146,7 @@ def test_magic_number_is_named_in_the_reason() -> None:
 
 def test_sample_corpus_binary_is_skipped(sample_corpus: Path) -> None:
     """misc/image.bin of the sample corpus is binary."""
-    result = decode_file(str(sample_corpus / "misc" / "image.bin"), MAX)
+    result = read_document(str(sample_corpus / "misc" / "image.bin"), MAX)
     assert isinstance(result, SkippedFile)
     assert (result.stage, result.reason) == ("decode", "binary file (PNG image)")
 
@@ -160,48 +155,48 @@ def test_empty_file_is_skipped_at_read(tmp_path: Path) -> None:
     """A 0-byte file is a SkippedFile at stage 'read' with reason 'empty file'."""
     path = tmp_path / "empty.txt"
     path.write_bytes(b"")
-    assert decode_file(str(path), MAX) == SkippedFile(str(path), "read", "empty file")
+    assert read_document(str(path), MAX) == SkippedFile(str(path), "read", "empty file")
 
 
 def test_file_larger_than_max_size_is_skipped_at_read(write_doc: DocWriter) -> None:
     """A file over max_size is a SkippedFile at stage 'read' naming the limit."""
     path = write_doc("big.txt", "x" * 101)
-    result = decode_file(str(path), 100)
+    result = read_document(str(path), 100)
     assert isinstance(result, SkippedFile)
     assert result.stage == "read"
     assert "max-size" in result.reason and "100" in result.reason
-    assert isinstance(decode_file(str(path), 101), DecodedDocument)
+    assert isinstance(read_document(str(path), 101), DecodedDocument)
 
 
 def test_missing_file_is_skipped_at_read(tmp_path: Path) -> None:
     """A file that does not exist is a record, not an exception."""
-    result = decode_file(str(tmp_path / "nope.txt"), MAX)
+    result = read_document(str(tmp_path / "nope.txt"), MAX)
     assert isinstance(result, SkippedFile)
     assert result.stage == "read"
     assert "No such file" in result.reason
 
 
 def test_directory_is_skipped_at_read(tmp_path: Path) -> None:
-    """A directory given to decode_file is not a regular file."""
-    result = decode_file(str(tmp_path), MAX)
+    """A directory given to read_document is not a regular file."""
+    result = read_document(str(tmp_path), MAX)
     assert isinstance(result, SkippedFile)
     assert result.stage == "read"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="os.mkfifo is not available")
 def test_fifo_does_not_block(tmp_path: Path) -> None:
-    """decode_file on a FIFO with no writer returns a 'read' skip at once instead of waiting."""
+    """read_document on a FIFO with no writer returns a 'read' skip at once instead of waiting."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     results: list[object] = []
-    worker = threading.Thread(target=lambda: results.append(decode_file(str(fifo), MAX)))
+    worker = threading.Thread(target=lambda: results.append(read_document(str(fifo), MAX)))
     worker.daemon = True
     worker.start()
     worker.join(timeout=10)
     if worker.is_alive():  # unblock the reader so the thread can end, then fail
         fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
         os.close(fd)
-        pytest.fail("decode_file blocked on a FIFO")
+        pytest.fail("read_document blocked on a FIFO")
     [result] = results
     assert isinstance(result, SkippedFile)
     assert result.stage == "read"
@@ -259,7 +254,7 @@ def test_weak_chardet_guesses_fall_back_to_the_most_readable_decoding(
 
 @pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="needs O_NOFOLLOW")
 def test_a_file_changed_after_discovery_is_not_read(tmp_path: Path) -> None:
-    """decode_file(SourceFile) reads only the file discovery found: a symbolic link put at its
+    """read_document(SourceFile) reads only the file discovery found: a symbolic link put at its
     path is not followed (unless ``follow``), and another file (a link followed, a rename over
     the path) is refused by device and inode. A plain str path is named by the user: links are
     followed and there is nothing to check against."""
@@ -269,69 +264,69 @@ def test_a_file_changed_after_discovery_is_not_read(tmp_path: Path) -> None:
     path.write_text(MIXED, encoding="utf-8")
     st = os.stat(path)
     found = SourceFile(str(path), st.st_size, st.st_dev, st.st_ino)
-    assert isinstance(decode_file(found, MAX), DecodedDocument)
+    assert isinstance(read_document(found, MAX), DecodedDocument)
     os.link(path, tmp_path / "kept.txt")  # its inode number is not given to a new file
 
     path.unlink()
     path.symlink_to(outside)
-    assert decode_file(found, MAX) == SkippedFile(
+    assert read_document(found, MAX) == SkippedFile(
         str(path), "read", "replaced by a symbolic link after discovery (not followed)"
     )
     followed = replace(found, follow=True)
-    assert decode_file(followed, MAX) == SkippedFile(
+    assert read_document(followed, MAX) == SkippedFile(
         str(path), "read", "changed after discovery (another file is now at this path)"
     )
     # Identity unknown (0): a followed link is read, an unfollowed one still is not.
-    assert isinstance(decode_file(SourceFile(str(path), 0, follow=True), MAX), DecodedDocument)
-    assert decode_file(SourceFile(str(path), 0), MAX).reason.startswith("replaced by a symbolic")
-    doc = decode_file(str(path), MAX)
+    assert isinstance(read_document(SourceFile(str(path), 0, follow=True), MAX), DecodedDocument)
+    assert read_document(SourceFile(str(path), 0), MAX).reason.startswith("replaced by a symbolic")
+    doc = read_document(str(path), MAX)
     assert isinstance(doc, DecodedDocument) and doc.text == ASCII_EN
 
     path.unlink()
     (tmp_path / "new.txt").write_text(MIXED, encoding="utf-8")
     os.replace(tmp_path / "new.txt", path)
-    assert decode_file(found, MAX) == SkippedFile(
+    assert read_document(found, MAX) == SkippedFile(
         str(path), "read", "changed after discovery (another file is now at this path)"
     )
     st = os.stat(path)
-    assert isinstance(decode_file(replace(found, inode=st.st_ino), MAX), DecodedDocument)
+    assert isinstance(read_document(replace(found, inode=st.st_ino), MAX), DecodedDocument)
 
 
 def test_a_file_read_again_is_decoded_with_the_encoding_detected_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """decode_file_again uses the encoding detection chose before (no detection: chardet is
-    not called) and gives decode_file's text; bytes that no longer decode so, or a file
-    decoded otherwise before, go through decode_file's rules."""
+    """read_document with a hint (the encoding detection chose before) reads with it, without
+    detecting anew (chardet is not called), and gives read_document's text; bytes that no
+    longer decode so, or a file decoded otherwise before, go through the plain rules."""
     import chardet
 
     path = tmp_path / "gbk.txt"
     path.write_bytes(("中文的文本，用于检测编码。" * 20).encode("gbk"))
-    first = decode_file(str(path), 1 << 20)
+    first = read_document(str(path), 1 << 20)
     assert isinstance(first, DecodedDocument) and first.encoding_source == "detected"
 
     def no_detection(*args: object, **kwargs: object) -> None:
         raise AssertionError("chardet was called")
 
     monkeypatch.setattr(chardet, "detect", no_detection)
-    again = decode_file_again(str(path), 1 << 20, first.encoding)
+    again = read_document(str(path), 1 << 20, first.encoding)
     assert isinstance(again, DecodedDocument)
     assert (again.text, again.encoding, again.size) == (first.text, first.encoding, first.size)
     # Bytes that the encoding no longer decodes: decided again (here UTF-8, no chardet).
     path.write_bytes("now UTF-8 text: 中文 \udcff".encode("utf-8", "surrogateescape"))
-    changed = decode_file_again(str(path), 1 << 20, first.encoding)
+    changed = read_document(str(path), 1 << 20, first.encoding)
     assert isinstance(changed, DecodedDocument)
     assert changed.encoding == "utf-8" and changed.text.startswith("now UTF-8 text")
     # Bytes that became binary, and a file that is gone.
     path.write_bytes(b"\x00\x01binary\x00" * 10)
-    assert isinstance(decode_file_again(str(path), 1 << 20, first.encoding), SkippedFile)
+    assert isinstance(read_document(str(path), 1 << 20, first.encoding), SkippedFile)
     path.unlink()
-    gone = decode_file_again(str(path), 1 << 20, first.encoding)
+    gone = read_document(str(path), 1 << 20, first.encoding)
     assert isinstance(gone, SkippedFile) and gone.stage == "read"
-    # Nothing detected before: decode_file itself.
+    # Nothing detected before: read_document itself.
     utf8 = tmp_path / "utf8.txt"
     utf8.write_text("plain text", "utf-8")
-    plain = decode_file_again(str(utf8), 1 << 20, None)
+    plain = read_document(str(utf8), 1 << 20, None)
     assert isinstance(plain, DecodedDocument) and plain.text == "plain text"
 
 
@@ -347,5 +342,5 @@ def test_files_are_read_whole_around_the_read_size(tmp_path: Path, size: int) ->
     path.write_bytes(data)
     assert read_bytes(str(path), size) == data
     if size > 1:
-        with pytest.raises(DecodeFailure, match="max-size"):
+        with pytest.raises(ReadFailure, match="max-size"):
             read_bytes(str(path), size - 1)

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simdup.errors import ConfigError, MissingExtraError
+from simdup.readers import read_document
 from simdup.records import DecodedDocument
-from simdup.text.decoding import decode_file
 from simdup.text.normalize import strip_markup
 from simdup.text.segmentation import (
     BACKENDS,
@@ -116,7 +116,7 @@ def test_backends_agree_on_arbitrary_text(text: str) -> None:
 def _decoded_texts(paths: list[Path]) -> list[tuple[Path, str]]:
     out = []
     for path in paths:
-        doc = decode_file(str(path), MAX)
+        doc = read_document(str(path), MAX)
         if isinstance(doc, DecodedDocument):
             out.append((path, strip_markup(doc.text)))
     return out

@@ -7,7 +7,7 @@ representative. Skipped files are listed last with the stage and reason.
 
 Like every renderer this is a function of ``(ScanResult, stream)``, with one exception: a
 ``ScanResult`` holds fingerprints, not texts, so the diffs re-read the files. Each is opened
-read-only with ``decoding.decode_file`` (the scan's own reader and decoder, bounded by the
+read-only with ``readers.read_document`` (the scan's own reader and decoder, bounded by the
 scan's ``max_size``); nothing is ever written. A file that can no longer be read or decoded, or
 is too large to diff, gets a note in place of its diff. Diffs are line diffs (``difflib``) of
 the decoded texts showing changed lines with ``DIFF_CONTEXT`` lines of context, at most
@@ -31,9 +31,9 @@ from typing import Any, TextIO
 from ..__about__ import __version__
 from ..discovery import DEFAULT_MAX_SIZE
 from ..params import ALGORITHM_VERSION
+from ..readers import read_document
 from ..records import Cluster, DecodedDocument, FingerprintedDocument, PassagePair, ScanResult
 from ..text.blocks import split_lines
-from ..text.decoding import decode_file
 from .passages import has_passages, span_label
 from .paths import display_path
 
@@ -248,7 +248,7 @@ def _diff_rows(old: list[str], new: list[str]) -> Iterator[str]:
 
 def _read(path: str, max_size: int) -> DecodedDocument | str:
     """The decoded text of ``path``, or why it cannot be shown."""
-    decoded = decode_file(path, max_size)
+    decoded = read_document(path, max_size)
     if not isinstance(decoded, DecodedDocument):
         return f"cannot be read again ({decoded.reason})"
     if len(decoded.text) > MAX_DIFF_CHARS:

@@ -12,7 +12,7 @@ A file is looked up in two steps (``FingerprintCache.lookup``):
 1. same path, size, modification time and inode, and a time more than ``RACY_NS`` before the
    bytes were hashed (else a change within the same clock tick could hide): the stored record
    is reused and the file is not opened;
-2. otherwise its bytes are read (``decoding.read_bytes``, simdup's one open function) and
+2. otherwise its bytes are read (``readers.files.read_bytes``, simdup's one open function) and
    hashed, and an entry of the same parameters with that hash (the same file touched, renamed
    or copied) is reused under the current path, and stored again with its new size and time.
 
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import xxhash
 
 from ..errors import StoreError
+from ..readers import files as file_io
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
 from ..text import decoding
 from .database import open_database
@@ -394,7 +395,7 @@ class FingerprintCache:
     def lookup(self, key: str, files: Sequence[SourceFile], max_size: int) -> CacheLookup:
         """Stored records for ``files`` under the parameter key ``key``; see the module's
         docstring for the two steps. Files whose size, time or inode changed (and files new to
-        the cache) are read, at most ``max_size`` bytes, with ``decoding.read_bytes``."""
+        the cache) are read, at most ``max_size`` bytes, with ``readers.files.read_bytes``."""
         results: list[Result | None] = [None] * len(files)
         hashes: dict[int, tuple[bytes, int]] = {}
         if self._conn is None or not files:
@@ -471,8 +472,8 @@ class FingerprintCache:
             source = files[i]
             checked = time.time_ns()
             try:
-                data = decoding.read_bytes(source, max_size)
-            except (OSError, decoding.DecodeFailure):
+                data = file_io.read_bytes(source, max_size)
+            except (OSError, file_io.ReadFailure):
                 continue  # the engine meets the same trouble and records it
             digest = xxhash.xxh3_128_digest(data)
             hashes[i] = (digest, checked)

@@ -1,21 +1,18 @@
-"""Read a file and decode it to text: BOM, then strict UTF-8, then chardet on a bounded sample.
+"""Bytes to text: BOM, then strict UTF-8, then chardet on a bounded sample.
 
 Every outcome is recorded: the encoding used and whether it was certain (BOM, valid UTF-8)
-or detected. Binary files become a ``SkippedFile`` with the reason.
+or detected. Binary files become a ``SkippedFile`` with the reason. Opening files is the
+readers' job (``simdup.readers.files.read_bytes``); this module never touches the file system.
 """
 
 from __future__ import annotations
 
 import codecs
-import errno
-import os
 import re
-import stat
 from typing import Any
 
-from ..errors import InputError
 from ..native import speedups
-from ..records import DecodedDocument, SkippedFile, SourceFile
+from ..records import DecodedDocument, SkippedFile
 
 # Checked longest first: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -85,70 +82,7 @@ class DecodeFailure(Exception):
     """Raised inside this module; becomes a ``SkippedFile``."""
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-# What open(O_NOFOLLOW) fails with when the path is a symbolic link: ELOOP (Linux, macOS),
-# EMLINK (FreeBSD), EFTYPE (NetBSD).
-_NOFOLLOW_ERRORS = frozenset(
-    getattr(errno, name) for name in ("ELOOP", "EMLINK", "EFTYPE") if hasattr(errno, name)
-)
-REPLACED_BY_LINK = "replaced by a symbolic link after discovery (not followed)"
-CHANGED = "changed after discovery (another file is now at this path)"
 EMPTY = "empty file"
-
-
-_READ_CHUNK = 1 << 20
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
-def read_bytes(source: SourceFile | str, max_size: int) -> bytes:
-    """Read a regular file: the one open function of simdup for the files it fingerprints.
-
-    ``source`` is what discovery found: a symbolic link at its path is not followed unless
-    ``source.follow``, and the file opened must be the one discovery found (same device and
-    inode, when known), so a link or another file put there since is never read. A plain
-    ``str`` is a path the user named: links are followed, there is nothing to check against.
-    Never blocks on a FIFO or device swapped in after discovery.
-    """
-    if isinstance(source, str):
-        source = SourceFile(source, 0, follow=True)
-    nofollow = 0 if source.follow else _NOFOLLOW
-    try:
-        fd = os.open(source.path, _OPEN_FLAGS | nofollow)
-    except OSError as exc:
-        if nofollow and exc.errno in _NOFOLLOW_ERRORS and os.path.islink(source.path):
-            raise DecodeFailure(REPLACED_BY_LINK) from exc
-        raise
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise DecodeFailure("not a regular file")
-        if source.inode and (st.st_dev, st.st_ino) != (source.device, source.inode):
-            raise DecodeFailure(CHANGED)
-        if st.st_size > max_size:
-            raise DecodeFailure(f"larger than --max-size ({st.st_size} > {max_size} bytes)")
-        chunks = []
-        remaining = max_size + 1
-        # The first read asks for the size fstat gave and one byte more: a small file comes in
-        # one call, and no megabyte buffer is made and shrunk for it (~19 us a file).
-        want = min(remaining, st.st_size + 1, _READ_CHUNK)
-        while remaining > 0:
-            chunk = os.read(fd, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-            # A short read that reaches the size fstat gave is the end of the file: no read
-            # more to be told so (one system call per file fewer). A file that grew since
-            # fstat, or a read cut short by a signal, reads on.
-            if len(chunk) < want and max_size + 1 - remaining == st.st_size:
-                break
-            want = min(remaining, _READ_CHUNK)
-        data = b"".join(chunks)
-        if len(data) > max_size:
-            raise DecodeFailure(f"grew beyond --max-size ({max_size} bytes) while being read")
-        return data
-    finally:
-        os.close(fd)
 
 
 def _chardet_sample(data: bytes) -> bytes:
@@ -343,49 +277,13 @@ def _checked_fallback(text: str, encoding: str) -> tuple[str, str, str, float]:
     return text, encoding, "fallback", 0.0
 
 
-def decode_file(source: SourceFile | str, max_size: int) -> DecodedDocument | SkippedFile:
-    """Read (``read_bytes``) and decode one file; any failure is a ``SkippedFile``, never an
-    exception. A ``str`` is a path named by the user (links followed, no identity check)."""
-    path = source if isinstance(source, str) else source.path
-    data = _read_or_skip(source, path, max_size)
-    return data if isinstance(data, SkippedFile) else decode_data(path, data)
-
-
-def _read_or_skip(source: SourceFile | str, path: str, max_size: int) -> bytes | SkippedFile:
-    """``read_bytes``, or the record of why the file could not be read."""
-    try:
-        return read_bytes(source, max_size)
-    except DecodeFailure as exc:
-        return SkippedFile(path, "read", str(exc))
-    except OSError as exc:
-        return SkippedFile(path, "read", exc.strerror or str(exc))
-
-
-def decode_named(path: str, max_size: int, stdin: bytes | None = None) -> DecodedDocument:
-    """A file the user named (``compare``): decoded, or ``InputError`` with the reason it
-    cannot be used. ``"-"`` with ``stdin`` is the bytes read from standard input."""
-    if path == "-" and stdin is not None:
-        decoded = decode_data(path, stdin)
-    else:
-        decoded = decode_file(path, max_size)
-    if isinstance(decoded, SkippedFile):
-        raise InputError(path, decoded.reason)
-    return decoded
-
-
-def decode_file_again(
-    source: SourceFile | str, max_size: int, detected: str | None = None
-) -> DecodedDocument | SkippedFile:
-    """``decode_file`` of a file decoded before, ``detected``: the encoding detection chose for
-    it then (encoding source "detected"), which is used again without detecting anew. That
+def decode_again(path: str, data: bytes, detected: str | None) -> DecodedDocument | SkippedFile:
+    """``decode_data`` of bytes decoded before, ``detected``: the encoding detection chose for
+    them then (encoding source "detected"), which is used again without detecting anew. That
     gives the same text for the same bytes, and spares each process that reads the file again
-    loading chardet's models; when the bytes read no longer decode so, as ``decode_file``."""
+    loading chardet's models; when the bytes no longer decode so, as ``decode_data``."""
     if detected is None:
-        return decode_file(source, max_size)
-    path = source if isinstance(source, str) else source.path
-    data = _read_or_skip(source, path, max_size)
-    if isinstance(data, SkippedFile):
-        return data
+        return decode_data(path, data)
     try:
         text = data.decode(detected)
     except (UnicodeDecodeError, LookupError):

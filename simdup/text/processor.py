@@ -19,6 +19,7 @@ from ..algorithms.simhash import simhash
 from ..algorithms.sketch import bottom_k_bytes
 from ..native import speedups
 from ..params import FeatureParams
+from ..readers import document_of, documents_of, read_document
 from ..records import (
     DecodedDocument,
     FeatureVector,
@@ -26,7 +27,6 @@ from ..records import (
     SkippedFile,
     SourceFile,
 )
-from .decoding import decode_data, decode_file
 from .features import extract_features, vocabulary
 from .idf import jieba_table
 from .segmentation import Segmenter, get_segmenter
@@ -116,10 +116,11 @@ class DocumentProcessor:
         )
 
     def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
-        """One file's fingerprint, or the record of why it has none. One bad file never stops a
-        run: even an unexpected error (a bug, memory exhausted by one huge text) becomes a
-        skip record of stage ``internal``, which ``--strict`` counts."""
-        return self._guarded(source.path, lambda: decode_file(source, max_size))
+        """One file's fingerprint (read by its reader, ``simdup.readers``), or the record of why
+        it has none. One bad file never stops a run: even an unexpected error (a bug, memory
+        exhausted by one huge text) becomes a skip record of stage ``internal``, which
+        ``--strict`` counts."""
+        return self._guarded(source.path, lambda: read_document(source, max_size))
 
     def file_with(
         self, source: SourceFile, max_size: int, task: Callable[[str, str], T]
@@ -130,7 +131,7 @@ class DocumentProcessor:
 
         def decode() -> DecodedDocument | SkippedFile:
             nonlocal text
-            decoded = decode_file(source, max_size)
+            decoded = read_document(source, max_size)
             if not isinstance(decoded, SkippedFile):
                 text = decoded.text
             return decoded
@@ -145,7 +146,7 @@ class DocumentProcessor:
 
     def data(self, path: str, data: bytes) -> FingerprintedDocument | SkippedFile:
         """``file`` for bytes already read (a file behind an fsspec URL, read by a worker)."""
-        return self._guarded(path, lambda: decode_data(path, data))
+        return self._guarded(path, lambda: document_of(path, documents_of(path, data)))
 
     def _guarded(
         self, path: str, decode: Callable[[], DecodedDocument | SkippedFile]

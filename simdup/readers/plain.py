@@ -1,0 +1,24 @@
+"""The plain-text reader: any encoding simdup knows (BOM, strict UTF-8, chardet), one document a
+file, located by its lines. It reads every file no other reader claims; what is not text
+(binary formats, NUL bytes, control characters) becomes a skip record saying what it is."""
+
+from __future__ import annotations
+
+from ..records import DecodedDocument, SkippedFile
+from ..text.decoding import decode_again, decode_data
+
+
+class PlainTextReader:
+    """A file as one text document (``text.decoding``)."""
+
+    name = "text"
+    version = "1"
+    extensions: tuple[str, ...] = ()  # any file no other reader takes
+
+    def sniff(self, head: bytes) -> bool:
+        return False
+
+    def read(
+        self, path: str, data: bytes, hint: str | None = None
+    ) -> tuple[DecodedDocument | SkippedFile]:
+        return (decode_again(path, data, hint) if hint else decode_data(path, data),)
