@@ -42,7 +42,7 @@ TOP_LEVEL = {
     **dict.fromkeys(
         ["options", "scanning", "comparing", "calibration",
          "baseline", "outcome", "config", "passages"], 3),
-    **dict.fromkeys(["cli", "__main__"], 4),
+    **dict.fromkeys(["__main__"], 4),
 }  # fmt: skip
 # The package itself (``simdup/__init__.py``): the public names, loaded lazily from every layer.
 PUBLIC = ""

@@ -1842,7 +1842,7 @@ def edge_internal_error(tmp: Path, big: Callable[[], Path]) -> None:
         raise RuntimeError("a bug")
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(simdup.cli, "scan", broken)
+        mp.setattr(simdup.cli.scan, "scan", broken)
         result = invoke(["scan", "d"])
     assert result.exit_code == ExitCode.ERROR
     assert result.stderr.strip() == "simdup: internal error: RuntimeError: a bug"

@@ -265,7 +265,7 @@ def test_output_failure_leaves_the_old_file_untouched(
         stream.write("partial")
         raise OSError("disk full")
 
-    monkeypatch.setattr("simdup.cli.render", broken_render)
+    monkeypatch.setattr("simdup.cli.scan.render", broken_render)
     result = run("scan", "corpus", "-o", str(out), "-q")
     assert result.exit_code == ExitCode.ERROR == 4, explain(result)
     assert "disk full" in result.stderr

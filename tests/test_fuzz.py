@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simdup
+from simdup.names import display_path, escape_path
 from simdup.params import FeatureParams
 from simdup.records import DecodedDocument, FingerprintedDocument, SkippedFile
-from simdup.report.paths import display_path, escape_path
 from simdup.text.decoding import DecodeFailure, decode_bytes
 from simdup.text.features import extract_features
 from simdup.text.normalize import DEFAULT_IGNORABLE

@@ -312,7 +312,7 @@ def test_interrupt_during_scan_exits_130_without_output(
     if existing:
         report.write_text("old report\n", encoding="utf-8")
     before = snapshot(tree)
-    monkeypatch.setattr(simdup.cli, "scan", _interrupt)
+    monkeypatch.setattr(simdup.cli.scan, "scan", _interrupt)
 
     result = CliRunner().invoke(cli, ["scan", "tree", "-f", "json", "-o", str(report)])
 
@@ -330,7 +330,7 @@ def test_interrupt_during_scan_exits_130_without_output(
 def test_interrupt_during_scan_to_stdout_prints_no_report(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(simdup.cli, "scan", _interrupt)
+    monkeypatch.setattr(simdup.cli.scan, "scan", _interrupt)
     result = CliRunner().invoke(cli, ["scan", "tree", "-f", "json"])
     assert result.exit_code == 130
     assert result.stdout == ""
@@ -350,7 +350,7 @@ def test_interrupt_while_writing_leaves_no_partial_file(
     report = tree.parent / "outside" / "report.json"
     if existing:
         report.write_text("old report\n", encoding="utf-8")
-    monkeypatch.setattr(simdup.cli, "render", _partial_then_interrupt)
+    monkeypatch.setattr(simdup.cli.scan, "render", _partial_then_interrupt)
 
     result = CliRunner().invoke(cli, ["scan", "tree", "-f", "json", "-o", str(report)])
 
@@ -373,16 +373,17 @@ OUTSIDE_SCAN_BUG = (
 @pytest.mark.parametrize(
     ("target", "args"),
     [
-        ("render", ["scan", "tree", "-o", "outside/report.txt"]),
-        ("fingerprint_files", ["hash", "tree/a.txt"]),
-        ("compare", ["compare", "tree/a.txt", "tree/b.txt"]),
+        ("scan.render", ["scan", "tree", "-o", "outside/report.txt"]),
+        ("hash.fingerprint_files", ["hash", "tree/a.txt"]),
+        ("compare.compare", ["compare", "tree/a.txt", "tree/b.txt"]),
     ],
     ids=["scan-writing-report", "hash", "compare"],
 )
 def test_interrupt_outside_scan_exits_130(
     tree: Path, monkeypatch: pytest.MonkeyPatch, target: str, args: list[str]
 ) -> None:
-    monkeypatch.setattr(simdup.cli, target, _interrupt)
+    module, name = target.split(".")
+    monkeypatch.setattr(getattr(simdup.cli, module), name, _interrupt)
     monkeypatch.setattr(sys, "argv", ["simdup", *args])
     with pytest.raises(SystemExit) as info:
         simdup.cli.main()  # the console-script entry point, as a user runs it

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simdup
+from simdup.names import display_path, escape_path
 from simdup.report import FORMATS
 from simdup.report.csv import safe_cell
-from simdup.report.paths import display_path, escape_path
 
 
 def test_formats() -> None:
@@ -117,3 +117,100 @@ def test_file_lines_are_the_encoded_file_records(
     canonical = dataclasses.replace(doc, content_hash=f"{fp:032x}"[-32:])
     lines = list(file_lines([doc, canonical]))
     assert list(file_lines(DocumentTable.of([doc, canonical]))) == lines
+
+
+# ------------------------------------------------------------- renderers carved out of the cli
+
+
+def _baseline_outcome(new: int, stale: int, code: int) -> tuple[object, object]:
+    from simdup.baseline import Entry, Side
+    from simdup.exitcodes import ExitCode
+    from simdup.outcome import ScanOutcome
+    from simdup.records import DuplicatePair, ScanResult
+
+    pairs = tuple(DuplicatePair(f"d/a{n}.txt", f"d/b{n}.txt", n % 4, 0.9, False) for n in range(30))
+    entries = tuple(
+        Entry(Side(f"/x/o{n}", f"old/o{n}.txt"), Side(f"/x/p{n}", f"old/p{n}.txt"))
+        for n in range(stale)
+    )
+    result = ScanResult({}, (), (), pairs, (), {})
+    outcome = ScanOutcome(ExitCode(code), pairs[:new], 0, True, entries)
+    return outcome, result
+
+
+def test_baseline_diff_lists_new_pairs_and_stale_entries_up_to_twenty() -> None:
+    """The lines ``scan --baseline`` writes to stderr (golden): at most 20 of each, the rest
+    counted; the new pairs even when quiet if they make the run fail, stale entries never."""
+    from simdup.report.baseline import render_baseline_diff
+
+    outcome, result = _baseline_outcome(new=22, stale=1, code=1)
+    out = io.StringIO()
+    render_baseline_diff(outcome, result, "base.json", False, out)  # type: ignore[arg-type]
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "simdup: 22 of 30 near-duplicate pairs are not in the baseline base.json"
+    assert lines[1] == "  d/a0.txt  d/b0.txt  distance 0"
+    assert lines[20] == "  d/a19.txt  d/b19.txt  distance 3"
+    assert lines[21:] == [
+        "  ... and 2 more",
+        "simdup: 1 entry of the baseline base.json matches no pair now (stale: rewrite it "
+        "with --write-baseline)",
+        "  old/o0.txt  old/p0.txt",
+    ]
+    quiet = io.StringIO()
+    render_baseline_diff(outcome, result, "base.json", True, quiet)  # type: ignore[arg-type]
+    assert quiet.getvalue().splitlines() == lines[:22]
+    passing, _ = _baseline_outcome(new=0, stale=0, code=0)
+    silent = io.StringIO()
+    render_baseline_diff(passing, result, "base.json", True, silent)  # type: ignore[arg-type]
+    assert silent.getvalue() == ""
+
+
+def test_config_listing_aligns_values_and_names_their_sources() -> None:
+    """``simdup config`` as text (golden) and as JSON."""
+    import json
+
+    from simdup.config import COMMAND_LINE, DEFAULT, Setting, Settings
+    from simdup.report.config import render_settings
+
+    settings = Settings(
+        "proj/pyproject.toml",
+        (
+            Setting("threshold", "threshold", 4, COMMAND_LINE),
+            Setting("exclude", "exclude", ("build/*",), "proj/pyproject.toml"),
+            Setting("output", "output", None, DEFAULT),
+        ),
+    )
+    out = io.StringIO()
+    render_settings(settings, "text", out)
+    assert out.getvalue() == (
+        "configuration file: proj/pyproject.toml\n"
+        "threshold  4            (command line)\n"
+        'exclude    ["build/*"]  (proj/pyproject.toml)\n'
+        "output     -            (default)\n"
+    )
+    as_json = io.StringIO()
+    render_settings(settings, "json", as_json)
+    assert json.loads(as_json.getvalue()) == settings.describe()
+
+
+def test_cache_info_says_where_the_cache_is_and_what_it_holds() -> None:
+    """``simdup cache info`` (golden), for a cache file and for none."""
+    import json
+
+    from simdup.report.store import render_cache_info
+    from simdup.store.cache import CacheInfo
+
+    info = CacheInfo("c.sqlite", 1234, 5_000_000, 200_000, 0, 0, 0)
+    out = io.StringIO()
+    render_cache_info("c.sqlite", info, "text", out)
+    assert out.getvalue() == (
+        "cache        c.sqlite\n"
+        "entries      1234\n"
+        "size         5,000,000 bytes\n"
+        "max entries  200000 (least recently used evicted)\n"
+    )
+    none = io.StringIO()
+    render_cache_info("c.sqlite", None, "json", none)
+    assert json.loads(none.getvalue()) == {
+        "path": "c.sqlite", "entries": 0, "bytes": 0, "max_entries": None
+    }

@@ -1,4 +1,4 @@
-"""simdup.report.target: how each kind of ``-o`` target is written (never replaced unless it is
+"""simdup.cli.output: how each kind of ``-o`` target is written (never replaced unless it is
 a regular file or a new path). Real processes writing to devices, FIFOs and sockets, and closed
 standard streams, are cases of the catalogue in tests/test_bad_inputs.py."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from simdup.cli.output import ForgivingStream, ReportTarget, descriptor_named
 from simdup.errors import ConfigError, OutputError
-from simdup.report.target import ForgivingStream, ReportTarget, descriptor_named
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import csv
 from typing import TextIO
 
+from ..names import escape_path
 from ..records import ScanResult
-from .paths import escape_path
 
 HEADER = ("a", "b", "distance", "similarity", "exact", "cluster_a", "cluster_b")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

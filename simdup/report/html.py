@@ -30,12 +30,12 @@ from typing import Any, TextIO
 
 from ..__about__ import __version__
 from ..discovery import DEFAULT_MAX_SIZE
+from ..names import display_path
 from ..params import ALGORITHM_VERSION
 from ..readers import read_document
 from ..records import Cluster, DecodedDocument, FingerprintedDocument, PassagePair, ScanResult
 from ..text.blocks import split_lines
 from .passages import has_passages, span_label
-from .paths import display_path
 
 DIFF_CONTEXT = 3  # unchanged lines shown around each change
 MAX_DIFF_ROWS = 120  # rows of one member's diff; the rest is cut with a note

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from ..__about__ import __version__
 from ..document_table import DocumentTable
+from ..names import escape_path
 from ..params import ALGORITHM_VERSION
 from ..records import (
     Cluster,
@@ -19,7 +20,6 @@ from ..records import (
     SkippedFile,
 )
 from .passages import has_passages, passage_record, repeated_record
-from .paths import escape_path
 
 SCHEMA = "simdup-scan/1"
 COMPARE_SCHEMA = "simdup-compare/1"

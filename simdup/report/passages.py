@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..names import display_path, escape_path
 from ..records import PassagePair, PassageSpan, RepeatedPassage, ScanResult
-from .paths import display_path, escape_path
 
 # Occurrences of a repeated passage listed in text output (JSON lists them all).
 LISTED_OCCURRENCES = 5

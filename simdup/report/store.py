@@ -1,4 +1,5 @@
-"""Renderers for the stores: ``simdup query`` answers and ``simdup index stats``.
+"""Renderers for the stores: ``simdup query`` answers, ``simdup index stats`` and ``simdup cache
+info``.
 
 A query answer is the list of files queried, each with its matches (``IndexMatch`` records) or
 the reason it could not be fingerprinted. Text for people, JSON for pipelines.
@@ -12,9 +13,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
 from ..__about__ import __version__
+from ..names import display_path, escape_path
 from ..params import ALGORITHM_VERSION
+from ..store.cache import CacheInfo
 from ..store.index import IndexMatch, IndexStats
-from .paths import display_path, escape_path
 
 QUERY_SCHEMA = "simdup-query/1"
 
@@ -88,3 +90,19 @@ def render_index_stats(stats: IndexStats, fmt: str, stream: TextIO) -> None:
     w(f"algorithm          {stats.algorithm_version} (schema {stats.schema_version})\n")
     for name, value in sorted(stats.params.items()):
         w(f"  {name:<17}{value}\n")
+
+
+def render_cache_info(path: str, info: CacheInfo | None, fmt: str, stream: TextIO) -> None:
+    """Where the scan cache is, what it holds and its bound (``info`` None: no cache file)."""
+    entries, size, limit = (0, 0, None) if info is None else (
+        info.entries, info.bytes, info.max_entries
+    )
+    if fmt == "json":
+        record = {"path": path, "entries": entries, "bytes": size, "max_entries": limit}
+        stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    stream.write(f"cache        {display_path(path)}\n")
+    stream.write(f"entries      {entries}\n")
+    stream.write(f"size         {size:,} bytes\n")
+    if limit:
+        stream.write(f"max entries  {limit} (least recently used evicted)\n")

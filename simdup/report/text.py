@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TextIO
 
+from ..names import display_path
 from ..records import Comparison, ScanResult
 from .passages import has_passages, render_passages_text
-from .paths import display_path
 
 
 def render_text(result: ScanResult, stream: TextIO) -> None:

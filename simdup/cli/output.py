@@ -1,4 +1,5 @@
-"""Where a report goes: standard output, or ``-o PATH``, without ever replacing what PATH is.
+"""Where a report goes: standard output, or ``-o PATH``, without ever replacing what PATH is, and
+never into what a command scans (``check_output``, ``check_not_scanned``).
 
 One policy for every command:
 
@@ -31,11 +32,14 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+import click
+
 from ..errors import ConfigError, OutputError
+from ..names import display_path
 
 # Descriptors closed when the process started (see guard_standard_streams).
 CLOSED_AT_START: set[int] = set()
@@ -259,3 +263,36 @@ def _replace(target: str) -> Iterator[TextIO]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _inside(child: str, parent: str) -> bool:
+    """``child`` is ``parent`` or below it, as spelled or after resolving symbolic links."""
+    for resolve in (os.path.abspath, os.path.realpath):
+        c, p = resolve(child), resolve(parent)
+        if c == p or c.startswith(p.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def check_output(output: str | None, roots: list[str]) -> None:
+    """Refuse an output file that is a scanned file or lies inside a scanned folder (the name
+    of a descriptor, ``/dev/stdout``, is standard output: what the shell opened, not simdup)."""
+    if not output or output == "-" or names_own_descriptor(output):
+        return
+    check_not_scanned("--output", output, roots)
+
+
+def check_not_scanned(option: str, path: str, roots: Sequence[str]) -> None:
+    """Refuse a file simdup writes (a report, a database and its journal) inside what it scans."""
+    for root in roots:
+        if _inside(path, root):
+            where = (
+                f"inside the scanned folder {display_path(root)}"
+                if os.path.isdir(root)
+                else f"the scanned file {display_path(root)}"
+            )
+            raise click.UsageError(
+                f"{option} {display_path(path)} is {where}: "
+                "simdup never writes into the folders it scans"
+            )
+

@@ -1,0 +1,71 @@
+"""``simdup cache info|clear``: the scan cache."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..exitcodes import ExitCode
+from ..names import display_path
+from ..report.store import render_cache_info
+from ..store.cache import FingerprintCache, default_cache_path
+from .edge import usage_errors, warning
+from .options import PLAIN_CODES
+from .output import ReportTarget
+
+
+@click.group("cache", epilog=PLAIN_CODES)
+def cache_group() -> None:
+    """The scan cache: fingerprints of files already seen, reused by later scans.
+
+    \b
+    Examples:
+      simdup cache info
+      simdup cache clear
+      simdup scan docs --no-cache          neither read nor write it
+    """
+
+
+def _cache_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--cache",
+        "cache_path",
+        metavar="PATH",
+        type=click.Path(dir_okay=False),
+        help="The cache file (default: the one scan uses).",
+    )(f)
+
+
+@cache_group.command("info", epilog=PLAIN_CODES)
+@_cache_option
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
+    """Where the cache is, how many entries it holds and its size on disk."""
+    path = kw["cache_path"] or default_cache_path()
+    with usage_errors():
+        target = ReportTarget.resolve(None)
+        info = None
+        if os.path.exists(path):
+            with FingerprintCache(kw["cache_path"], warn=warning) as cache:
+                info = cache.info()
+        with target.open() as stream:
+            render_cache_info(path, info, kw["fmt"], stream)
+    ctx.exit(ExitCode.OK)
+
+
+@cache_group.command("clear", epilog=PLAIN_CODES)
+@_cache_option
+@click.pass_context
+def cache_clear_command(ctx: click.Context, /, **kw: Any) -> None:
+    """Delete every entry of the cache."""
+    path = kw["cache_path"] or default_cache_path()
+    if os.path.exists(path):
+        with usage_errors(), FingerprintCache(kw["cache_path"], warn=warning) as cache:
+            cache.clear()
+    click.echo(f"simdup: cache {display_path(path)} is empty", err=True)
+    ctx.exit(ExitCode.OK)
+

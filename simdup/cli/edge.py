@@ -1,0 +1,119 @@
+"""The edge of the command: library errors become exit codes, signals become a clean stop, and
+progress is drawn on a terminal. Every command runs inside these."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from ..errors import ConfigError, InputError, OutputError, SimdupError
+from ..exitcodes import ExitCode, stopped_exit_code
+from ..names import display_path
+
+
+@contextlib.contextmanager
+def usage_errors() -> Iterator[None]:
+    """Turn library errors into the exit codes of ``simdup.exitcodes``."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except InputError as exc:
+        click.echo(f"simdup: {display_path(exc.path)}: {exc.reason}", err=True)
+        raise click.exceptions.Exit(ExitCode.FILES_SKIPPED) from exc
+    except OutputError as exc:
+        click.echo(f"simdup: cannot write report: {exc}", err=True)
+        raise click.exceptions.Exit(ExitCode.ERROR) from exc
+    except SimdupError as exc:
+        click.echo(f"simdup: error: {exc}", err=True)
+        raise click.exceptions.Exit(ExitCode.ERROR) from exc
+
+
+def os_error(exc: OSError, where: str | None) -> str:
+    """'PATH: No space left on device', without errno numbers or Python quoting."""
+    if isinstance(exc, OutputError):
+        return str(exc)
+    reason = exc.strerror or str(exc)
+    name = display_path(os.fsdecode(exc.filename)) if exc.filename else where
+    return f"{name}: {reason}" if name else reason
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def warning(message: str) -> None:
+    click.echo(f"simdup: warning: {message}", err=True)
+
+
+class ProgressBar:
+    """tqdm on stderr, only when stderr is a terminal and not --quiet."""
+
+    def __init__(self, enabled: bool, desc: str) -> None:
+        self.bar: Any = None
+        self.enabled = enabled and sys.stderr.isatty()
+        self.desc = desc
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+            self.bar = tqdm(total=total, desc=self.desc, unit="file", file=sys.stderr, leave=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is so that it cleans up as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    # Once is enough: a second signal must not interrupt the clean-up (stopping workers).
+    with contextlib.suppress(ValueError, OSError):
+        signal.signal(signum, signal.SIG_IGN)
+    raise Stopped(signum)
+
+
+def stop_message(exc: BaseException) -> tuple[str, ExitCode]:
+    """'interrupted' (Ctrl-C) or 'terminated by SIGTERM', and its exit status."""
+    if isinstance(exc, Stopped):
+        return f"stopped by {signal.Signals(exc.signum).name}", stopped_exit_code(exc.signum)
+    return "interrupted", ExitCode.INTERRUPTED
+
+
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+def catch_stop_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP raise ``Stopped`` (so a run cleans up as for Ctrl-C), unless they are
+    ignored (``nohup``) or handled already. Returns the handlers to restore."""
+    previous: dict[int, Any] = {}
+    for name in _STOP_SIGNALS:
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        with contextlib.suppress(ValueError, OSError):  # not the main thread: leave them be
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, _raise_stopped)
+    return previous
+

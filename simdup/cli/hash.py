@@ -1,0 +1,60 @@
+"""``simdup hash FILES``: the 64-bit SimHash of each file, like sha256sum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..discovery import DiscoveryOptions, discover
+from ..engines import fingerprint_files
+from ..exitcodes import FILE_HELP, exit_code_help, files_exit_code
+from ..names import display_path
+from ..records import FingerprintedDocument
+from ..text.processor import DocumentProcessor
+from .edge import usage_errors
+from .options import feature_options, feature_params
+from .output import ReportTarget
+
+_HASH_CODES = exit_code_help(files=FILE_HELP + " (files inside a folder are reported only)")
+
+
+@click.command(
+    "hash",
+    epilog=f"""\b
+Examples:
+  simdup hash notes/*.txt
+  simdup hash docs/ | sort | uniq -w16 -D      exact fingerprint collisions
+
+{_HASH_CODES}""",
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@feature_options
+@click.pass_context
+def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> None:
+    """Print the 64-bit SimHash of each file: '<16 hex digits>  <path>', like sha256sum.
+
+    Folders are walked as by 'scan'. A file that cannot be fingerprinted is reported on
+    stderr; one named on the command line makes the exit status 3 (a binary or empty file
+    found inside a folder does not).
+    """
+    with usage_errors():
+        params = feature_params(kw)
+        DocumentProcessor(params)  # fail early on a bad user dictionary
+        # Like sha256sum: every path named gets its line, hard links and repeats included.
+        found, skipped = discover(
+            files, DiscoveryOptions(max_size=kw["max_size"], unique_files=False)
+        )
+        failed = list(skipped)
+        with ReportTarget.resolve(None).open() as stream:
+            for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
+                if isinstance(result, FingerprintedDocument):
+                    line = f"{result.fingerprint:016x}  {display_path(result.path)}"
+                    click.echo(line, file=stream)
+                else:
+                    failed.append(result)
+    for skip in failed:
+        click.echo(f"simdup: {display_path(skip.path)}: {skip.reason}", err=True)
+    named = set(files)
+    ctx.exit(files_exit_code(sum(1 for skip in failed if skip.path in named)))
+

@@ -1,0 +1,192 @@
+"""``simdup index add|remove|stats|list`` and ``simdup query``: a named index, stored once and
+queried again and again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..algorithms.index import MAX_THRESHOLD
+from ..errors import InputError
+from ..exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
+from ..names import display_path
+from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
+from ..store.index import Index
+from .edge import ProgressBar, usage_errors
+from .options import PLAIN_CODES, feature_options, scan_options, verify_options
+from .output import ReportTarget, check_not_scanned
+
+_QUERY_CODES = exit_code_help(
+    duplicates="--fail-on-duplicates and a stored near-duplicate was found", files=FILE_HELP
+)
+
+
+_REMOVE_CODES = exit_code_help(files="a key is not in the index")
+
+
+@click.group("index", epilog=PLAIN_CODES)
+def index_group() -> None:
+    """A named index: documents stored once, queried again and again.
+
+    \b
+    Examples:
+      simdup index add docs/ --db corpus.simdup
+      simdup query new.md --db corpus.simdup
+      simdup scan incoming/ --against corpus.simdup --fail-on-duplicates
+      simdup index stats --db corpus.simdup
+    """
+
+
+def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--db of an index that must exist (``index add`` creates one: its own option)."""
+    return click.option(
+        "--db",
+        required=True,
+        type=click.Path(dir_okay=False, exists=True),
+        metavar="DB",
+        help="The index file (SQLite).",
+    )(f)
+
+
+@index_group.command("add", epilog=PLAIN_CODES)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option(
+    "--db",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="DB",
+    help="The index file (SQLite); created if missing.",
+)
+@click.option("--rebuild", is_flag=True, help="Delete the index first (e.g. when it is damaged).")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
+@click.option("--hidden", is_flag=True, help="Also hidden files and VCS folders.")
+@click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary.")
+@feature_options
+@click.pass_context
+def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
+    """Fingerprint the files under PATHS and store them in the index DB, each under its path as
+    given (a file already stored under that path is replaced). Created if missing."""
+    check_not_scanned("--db", kw["db"], list(paths))
+    progress = ProgressBar(not kw["quiet"], "indexing")
+    with usage_errors():
+        options = scan_options(kw)
+        try:
+            with Index(kw["db"], rebuild=kw["rebuild"], params=options.features) as index:
+                added = index.add_files(
+                    paths, discovery=options.discovery, jobs=options.jobs, progress=progress
+                )
+                total = len(index)
+        finally:
+            progress.close()
+    if not kw["quiet"]:
+        click.echo(
+            f"simdup: {added.added} documents added to {display_path(kw['db'])} "
+            f"({total} in all), {len(added.skipped)} files skipped",
+            err=True,
+        )
+        for skip in added.skipped[:20]:
+            click.echo(f"  {display_path(skip.path)}: {skip.reason}", err=True)
+    ctx.exit(ExitCode.OK)
+
+
+@index_group.command("remove", epilog=_REMOVE_CODES)
+@click.argument("keys", nargs=-1, required=True)
+@_db_option
+@click.pass_context
+def index_remove_command(ctx: click.Context, /, keys: tuple[str, ...], **kw: Any) -> None:
+    """Remove the documents stored under KEYS (their paths as added)."""
+    with usage_errors(), Index(kw["db"], create=False) as index:
+        missing = [key for key in keys if not index.remove(key)]
+    for key in missing:
+        click.echo(f"simdup: {display_path(key)}: not in the index", err=True)
+    ctx.exit(files_exit_code(len(missing)))
+
+
+@index_group.command("stats", epilog=PLAIN_CODES)
+@_db_option
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def index_stats_command(ctx: click.Context, /, **kw: Any) -> None:
+    """How many documents the index holds, its size and the parameters it was built with."""
+    with usage_errors(), Index(kw["db"], create=False) as index:
+        stats = index.stats()
+        with ReportTarget.resolve(None).open() as stream:
+            render_index_stats(stats, kw["fmt"], stream)
+    ctx.exit(ExitCode.OK)
+
+
+@index_group.command("list", epilog=PLAIN_CODES)
+@_db_option
+@click.pass_context
+def index_list_command(ctx: click.Context, /, **kw: Any) -> None:
+    """Every key of the index, one per line."""
+    with (
+        usage_errors(),
+        Index(kw["db"], create=False) as index,
+        ReportTarget.resolve(None).open() as stream,
+    ):
+        stored = index.keys()  # a page at a time
+        for key in stored:
+            click.echo(display_path(key), file=stream)
+    ctx.exit(ExitCode.OK)
+
+
+@click.command(
+    "query",
+    epilog=f"""\b
+Examples:
+  simdup query new.md --db corpus.simdup
+  simdup query drafts/*.md --db corpus.simdup --format json | jq '.results[].matches'
+  simdup query new.md --db corpus.simdup --fail-on-duplicates     exit 1 on a match
+
+{_QUERY_CODES}""",
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@_db_option
+@click.option(
+    "-k",
+    "--threshold",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=3,
+    show_default=True,
+    help="SimHash Hamming threshold (as for scan).",
+)
+@verify_options
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when a file has a match.")
+@feature_options
+@click.pass_context
+def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> None:
+    """The stored documents of the index DB that are near-duplicates of each of FILES, under
+    the scan's rules, nearest first (a file's own entry, stored under the same path, is not
+    listed). A file that cannot be fingerprinted is reported and makes the exit status 3."""
+    with usage_errors():
+        options = scan_options(kw)
+        target = ReportTarget.resolve(None)
+        answers = []
+        with Index(kw["db"], create=False, params=options.features) as index:
+            for path in files:
+                try:
+                    # A file's own entry (stored under the same path) is not its duplicate.
+                    found = [m for m in index.query_file(path, options) if m.key != path]
+                    answers.append(QueryAnswer(path, tuple(found)))
+                except InputError as exc:
+                    answers.append(QueryAnswer(path, (), exc.reason))
+        with target.open() as stream:
+            if kw["fmt"] == "json":
+                render_query_json(answers, kw["db"], stream)
+            else:
+                render_query_text(answers, kw["db"], stream)
+    ctx.exit(
+        query_exit_code(
+            matched=sum(1 for a in answers if a.matches),
+            failed=sum(1 for a in answers if a.error),
+            fail_on_duplicates=kw["fail_on_duplicates"],
+        )
+    )
+

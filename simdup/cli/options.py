@@ -1,0 +1,270 @@
+"""The options commands share, and how options become the library's settings: click
+decorators, ``ByteSize``, options -> ``ScanOptions`` / ``FeatureParams`` / ``PassageOptions``,
+and the configuration file merged under the command line (``[tool.simdup]``, ``.simdup.toml``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from ..algorithms.index import MAX_THRESHOLD
+from ..config import OptionSpec, Settings, find_config, resolve_settings
+from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
+from ..exitcodes import exit_code_help
+from ..options import (
+    DEFAULT_MIN_LENGTH_RATIO,
+    DEFAULT_MIN_SIMILARITY,
+    DEFAULT_VERIFY_RADIUS,
+    ScanOptions,
+)
+from ..params import WEIGHTINGS, FeatureParams
+from ..passages import PassageOptions
+from ..text.segmentation import BACKENDS
+from ..text.stopwords import read_stopword_file
+from .edge import usage_errors
+
+# Each command lists the exit codes it can give (the top-level help lists them all).
+PLAIN_CODES = exit_code_help()
+
+
+_SIZE_SUFFIXES = {
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kb": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+}
+
+
+class ByteSize(click.ParamType):  # type: ignore[type-arg]
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower()
+        number = text.rstrip("kmgb")
+        suffix = text[len(number) :]
+        try:
+            size = int(float(number) * _SIZE_SUFFIXES[suffix])
+        except (ValueError, KeyError, OverflowError):  # 12Q, nan: ValueError; inf, 1e999: Overflow
+            self.fail(f"{value!r} is not a size like 500K, 64M or 1G", param, ctx)
+        if size < 1:
+            self.fail("size must be positive", param, ctx)
+        return size
+
+
+def _apply(options: Sequence[Callable[[Any], Any]], f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` decorated by a group of click options, listed in the order ``--help`` shows."""
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--stopwords",
+            "stopword_file",
+            type=click.Path(dir_okay=False),
+            help="Add the words in FILE (one per line) to the stopword lists.",
+        ),
+        click.option("--no-stopwords", is_flag=True, help="Do not drop any stopwords."),
+        click.option(
+            "--user-dict",
+            type=click.Path(dir_okay=False),
+            help="Load a jieba user dictionary (word [freq] [tag] per line).",
+        ),
+        click.option(
+            "--weighting",
+            type=click.Choice(WEIGHTINGS),
+            default="tfidf",
+            show_default=True,
+            help="Term weights of the SimHash.",
+        ),
+        click.option(
+            "--keep-markup", is_flag=True, help="Keep URLs, HTML tags and front matter as words."
+        ),
+        click.option(
+            "--segmenter",
+            type=click.Choice(BACKENDS),
+            default="auto",
+            show_default=True,
+            help="Segmentation backend (identical tokens; rjieba is faster).",
+        ),
+        click.option(
+            "--max-size",
+            type=ByteSize(),
+            default=DEFAULT_MAX_SIZE,
+            show_default="64M",
+            help="Skip files larger than this.",
+        ),
+    ]
+    return _apply(options, f)
+
+
+def verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The verification options of scan and query (one rule: ``simdup.join.verify``)."""
+    options = [
+        click.option(
+            "--verify/--no-verify",
+            default=True,
+            show_default=True,
+            help="Also report pairs up to --verify-radius whose word sets are similar enough.",
+        ),
+        click.option(
+            "--verify-radius",
+            type=click.IntRange(0, MAX_THRESHOLD),
+            default=DEFAULT_VERIFY_RADIUS,
+            show_default=True,
+            help="Hamming radius of the candidates checked by verification.",
+        ),
+        click.option(
+            "--min-similarity",
+            type=click.FloatRange(0.0, 1.0),
+            default=DEFAULT_MIN_SIMILARITY,
+            show_default=True,
+            help="Word-set Jaccard that verification requires.",
+        ),
+        click.option(
+            "--min-length-ratio",
+            type=click.FloatRange(0.0, 1.0),
+            default=DEFAULT_MIN_LENGTH_RATIO,
+            show_default=True,
+            help="Verification also requires the shorter text to be at least this share of "
+            "the longer.",
+        ),
+    ]
+    return _apply(options, f)
+
+
+def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--passages and its size option (scan and compare)."""
+    options = [
+        click.option(
+            "--passages",
+            is_flag=True,
+            help="Also report duplicated passages: line ranges of a document that are "
+            "near-copies of line ranges of another (a passages section in every format).",
+        ),
+        click.option(
+            "--passage-min-words",
+            type=click.IntRange(5, None),
+            default=PassageOptions().min_words,
+            show_default=True,
+            help="With --passages: the smallest passage looked for, in words.",
+        ),
+    ]
+    return _apply(options, f)
+
+
+def passage_settings(kw: dict[str, Any]) -> PassageOptions:
+    """The ``PassageOptions`` of a command's options (the rest: defaults)."""
+    fields: dict[str, Any] = {"min_words": kw["passage_min_words"]}
+    if "within" in kw:
+        fields["within"] = kw["within"]
+    if "max_passage_repeats" in kw:
+        fields["max_repeats"] = kw["max_passage_repeats"]
+    return PassageOptions(**fields)
+
+
+def feature_params(kw: dict[str, Any]) -> FeatureParams:
+    extra = (
+        frozenset(read_stopword_file(kw["stopword_file"]))
+        if kw.get("stopword_file")
+        else frozenset()
+    )
+    return FeatureParams(
+        markup=not kw["keep_markup"],
+        stopwords=not kw["no_stopwords"],
+        extra_stopwords=extra,
+        user_dict=kw.get("user_dict"),
+        weighting=kw["weighting"],
+        segmenter=kw["segmenter"],
+    )
+
+
+_SCAN_FIELDS = (
+    "threshold",
+    "verify",
+    "verify_radius",
+    "min_similarity",
+    "min_length_ratio",
+    "cluster_method",
+    "jobs",
+    "method",
+)
+
+
+_DISCOVERY_FIELDS = (
+    "include", "exclude", "hidden", "follow_symlinks", "max_size", "ignore_files"
+)  # fmt: skip
+
+
+def scan_options(kw: dict[str, Any]) -> ScanOptions:
+    """The one ``ScanOptions`` of a command, from the options it has (the rest: defaults)."""
+    discovery = DiscoveryOptions(**{k: kw[k] for k in _DISCOVERY_FIELDS if k in kw})
+    fields = {k: kw[k] for k in _SCAN_FIELDS if k in kw}
+    return ScanOptions(features=feature_params(kw), discovery=discovery, **fields)
+
+
+def option_specs(command: click.Command) -> list[OptionSpec]:
+    """What a configuration file may set: every option of ``command``, under its long name."""
+
+    def converter(param: click.Option) -> Callable[[Any], Any]:
+        def convert(value: Any) -> Any:
+            try:
+                return param.type.convert(value, param, None)
+            except click.BadParameter as exc:
+                raise ValueError(exc.message) from exc
+
+        return convert
+
+    specs = []
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.name is None:
+            continue
+        key = next(o for o in param.opts if o.startswith("--")).lstrip("-")
+        specs.append(
+            OptionSpec(
+                key,
+                param.name,
+                converter(param),
+                multiple=param.multiple,
+                is_flag=param.is_flag,
+                is_path=isinstance(param.type, click.Path),
+            )
+        )
+    return specs
+
+
+def _from_command_line(ctx: click.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source not in (
+        click.core.ParameterSource.DEFAULT,
+        click.core.ParameterSource.DEFAULT_MAP,
+    )
+
+
+def scan_settings(
+    ctx: click.Context, command: click.Command, paths: Sequence[str], given: dict[str, Any]
+) -> Settings:
+    """The settings of ``command`` (scan) for ``paths``: ``given`` values that ``ctx`` got from
+    the command line, else the configuration file's, else ``given`` (the defaults)."""
+    specs = option_specs(command)
+    from_cli = [s.dest for s in specs if s.dest in given and _from_command_line(ctx, s.dest)]
+    with usage_errors():
+        config = find_config(paths[0] if paths else os.curdir)
+        return resolve_settings(specs, given, from_cli, config)
+
+
+def configured(ctx: click.Context, paths: Sequence[str], kw: dict[str, Any]) -> dict[str, Any]:
+    """``kw`` of the command of ``ctx`` (scan) with the configuration file applied."""
+    return {**kw, **scan_settings(ctx, ctx.command, paths, kw).values()}
+

@@ -1,0 +1,406 @@
+"""``simdup scan``: near-duplicates under PATHS, with the scan cache, a baseline, passages, stored
+fingerprints or a Dask cluster, rendered in any format; the exit status from the one policy."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from ..algorithms.clustering import METHODS as CLUSTER_METHODS
+from ..algorithms.index import MAX_THRESHOLD
+from ..baseline import Baseline, write_baseline
+from ..discovery import read_path_list
+from ..engines import Engine, make_engine
+from ..errors import ConfigError
+from ..exitcodes import EXIT_CODE_HELP, ExitCode
+from ..names import display_path
+from ..options import METHODS_CANDIDATES, ScanOptions
+from ..outcome import scan_outcome
+from ..passages import PassageOptions, scan_passages
+from ..records import ScanResult
+from ..report import FORMATS, render
+from ..report.baseline import render_baseline_diff
+from ..report.text import render_skip_summary
+from ..scanning import scan
+from ..store.cached_engine import CachedEngine, with_cache
+from ..store.index import Index
+from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
+from .options import (
+    configured,
+    feature_options,
+    passage_options,
+    passage_settings,
+    scan_options,
+    verify_options,
+)
+from .output import ReportTarget, check_not_scanned, check_output
+
+EPILOG_SCAN = f"""\b
+Examples:
+  simdup scan ./docs                       clusters of near-duplicates
+  simdup scan ./docs --threshold 2 --format json > report.json
+  git ls-files -z '*.md' | simdup scan --files-from - -0 --fail-on-duplicates
+  simdup scan a/ b/ --include '*.txt' --exclude 'build/*' --format csv -o pairs.csv
+
+{EXIT_CODE_HELP}"""
+
+
+@click.command("scan", epilog=EPILOG_SCAN)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option(
+    "-k",
+    "--threshold",
+    type=click.IntRange(0, MAX_THRESHOLD),
+    default=3,
+    show_default=True,
+    help="SimHash Hamming threshold: with --no-verify, pairs within it are reported as they "
+    "are; with verification, candidates are searched within max(it, --verify-radius).",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write the report to FILE (atomically) instead of stdout.",
+)
+@click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when near-duplicates are found.")
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    help="A baseline file (--write-baseline), or an earlier JSON or JSON Lines report, whose "
+    "pairs are accepted: with --fail-on-duplicates only pairs not in it fail. Pairs match by "
+    "content, by path or, for edited files, by fingerprint (docs/baseline.md).",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False),
+    help="Also write this run's pairs to FILE (atomically, outside the scanned folders) as "
+    "accepted duplicates, for --baseline.",
+)
+@click.option("--strict", is_flag=True, help="Exit 3 when some files could not be read or decoded.")
+@click.option(
+    "--files-from",
+    type=click.Path(allow_dash=True),
+    help="Read more paths from FILE, one per line ('-' for stdin).",
+)
+@click.option("-0", "--null", is_flag=True, help="--files-from items are NUL-separated.")
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="Only scan files matching GLOB (repeatable)."
+)
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB."
+)
+@click.option("--hidden", is_flag=True, help="Also scan hidden files and VCS folders.")
+@click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
+@click.option(
+    "--ignore/--no-ignore",
+    "ignore_files",
+    default=True,
+    show_default=True,
+    help="Leave out what .simdupignore files, and inside a git work tree .gitignore files and "
+    ".git/info/exclude, ignore (files named as PATHS are always scanned).",
+)
+@verify_options
+@click.option(
+    "--cluster",
+    "cluster_method",
+    type=click.Choice(CLUSTER_METHODS),
+    default="centers",
+    show_default=True,
+    help="centers: every member is a near-duplicate of its representative; "
+    "components: connected components (may chain).",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHODS_CANDIDATES),
+    default="auto",
+    show_default=True,
+    help="Candidate generation: SimHash block index within --verify-radius, or MinHash LSH "
+    "(128 permutations, bands chosen from --min-similarity); auto: simhash up to 50,000 "
+    "files, minhash above (its cost grows linearly).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1, 512),
+    default=None,
+    help="Worker processes (default: all cores).",
+)
+@click.option(
+    "--cache",
+    "cache_path",
+    metavar="PATH",
+    type=click.Path(dir_okay=False),
+    help="The scan cache file (default: fingerprints.sqlite in the user's cache folder, or in "
+    "$SIMDUP_CACHE_DIR). Unchanged files are not read again.",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the scan cache.")
+@click.option(
+    "--against",
+    metavar="DB",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A named index (simdup index add): report only pairs between the scanned files and "
+    "its documents, and among the scanned files.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where the work runs: this machine, or a Dask cluster (pip install \"simdup[dask]\"); "
+    "the same result. PATHS may then also be fsspec URLs (s3://, gs://, hdfs://).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler (tcp://host:8786; default $DASK_SCHEDULER_ADDRESS, "
+    "else a local cluster with one worker per core).",
+)
+@click.option(
+    "--write-fingerprints",
+    metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="Also store the fingerprint records as Parquet in DIR, for --fingerprints.",
+)
+@click.option(
+    "--fingerprints",
+    metavar="DIR",
+    type=click.Path(file_okay=False, exists=True),
+    help="Scan the records stored by --write-fingerprints instead of PATHS (same algorithm "
+    "version and fingerprint options, else refused).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary on stderr.")
+@passage_options
+@click.option(
+    "--within",
+    is_flag=True,
+    help="With --passages: also passages repeated inside one document.",
+)
+@click.option(
+    "--max-passage-repeats",
+    type=click.IntRange(0, None),
+    default=PassageOptions().max_repeats,
+    show_default=True,
+    help="With --passages: a passage found in more documents than this is reported once, as "
+    "a repeated passage with its count and places, not as pairs (0: always as pairs).",
+)
+@feature_options
+@click.pass_context
+def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
+    """Find clusters of near-duplicate documents under PATHS (files or folders).
+
+    Options can also be set in [tool.simdup] of pyproject.toml or in .simdup.toml (see
+    simdup config); the command line wins.
+    """
+    kw = configured(ctx, paths, kw)
+    all_paths = list(paths)
+    if kw["files_from"]:
+        all_paths += _read_files_from(kw["files_from"], kw["null"])
+    if not all_paths and not kw["fingerprints"]:
+        raise click.UsageError("no PATHS given (and no --files-from)")
+    output = kw["output"]
+    check_output(output, all_paths)
+    _check_distributed(kw, all_paths)
+    if kw["write_baseline"]:
+        check_not_scanned("--write-baseline", kw["write_baseline"], all_paths)
+    with usage_errors():
+        baseline = Baseline.load(kw["baseline"]) if kw["baseline"] else None
+        target = ReportTarget.resolve(output)  # fail now, not after the scan
+        baseline_target = (
+            ReportTarget.resolve(kw["write_baseline"]) if kw["write_baseline"] else None
+        )
+    progress = ProgressBar(not kw["quiet"], "fingerprinting")
+    with usage_errors(), contextlib.ExitStack() as stack:
+        options = scan_options(kw)
+        reference = None
+        if kw["against"]:
+            check_not_scanned("--against", kw["against"], all_paths)
+            reference = stack.enter_context(
+                Index(kw["against"], create=False, params=options.features)
+            )
+        try:
+            engine_for = _engine_for(kw, all_paths, stack)
+            if kw["passages"]:
+                result = scan_passages(
+                    all_paths,
+                    options,
+                    passage_settings(kw),
+                    progress=progress,
+                    engine_for=engine_for,
+                    reference=reference,
+                )
+            else:
+                result = scan(
+                    all_paths,
+                    options,
+                    progress=progress,
+                    reference=reference,
+                    # Stored fingerprints hold the MinHash signatures a scan otherwise drops.
+                    keep_signatures=bool(kw["write_fingerprints"]),
+                    **_scan_engine(kw, stack, engine_for),
+                )
+        except KeyboardInterrupt as exc:
+            progress.close()
+            message, code = stop_message(exc)
+            click.echo(f"simdup: {message}; no report written", err=True)
+            ctx.exit(code)
+        finally:
+            progress.close()
+    if kw["write_fingerprints"]:
+        _write_fingerprints(ctx, kw["write_fingerprints"], result, options)
+    try:
+        with target.open() as stream:
+            render(result, kw["fmt"], stream)
+    except BrokenPipeError:
+        # The reader went away (`| head`). The scan itself is complete, so the exit status
+        # below still says what it found (a CI pipe must not turn duplicates into success).
+        if target.is_stdout:
+            silence_stdout()
+    except OSError as exc:
+        where = "standard output" if target.is_stdout else output
+        click.echo(f"simdup: cannot write report: {os_error(exc, where)}", err=True)
+        ctx.exit(ExitCode.ERROR)
+    if baseline_target is not None:
+        try:
+            with baseline_target.open() as stream:
+                write_baseline(result, kw["write_baseline"], options.features, stream)
+        except OSError as exc:
+            message = os_error(exc, kw["write_baseline"])
+            click.echo(f"simdup: cannot write baseline: {message}", err=True)
+            ctx.exit(ExitCode.ERROR)
+    if not kw["quiet"]:
+        render_skip_summary(result, sys.stderr)
+    outcome = scan_outcome(
+        result,
+        fail_on_duplicates=kw["fail_on_duplicates"],
+        strict=kw["strict"],
+        baseline=baseline,
+        options=options,
+    )
+    if kw["baseline"]:
+        render_baseline_diff(outcome, result, kw["baseline"], kw["quiet"], sys.stderr)
+    ctx.exit(outcome.code)
+
+
+def _read_files_from(source: str, null: bool) -> list[str]:
+    if source == "-":
+        try:
+            if sys.stdin is None:  # started with file descriptor 0 closed (`<&-`)
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+            data = sys.stdin.buffer.read()
+        except (OSError, ValueError) as exc:
+            # ValueError: sys.stdin was closed; EBADF: file descriptor 0 is not open.
+            reason = "standard input is closed"
+            if isinstance(exc, OSError) and exc.errno != errno.EBADF:
+                reason = exc.strerror or str(exc)
+            raise click.UsageError(f"cannot read --files-from -: {reason}") from exc
+    else:
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise click.BadParameter(
+                f"{source}: {exc.strerror}", param_hint="--files-from"
+            ) from exc
+    try:
+        return read_path_list(data, null)
+    except ConfigError as exc:
+        hint = "--files-from"
+        raise click.BadParameter(f"{display_path(source)}: {exc}", param_hint=hint) from exc
+
+
+def _engine_for(
+    kw: dict[str, Any], roots: Sequence[str], stack: contextlib.ExitStack
+) -> Callable[[ScanOptions], Engine]:
+    """The scan's engine: the local one, behind the scan cache unless --no-cache."""
+
+    def warn(message: str) -> None:
+        if not kw["quiet"]:
+            click.echo(f"simdup: warning: {message}", err=True)
+
+    def build(options: ScanOptions) -> Engine:
+        features, discovery = options.features, options.discovery
+        engine = make_engine(features, max_size=discovery.max_size, jobs=options.jobs)
+        if kw["no_cache"]:
+            return engine
+        cached = with_cache(engine, roots, kw["cache_path"], warn=warn)
+        if isinstance(cached, CachedEngine):
+            stack.callback(cached.close)
+        return cached
+
+    return build
+
+
+def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
+    """Usage errors of --engine dask, --fingerprints and --write-fingerprints."""
+    if kw["fingerprints"] and paths:
+        raise click.UsageError("--fingerprints replaces PATHS: give one or the other")
+    if kw["passages"] and (kw["engine"] == "dask" or kw["fingerprints"]):
+        raise click.UsageError("--passages runs with --engine local only")
+    if kw["scheduler"] and kw["engine"] != "dask":
+        raise click.UsageError("--scheduler needs --engine dask")
+    if kw["write_fingerprints"]:
+        check_not_scanned("--write-fingerprints", kw["write_fingerprints"], paths)
+
+
+def _scan_engine(
+    kw: dict[str, Any], stack: contextlib.ExitStack, engine_for: Callable[[ScanOptions], Engine]
+) -> dict[str, Any]:
+    """``scan()``'s engine, file listing and join: the local ones, stored fingerprints
+    (--fingerprints) and/or a Dask cluster (--engine dask, closed with ``stack``)."""
+    from ..errors import MissingExtraError
+
+    chosen: dict[str, Any] = {"engine_for": engine_for}
+    try:
+        if kw["fingerprints"]:
+            from ..distributed.fingerprints import StoredFingerprints
+
+            store = StoredFingerprints(kw["fingerprints"])
+            chosen["finder"] = store.find
+            chosen["engine_for"] = lambda options: store.engine(options.features)
+        if kw["engine"] == "dask":
+            from ..distributed.session import DaskSession
+
+            session = DaskSession(kw["scheduler"])
+            stack.callback(session.close)
+            if not kw["quiet"] and session.dashboard:
+                click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
+            chosen["join"] = session.join
+            if not kw["fingerprints"]:
+                chosen["finder"] = session.find
+                chosen["engine_for"] = session.engine
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    return chosen
+
+
+def _write_fingerprints(
+    ctx: click.Context, directory: str, result: ScanResult, options: ScanOptions
+) -> None:
+    from ..errors import MissingExtraError
+
+    try:
+        from ..distributed.fingerprints import write_scan
+
+        write_scan(directory, result, options)
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except OSError as exc:
+        message = os_error(exc, directory)
+        click.echo(f"simdup: cannot write fingerprints: {message}", err=True)
+        ctx.exit(ExitCode.ERROR)
+
