@@ -59,14 +59,14 @@ TWINS: dict[str, str] = {
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
     # passages
     "cut_blocks": "simdup.text.blocks:cut_text_python",
-    "window_fingerprints": "simdup.passages:_window_fingerprints_python",
-    "distinct_runs": "simdup.passages:_distinct_runs_python",
-    "edge_vocabulary": "simdup.passages:EdgeVocabulary",
-    "edge_vocabulary_size": "simdup.passages:EdgeVocabulary",
-    "edge_tokens": "simdup.passages:_edge_tokens_python",
-    "line_offsets": "simdup.passages:_line_offsets_python",
-    "matching_blocks": "simdup.passages:_matching_blocks_python",
-    "edge_chain": "simdup.passages:_edge_chain_python",
+    "window_fingerprints": "simdup.passages.documents:window_fingerprints_python",
+    "distinct_runs": "simdup.passages.windows:distinct_runs_python",
+    "edge_vocabulary": "simdup.passages.align:EdgeVocabulary",
+    "edge_vocabulary_size": "simdup.passages.align:EdgeVocabulary",
+    "edge_tokens": "simdup.passages.align:edge_tokens_python",
+    "line_offsets": "simdup.passages.align:line_offsets_python",
+    "matching_blocks": "simdup.passages.align:matching_blocks_python",
+    "edge_chain": "simdup.passages.align:edge_chain_python",
 }
 
 

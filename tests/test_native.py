@@ -575,7 +575,7 @@ def test_bottom_k_jaccard_pairs_is_the_pairwise_estimate(
 
 
 # ---------------------------------------------------------------------------------------------
-# The line-level edges of duplicated passages (simdup/passages.py)
+# The line-level edges of duplicated passages (simdup/passages/align.py)
 
 # Tokens of every kind the edges' tokenizer tells apart: words in several scripts (one-byte,
 # two-byte and astral code points), CJK ideographs (one token each; 〇 and the compatibility

@@ -20,14 +20,9 @@ from simdup.discovery import find_files
 from simdup.options import resolve_options
 from simdup.outcome import scan_outcome
 from simdup.passages import (
-    _EDGE_TOKEN,
     EdgeVocabulary,
     PassageOptions,
     TextLines,
-    _distinct_runs,
-    _distinct_runs_python,
-    _window_ends,
-    _window_fingerprints_python,
     compare_passages,
     find_passages,
     matching_runs,
@@ -35,6 +30,9 @@ from simdup.passages import (
     scan_passages,
     window_fingerprints,
 )
+from simdup.passages.align import _EDGE_TOKEN
+from simdup.passages.documents import _window_ends, window_fingerprints_python
+from simdup.passages.windows import _distinct_runs, distinct_runs_python
 from simdup.records import PassagePair, PassageSpan
 from simdup.scanning import scan
 from simdup.text.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines
@@ -453,7 +451,7 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
     """The index join and the trimming and edges of regions in worker processes (forced here
     on a small tree), and the sorted lookup of near-duplicate pairs of documents used past
     the table's size, give the passages of one process."""
-    import simdup.passages as passages_module
+    from simdup.passages import matching, parallel
 
     a, b = _copy_tree(tmp_path)
     tree = a.parent
@@ -466,10 +464,10 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
     assert expected.passages and expected.pairs
     near = {(p.a, p.b) for p in expected.pairs}
     assert not any((p.a.path, p.b.path) in near for p in expected.passages)
-    monkeypatch.setattr(passages_module, "_PARALLEL_JOIN", 1)
-    monkeypatch.setattr(passages_module, "_PARALLEL_REFINE", 1)
+    monkeypatch.setattr(parallel, "_PARALLEL_JOIN", 1)
+    monkeypatch.setattr(matching, "_PARALLEL_REFINE", 1)
     assert scan_passages([str(tree)], jobs=2).passages == expected.passages
-    monkeypatch.setattr(passages_module, "_SKIP_TABLE", 0)
+    monkeypatch.setattr(matching, "_SKIP_TABLE", 0)
     for jobs in (1, 2):
         found = scan_passages([str(tree)], jobs=jobs)
         assert found.passages == expected.passages
@@ -493,7 +491,7 @@ def test_window_fingerprints_are_the_signs_of_summed_counters(
     rows = np.array([p % len(table) for p in picks], dtype=np.int64)
     ends = _window_ends(np.array(words[: rows.size], dtype=np.int64), min_words)
     got = window_fingerprints(counters, rows, ends)
-    assert got.tobytes() == _window_fingerprints_python(counters, rows, ends)
+    assert got.tobytes() == window_fingerprints_python(counters, rows, ends)
     for k in range(rows.size):
         if ends[k] < 0:
             assert got[k] == 0
@@ -509,7 +507,7 @@ def test_window_fingerprints_refuse_rows_and_ends_out_of_range() -> None:
         with pytest.raises(ValueError, match="out of range"):
             window_fingerprints(counters, r, e)
         with pytest.raises(ValueError, match="out of range"):
-            _window_fingerprints_python(counters, r, e)
+            window_fingerprints_python(counters, r, e)
 
 
 @given(runs=st.lists(st.lists(st.integers(0, (1 << 32) - 1) | st.integers(0, 5), max_size=70)))
@@ -520,7 +518,7 @@ def test_distinct_runs_native_and_python_agree(runs: list[list[int]]) -> None:
     bounds = np.zeros(len(runs) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in runs], out=bounds[1:])
     flat, found = _distinct_runs(values, bounds)
-    assert (flat, found) == _distinct_runs_python(values, bounds)
+    assert (flat, found) == distinct_runs_python(values, bounds)
     ends = np.frombuffer(found, dtype=np.int64)
     got = np.frombuffer(flat, dtype="<u4")
     for k, run in enumerate(runs):
@@ -534,4 +532,4 @@ def test_distinct_runs_refuse_bounds_that_do_not_fit() -> None:
         with pytest.raises(ValueError, match="bounds"):
             _distinct_runs(values, b)
         with pytest.raises(ValueError, match="bounds"):
-            _distinct_runs_python(values, b)
+            distinct_runs_python(values, b)

@@ -1,0 +1,229 @@
+"""The entry points of passages: ``scan_passages`` (``scan --passages``: a scan whose engine
+cuts each text into windows as it fingerprints it, where it can), ``find_passages`` (files read
+again) and ``compare_passages`` (``compare A B --passages``)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..discovery import find_files
+from ..engines import Engine, Result, default_jobs, make_engine
+from ..options import ScanOptions, resolve_options
+from ..params import FeatureParams
+from ..readers import read_named
+from ..records import PassagePair, PassageSpan, ScanResult, SkippedFile, SourceFile
+from ..scanning import scan
+from .documents import DocumentPassages, PassageProcessor
+from .matching import Passages, match_passages
+from .options import PassageOptions
+from .reading import SourceTexts, read_passages
+
+
+def find_passages(
+    sources: Sequence[SourceFile],
+    options: ScanOptions,
+    passages: PassageOptions,
+    *,
+    near_duplicates: Iterable[tuple[str, str]] = (),
+) -> Passages:
+    """Duplicated passages among the files ``sources`` (read again, one at a time)."""
+    read = read_passages(
+        sources,
+        options.features,
+        passages,
+        max_size=options.discovery.max_size,
+        jobs=options.jobs,
+    )
+    docs = [d for d in read if d is not None]
+    by_path = {s.path: s for s in sources}
+    return _match_sources(docs, by_path, options, passages, near_duplicates, len(read) - len(docs))
+
+
+def _match_sources(
+    docs: Sequence[DocumentPassages],
+    sources: dict[str, SourceFile],
+    options: ScanOptions,
+    passages: PassageOptions,
+    near_duplicates: Iterable[tuple[str, str]],
+    unreadable: int,
+    detected: dict[str, str] | None = None,
+) -> Passages:
+    """``match_passages`` of files' windows, their texts read again for the edges (decoded
+    with the encodings ``detected`` for them before, by path)."""
+    result = match_passages(
+        docs,
+        passages,
+        scan_options=options,
+        near_duplicates=near_duplicates,
+        texts=SourceTexts(sources, options.discovery.max_size, detected or {}),
+        jobs=options.jobs or default_jobs(),
+    )
+    result.stats["files_unreadable"] = unreadable
+    return result
+
+
+_PASSAGE_PROCESSORS: dict[tuple[FeatureParams, PassageOptions], PassageProcessor] = {}
+
+
+class _PassageTask:
+    """The engines' ``TextTask`` of ``scan --passages``: each fingerprinted text is cut into
+    passage windows in the worker that has just decoded and segmented it (one read, the
+    vocabulary's memo of its lines warm); only numbers go back to the parent."""
+
+    def __init__(self, params: FeatureParams, passages: PassageOptions) -> None:
+        self.params = params
+        self.passages = passages
+
+    def __call__(self, path: str, text: str) -> DocumentPassages:
+        key = (self.params, self.passages)
+        proc = _PASSAGE_PROCESSORS.get(key)
+        if proc is None:
+            proc = _PASSAGE_PROCESSORS[key] = PassageProcessor(self.params, self.passages)
+        return proc.document(path, text)
+
+
+def _passage_engine(
+    engine: Engine,
+    options: ScanOptions,
+    passages: PassageOptions,
+    sink: dict[str, tuple[SourceFile, DocumentPassages]],
+) -> Engine | None:
+    """``engine`` running the passage task, or None when it cannot (its workers never hold
+    the texts)."""
+
+    def keep(source: SourceFile, result: Result, found: DocumentPassages | None) -> None:
+        if found is not None and not isinstance(result, SkippedFile):
+            sink[result.path] = (source, found)
+
+    return engine.with_task(_PassageTask(options.features, passages), keep)
+
+
+def scan_passages(
+    paths: Iterable[str | os.PathLike[str]],
+    options: ScanOptions | None = None,
+    passages: PassageOptions | None = None,
+    **scan_arguments: Any,
+) -> ScanResult:
+    """``simdup.scan`` with duplicated passages (``scan --passages``): the whole-document
+    result, plus ``passages`` and ``repeated_passages``. Keyword arguments are ``scan``'s.
+
+    The files are fingerprinted as a scan does (engine, cache). Where the engine is the local
+    one, it runs the passage task (``_PassageTask``), which cuts each text into passage windows
+    as it is fingerprinted; files it did not read (answered by the scan cache, or another engine)
+    are read again for their passages. With ``reference`` (``--against``), passages are looked
+    for among the scanned files only.
+    """
+    passages = passages or PassageOptions()
+    sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
+    chosen: Callable[[ScanOptions], Engine] | None = scan_arguments.pop("engine_for", None)
+    given: Engine | None = scan_arguments.pop("engine", None)
+
+    def engine_for(o: ScanOptions) -> Engine:
+        engine = chosen(o) if chosen is not None else given
+        if engine is None:
+            engine = make_engine(o.features, max_size=o.discovery.max_size, jobs=o.jobs)
+        # Files the scan cache answers are not read by the engine: read again below.
+        return _passage_engine(engine, o, passages, sink) or engine
+
+    result = scan(paths, options, engine_for=engine_for, **scan_arguments)
+    started = time.perf_counter()
+    resolved = _resolved(options, scan_arguments)
+    sources = {path: source for path, (source, _) in sink.items()}
+    unread = [d.path for d in result.files if d.path not in sink]
+    read: dict[str, DocumentPassages | None] = {}
+    if unread:
+        found = find_files([os.fspath(p) for p in paths], resolved.discovery).files
+        by_path = {f.path: f for f in found}
+        again = [by_path[path] for path in unread if path in by_path]
+        sources.update((s.path, s) for s in again)
+        jobs = resolved.jobs or default_jobs()
+        max_size = resolved.discovery.max_size
+        for s, doc in zip(
+            again,
+            read_passages(again, resolved.features, passages, max_size=max_size, jobs=jobs),
+            strict=True,
+        ):
+            read[s.path] = doc
+    docs: list[DocumentPassages] = []
+    unreadable = 0
+    for d in result.files:
+        if d.path in sink:
+            docs.append(sink[d.path][1])
+        elif d.path in read:
+            doc = read[d.path]
+            if doc is None:
+                unreadable += 1
+            else:
+                docs.append(doc)
+    sink.clear()
+    detected = {d.path: d.encoding for d in result.files if d.encoding_source == "detected"}
+    matched = _match_sources(
+        docs, sources, resolved, passages, ((p.a, p.b) for p in result.pairs), unreadable, detected
+    )
+    seconds = dict(result.stats.get("seconds") or {})
+    seconds["passages"] = round(time.perf_counter() - started, 3)
+    if "total" in seconds:
+        seconds["total"] = round(seconds["total"] + seconds["passages"], 3)
+    stats = {
+        **result.stats,
+        "passages": len(matched.pairs),
+        "repeated_passages": len(matched.repeated),
+        "passage_stats": matched.stats,
+        "seconds": seconds,
+    }
+    settings = {**result.settings, "passages": passages.describe()}
+    return replace(
+        result,
+        settings=settings,
+        stats=stats,
+        passages=matched.pairs,
+        repeated_passages=matched.repeated,
+    )
+
+
+def _resolved(options: ScanOptions | None, overrides: dict[str, Any]) -> ScanOptions:
+    fields = {k: v for k, v in overrides.items() if k in ScanOptions.__dataclass_fields__}
+    return resolve_options(options, fields)
+
+
+def compare_passages(
+    path_a: str | os.PathLike[str],
+    path_b: str | os.PathLike[str],
+    options: ScanOptions | None = None,
+    passages: PassageOptions | None = None,
+    *,
+    stdin: bytes | None = None,
+) -> tuple[PassagePair, ...]:
+    """The matching regions of two files (``compare A B --passages``), whether or not the two
+    are near-duplicates as a whole. Raises ``InputError`` when one cannot be read."""
+    options = options or ScanOptions()
+    passages = passages or PassageOptions()
+    proc = PassageProcessor(options.features, passages)
+    docs = []
+    texts: dict[str, str] = {}
+    for path in (os.fspath(path_a), os.fspath(path_b)):
+        decoded = read_named(path, options.discovery.max_size, stdin)
+        docs.append(proc.document(path, decoded.text))
+        texts[path if path not in texts else path + "\0"] = decoded.text
+    if docs[0].path == docs[1].path:
+        docs[1] = replace(docs[1], path=docs[1].path + "\0")  # the same file twice
+    found = match_passages(
+        docs,
+        replace(passages, all_pairs=True, max_repeats=0),
+        scan_options=options,
+        texts=texts.get,
+    )
+    pairs = [p for p in found.pairs if p.a.path != p.b.path]
+    pairs = [_unmark(p) for p in pairs]
+    return tuple(pairs)
+
+
+def _unmark(pair: PassagePair) -> PassagePair:
+    def fix(span: PassageSpan) -> PassageSpan:
+        return replace(span, path=span.path.rstrip("\0")) if span.path.endswith("\0") else span
+
+    return replace(pair, a=fix(pair.a), b=fix(pair.b))
