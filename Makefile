@@ -51,12 +51,12 @@ ASAN_SO = $$($(BIN)/python -c 'import sysconfig; print("_speedups" + sysconfig.g
 asan: $(VENV)/.test-installed
 	rm -rf build/asan && mkdir -p build/asan
 	cp -r simdup tests sample_corpus docs pyproject.toml build/asan/
-	rm -f build/asan/simdup/*.so
+	rm -f build/asan/simdup/*.so build/asan/simdup/native/*.so
 	cc -shared -fPIC -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-Wall -Wextra -Wno-unused-parameter -Werror \
 		-fno-sanitize-recover=undefined \
 		-I"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
-		simdup/_speedups.c -o build/asan/simdup/$(ASAN_SO)
+		simdup/native/_speedups.c -o build/asan/simdup/native/$(ASAN_SO)
 	cd build/asan && ASAN_OPTIONS=detect_leaks=0 \
 		LD_PRELOAD="$$(cc -print-file-name=libasan.so):$$(cc -print-file-name=libubsan.so)" \
 		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \
@@ -98,4 +98,5 @@ bench-scale: $(BENCH_VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache simdup/*.so \
+		simdup/native/*.so \
 		benchmarks/.venv-anchor benchmarks/results

@@ -1,11 +1,11 @@
 /*
- * simdup._speedups: native versions of simdup's per-character and per-token loops.
+ * simdup.native._speedups: native versions of simdup's per-character and per-token loops.
  *
  * Every function here has a pure-Python twin that defines what it must return: the one list of
- * them is TWINS in simdup/native.py, which tests/test_native.py checks against this module's
- * functions, and the Hypothesis tests hold each function to its twin on arbitrary input. The
- * build is optional (setup.py): without a C compiler simdup runs the Python versions, with the
- * same results, only slower.
+ * them is TWINS in simdup/native/__init__.py, which tests/test_native.py checks against this
+ * module's functions, and the Hypothesis tests hold each function to its twin on arbitrary
+ * input. The build is optional (setup.py): without a C compiler simdup runs the Python
+ * versions, with the same results, only slower.
  *
  * Character classes are CPython's own, so they match the `re` module exactly:
  *   word character = Py_UNICODE_ISALNUM (what `\w` means for str patterns, minus "_"),
@@ -442,7 +442,7 @@ typedef struct {
     Py_ssize_t n_codes, codes_capacity;
 } UnitMemo;
 
-#define UNIT_MEMO "simdup._speedups.unit_memo"
+#define UNIT_MEMO "simdup.native._speedups.unit_memo"
 #define UNIT_MEMO_FIRST_SLOTS 1024
 
 static inline uint64_t mh_mix(uint64_t x);
@@ -2547,7 +2547,7 @@ typedef struct {
     Py_ssize_t n_chars, chars_capacity;
 } EdgeVocabulary;
 
-#define EDGE_VOCABULARY "simdup._speedups.edge_vocabulary"
+#define EDGE_VOCABULARY "simdup.native._speedups.edge_vocabulary"
 
 static void edge_vocabulary_free(PyObject *capsule)
 {
@@ -3230,7 +3230,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "simdup._speedups",
+    .m_name = "simdup.native._speedups",
     .m_doc = "Native versions of simdup's hot loops (see the comment at the top of the source).",
     .m_size = -1,
     .m_methods = methods,

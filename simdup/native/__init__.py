@@ -1,4 +1,4 @@
-"""The optional C accelerator ``simdup._speedups``, when it was built and is not switched off.
+"""The optional C accelerator ``simdup.native._speedups``, when built and not switched off.
 
 setup.py builds it when a C compiler is available (``optional=True``: without one the install
 still succeeds). Every native function has a pure-Python twin that defines what it must return,
