@@ -47,6 +47,8 @@ fuzz: $(VENV)/.test-installed
 
 # The C extension built with AddressSanitizer and UBSan (any error aborts), in a copy of the
 # tree under build/asan, running the native, fuzz, bad-input, index, SimHash and passage tests.
+# The sources setup.py compiles (each includes common.h from its own folder: no -I needed).
+NATIVE_SOURCES := $(sort $(wildcard simdup/native/*.c))
 ASAN_SO = $$($(BIN)/python -c 'import sysconfig; print("_speedups" + sysconfig.get_config_var("EXT_SUFFIX"))')
 asan: $(VENV)/.test-installed
 	rm -rf build/asan && mkdir -p build/asan
@@ -56,7 +58,7 @@ asan: $(VENV)/.test-installed
 		-Wall -Wextra -Wno-unused-parameter -Werror \
 		-fno-sanitize-recover=undefined \
 		-I"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
-		simdup/native/_speedups.c -o build/asan/simdup/native/$(ASAN_SO)
+		$(NATIVE_SOURCES) -o build/asan/simdup/native/$(ASAN_SO)
 	cd build/asan && ASAN_OPTIONS=detect_leaks=0 \
 		LD_PRELOAD="$$(cc -print-file-name=libasan.so):$$(cc -print-file-name=libubsan.so)" \
 		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \

@@ -1,9 +1,13 @@
 """Build the optional C accelerator simdup.native._speedups (everything else is in pyproject.toml).
 
-``optional=True``: if no C compiler is available the build is skipped with a warning and
-simdup runs the pure-Python twins of its functions (named in simdup/native/__init__.py,
-``TWINS``), with identical results.
+One extension module compiled from every C file of simdup/native/, one file per topic
+(module.c puts their functions together; common.h holds what they share, so a change to it
+rebuilds them all). ``optional=True``: if no C compiler is available the build is skipped with
+a warning and simdup runs the pure-Python twins of its functions (named in
+simdup/native/__init__.py, ``TWINS``), with identical results.
 """
+
+from glob import glob
 
 from setuptools import Extension, setup
 
@@ -11,7 +15,9 @@ setup(
     ext_modules=[
         Extension(
             "simdup.native._speedups",
-            sources=["simdup/native/_speedups.c"],
+            # Sorted: the same build in any directory listing order.
+            sources=sorted(glob("simdup/native/*.c")),
+            depends=["simdup/native/common.h"],
             optional=True,
             extra_compile_args=["-O3"],
         )

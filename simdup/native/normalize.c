@@ -1,0 +1,475 @@
+/*
+ * simdup/native/normalize.c: markup, URLs, invisible and control characters; markup words.
+ *
+ * strip_ignorables, strip_urls, strip_link_targets and markup_marks (twins in
+ * simdup/text/normalize.py), markup_word_hashes (simdup/text/features.py) and count_controls
+ * (simdup/text/decoding.py).
+ * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
+ * (tests/test_native.py checks that it names every function of the module).
+ */
+#include "common.h"
+
+PyDoc_STRVAR(count_controls_doc,
+"count_controls(text, limit) -> int\n\n"
+"How many of the first `limit` characters are C0/C1 controls other than \\t \\n \\v \\f \\r\n"
+"(U+0000-0008, U+000E-001F, U+007F-009F).");
+
+static PyObject *count_controls(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "count_controls() takes 2 arguments");
+        return NULL;
+    }
+    if (check_text(args[0], "count_controls") < 0)
+        return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[1]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    const int kind = PyUnicode_KIND(args[0]);
+    const void *data = PyUnicode_DATA(args[0]);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]), count = 0;
+    if (limit < n)
+        n = limit < 0 ? 0 : limit;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        count += ch <= 0x08 || (ch >= 0x0E && ch <= 0x1F) || (ch >= 0x7F && ch <= 0x9F);
+    }
+    return PyLong_FromSsize_t(count);
+}
+
+/* ------------------------------------------------------------------ strip_urls */
+
+/* ch equals the lower-case ASCII letter `lower` ignoring case, as Python's re sees it. */
+static inline int letter(Py_UCS4 ch, char lower)
+{
+    return ch == (Py_UCS4)lower || ch == (Py_UCS4)(lower - 32) || (lower == 's' && ch == 0x17F);
+}
+
+static inline int url_char(Py_UCS4 ch)
+{
+    return !is_space(ch) && ch != '<' && ch != '>' && ch != '"' && ch != '\'' && ch != '(' &&
+           ch != ')' && ch != '[' && ch != ']';
+}
+
+/* End of the URL starting at i (see simdup.normalize._URL), or -1. */
+static Py_ssize_t url_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+#define AT(k, c) ((k) < n && letter(PyUnicode_READ(kind, data, (k)), (c)))
+#define IS(k, c) ((k) < n && PyUnicode_READ(kind, data, (k)) == (Py_UCS4)(c))
+    Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+    Py_ssize_t j;
+    if (letter(ch, 'h') && AT(i + 1, 't') && AT(i + 2, 't') && AT(i + 3, 'p')) {
+        j = i + 4;
+        if (AT(j, 's'))
+            j++;
+        if (!(IS(j, ':') && IS(j + 1, '/') && IS(j + 2, '/')))
+            return -1;
+        j += 3;
+    }
+    else if (letter(ch, 'f') && AT(i + 1, 't') && AT(i + 2, 'p') && IS(i + 3, ':') &&
+             IS(i + 4, '/') && IS(i + 5, '/')) {
+        j = i + 6;
+    }
+    else if (letter(ch, 'w') && AT(i + 1, 'w') && AT(i + 2, 'w') && IS(i + 3, '.')) {
+        j = i + 4;
+    }
+    else {
+        return -1;
+    }
+#undef AT
+#undef IS
+    Py_ssize_t end = j;
+    while (end < n && url_char(PyUnicode_READ(kind, data, end)))
+        end++;
+    return end > j ? end : -1;
+}
+
+/* text and the optional list of removed pieces of strip_urls and strip_link_targets; -1 with
+   an exception set when the arguments are wrong. */
+static int text_and_removed(PyObject *const *args, Py_ssize_t nargs, const char *name,
+                            PyObject **text, PyObject **removed)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes 1 or 2 arguments", name);
+        return -1;
+    }
+    *text = args[0];
+    *removed = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
+    if (check_text(*text, name) < 0)
+        return -1;
+    if (*removed != NULL && !PyList_Check(*removed)) {
+        PyErr_Format(PyExc_TypeError, "%s() needs a list for the removed pieces", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* removed.append(text[start:end]) when there is a list. */
+static int append_removed(PyObject *removed, PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    if (removed == NULL)
+        return 0;
+    PyObject *piece = PyUnicode_Substring(text, start, end);
+    if (piece == NULL)
+        return -1;
+    int rc = PyList_Append(removed, piece);
+    Py_DECREF(piece);
+    return rc;
+}
+
+/* A text with spans replaced, built as they are found: nothing is copied until the first
+   span (the result is then never longer than the text: every replacement is shorter than
+   what it replaces), and each span removed is appended to `removed` when there is a list. */
+typedef struct {
+    PyObject *text, *removed;
+    int kind;
+    const void *data;
+    Py_ssize_t n, copied, len;
+    char *out;
+} Rewrite;
+
+static void rewrite_init(Rewrite *r, PyObject *text, PyObject *removed)
+{
+    r->text = text;
+    r->removed = removed;
+    r->kind = PyUnicode_KIND(text);
+    r->data = PyUnicode_DATA(text);
+    r->n = PyUnicode_GET_LENGTH(text);
+    r->copied = r->len = 0;
+    r->out = NULL;
+}
+
+/* text[start:end] made `replacement` (ASCII, shorter than the span). -1 with an exception. */
+static int rewrite_span(Rewrite *r, Py_ssize_t start, Py_ssize_t end, const char *replacement)
+{
+    const int kind = r->kind;
+    if (r->out == NULL && (r->out = PyMem_Malloc((size_t)r->n * (size_t)kind)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (append_removed(r->removed, r->text, start, end) < 0)
+        return -1;
+    memcpy(r->out + r->len * kind, (const char *)r->data + r->copied * kind,
+           (size_t)((start - r->copied) * kind));
+    r->len += start - r->copied;
+    for (const char *c = replacement; *c; c++)
+        PyUnicode_WRITE(kind, r->out, r->len++, (Py_UCS4)*c);
+    r->copied = end;
+    return 0;
+}
+
+/* The new text (the same object when nothing was replaced); frees the buffer either way.
+   `ok` 0: an error is set already, NULL is returned. */
+static PyObject *rewrite_finish(Rewrite *r, int ok)
+{
+    PyObject *result = NULL;
+    if (ok && r->out == NULL) {
+        result = Py_NewRef(r->text);
+    }
+    else if (ok) {
+        const int kind = r->kind;
+        memcpy(r->out + r->len * kind, (const char *)r->data + r->copied * kind,
+               (size_t)((r->n - r->copied) * kind));
+        result = PyUnicode_FromKindAndData(kind, r->out, r->len + r->n - r->copied);
+    }
+    PyMem_Free(r->out);
+    return result;
+}
+
+PyDoc_STRVAR(strip_urls_doc,
+"strip_urls(text, removed=None) -> str\n\n"
+"simdup.normalize.strip_urls_python: every http(s)://, ftp:// or www. URL (any case) made\n"
+"one space; each URL appended to the list `removed` when given.");
+
+static PyObject *strip_urls(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *text, *removed;
+    if (text_and_removed(args, nargs, "strip_urls", &text, &removed) < 0)
+        return NULL;
+    Rewrite r;
+    rewrite_init(&r, text, removed);
+    for (Py_ssize_t i = 0; i < r.n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(r.kind, r.data, i);
+        if ((ch | 0x20) != 'h' && (ch | 0x20) != 'f' && (ch | 0x20) != 'w')
+            continue;
+        Py_ssize_t end = url_at(r.kind, r.data, r.n, i);
+        if (end < 0)
+            continue;
+        if (rewrite_span(&r, i, end, " ") < 0)
+            return rewrite_finish(&r, 0);
+        i = end - 1;
+    }
+    return rewrite_finish(&r, 1);
+}
+
+/* ------------------------------------------------------------------ markup_marks */
+
+/* Bits of markup_marks (simdup.normalize.MARK_*). */
+#define MARK_FRONT_MATTER 1 /* starts with "---" */
+#define MARK_TAG 2          /* "<" */
+#define MARK_LINK 4         /* "](" */
+#define MARK_REFERENCE 8    /* "]:" */
+#define MARK_URL 16         /* "://", "www." or "WWW." */
+
+PyDoc_STRVAR(markup_marks_doc,
+"markup_marks(text) -> int\n\n"
+"simdup.normalize.markup_marks_python(text): which markup strip_markup may find, in one pass.");
+
+static PyObject *markup_marks(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "markup_marks") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+#define CH(k) PyUnicode_READ(kind, data, (k))
+    long marks = 0;
+    if (n >= 3 && CH(0) == '-' && CH(1) == '-' && CH(2) == '-')
+        marks |= MARK_FRONT_MATTER;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = CH(i);
+        if (ch == '<') {
+            marks |= MARK_TAG;
+        }
+        else if (ch == ']' && i + 1 < n) {
+            Py_UCS4 next = CH(i + 1);
+            marks |= next == '(' ? MARK_LINK : next == ':' ? MARK_REFERENCE : 0;
+        }
+        else if (ch == ':' && i + 2 < n && CH(i + 1) == '/' && CH(i + 2) == '/') {
+            marks |= MARK_URL;
+        }
+        else if ((ch == 'w' || ch == 'W') && i + 3 < n && CH(i + 1) == ch && CH(i + 2) == ch &&
+                 CH(i + 3) == '.') {
+            marks |= MARK_URL;
+        }
+    }
+#undef CH
+    return PyLong_FromLong(marks);
+}
+
+/* ------------------------------------------------------------------ strip_link_targets */
+
+static inline int target_char(Py_UCS4 ch) { return ch != '(' && ch != ')' && !is_space(ch); }
+
+/* End of the Markdown link target starting with "](" at i (simdup.normalize._MD_LINK_TARGET),
+   or -1. Each part of the pattern is followed by a character its class excludes, so its
+   greedy match is the only one that can succeed: no backtracking is needed. */
+static Py_ssize_t link_target_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+#define CH(k) PyUnicode_READ(kind, data, (k))
+    Py_ssize_t j = i + 2;
+    while (j < n && target_char(CH(j)))
+        j++;
+    /* (?:\([^()\s]*\)[^()\s]*)* */
+    while (j < n && CH(j) == '(') {
+        Py_ssize_t k = j + 1;
+        while (k < n && target_char(CH(k)))
+            k++;
+        if (!(k < n && CH(k) == ')'))
+            break;
+        k++;
+        while (k < n && target_char(CH(k)))
+            k++;
+        j = k;
+    }
+    /* (?:\s+"[^"]*")? */
+    if (j < n && is_space(CH(j))) {
+        Py_ssize_t k = j;
+        while (k < n && is_space(CH(k)))
+            k++;
+        if (k < n && CH(k) == '"') {
+            k++;
+            while (k < n && CH(k) != '"')
+                k++;
+            if (k < n)
+                j = k + 1;
+        }
+    }
+    return j < n && CH(j) == ')' ? j + 1 : -1;
+#undef CH
+}
+
+PyDoc_STRVAR(strip_link_targets_doc,
+"strip_link_targets(text, removed=None) -> str\n\n"
+"simdup.normalize.strip_link_targets_python: every Markdown link or image target\n"
+"](target \"title\") made '] '; each one appended to the list `removed` when given.");
+
+static PyObject *strip_link_targets(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *text, *removed;
+    if (text_and_removed(args, nargs, "strip_link_targets", &text, &removed) < 0)
+        return NULL;
+    Rewrite r;
+    rewrite_init(&r, text, removed);
+    for (Py_ssize_t i = 0; i + 1 < r.n; i++) {
+        if (PyUnicode_READ(r.kind, r.data, i) != ']' ||
+            PyUnicode_READ(r.kind, r.data, i + 1) != '(')
+            continue;
+        Py_ssize_t end = link_target_at(r.kind, r.data, r.n, i);
+        if (end < 0)
+            continue;
+        if (rewrite_span(&r, i, end, "] ") < 0)
+            return rewrite_finish(&r, 0);
+        i = end - 1;
+    }
+    return rewrite_finish(&r, 1);
+}
+
+/* ------------------------------------------------------------------ strip_ignorables */
+
+/* Default_Ignorable_Code_Point, inclusive ranges: simdup.normalize.DEFAULT_IGNORABLE (Unicode
+   15.1). tests/test_native.py checks every code point against the Python table. */
+static const Py_UCS4 ignorable_ranges[][2] = {
+    {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
+    {0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E},
+    {0x2060, 0x206F}, {0x3164, 0x3164}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
+    {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
+    {0xE0000, 0xE0FFF},
+};
+
+/* One byte per BMP code point: a text is checked with one table load per character and no
+   data-dependent branch (texts almost never hold any of them). 64 KB, but ~0.4 ns a character
+   against ~0.7 ns for a bitmap of 8 KB (shift and mask). */
+static uint8_t ignorable_bmp[0x10000];
+
+static void init_ignorable_bmp(void)
+{
+    size_t n = sizeof ignorable_ranges / sizeof ignorable_ranges[0];
+    for (size_t r = 0; r < n; r++)
+        for (Py_UCS4 ch = ignorable_ranges[r][0]; ch <= ignorable_ranges[r][1] && ch <= 0xFFFF;
+             ch++)
+            ignorable_bmp[ch] = 1;
+}
+
+static inline int is_ignorable(Py_UCS4 ch)
+{
+    if (ch <= 0xFFFF)
+        return ignorable_bmp[ch];
+    return (ch >= 0x1BCA0 && ch <= 0x1BCA3) || (ch >= 0x1D173 && ch <= 0x1D17A) ||
+           (ch >= 0xE0000 && ch <= 0xE0FFF);
+}
+
+/* Index of the first default-ignorable character, or n. */
+static Py_ssize_t first_ignorable(int kind, const void *data, Py_ssize_t n)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        /* U+00AD is the only one below U+0100. */
+        const char *hit = memchr(data, 0xAD, (size_t)n);
+        return hit ? hit - (const char *)data : n;
+    }
+    const Py_ssize_t block = 64;
+    for (Py_ssize_t start = 0; start < n; start += block) {
+        Py_ssize_t end = start + block < n ? start + block : n;
+        uint32_t any = 0;
+        if (kind == PyUnicode_2BYTE_KIND) {
+            const Py_UCS2 *s = (const Py_UCS2 *)data;
+            for (Py_ssize_t i = start; i < end; i++)
+                any |= ignorable_bmp[s[i]];
+        }
+        else {
+            const Py_UCS4 *s = (const Py_UCS4 *)data;
+            for (Py_ssize_t i = start; i < end; i++)
+                any |= (uint32_t)is_ignorable(s[i]);
+        }
+        if (any) {
+            for (Py_ssize_t i = start; i < end; i++)
+                if (is_ignorable(PyUnicode_READ(kind, data, i)))
+                    return i;
+        }
+    }
+    return n;
+}
+
+PyDoc_STRVAR(strip_ignorables_doc,
+"strip_ignorables(text) -> str\n\n"
+"simdup.normalize.strip_ignorables_python(text): every Default_Ignorable_Code_Point removed\n"
+"(text itself when it holds none).");
+
+static PyObject *strip_ignorables(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "strip_ignorables") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const char *src = (const char *)data;
+    Py_ssize_t at = first_ignorable(kind, src, n);
+    if (at == n)
+        return Py_NewRef(text);
+    char *out = PyMem_Malloc((size_t)n * (size_t)kind);
+    if (out == NULL)
+        return PyErr_NoMemory();
+    /* Copy the spans between ignorables (the table scan finds each next one). */
+    Py_ssize_t len = 0, from = 0;
+    while (at < n) {
+        memcpy(out + len * kind, src + from * kind, (size_t)((at - from) * kind));
+        len += at - from;
+        from = at + 1;
+        at = from + first_ignorable(kind, src + from * kind, n - from);
+    }
+    memcpy(out + len * kind, src + from * kind, (size_t)((n - from) * kind));
+    len += n - from;
+    PyObject *result = PyUnicode_FromKindAndData(kind, out, len);
+    PyMem_Free(out);
+    return result;
+}
+
+/* ------------------------------------------------------------------ markup_word_hashes */
+
+/* Seed of the markup words' hashes (simdup.features.MARKUP_SEED: "markup!!"). */
+#define MARKUP_SEED UINT64_C(0x6D61726B75702121)
+
+PyDoc_STRVAR(markup_word_hashes_doc,
+"markup_word_hashes(text) -> bytes\n\n"
+"simdup.features.markup_word_hashes_python(text) as native-order uint64: one hash per word\n"
+"(maximal run of alphanumeric characters), ASCII case folded.");
+
+/* Py_UNICODE_ISALNUM, from a table for ASCII (most of the markup: URLs and paths). */
+static inline int is_alnum(Py_UCS4 ch)
+{
+    return ch < 128 ? ascii_class[ch] == 1 : Py_UNICODE_ISALNUM(ch);
+}
+
+static PyObject *markup_word_hashes(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "markup_word_hashes") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* At most one word per two characters (words are separated). */
+    uint64_t *out = PyMem_Malloc((size_t)(n / 2 + 1) * sizeof(uint64_t));
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (!is_alnum(ch)) {
+            i++;
+            continue;
+        }
+        uint64_t h = FNV_OFFSET;
+        for (; i < n && is_alnum(ch = PyUnicode_READ(kind, data, i)); i++)
+            h = (h ^ (uint64_t)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch)) * FNV_PRIME;
+        out[count++] = mh_mix(h ^ MARKUP_SEED);
+    }
+    PyObject *result = PyBytes_FromStringAndSize((const char *)out,
+                                                 count * (Py_ssize_t)sizeof(uint64_t));
+    PyMem_Free(out);
+    return result;
+}
+
+PyMethodDef simdup_normalize_methods[] = {
+    {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
+    {"markup_marks", markup_marks, METH_O, markup_marks_doc},
+    {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},
+    {"strip_link_targets", (PyCFunction)(void (*)(void))strip_link_targets, METH_FASTCALL,
+     strip_link_targets_doc},
+    {"strip_ignorables", strip_ignorables, METH_O, strip_ignorables_doc},
+    {"count_controls", (PyCFunction)(void (*)(void))count_controls, METH_FASTCALL,
+     count_controls_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Run once by module.c, before the module is made (declared in common.h). */
+void simdup_normalize_init(void) { init_ignorable_bmp(); }
