@@ -1,4 +1,4 @@
-"""The C accelerator (simdup._speedups) against its pure-Python definitions.
+"""The C accelerator (simdup.native._speedups) against its pure-Python definitions.
 
 Every native function must return exactly what its Python twin returns. The twins are named in
 one place, ``simdup.native.TWINS``: the first tests here check that it names every native

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from simdup import native
+
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX build only")
 def test_building_the_wheel_prints_no_setuptools_warning(tmp_path: Path) -> None:
@@ -37,3 +39,8 @@ def test_building_the_wheel_prints_no_setuptools_warning(tmp_path: Path) -> None
         if "__pycache__" not in path.parts
     }
     assert sources <= names, sorted(sources - names)
+    # The C extension is one module built from every C file of simdup/native/ (their shared
+    # header ships as package data): where it is built here, the wheel has it too.
+    assert "simdup/native/common.h" in names
+    if native.NATIVE:
+        assert any(n.startswith("simdup/native/_speedups.") for n in names), sorted(names)

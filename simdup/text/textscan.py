@@ -9,7 +9,7 @@ unit's codes so that a line seen before (near-duplicate documents share most of 
 scanned and segmented again. ``collapse`` is ``" ".join(text.split())``.
 
 The functions here define the results. ``digest`` and ``collapse`` also exist in the optional
-C extension (simdup/native.py), several times faster with identical results
+C extension (simdup/native/textscan.c), several times faster with identical results
 (tests/test_native.py).
 """
 
@@ -158,7 +158,7 @@ def _groups(missed: list[str]) -> list[list[str]]:
     return groups
 
 
-# The native versions when the C extension is there (simdup/native.py).
+# The native versions when the C extension is there (simdup/native/__init__.py).
 collapse: Callable[[str], str] = speedups.collapse if speedups else collapse_python
 digest: Digest = speedups.digest if speedups else digest_python
 
