@@ -2,7 +2,7 @@
  * simdup/native/align.c: line-level edges of passages: tokens as ids, and their alignment.
  *
  * edge_vocabulary, edge_vocabulary_size, edge_tokens, line_offsets, matching_blocks and
- * edge_chain; their pure-Python twins are in simdup/passages.py.
+ * edge_chain; their pure-Python twins are in simdup/passages/align.py.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
  * (tests/test_native.py checks that it names every function of the module).
  */
@@ -10,7 +10,7 @@
 
 /* ------------------------------------------------------------------ line-level edges */
 
-/* simdup/passages.py, "Line-level edges": the tokens of a casefolded text as ids that are equal
+/* simdup/passages/align.py, "Line-level edges": the tokens of a casefolded text as ids that are equal
    exactly when the tokens are (edge_tokens), and the alignment of two ranges of them
    (matching_blocks, edge_chain). Python definitions: _edge_tokens_python,
    _matching_blocks_python and _edge_chain_python, next to refine_edges. */
@@ -212,7 +212,7 @@ static inline int edge_scan(const int kind, const void *data, Py_ssize_t n, Edge
 
 PyDoc_STRVAR(edge_tokens_doc,
 "edge_tokens(folded, vocabulary) -> (ids, line_starts)\n\n"
-"simdup.passages._edge_tokens_python(folded, vocabulary) as native int64 bytes, `vocabulary`\n"
+"simdup.passages.align.edge_tokens_python(folded, vocabulary) as native int64 bytes, `vocabulary`\n"
 "from edge_vocabulary(): the id of each token of `folded` (a CJK ideograph, or a run of other\n"
 "word characters), a token new to the vocabulary getting the number of tokens it knows; then\n"
 "for each line (ended by \\n, \\r\\n or \\r) the index of its first token, and the number of\n"
@@ -292,7 +292,7 @@ static inline int edge_lines(const int kind, const void *data, Py_ssize_t n, Edg
 
 PyDoc_STRVAR(line_offsets_doc,
 "line_offsets(text) -> (starts, ends)\n\n"
-"simdup.passages._line_offsets_python(text) as native int64 bytes: where each line of `text`\n"
+"simdup.passages.align.line_offsets_python(text) as native int64 bytes: where each line of `text`\n"
 "(split_lines: ended by \\n, \\r\\n or \\r, none after a final line end) starts and ends.");
 
 static PyObject *line_offsets(PyObject *module, PyObject *text)
@@ -593,7 +593,7 @@ done:
 
 PyDoc_STRVAR(matching_blocks_doc,
 "matching_blocks(a, b, min_run, max_grams) -> list of (i, j, size) or None\n\n"
-"simdup.passages._matching_blocks_python(a, b, min_run, max_grams): the matching blocks of\n"
+"simdup.passages.align.matching_blocks_python(a, b, min_run, max_grams): the matching blocks of\n"
 "difflib.SequenceMatcher(None, a, b, autojunk=False) of at least min_run tokens (a and b\n"
 "int64 buffers), in order; None when more than max_grams pairs of positions start equal\n"
 "min_run-grams.");
@@ -633,7 +633,7 @@ static inline Py_ssize_t edge_overlap(Py_ssize_t x, Py_ssize_t k, Py_ssize_t lo,
 PyDoc_STRVAR(edge_chain_doc,
 "edge_chain(a, b, min_run, max_grams, gap, core_a_start, core_a_stop, core_b_start,\n"
 "           core_b_stop) -> (first_a, last_a, first_b, last_b) or None\n\n"
-"simdup.passages._edge_chain_python with the same arguments: of the matching blocks of the\n"
+"simdup.passages.align.edge_chain_python with the same arguments: of the matching blocks of the\n"
 "int64 buffers a and b (matching_blocks), the chain (consecutive blocks no more than `gap`\n"
 "tokens apart on either side) holding most positions of a[core_a_start:core_a_stop] and\n"
 "b[core_b_start:core_b_stop]; its first and last token on each side. None when no block\n"

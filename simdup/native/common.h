@@ -103,7 +103,7 @@ static inline int three_buffers(PyObject *const *args, Py_buffer *a, Py_buffer *
 
 #define MH_GOLDEN UINT64_C(0x9E3779B97F4A7C15)
 
-/* splitmix64 finaliser (simdup.minhash.mix64). */
+/* splitmix64 finaliser (simdup.algorithms.minhash.mix64). */
 static inline uint64_t mh_mix(uint64_t x)
 {
     x ^= x >> 30;

@@ -7,11 +7,11 @@
  */
 #include "common.h"
 
-/* ---- one table of the exact Hamming index (simdup/index.py: _table_pairs) ---------------- */
+/* ---- one table of the exact Hamming index (simdup/algorithms/index.py: _table_pairs) ---------------- */
 
 PyDoc_STRVAR(table_pairs_doc,
 "table_pairs(unique, key_masks, earlier_masks, threshold) -> (a, b, d) or None\n\n"
-"The pairs one table of the block index emits (simdup/index.py: _table_pairs): positions\n"
+"The pairs one table of the block index emits (simdup/algorithms/index.py: _table_pairs): positions\n"
 "a < b of `unique` (uint64) equal on every block of `key_masks` (uint64, contiguous bit\n"
 "ranges), within `threshold` bits, and not equal on any block of `earlier_masks`. Returned\n"
 "as int64, int64 and uint8 bytes, in the Python definition's order; None when a key and a\n"

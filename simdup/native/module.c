@@ -12,8 +12,8 @@
  *                                                            simdup/text/processor.py
  *   index.c      one table of the exact Hamming index        simdup/algorithms/index.py
  *   passages.c   blocks, window fingerprints, distinct runs  simdup/text/blocks.py,
- *                                                            simdup/passages.py
- *   align.c      line-level edges: tokens, alignment         simdup/passages.py
+ *                                                            passages/documents.py, windows.py
+ *   align.c      line-level edges: tokens, alignment         simdup/passages/align.py
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
  */
 #include "common.h"

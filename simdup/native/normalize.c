@@ -51,7 +51,7 @@ static inline int url_char(Py_UCS4 ch)
            ch != ')' && ch != '[' && ch != ']';
 }
 
-/* End of the URL starting at i (see simdup.normalize._URL), or -1. */
+/* End of the URL starting at i (see simdup.text.normalize._URL), or -1. */
 static Py_ssize_t url_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 {
 #define AT(k, c) ((k) < n && letter(PyUnicode_READ(kind, data, (k)), (c)))
@@ -178,7 +178,7 @@ static PyObject *rewrite_finish(Rewrite *r, int ok)
 
 PyDoc_STRVAR(strip_urls_doc,
 "strip_urls(text, removed=None) -> str\n\n"
-"simdup.normalize.strip_urls_python: every http(s)://, ftp:// or www. URL (any case) made\n"
+"simdup.text.normalize.strip_urls_python: every http(s)://, ftp:// or www. URL (any case) made\n"
 "one space; each URL appended to the list `removed` when given.");
 
 static PyObject *strip_urls(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -204,7 +204,7 @@ static PyObject *strip_urls(PyObject *module, PyObject *const *args, Py_ssize_t 
 
 /* ------------------------------------------------------------------ markup_marks */
 
-/* Bits of markup_marks (simdup.normalize.MARK_*). */
+/* Bits of markup_marks (simdup.text.normalize.MARK_*). */
 #define MARK_FRONT_MATTER 1 /* starts with "---" */
 #define MARK_TAG 2          /* "<" */
 #define MARK_LINK 4         /* "](" */
@@ -213,7 +213,7 @@ static PyObject *strip_urls(PyObject *module, PyObject *const *args, Py_ssize_t 
 
 PyDoc_STRVAR(markup_marks_doc,
 "markup_marks(text) -> int\n\n"
-"simdup.normalize.markup_marks_python(text): which markup strip_markup may find, in one pass.");
+"simdup.text.normalize.markup_marks_python(text): which markup strip_markup may find, in one pass.");
 
 static PyObject *markup_marks(PyObject *module, PyObject *text)
 {
@@ -251,7 +251,7 @@ static PyObject *markup_marks(PyObject *module, PyObject *text)
 
 static inline int target_char(Py_UCS4 ch) { return ch != '(' && ch != ')' && !is_space(ch); }
 
-/* End of the Markdown link target starting with "](" at i (simdup.normalize._MD_LINK_TARGET),
+/* End of the Markdown link target starting with "](" at i (simdup.text.normalize._MD_LINK_TARGET),
    or -1. Each part of the pattern is followed by a character its class excludes, so its
    greedy match is the only one that can succeed: no backtracking is needed. */
 static Py_ssize_t link_target_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
@@ -291,7 +291,7 @@ static Py_ssize_t link_target_at(int kind, const void *data, Py_ssize_t n, Py_ss
 
 PyDoc_STRVAR(strip_link_targets_doc,
 "strip_link_targets(text, removed=None) -> str\n\n"
-"simdup.normalize.strip_link_targets_python: every Markdown link or image target\n"
+"simdup.text.normalize.strip_link_targets_python: every Markdown link or image target\n"
 "](target \"title\") made '] '; each one appended to the list `removed` when given.");
 
 static PyObject *strip_link_targets(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -317,7 +317,7 @@ static PyObject *strip_link_targets(PyObject *module, PyObject *const *args, Py_
 
 /* ------------------------------------------------------------------ strip_ignorables */
 
-/* Default_Ignorable_Code_Point, inclusive ranges: simdup.normalize.DEFAULT_IGNORABLE (Unicode
+/* Default_Ignorable_Code_Point, inclusive ranges: simdup.text.normalize.DEFAULT_IGNORABLE (Unicode
    15.1). tests/test_native.py checks every code point against the Python table. */
 static const Py_UCS4 ignorable_ranges[][2] = {
     {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
@@ -382,7 +382,7 @@ static Py_ssize_t first_ignorable(int kind, const void *data, Py_ssize_t n)
 
 PyDoc_STRVAR(strip_ignorables_doc,
 "strip_ignorables(text) -> str\n\n"
-"simdup.normalize.strip_ignorables_python(text): every Default_Ignorable_Code_Point removed\n"
+"simdup.text.normalize.strip_ignorables_python(text): every Default_Ignorable_Code_Point removed\n"
 "(text itself when it holds none).");
 
 static PyObject *strip_ignorables(PyObject *module, PyObject *text)
@@ -416,12 +416,12 @@ static PyObject *strip_ignorables(PyObject *module, PyObject *text)
 
 /* ------------------------------------------------------------------ markup_word_hashes */
 
-/* Seed of the markup words' hashes (simdup.features.MARKUP_SEED: "markup!!"). */
+/* Seed of the markup words' hashes (simdup.text.features.MARKUP_SEED: "markup!!"). */
 #define MARKUP_SEED UINT64_C(0x6D61726B75702121)
 
 PyDoc_STRVAR(markup_word_hashes_doc,
 "markup_word_hashes(text) -> bytes\n\n"
-"simdup.features.markup_word_hashes_python(text) as native-order uint64: one hash per word\n"
+"simdup.text.features.markup_word_hashes_python(text) as native-order uint64: one hash per word\n"
 "(maximal run of alphanumeric characters), ASCII case folded.");
 
 /* Py_UNICODE_ISALNUM, from a table for ASCII (most of the markup: URLs and paths). */

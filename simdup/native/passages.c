@@ -1,18 +1,18 @@
 /*
  * simdup/native/passages.c: a text's blocks, the SimHash of windows of them, distinct runs.
  *
- * cut_blocks (twin in simdup/text/blocks.py), window_fingerprints and distinct_runs
- * (simdup/passages.py).
+ * cut_blocks (twin in simdup/text/blocks.py), window_fingerprints (simdup/passages/documents.py)
+ * and distinct_runs (simdup/passages/windows.py).
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
  * (tests/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 
-/* ---- a text cut into blocks (simdup/blocks.py: cut_text_python) -------------------------- */
+/* ---- a text cut into blocks (simdup/text/blocks.py: cut_text_python) -------------------------- */
 
 PyDoc_STRVAR(cut_blocks_doc,
 "cut_blocks(text, max_lines, max_chars) -> (bytes, lines)\n\n"
-"The blocks of `text` (simdup/blocks.py: cut_text_python) as int64 rows (start_line,\n"
+"The blocks of `text` (simdup/text/blocks.py: cut_text_python) as int64 rows (start_line,\n"
 "end_line, start_char, end_char), and the text's number of lines. Lines end at \\r\\n, \\r\n"
 "or \\n; a blank line (only whitespace) ends a block; a block also ends before a Markdown\n"
 "heading line, after max_lines lines, or before a line that starts max_chars or more\n"
@@ -146,11 +146,11 @@ nomemory:
     return PyErr_NoMemory();
 }
 
-/* ---- SimHash of windows of blocks (simdup/passages.py: _window_fingerprints_python) ------ */
+/* ---- SimHash of windows of blocks (simdup/passages/documents.py: window_fingerprints_python) ------ */
 
 PyDoc_STRVAR(window_fingerprints_doc,
 "window_fingerprints(counters, rows, window_end) -> bytes\n\n"
-"The SimHash of each window of blocks (simdup/passages.py: _window_fingerprints_python):\n"
+"The SimHash of each window of blocks (simdup/passages/documents.py: window_fingerprints_python):\n"
 "block k is row rows[k] of `counters` (int64, 64 per row); the window starting at block k\n"
 "ends at block window_end[k] (-1: no window, fingerprint 0); bit b is set where the\n"
 "window's summed counter b is positive. uint64 values, one per block.");
@@ -216,12 +216,12 @@ done:
     return result;
 }
 
-/* ---- sorted distinct values of runs (simdup/passages.py: _distinct_runs_python) ---------- */
+/* ---- sorted distinct values of runs (simdup/passages/windows.py: distinct_runs_python) ---------- */
 
 PyDoc_STRVAR(distinct_runs_doc,
 "distinct_runs(values, bounds) -> (values, bounds)\n\n"
 "Each run values[bounds[k]:bounds[k + 1]] (uint32; bounds int64, ascending from 0 to\n"
-"len(values)) sorted and made distinct (simdup/passages.py: _distinct_runs_python): the runs\n"
+"len(values)) sorted and made distinct (simdup/passages/windows.py: distinct_runs_python): the runs\n"
 "one after the other, and their new bounds.");
 
 static int compare_u32(const void *a, const void *b)

@@ -45,7 +45,7 @@ static uint64_t simhash_of(const uint64_t *h, const int64_t *wi, Py_ssize_t n)
     return fp;
 }
 
-/* wi = the weights w scaled as simdup/simhash.py:scaled_weights scales them (by 2**(24 - e),
+/* wi = the weights w scaled as simdup/algorithms/simhash.py:scaled_weights scales them (by 2**(24 - e),
    e the exponent of the largest magnitude: ldexp is exact; rint rounds half to even, as
    numpy's rint does). -1 when a weight is not finite. */
 static int scale_weights(const double *w, Py_ssize_t n, int64_t *wi)
@@ -116,7 +116,7 @@ static PyObject *simhash(PyObject *module, PyObject *const *args, Py_ssize_t nar
 
 PyDoc_STRVAR(simhash_of_weights_doc,
 "simhash_of_weights(hashes, weights) -> int\n\n"
-"simhash(hashes, scaled_weights(weights)) in one call (simdup/simhash.py): the finite\n"
+"simhash(hashes, scaled_weights(weights)) in one call (simdup/algorithms/simhash.py): the finite\n"
 "float64 weights scaled by a power of two so that the largest magnitude is below 2**24,\n"
 "rounded half to even.");
 
@@ -130,9 +130,9 @@ static PyObject *simhash_of_weights(PyObject *module, PyObject *const *args, Py_
 PyDoc_STRVAR(jaccard_doc,
 "bottom_k_jaccard(a, b, k) -> float\n\n"
 "Jaccard estimate from two bottom-k sketches (sorted distinct uint32, native byte order).\n"
-"See simdup.sketch.estimate_jaccard for the definition.");
+"See simdup.algorithms.sketch.estimate_jaccard for the definition.");
 
-/* The estimate of simdup.sketch.estimate_jaccard from two sorted distinct uint32 sketches. */
+/* The estimate of simdup.algorithms.sketch.estimate_jaccard from two sorted distinct uint32 sketches. */
 static double sketch_estimate(const uint32_t *a, Py_ssize_t na, const uint32_t *b, Py_ssize_t nb,
                               Py_ssize_t k)
 {
@@ -252,7 +252,7 @@ done:
 
 /* ------------------------------------------------------------------ minhash_signature */
 
-/* Seed j (0-based) is mh_mix((j + 1) * golden) (simdup.minhash._seeds): the seeds of `perms`
+/* Seed j (0-based) is mh_mix((j + 1) * golden) (simdup.algorithms.minhash._seeds): the seeds of `perms`
    permutations are a prefix of those of any larger count, so one table serves every perms in
    the allowed range (16..1024); larger counts compute the rest per call. */
 #define MH_TABLE 1024
@@ -321,7 +321,7 @@ static PyObject *minhash_bytes(const uint64_t *h, Py_ssize_t n, Py_ssize_t perms
 
 PyDoc_STRVAR(minhash_signature_doc,
 "minhash_signature(hashes, perms) -> bytes\n\n"
-"simdup.minhash.signature_python(hashes, perms) as `perms` native-order uint64: for each\n"
+"simdup.algorithms.minhash.signature_python(hashes, perms) as `perms` native-order uint64: for each\n"
 "seed s_j, the minimum of mix(h ^ s_j) over the uint64 `hashes` (all ones when empty).");
 
 static PyObject *minhash_signature(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -355,7 +355,7 @@ done:
 
 PyDoc_STRVAR(bottom_k_doc,
 "bottom_k(hashes, k) -> bytes\n\n"
-"simdup.sketch.bottom_k_python(hashes, k) as native-order uint32: the k smallest distinct\n"
+"simdup.algorithms.sketch.bottom_k_python(hashes, k) as native-order uint32: the k smallest distinct\n"
 "values of the top 32 bits of the uint64 `hashes`, ascending.");
 
 /* Ascending LSD radix sort of n uint32 (8-bit digits, 4 stable passes through `tmp`): a few
@@ -437,11 +437,11 @@ done:
     return result;
 }
 
-/* ---- SimHash counters of groups of hashes (simdup/simhash.py: group_counters) ------------ */
+/* ---- SimHash counters of groups of hashes (simdup/algorithms/simhash.py: group_counters) ------------ */
 
 PyDoc_STRVAR(group_counters_doc,
 "group_counters(hashes, weights, sizes) -> bytes\n\n"
-"The signed SimHash counters of consecutive groups of hashes (simdup/simhash.py:\n"
+"The signed SimHash counters of consecutive groups of hashes (simdup/algorithms/simhash.py:\n"
 "group_counters_python): group g is the next sizes[g] of `hashes` (uint64) with their integer\n"
 "`weights` (int64); counter b of a group adds a hash's weight when its bit b is set and\n"
 "subtracts it otherwise. len(sizes) x 64 int64 values.");

@@ -364,7 +364,7 @@ static int next_unit(int kind, const void *data, Py_ssize_t n, Py_ssize_t *pos,
 
 /* ---- the memo of units, natively (unit_memo) ---- */
 
-/* A memo of units (simdup.textscan.digest_python's `memo`: a unit -> the int32 codes of its
+/* A memo of units (simdup.text.textscan.digest_python's `memo`: a unit -> the int32 codes of its
    tokens) kept in a capsule: the units by a hash of their code points, compared exactly, their
    code points and codes in two growing arrays. digest looks a unit up where it lies in the
    text: no str is made for it, no SipHash computed, and no dict entry, key and bytes value
@@ -744,7 +744,7 @@ PyDoc_STRVAR(digest_doc,
 "digest(text, memo, codes, register, cut, n_slots, max_unit)\n"
 "    -> (slots, tf, other, tokens, stored)\n\n"
 "Term frequencies of text by code, with a memo of its units. See\n"
-"simdup.textscan.digest_python for the definition.");
+"simdup.text.textscan.digest_python for the definition.");
 
 static PyObject *digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
