@@ -46,7 +46,10 @@ class FingerprintBatch:
     not in canonical hex, by row). ``signature`` is ``(rows, perms)`` uint64, or None when the
     documents have no MinHash signature; ``band_keys``, when a scan asked for them, is
     ``(rows, bands)`` uint64: the LSH band keys of the signatures, which then travel instead
-    of them (168 bytes a document instead of 1 KB; ``engines.batching.keyed``)."""
+    of them (168 bytes a document instead of 1 KB; ``engines.batching.keyed``). ``file_hash``,
+    when the engine read the files itself, is ``(count, 16)`` uint8: the xxh3-128 of each
+    result's file bytes in the batch's order, zeros where they could not be read (the scan
+    cache knows a file again by it)."""
 
     at: np.ndarray  # int64
     fingerprint: np.ndarray  # uint64
@@ -62,6 +65,7 @@ class FingerprintBatch:
     skipped: list[tuple[int, SkippedFile]]
     odd_digests: dict[int, str]
     band_keys: np.ndarray | None = None
+    file_hash: np.ndarray | None = None
 
     @property
     def count(self) -> int:
@@ -69,8 +73,11 @@ class FingerprintBatch:
         return int(self.at.size) + len(self.skipped)
 
     @classmethod
-    def pack(cls, results: Sequence[Result]) -> FingerprintBatch:
-        """The batch of ``results`` (records of one run of files, in its order)."""
+    def pack(
+        cls, results: Sequence[Result], file_hashes: Sequence[bytes] | None = None
+    ) -> FingerprintBatch:
+        """The batch of ``results`` (records of one run of files, in its order), with the
+        hashes of their files' bytes when given (``b""``: not read)."""
         docs = [r for r in results if isinstance(r, FingerprintedDocument)]
         at = [k for k, r in enumerate(results) if isinstance(r, FingerprintedDocument)]
         skipped = [(k, r) for k, r in enumerate(results) if isinstance(r, SkippedFile)]
@@ -109,7 +116,33 @@ class FingerprintBatch:
             signature=signature,
             skipped=skipped,
             odd_digests=odd,
+            file_hash=None if file_hashes is None else hash_column(file_hashes),
         )
+
+
+    def records(self, paths: Sequence[str]) -> list[Result]:
+        """The batch's results as records, result ``k`` under ``paths[k]``."""
+        out: list[Result | None] = [None] * self.count
+        for k, skip in self.skipped:
+            out[k] = SkippedFile(paths[k], skip.stage, skip.reason, skip.failure)
+        sketch = self.sketch
+        signature = self.signature
+        for r, k in enumerate(self.at.tolist()):
+            digest = self.odd_digests.get(r) or self.digest[r].tobytes().hex()
+            out[k] = FingerprintedDocument(
+                paths[k], int(self.fingerprint[r]), self.encoding[r], self.encoding_source[r],
+                int(self.size[r]), int(self.token_count[r]), int(self.feature_count[r]), digest,
+                int(self.chars[r]), sketch[r],
+                signature[r].astype("<u8").tobytes() if signature is not None else b"",
+            )  # fmt: skip
+        return [r for r in out if r is not None]
+
+
+def hash_column(file_hashes: Sequence[bytes]) -> np.ndarray:
+    """``(len, 16)`` uint8 of 16-byte hashes, zeros for ``b""`` (a file not read)."""
+    zero = bytes(_DIGEST_BYTES)
+    raw = b"".join(h if len(h) == _DIGEST_BYTES else zero for h in file_hashes)
+    return np.frombuffer(raw, dtype=np.uint8).reshape(len(file_hashes), _DIGEST_BYTES).copy()
 
 
 class DocumentTable(Sequence[FingerprintedDocument]):
@@ -128,7 +161,7 @@ class DocumentTable(Sequence[FingerprintedDocument]):
         digest: np.ndarray,
         encoding: np.ndarray,
         encodings: Sequence[tuple[str, str]],
-        sketch: list[bytes],
+        sketch: Sequence[bytes],
         signature: list[bytes] | None = None,
         odd_digests: dict[int, str] | None = None,
     ) -> None:

@@ -10,6 +10,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,23 @@ from .join.local import LocalJoin, with_reference
 from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
 from .records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile, SourceFiles
+from .store.cache import ScanCache
 from .text.segmentation import resolve_backend
+
+
+@dataclass
+class Fingerprinted:
+    """What the engine made of a scan's files: the documents in discovery order (``table``,
+    those of ``files[positions]``), every file dropped on the way (``skips``, discovery's
+    first; ``dropped``: the engine's, with their file indexes), the documents' MinHash band
+    keys when taken, and the hash of each file's bytes (zeros where not known)."""
+
+    table: DocumentTable
+    skips: list[SkippedFile]
+    keys: np.ndarray | None
+    positions: np.ndarray
+    dropped: list[tuple[int, SkippedFile]]
+    file_hash: np.ndarray
 
 
 def fingerprint_corpus(
@@ -33,8 +50,8 @@ def fingerprint_corpus(
     engine: Engine | None = None,
 ) -> tuple[DocumentTable, list[SkippedFile]]:
     """Fingerprinted documents in discovery order, and every file dropped on the way."""
-    docs, skips, _ = collect_fingerprints(files, skipped, options, progress, engine)
-    return docs, skips
+    found = collect_fingerprints(files, skipped, options, progress, engine)
+    return found.table, found.skips
 
 
 # Results between two calls of a scan's ``settle`` (``long_lived_records``).
@@ -67,19 +84,20 @@ def collect_fingerprints(
     *,
     band_keys: bool = False,
     settle: Callable[[], None] | None = None,
-) -> tuple[DocumentTable, list[SkippedFile], np.ndarray | None]:
-    """Fingerprinted documents in discovery order (a ``DocumentTable``), every file dropped on
-    the way, and with ``band_keys`` (a MinHash scan) the documents' ``signature_band_keys``:
-    made from each batch's signatures where the batch was made (by the workers), so that no
-    signature travels or is kept (1 KB of the ~2 KB a short document's record holds). Results
-    are taken in batches as the engine finishes them (``batches_of``). ``settle`` is called
-    every ``_SETTLE_EVERY`` results (``long_lived_records``)."""
+) -> Fingerprinted:
+    """The documents of ``files`` in discovery order and every file dropped on the way; with
+    ``band_keys`` (a MinHash scan) the documents' ``signature_band_keys``: made from each
+    batch's signatures where the batch was made (by the workers), so that no signature travels
+    or is kept (1 KB of the ~2 KB a short document's record holds). Results are taken in
+    batches as the engine finishes them (``batches_of``). ``settle`` is called every
+    ``_SETTLE_EVERY`` results (``long_lived_records``)."""
     if engine is None:
         engine = make_engine(
             options.features, max_size=options.discovery.max_size, jobs=options.jobs
         )
     builder = TableBuilder(SourceFiles.of(files).paths, signatures=not band_keys)
     answered = np.zeros(len(files), dtype=bool)
+    file_hash = np.zeros((len(files), 16), dtype=np.uint8)
     dropped: list[tuple[int, SkippedFile]] = []
     layout = band_layout(options) if band_keys else None
     keys = np.empty((len(files), layout[0]), np.uint64) if layout else None
@@ -89,6 +107,8 @@ def collect_fingerprints(
         rows = indexes[batch.at]
         builder.put(rows, batch)
         dropped.extend((int(indexes[k]), skip) for k, skip in batch.skipped)
+        if batch.file_hash is not None:
+            file_hash[indexes] = batch.file_hash
         if keys is not None and rows.size:
             if batch.band_keys is None:
                 raise RuntimeError(f"{engine!r} gave documents without MinHash band keys")
@@ -102,7 +122,10 @@ def collect_fingerprints(
     dropped.sort(key=lambda item: item[0])
     skips = list(skipped) + [skip for _, skip in dropped]
     positions = np.flatnonzero(builder.filled)
-    return builder.table(positions), skips, None if keys is None else keys[positions]
+    return Fingerprinted(
+        builder.table(positions), skips, None if keys is None else keys[positions], positions,
+        dropped, file_hash,
+    )  # fmt: skip
 
 
 def scan(
@@ -116,6 +139,7 @@ def scan(
     finder: Callable[[list[str], DiscoveryOptions], Discovery] | None = None,
     join: Join | None = None,
     keep_signatures: bool = False,
+    cache: ScanCache | None = None,
     **overrides: Any,
 ) -> ScanResult:
     """Find near-duplicate documents under ``paths``.
@@ -131,40 +155,76 @@ def scan(
     e.g. fsspec URLs, or stored fingerprints) and ``join`` makes pairs and clusters (default:
     ``LocalJoin``). A MinHash scan joined here keeps its documents' records without their
     signatures (their band keys are taken as they arrive) unless ``keep_signatures``.
+    ``cache`` (a ``store.cache.ScanCache``, for the local join): what earlier scans of the
+    same folders learned is reused (``store.cached_engine``), and this scan is remembered.
     """
     options = resolve_options(options, overrides)
+    roots = [os.fspath(p) for p in paths]
     started = time.perf_counter()
-    found = (finder or find_files)([os.fspath(p) for p in paths], options.discovery)
+    found = (finder or find_files)(roots, options.discovery)
     files, skipped = found.files, found.skipped
     options = resolve_options(options, {}, files=len(files))
     if engine_for is not None:
         engine = engine_for(options)
     if engine is not None and engine.params != options.features:
         raise ValueError("the engine's parameters are not the scan's (options.features)")
+    # The name only: a scan answered from the cache loads no dictionary.
+    settings = options.describe(resolve_backend(options.features.segmenter))
+    memory = None
+    if cache is not None and join is None and not keep_signatures:
+        from .store.cached_engine import CachedScan
+
+        memory = CachedScan(
+            cache, roots, options.features.cache_key(), settings,
+            bands=band_layout(options) if options.method == "minhash" else None,
+            keep_outcome=reference is None, max_size=options.discovery.max_size,
+        )  # fmt: skip
     discovered = time.perf_counter()
     strip = options.method == "minhash" and join is None and not keep_signatures
+    files_found, files_ignored = len(files), found.ignored
+    del found
     with long_lived_records() as settle:
         settle()  # the files found
-        docs, skips, keys = collect_fingerprints(
-            files, skipped, options, progress, engine, band_keys=strip, settle=settle
-        )
-        settle()
-        fingerprinted = time.perf_counter()
-        # What the rest needs of discovery: its counts (a million SourceFile records: 180 MB).
-        files_found, files_ignored = len(files), found.ignored
-        del files, found
-        join = join or LocalJoin(keys)
-        candidates, verified = join.pairs(docs, options)
-        everyone: Sequence[FingerprintedDocument] = docs
-        stored = 0
-        if reference is not None:
-            everyone, verified, stored = with_reference(docs, verified, reference, options)
-        sketch_size = options.features.sketch_size
-        clusters = join.clusters(everyone, verified, options.cluster_method, sketch_size)
+        reused = memory.reuse(SourceFiles.of(files)) if memory is not None else None
+        if reused is not None:
+            docs, remembered_skips, outcome = reused
+            skips = list(skipped) + remembered_skips
+            fingerprinted = time.perf_counter()
+            candidates = int(outcome.stats.get("candidates", 0))
+            pairs = list(outcome.pairs(docs.paths))
+            clusters = list(outcome.clusters(docs.paths))
+            stored = 0
+        else:
+            if memory is not None:
+                engine = memory.engine(engine or make_engine(
+                    options.features, max_size=options.discovery.max_size, jobs=options.jobs
+                ))  # fmt: skip
+            got = collect_fingerprints(
+                files, skipped, options, progress, engine, band_keys=strip, settle=settle
+            )
+            docs, skips, keys = got.table, got.skips, got.keys
+            settle()
+            fingerprinted = time.perf_counter()
+            if memory is None:
+                # What the rest needs of discovery: its counts (a million SourceFile records:
+                # 180 MB).
+                del files
+            if join is None:
+                join = memory.join(got.positions, keys) if memory else LocalJoin(keys)
+            if memory is None:
+                del keys
+            candidates, verified = join.pairs(docs, options)
+            everyone: Sequence[FingerprintedDocument] = docs
+            stored = 0
+            if reference is not None:
+                everyone, verified, stored = with_reference(docs, verified, reference, options)
+            sketch_size = options.features.sketch_size
+            found_clusters = join.clusters(everyone, verified, options.cluster_method, sketch_size)
+            pairs = sorted(
+                (duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b)
+            )
+            clusters = list(found_clusters)
         finished = time.perf_counter()
-    pairs = sorted((duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b))
-    # The name only: a scan answered from the cache loads no dictionary.
-    backend = resolve_backend(options.features.segmenter)
     stats = {
         "files_found": files_found,
         "files_fingerprinted": len(docs),
@@ -183,11 +243,15 @@ def scan(
             "total": round(finished - started, 3),
         },
     }
-    return ScanResult(
-        settings=options.describe(backend),
+    result = ScanResult(
+        settings=settings,
         files=docs,
         skipped=tuple(sorted(skips, key=lambda s: s.path)),
         pairs=tuple(pairs),
         clusters=tuple(clusters),
         stats=stats,
     )
+    if memory is not None and reused is None:
+        memory.save(SourceFiles.of(files), docs, got.positions, got.dropped, got.file_hash,
+                    keys, result)  # fmt: skip
+    return result

@@ -235,8 +235,8 @@ def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
     from simdup.discovery import find_files
     from simdup.distributed.engine import DaskEngine
     from simdup.engines import make_engine
-    from simdup.store.cache import FingerprintCache
-    from simdup.store.cached_engine import CachedEngine
+    from simdup.store.cache import ScanCache
+    from simdup.store.cached_engine import CachedEngine, CachedScan
 
     files = find_files([str(big_corpus)]).files
     params = FeatureParams()
@@ -253,14 +253,21 @@ def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
     assert seen[str(big_corpus / "gen-0.txt")] == len((big_corpus / "gen-0.txt").read_text())
     assert seen[str(big_corpus / "sample" / "misc" / "empty.txt")] is None  # not fingerprinted
 
-    with FingerprintCache(tmp_path / "cache.sqlite") as cache:
-        cached = CachedEngine(plain, cache)
-        list(cached.run(files[:5]))  # the cache now holds the first five
+    tree = tmp_path / "tree"
+    shutil.copytree(big_corpus, tree)
+    with ScanCache(tmp_path / "cache") as cache:
+        simdup.scan([str(tree)], jobs=jobs, cache=cache)  # remembers every file
+    edited = tree / "gen-0-edited.txt"
+    edited.write_text(edited.read_text() + " and one more line", encoding="utf-8")
+    files = find_files([str(tree)]).files
+    with ScanCache(tmp_path / "cache") as cache:
+        later = CachedScan(cache, [str(tree)], params.cache_key(), {}, bands=None,
+                           max_size=1 << 26)  # fmt: skip
         seen.clear()
-        again = cached.with_task(_LengthTask(), sink)
+        again = later.engine(plain).with_task(_LengthTask(), sink)
         assert isinstance(again, CachedEngine)
         assert list(again.run(files)) == list(plain.run(files))
-        assert set(seen) == {f.path for f in files[5:]}
+        assert set(seen) == {str(edited)}  # the one file the cache did not answer
     assert DaskEngine(params, 1 << 26, client=None).with_task(_LengthTask(), sink) is None
 
 
@@ -313,7 +320,8 @@ def test_a_minhash_scan_bands_records_as_they_arrive_and_drops_their_signatures(
     from simdup.discovery import discover
 
     files, skipped = discover([str(big_corpus)])
-    docs, _, keys = collect_fingerprints(files, skipped, options, band_keys=True)
+    got = collect_fingerprints(files, skipped, options, band_keys=True)
+    docs, keys = got.table, got.keys
     assert keys is not None
     assert (keys == signature_band_keys(list(full.files), options)).all()
 

@@ -12,11 +12,11 @@ from conftest import REPO
 OPEN = """
 import sys, time
 from simdup.store.database import open_database
-from simdup.store.cache import MIGRATIONS
+from simdup.store.index import _schema_1
 path, start = sys.argv[1], float(sys.argv[2])
 while time.time() < start:
     pass
-conn = open_database(path, "cache", MIGRATIONS)
+conn = open_database(path, "index", [_schema_1("params", "description")])
 conn.execute("BEGIN IMMEDIATE")
 conn.execute("COMMIT")
 print("ok")
@@ -26,7 +26,7 @@ print("ok")
 def test_two_processes_creating_one_database_both_succeed(tmp_path: Path) -> None:
     """Two processes opening a new database at the same moment both get it (SQLite answers
     "database is locked" at once to the second one switching to WAL: that is waited out, never
-    reported as damage, which would have the cache deleted and rebuilt)."""
+    reported as damage, which would have the store deleted and rebuilt)."""
     script = tmp_path / "open.py"
     script.write_text(OPEN)
     for attempt in range(8):

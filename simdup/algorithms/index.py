@@ -427,3 +427,54 @@ class BlockIndex:
             (keys[a], keys[b], int(x))
             for a, b, x in zip(i.tolist(), j.tolist(), d.tolist(), strict=True)
         ]
+
+
+def near_pairs_touching(
+    fingerprints: np.ndarray | Sequence[int],
+    touched: np.ndarray,
+    threshold: int,
+    layout: Layout | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of ``near_pairs(fingerprints, threshold)`` that hold a ``touched`` document
+    (``touched``: a bool per fingerprint): ``(i, j, distance)``, ``i < j``, sorted by
+    ``(i, j)``. Exact, and cheap when few are touched: each table is sorted once and only the
+    touched documents' buckets are paired, so a rescan that changed 1% of a tree finds the
+    changed documents' pairs without joining the other 99% again."""
+    _check_threshold(threshold)
+    threshold = int(threshold)
+    fps = _as_uint64(fingerprints)
+    touched = np.asarray(touched, dtype=bool)
+    if touched.shape != fps.shape:
+        raise ValueError("touched must hold one flag per fingerprint")
+    rows = np.flatnonzero(touched)
+    n = fps.size
+    empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8))
+    if rows.size == 0 or n < 2:
+        return empty
+    if layout is None:
+        layout = choose_layout(n, threshold)
+    if layout.blocks - layout.key_blocks > threshold:
+        raise ConfigError(f"layout {layout} cannot guarantee distance {threshold}")
+    masks = layout.block_masks()
+    codes: list[np.ndarray] = []
+    for table in combinations(range(layout.blocks), layout.key_blocks):
+        mask = np.uint64(sum(masks[b] for b in table))
+        keys = fps & mask
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        wanted = keys[rows]
+        lo = np.searchsorted(ordered, wanted, "left")
+        hi = np.searchsorted(ordered, wanted, "right")
+        sizes = hi - lo
+        # Every member of each touched document's bucket, itself included (dropped below).
+        owner = np.repeat(rows, sizes)
+        offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        other = order[np.repeat(lo, sizes) + offset]
+        keep = owner != other
+        owner, other = owner[keep], other[keep]
+        close = np.bitwise_count(fps[owner] ^ fps[other]) <= threshold
+        a, b = np.minimum(owner, other)[close], np.maximum(owner, other)[close]
+        codes.append(a.astype(np.int64) * np.int64(n) + b.astype(np.int64))
+    found = np.unique(np.concatenate(codes)) if codes else np.empty(0, np.int64)
+    i, j = found // n, found % n
+    return i, j, np.bitwise_count(fps[i] ^ fps[j]).astype(np.uint8)

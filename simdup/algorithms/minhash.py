@@ -214,3 +214,41 @@ def _distinct(parts: list[np.ndarray]) -> np.ndarray:
     if codes.size > 1:
         codes = codes[np.r_[True, codes[1:] != codes[:-1]]]
     return codes.astype(np.int64, copy=False)
+
+
+def keyed_candidates_touching(
+    keys: np.ndarray, touched: np.ndarray, lanes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of ``keyed_candidates(keys, lanes)`` that hold a ``touched`` document (a bool
+    per row), as two ``int64`` arrays ``(i, j)``, ``i < j``, sorted: each band's keys are
+    sorted once and only the touched documents' equal keys are paired."""
+    n, bands = keys.shape
+    touched = np.asarray(touched, dtype=bool)
+    rows = np.flatnonzero(touched)
+    if rows.size == 0 or n < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    codes: list[np.ndarray] = []
+    for band in range(bands):
+        key = keys[:, band]
+        if lanes is None:
+            entries = key
+            mine = rows
+        else:
+            # As keyed_candidates: a document's band keyed with its lane and with the next.
+            entries = np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)])
+            mine = np.concatenate([rows, rows + n])
+        order = np.argsort(entries, kind="stable")
+        ordered = entries[order]
+        wanted = entries[mine]
+        lo = np.searchsorted(ordered, wanted, "left")
+        hi = np.searchsorted(ordered, wanted, "right")
+        sizes = hi - lo
+        owner = np.repeat(mine % n, sizes)
+        offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        other = order[np.repeat(lo, sizes) + offset] % n
+        keep = owner != other
+        owner, other = owner[keep], other[keep]
+        codes.append(np.minimum(owner, other) * np.int64(n) + np.maximum(owner, other))
+    found = _distinct(codes)
+    first = found // n
+    return first, found - first * n

@@ -11,15 +11,15 @@ import click
 from ..exitcodes import ExitCode
 from ..names import display_path
 from ..report.store import render_cache_info
-from ..store.cache import FingerprintCache, default_cache_path
+from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, default_cache_path
 from .edge import usage_errors, warning
-from .options import PLAIN_CODES
+from .options import PLAIN_CODES, ByteSize
 from .output import ReportTarget
 
 
 @click.group("cache", epilog=PLAIN_CODES)
 def cache_group() -> None:
-    """The scan cache: fingerprints of files already seen, reused by later scans.
+    """The scan cache: what earlier scans learned of their files, reused by later scans.
 
     \b
     Examples:
@@ -34,26 +34,33 @@ def _cache_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "--cache",
         "cache_path",
         metavar="PATH",
-        type=click.Path(dir_okay=False),
-        help="The cache file (default: the one scan uses).",
+        type=click.Path(file_okay=False),
+        help="The cache folder (default: the one scan uses).",
     )(f)
 
 
 @cache_group.command("info", epilog=PLAIN_CODES)
 @_cache_option
+@click.option(
+    "--cache-size",
+    type=ByteSize(),
+    default=DEFAULT_MAX_BYTES,
+    show_default="2G",
+    help="The bound to report (what scan --cache-size keeps the folder to).",
+)
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
-    """Where the cache is, how many entries it holds and its size on disk."""
+    """Where the cache is, the scans and files it remembers, its size on disk and its bound."""
     path = kw["cache_path"] or default_cache_path()
     with usage_errors():
         target = ReportTarget.resolve(None)
         info = None
         if os.path.exists(path):
-            with FingerprintCache(kw["cache_path"], warn=warning) as cache:
+            with ScanCache(kw["cache_path"], max_bytes=kw["cache_size"], warn=warning) as cache:
                 info = cache.info()
         with target.open() as stream:
-            render_cache_info(path, info, kw["fmt"], stream)
+            render_cache_info(path, info, kw["cache_size"], kw["fmt"], stream)
     ctx.exit(ExitCode.OK)
 
 
@@ -61,10 +68,10 @@ def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
 @_cache_option
 @click.pass_context
 def cache_clear_command(ctx: click.Context, /, **kw: Any) -> None:
-    """Delete every entry of the cache."""
+    """Remove everything the cache remembers."""
     path = kw["cache_path"] or default_cache_path()
     if os.path.exists(path):
-        with usage_errors(), FingerprintCache(kw["cache_path"], warn=warning) as cache:
+        with usage_errors(), ScanCache(kw["cache_path"], warn=warning) as cache:
             cache.clear()
     click.echo(f"simdup: cache {display_path(path)} is empty", err=True)
     ctx.exit(ExitCode.OK)

@@ -28,10 +28,11 @@ from ..report import FORMATS, render
 from ..report.baseline import render_baseline_diff
 from ..report.text import render_skip_summary
 from ..scanning import scan
-from ..store.cached_engine import CachedEngine, with_cache
+from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, open_cache
 from ..store.index import Index
 from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
 from .options import (
+    ByteSize,
     configured,
     feature_options,
     passage_options,
@@ -144,11 +145,19 @@ Examples:
     "--cache",
     "cache_path",
     metavar="PATH",
-    type=click.Path(dir_okay=False),
-    help="The scan cache file (default: fingerprints.sqlite in the user's cache folder, or in "
-    "$SIMDUP_CACHE_DIR). Unchanged files are not read again.",
+    type=click.Path(file_okay=False),
+    help="The scan cache folder (default: scans in the user's cache folder, or in "
+    "$SIMDUP_CACHE_DIR). Unchanged files are not read again; an unchanged tree is not "
+    "joined again.",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the scan cache.")
+@click.option(
+    "--cache-size",
+    type=ByteSize(),
+    default=DEFAULT_MAX_BYTES,
+    show_default="2G",
+    help="Most the scan cache folder may hold; the least recently used scans are dropped.",
+)
 @click.option(
     "--against",
     metavar="DB",
@@ -233,7 +242,10 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                 Index(kw["against"], create=False, params=options.features)
             )
         try:
-            engine_for = _engine_for(kw, all_paths, stack)
+            engine_for = _local_engine
+            cache = _scan_cache(kw, all_paths)
+            if cache is not None:
+                stack.callback(cache.close)
             if kw["passages"]:
                 result = scan_passages(
                     all_paths,
@@ -242,6 +254,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                     progress=progress,
                     engine_for=engine_for,
                     reference=reference,
+                    cache=cache,
                 )
             else:
                 result = scan(
@@ -251,6 +264,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                     reference=reference,
                     # Stored fingerprints hold the MinHash signatures a scan otherwise drops.
                     keep_signatures=bool(kw["write_fingerprints"]),
+                    cache=cache,
                     **_scan_engine(kw, stack, engine_for),
                 )
         except KeyboardInterrupt as exc:
@@ -323,26 +337,22 @@ def _read_files_from(source: str, null: bool) -> list[str]:
         raise click.BadParameter(f"{display_path(source)}: {exc}", param_hint=hint) from exc
 
 
-def _engine_for(
-    kw: dict[str, Any], roots: Sequence[str], stack: contextlib.ExitStack
-) -> Callable[[ScanOptions], Engine]:
-    """The scan's engine: the local one, behind the scan cache unless --no-cache."""
+def _local_engine(options: ScanOptions) -> Engine:
+    """The engine of this machine for the scan's resolved options."""
+    return make_engine(options.features, max_size=options.discovery.max_size, jobs=options.jobs)
+
+
+def _scan_cache(kw: dict[str, Any], roots: Sequence[str]) -> ScanCache | None:
+    """The scan cache, unless --no-cache, or the files come from a Dask cluster or a store
+    of fingerprints (whose joins and records it does not hold)."""
+    if kw["no_cache"] or kw["fingerprints"] or kw["engine"] != "local":
+        return None
 
     def warn(message: str) -> None:
         if not kw["quiet"]:
             click.echo(f"simdup: warning: {message}", err=True)
 
-    def build(options: ScanOptions) -> Engine:
-        features, discovery = options.features, options.discovery
-        engine = make_engine(features, max_size=discovery.max_size, jobs=options.jobs)
-        if kw["no_cache"]:
-            return engine
-        cached = with_cache(engine, roots, kw["cache_path"], warn=warn)
-        if isinstance(cached, CachedEngine):
-            stack.callback(cached.close)
-        return cached
-
-    return build
+    return open_cache(roots, kw["cache_path"], max_bytes=kw["cache_size"], warn=warn)
 
 
 def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:

@@ -17,8 +17,9 @@ import numpy as np
 from ..document_table import FingerprintBatch
 from ..params import FeatureParams
 from ..records import SourceFile, SourceFiles
+from . import batching
 from .base import BandLayout, Batches, Progress, Result, Sink, TextTask
-from .batching import batches, describe_batch, in_file_order, keyed, packed
+from .batching import batches, describe_batch, in_file_order, keyed
 from .workerpool import WorkerPool
 
 if TYPE_CHECKING:
@@ -50,15 +51,39 @@ class SerialEngine:
     def completed(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[tuple[int, Result]]:
+        for start, done in self._worked(files, progress):
+            for k, (result, _, _) in enumerate(done):
+                yield start + k, result
+
+    def completed_batches(
+        self,
+        files: Sequence[SourceFile],
+        progress: Progress | None = None,
+        bands: BandLayout | None = None,
+    ) -> Batches:
+        """``completed`` in batches of ``PACKED_BATCH``, with their files' hashes."""
+        for start, done in self._worked(files, progress):
+            yield np.arange(start, start + len(done), dtype=np.int64), pack_worked(done, bands)
+
+    def _worked(
+        self, files: Sequence[SourceFile], progress: Progress | None
+    ) -> Iterator[tuple[int, list[Worked]]]:
+        """Runs of ``(result, task's result, file hash)`` with the index of their first file
+        (the sink told of each as it comes)."""
         _init_worker(self.params, self.max_size, self.task)
         total = len(files)
+        run: list[Worked] = []
+        start = 0
         for done, source in enumerate(files, 1):
-            result, made = _work_file(source)
+            worked = _work_file(source)
             if self.sink is not None:
-                self.sink(source, result, made)
+                self.sink(source, worked[0], worked[1])
+            run.append(worked)
             if progress:
                 progress(done, total)
-            yield done - 1, result
+            if len(run) >= batching.PACKED_BATCH or done == total:
+                yield start, run
+                start, run = done, []
 
     def with_task(self, task: TextTask, sink: Sink) -> SerialEngine:
         return SerialEngine(self.params, self.max_size, task, sink)
@@ -79,18 +104,24 @@ def _init_worker(params: FeatureParams, max_size: int, task: TextTask | None = N
     _WORKER_TASK = task
 
 
-def _work_file(source: SourceFile) -> tuple[Result, Any]:
+# What a worker makes of one file: its record, the text task's result, its bytes' hash.
+Worked = tuple[Result, Any, bytes]
+
+
+def _work_file(source: SourceFile) -> Worked:
     assert _WORKER is not None
-    if _WORKER_TASK is None:
-        return _WORKER.file(source, _WORKER_MAX_SIZE), None
-    return _WORKER.file_with(source, _WORKER_MAX_SIZE, _WORKER_TASK)
+    return _WORKER.process(source, _WORKER_MAX_SIZE, _WORKER_TASK)
 
 
-def _work_batch(
-    batch: tuple[int, Sequence[SourceFile]],
-) -> tuple[int, list[tuple[Result, Any]]]:
+def _work_batch(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, list[Worked]]:
     start, sources = batch
     return start, [_work_file(source) for source in sources]
+
+
+def pack_worked(done: Sequence[Worked], bands: BandLayout | None) -> FingerprintBatch:
+    """Records and file hashes as a batch of columns (``keyed`` with ``bands``)."""
+    batch = FingerprintBatch.pack([w[0] for w in done], [w[2] for w in done])
+    return keyed(batch, bands)
 
 
 def _work_packed(
@@ -98,11 +129,8 @@ def _work_packed(
 ) -> tuple[int, FingerprintBatch]:
     """``_work_batch`` without a task, its records packed as columns for the trip back
     (``keyed`` with ``bands``)."""
-    assert _WORKER is not None
     start, sources = batch
-    worker, max_size = _WORKER, _WORKER_MAX_SIZE
-    results = [worker.file(source, max_size) for source in sources]
-    return start, keyed(FingerprintBatch.pack(results), bands)
+    return start, pack_worked([_work_file(source) for source in sources], bands)
 
 
 def default_jobs() -> int:
@@ -151,21 +179,11 @@ class ProcessPoolEngine:
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[tuple[int, Result]]:
         if not self.pays(files):
-            serial = SerialEngine(self.params, self.max_size, self.task, self.sink)
-            yield from serial.completed(files, progress)
+            yield from self._serial().completed(files, progress)
             return
-        order, work = self._plan(files)
-        done, total = 0, len(files)
-        with self._pool(_work_batch) as pool:
-            for _, (start, batch) in pool.results(work):
-                done += len(batch)
-                if progress:
-                    progress(done, total)
-                for k, (result, made) in enumerate(batch):
-                    index = order[start + k]
-                    if self.sink is not None:
-                        self.sink(files[index], result, made)
-                    yield index, result
+        for indexes, done in self._worked(files, progress):
+            for index, (result, _, _) in zip(indexes.tolist(), done, strict=True):
+                yield index, result
 
     def completed_batches(
         self,
@@ -173,20 +191,46 @@ class ProcessPoolEngine:
         progress: Progress | None = None,
         bands: BandLayout | None = None,
     ) -> Batches:
-        """``completed`` as batches packed (and ``keyed``) by the workers (a task or a sink
-        needs each record here, and serial work makes them here: those are packed here)."""
-        if self.task is not None or self.sink is not None or not self.pays(files):
-            yield from packed(self.completed(files, progress), bands=bands)
+        """``completed`` as batches with their files' hashes, packed (and ``keyed``) by the
+        workers; with a task or a sink each record is needed here, and is packed here."""
+        if not self.pays(files):
+            yield from self._serial().completed_batches(files, progress, bands)
+            return
+        if self.task is not None or self.sink is not None:
+            for indexes, done in self._worked(files, progress):
+                yield indexes, pack_worked(done, bands)
             return
         order, work = self._plan(files)
         positions = np.array(order, dtype=np.int64)
-        done, total = 0, len(files)
+        done_count, total = 0, len(files)
         with self._pool(functools.partial(_work_packed, bands=bands)) as pool:
             for _, (start, batch) in pool.results(work):
-                done += batch.count
+                done_count += batch.count
                 if progress:
-                    progress(done, total)
+                    progress(done_count, total)
                 yield positions[start : start + batch.count], batch
+
+    def _serial(self) -> SerialEngine:
+        return SerialEngine(self.params, self.max_size, self.task, self.sink)
+
+    def _worked(
+        self, files: Sequence[SourceFile], progress: Progress | None
+    ) -> Iterator[tuple[np.ndarray, list[Worked]]]:
+        """What the workers made of each batch, with the files' indexes (the sink told of
+        each record as it arrives)."""
+        order, work = self._plan(files)
+        positions = np.array(order, dtype=np.int64)
+        done_count, total = 0, len(files)
+        with self._pool(_work_batch) as pool:
+            for _, (start, batch) in pool.results(work):
+                done_count += len(batch)
+                if progress:
+                    progress(done_count, total)
+                indexes = positions[start : start + len(batch)]
+                if self.sink is not None:
+                    for index, (result, made, _) in zip(indexes.tolist(), batch, strict=True):
+                        self.sink(files[index], result, made)
+                yield indexes, batch
 
     def with_task(self, task: TextTask, sink: Sink) -> ProcessPoolEngine:
         return ProcessPoolEngine(self.params, self.max_size, self.jobs, task, sink)

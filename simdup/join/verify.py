@@ -21,8 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.index import near_pairs
-from ..algorithms.minhash import band_keys, choose_bands, keyed_candidates, length_lanes
+from ..algorithms.index import near_pairs, near_pairs_touching
+from ..algorithms.minhash import (
+    band_keys,
+    choose_bands,
+    keyed_candidates,
+    keyed_candidates_touching,
+    length_lanes,
+)
 from ..algorithms.sketch import sketch_jaccard, sketch_jaccard_pairs
 from ..document_table import DocumentTable
 from ..options import ScanOptions
@@ -95,16 +101,44 @@ def candidate_pairs(
     """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto").
     ``keys``: the ``signature_band_keys`` of ``docs``, when they were taken already (a scan
     takes them as records arrive and keeps no signatures)."""
+    return candidate_pairs_touching(docs, options, None, keys)
+
+
+def candidate_pairs_touching(
+    docs: Sequence[FingerprintedDocument],
+    options: ScanOptions,
+    touched: np.ndarray | None,
+    keys: np.ndarray | None = None,
+) -> Candidates:
+    """``candidate_pairs``, only those that hold a ``touched`` document (a bool per
+    document; None: every pair). A rescan looks for the pairs of its changed documents only."""
     table = DocumentTable.of(docs)
-    fps = table.fingerprint
-    if options.method == "simhash":
-        return Candidates(*near_pairs(fps, options.search_radius))
-    if not docs:  # no signatures to band (an empty tree, or every file skipped)
-        return Candidates(*(np.empty(0, dtype=np.int64) for _ in range(3)))
-    if keys is None:
+    if options.method == "minhash" and len(table) and keys is None:
         keys = signature_band_keys(docs, options)
+    return candidates_of(table.fingerprint, table.chars, keys, options, touched)
+
+
+def candidates_of(
+    fps: np.ndarray,
+    chars: np.ndarray,
+    keys: np.ndarray | None,
+    options: ScanOptions,
+    touched: np.ndarray | None = None,
+) -> Candidates:
+    """The candidates of documents given by their fingerprints, lengths and (MinHash) band
+    keys: those holding a ``touched`` document, or all (None)."""
+    if options.method == "simhash":
+        if touched is None:
+            return Candidates(*near_pairs(fps, options.search_radius))
+        return Candidates(*near_pairs_touching(fps, touched, options.search_radius))
+    if not fps.size or keys is None:  # no signatures to band (nothing fingerprinted)
+        return Candidates(*(np.empty(0, dtype=np.int64) for _ in range(3)))
     # Only pairs whose lengths could pass the length check (MinHash scans always verify).
-    ii, jj = keyed_candidates(keys, length_lanes(table.chars, options.min_length_ratio))
+    lanes = length_lanes(chars, options.min_length_ratio)
+    if touched is None:
+        ii, jj = keyed_candidates(keys, lanes)
+    else:
+        ii, jj = keyed_candidates_touching(keys, touched, lanes)
     # The distances a slice at a time (three temporaries of 8 bytes a candidate otherwise).
     distance = np.empty(ii.size, dtype=np.uint8)
     for start in range(0, ii.size, _VERIFY_SLICE):
@@ -215,7 +249,10 @@ class Verifier:
         same = digests[ii] == digests[jj]
         for p in np.flatnonzero(same).tolist():
             same[p] = table.content_hash(ii[p]) == table.content_hash(jj[p])
-        near, sims = self.near(chars, table.sketch, ii, jj, dd, same)
+        sketches = table.sketch
+        if not isinstance(sketches, list):  # a remembered table's sketches, still in place
+            sketches = list(sketches)
+        near, sims = self.near(chars, sketches, ii, jj, dd, same)
         return [
             VerifiedPair(i, j, d, 1.0 if exact else round(sim, 4), exact)
             for i, j, d, exact, sim in zip(

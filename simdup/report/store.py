@@ -92,17 +92,16 @@ def render_index_stats(stats: IndexStats, fmt: str, stream: TextIO) -> None:
         w(f"  {name:<17}{value}\n")
 
 
-def render_cache_info(path: str, info: CacheInfo | None, fmt: str, stream: TextIO) -> None:
-    """Where the scan cache is, what it holds and its bound (``info`` None: no cache file)."""
-    entries, size, limit = (0, 0, None) if info is None else (
-        info.entries, info.bytes, info.max_entries
-    )
+def render_cache_info(
+    path: str, info: CacheInfo | None, bound: int, fmt: str, stream: TextIO
+) -> None:
+    """Where the scan cache is, what it holds and its bound (``info`` None: no cache yet)."""
+    scans, files, size = (0, 0, 0) if info is None else (info.snapshots, info.files, info.bytes)
     if fmt == "json":
-        record = {"path": path, "entries": entries, "bytes": size, "max_entries": limit}
+        record = {"path": path, "scans": scans, "files": files, "bytes": size, "max_bytes": bound}
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
     stream.write(f"cache        {display_path(path)}\n")
-    stream.write(f"entries      {entries}\n")
+    stream.write(f"scans        {scans} ({files:,} files)\n")
     stream.write(f"size         {size:,} bytes\n")
-    if limit:
-        stream.write(f"max entries  {limit} (least recently used evicted)\n")
+    stream.write(f"bound        {bound:,} bytes (least recently used scans dropped past it)\n")

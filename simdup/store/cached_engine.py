@@ -1,127 +1,336 @@
-"""An engine that reuses the scan cache: unchanged files are never opened, the rest go to the
-wrapped engine in one call (so a process pool still shares them out) and are remembered as
-each result arrives.
+"""One scan's use of the scan cache: reuse what is known, fingerprint what changed, remember.
+
+``CachedScan`` loads what the cache remembers under the scan's key and matches it with the
+files discovery found:
+
+* a file whose path, size, modification time and inode are those remembered (and whose time
+  is older than when it was last looked at, by more than ``RACY_NS``) is a *hit*: its record
+  is reused and the file is not opened;
+* a file at a remembered path whose time or size changed is read and hashed here; the same
+  bytes (a touched file, a fresh checkout) are a hit too;
+* everything else is a *miss* for the engine (``CachedEngine``), whose workers fingerprint
+  it and hash its bytes; their batches are journaled as they come.
+
+When every file is an unchanged hit and the settings are those of the remembered scan, its
+result is reused as it is (``reuse``): no file is read and nothing is joined. Otherwise the
+join starts from the remembered pairs (``join``: ``join.incremental``): only the pairs that
+involve a changed file are looked for. The scan's snapshot is written at the end (``save``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Iterator, Sequence
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from ..discovery import DEFAULT_MAX_SIZE
-from ..engines import Engine, Progress, Result, Sink, StreamingEngine, TextTask, in_file_order
-from ..errors import StoreError
-from ..records import SourceFile
-from .cache import DEFAULT_MAX_ENTRIES, FingerprintCache, Warn, cache_inside, default_cache_path
+import numpy as np
+import xxhash
+
+from ..document_table import DocumentTable, FingerprintBatch, TableBuilder
+from ..engines import BandLayout, Batches, Engine, Progress, Result, Sink, TextTask
+from ..engines.batching import PACKED_BATCH, batches_of, in_file_order
+from ..join import Join
+from ..join.incremental import IncrementalJoin, Previous
+from ..join.local import LocalJoin
+from ..readers import files as file_io
+from ..records import ScanResult, SkippedFile, SourceFile, SourceFiles
+from .cache import Journal, Remembered, ScanCache, scan_key
+from .snapshot import DOC, Blobs, Outcome, Rows
+
+# A file modified this close to the moment it was last looked at may have been modified again
+# within the same timestamp tick (2 s on FAT, a clock tick elsewhere) with the same size: its
+# size and time prove nothing, so it is checked by content ("racy git") until it is older.
+RACY_NS = 2_000_000_000
+
+
+def _settings_key(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, sort_keys=True, ensure_ascii=False, default=str)
+
+
+@dataclass
+class Matched:
+    """The files of a scan against the remembered rows: ``row[i]`` is the row whose record
+    file ``i`` reuses or would (-1: none), ``hit[i]`` whether it is reused, ``in_place[i]``
+    whether that row is the file's own (its path: not a renamed or copied file's), ``hashed``
+    the hashes of the files read here, by file index."""
+
+    row: np.ndarray
+    hit: np.ndarray
+    in_place: np.ndarray
+    hashed: dict[int, bytes]
+
+
+class CachedScan:
+    """One scan's use of ``cache`` (see the module docstring). ``roots``: what the scan
+    scans; ``settings``: its ``ScanOptions.describe`` (a result is reused only for the same);
+    ``bands``: the band layout of a MinHash scan (its band keys are remembered);
+    ``keep_outcome``: remember the scan's pairs and clusters (not with ``--against``, whose
+    pairs involve stored documents)."""
+
+    def __init__(
+        self,
+        cache: ScanCache,
+        roots: Sequence[str],
+        params_key: str,
+        settings: dict[str, Any],
+        *,
+        bands: BandLayout | None,
+        keep_outcome: bool = True,
+        max_size: int,
+    ) -> None:
+        self.cache = cache
+        self.key = scan_key(params_key, bands, roots)
+        self.settings = settings
+        self.bands = bands
+        self.keep_outcome = keep_outcome
+        self.max_size = max_size
+        self.started_ns = time.time_ns()
+        self.remembered: Remembered | None = cache.load(self.key)
+        self.matched: Matched | None = None
+        self._journal: Journal | None = None
+
+    # ------------------------------------------------------------ matching
+
+    def match(self, files: Sequence[SourceFile]) -> Matched:
+        """Which files are hits (see the module docstring); computed once per scan."""
+        if self.matched is not None:
+            return self.matched
+        found = SourceFiles.of(files)
+        n = len(found)
+        known = self.remembered.rows if self.remembered is not None else None
+        if known is None or not len(known):
+            none = np.zeros(n, bool)
+            self.matched = Matched(np.full(n, -1, np.int64), none, none, {})
+            return self.matched
+        row = known.rows_of(found.paths).copy()
+        in_place = row >= 0
+        at = np.flatnonzero(in_place)
+        r = row[at]
+        same = (
+            (known.size[r] == found.size[at])
+            & (known.mtime_ns[r] == found.mtime_ns[at])
+            & (known.inode[r] == found.inode[at])
+            & (found.mtime_ns[at] != 0)
+            & (found.mtime_ns[at] < known.checked_ns[r] - RACY_NS)
+        )
+        hit = np.zeros(n, dtype=bool)
+        hit[at[same]] = True
+        hashed: dict[int, bytes] = {}
+        # Touched or racy files at a remembered path, and files at new paths (renamed,
+        # copied): read and hashed here; the same bytes are the same record.
+        by_hash: dict[bytes, int] | None = None
+        for i in np.flatnonzero(~hit).tolist():
+            try:
+                data = file_io.read_bytes(found[i], self.max_size)
+            except (OSError, file_io.ReadFailure):
+                continue  # the engine meets the same trouble and records it
+            digest = xxhash.xxh3_128_digest(data)
+            hashed[i] = digest
+            k = int(row[i])
+            if k < 0:
+                if by_hash is None:
+                    by_hash = {h.tobytes(): j for j, h in enumerate(known.file_hash)}
+                    by_hash.pop(bytes(16), None)  # rows whose bytes were never read
+                k = row[i] = by_hash.get(digest, -1)
+            if k >= 0 and digest == known.file_hash[k].tobytes():
+                hit[i] = True
+                self.cache.reread += 1
+        self.cache.hits += int(hit.sum())
+        self.cache.misses += n - int(hit.sum())
+        self.matched = Matched(row, hit, in_place, hashed)
+        return self.matched
+
+    # ------------------------------------------------------------ the whole result
+
+    def reuse(self, files: SourceFiles) -> tuple[DocumentTable, list[SkippedFile], Outcome] | None:
+        """The remembered documents, skip records and outcome, when every file is an
+        unchanged hit of the remembered scan (same files, in the same order) and its settings
+        are this scan's; else None."""
+        remembered = self.remembered
+        if remembered is None or remembered.outcome is None or not self.keep_outcome:
+            return None
+        if _settings_key(remembered.outcome.settings) != _settings_key(self.settings):
+            return None
+        rows = remembered.rows
+        if len(files) != remembered.outcome_rows or len(rows) != len(files):
+            return None
+        matched = self.match(files)
+        if matched.hashed or not bool(matched.hit.all()):
+            return None
+        if not bool((matched.row == np.arange(len(files))).all()):
+            return None
+        docs = np.flatnonzero(rows.kind == DOC)
+        table = _table_of(rows, docs)
+        skips = [
+            SkippedFile(rows.paths[r], *rows.skips[int(rows.skip[r])])
+            for r in np.flatnonzero(rows.kind != DOC).tolist()
+        ]
+        return table, skips, remembered.outcome
+
+    # ------------------------------------------------------------ the engine and the join
+
+    def engine(self, inner: Engine) -> CachedEngine:
+        return CachedEngine(inner, self)
+
+    def join(self, docs_positions: np.ndarray, keys: np.ndarray | None) -> Join:
+        """The join of this scan: from the remembered pairs when the remembered scan had the
+        same settings (only pairs involving a changed document are looked for), else the
+        whole join. ``docs_positions``: the file index of each fingerprinted document."""
+        remembered, matched = self.remembered, self.matched
+        usable = (
+            remembered is not None
+            and remembered.outcome is not None
+            and matched is not None
+            and _settings_key(remembered.outcome.settings) == _settings_key(self.settings)
+        )
+        if not usable:
+            return LocalJoin(keys)
+        assert remembered is not None and matched is not None and remembered.outcome is not None
+        rows = remembered.rows
+        # The remembered scan's documents: its snapshot's rows of kind DOC, numbered in order.
+        own = rows.kind[: remembered.outcome_rows] == DOC
+        doc_number = np.full(len(rows), -1, dtype=np.int64)
+        doc_number[np.flatnonzero(own)] = np.arange(int(own.sum()))
+        file_row = matched.row[docs_positions]
+        # A renamed or copied file's pairs are looked for anew (another file may hold the
+        # same remembered record).
+        reused = matched.hit[docs_positions] & matched.in_place[docs_positions]
+        previous_doc = np.where(reused, doc_number[np.where(file_row >= 0, file_row, 0)], -1)
+        previous = Previous.of_rows(rows, np.flatnonzero(own), remembered.outcome)
+        return IncrementalJoin(previous, previous_doc, keys)
+
+    # ------------------------------------------------------------ remembering
+
+    def journal(self) -> Journal | None:
+        if self._journal is None:
+            self._journal = self.cache.journal(self.key)
+        return self._journal
+
+    def save(
+        self,
+        files: SourceFiles,
+        table: DocumentTable,
+        positions: np.ndarray,
+        skipped: Sequence[tuple[int, SkippedFile]],
+        file_hash: np.ndarray,
+        keys: np.ndarray | None,
+        result: ScanResult | None,
+    ) -> None:
+        """Remember the scan: its files' rows and (``result``, unless ``keep_outcome`` is
+        off) its pairs and clusters."""
+        if not self.cache.usable:
+            return
+        rows = Rows.of_scan(files, table, positions, skipped, file_hash, self.started_ns, keys)
+        outcome = None
+        if result is not None and self.keep_outcome:
+            doc_of_path = {p: d for d, p in enumerate(table.paths)}
+            stats = {k: v for k, v in result.stats.items() if k != "seconds"}
+            outcome = Outcome.of(result.settings, stats, doc_of_path, result.pairs,
+                                 result.clusters)  # fmt: skip
+        folded = self.remembered.journals if self.remembered is not None else []
+        self.cache.save(self.key, rows, outcome, folded, self._journal)
+        self._journal = None
+
+
+def _table_of(rows: Rows, docs: np.ndarray) -> DocumentTable:
+    """The remembered documents ``docs`` (rows of kind DOC) as a table, columns not copied
+    where they need not be (the sketches stay in the snapshot until asked for)."""
+    odd = {}
+    if rows.odd_digests:
+        renumber = {int(r): k for k, r in enumerate(docs.tolist())}
+        odd = {renumber[r]: t for r, t in rows.odd_digests.items() if r in renumber}
+    paths = rows.paths if docs.size == len(rows) else [rows.paths[r] for r in docs.tolist()]
+    sketch = rows.sketch
+    if docs.size != len(rows):
+        sketch = sketch.subset(docs) if isinstance(sketch, Blobs) else [sketch[r] for r in docs]
+    return DocumentTable(
+        paths, rows.fingerprint[docs], rows.doc_size[docs], rows.token_count[docs],
+        rows.feature_count[docs], rows.chars[docs], rows.digest[docs], rows.encoding[docs],
+        list(rows.encodings), sketch, None, odd,
+    )  # fmt: skip
 
 
 class CachedEngine:
-    """``inner``'s results, taken from ``cache`` where it holds them (see
-    ``simdup.store.cache``): identical records, in the order of ``files``, with the current
-    paths. ``max_size`` bounds what the cache reads to hash a file (default: ``inner``'s)."""
+    """``inner``'s results for the files of ``scan``: the hits from the cache, the misses
+    from ``inner`` (in one call, so that a process pool still shares them out), journaled as
+    they arrive. Identical records, with the current paths."""
 
-    def __init__(
-        self, inner: Engine, cache: FingerprintCache, *, max_size: int | None = None
-    ) -> None:
+    def __init__(self, inner: Engine, scan: CachedScan) -> None:
         self.inner = inner
-        self.cache = cache
+        self.scan = scan
         self.params = inner.params
-        if max_size is None:
-            max_size = getattr(inner, "max_size", DEFAULT_MAX_SIZE)
-        self.max_size: int = max_size
 
     def run(
         self, files: Sequence[SourceFile], progress: Progress | None = None
     ) -> Iterator[Result]:
-        yield from in_file_order(self.completed(files, progress), len(files))
+        paths = SourceFiles.of(files).paths
+        done = (
+            (int(index), result)
+            for indexes, batch in self.completed_batches(files, progress)
+            for index, result in zip(indexes.tolist(), batch.records(
+                [paths[i] for i in indexes.tolist()]), strict=True)
+        )  # fmt: skip
+        yield from in_file_order(done, len(files))
 
-    def completed(
-        self, files: Sequence[SourceFile], progress: Progress | None = None
-    ) -> Iterator[tuple[int, Result]]:
-        """``(index in files, result)``: the cache's hits first, then the wrapped engine's
-        results as it finishes them, each stored as it comes (one transaction per batch), so
-        a run killed midway keeps every fingerprint finished before its last batch."""
-        key = self.params.cache_key()
-        found = self.cache.lookup(key, files, self.max_size)
-        held = found.results
-        missed = [i for i, r in enumerate(held) if r is None]
-        total, hits = len(files), len(files) - len(missed)
-        if progress and hits:
-            progress(hits, total)
-        for i, hit in enumerate(held):
-            if hit is not None:
-                held[i] = None  # the caller holds it now
-                yield i, hit
-        if not missed:
-            self.cache.flush()  # the last-use stamps of the hits
+    def completed_batches(
+        self,
+        files: Sequence[SourceFile],
+        progress: Progress | None = None,
+        bands: BandLayout | None = None,
+    ) -> Batches:
+        """The hits first, a batch of ``PACKED_BATCH`` at a time; then ``inner``'s batches of
+        the misses as they come, each journaled."""
+        found = SourceFiles.of(files)
+        matched = self.scan.match(found)
+        known = self.scan.remembered.rows if self.scan.remembered is not None else None
+        hits = np.flatnonzero(matched.hit)
+        total = len(found)
+        if known is not None and hits.size:
+            if bands is not None and known.band_keys is None:
+                raise RuntimeError("the remembered rows have no band keys for this scan")
+            for start in range(0, hits.size, PACKED_BATCH):
+                indexes = hits[start : start + PACKED_BATCH]
+                rows = matched.row[indexes]
+                yield indexes, known.batch(rows, [found.paths[i] for i in indexes.tolist()])
+            if progress:
+                progress(int(hits.size), total)
+        missed = np.flatnonzero(~matched.hit)
+        if not missed.size:
             return
         inner_progress = None
         if progress is not None:
-            report = progress
+            report, base = progress, int(hits.size)
 
             def inner_progress(done: int, _: int) -> None:
-                report(hits + done, total)
+                report(base + done, total)
 
-        work = [files[i] for i in missed]
-        if isinstance(self.inner, StreamingEngine):
-            computed = self.inner.completed(work, inner_progress)
-        else:
-            computed = enumerate(self.inner.run(work, inner_progress))
-        try:
-            for j, result in computed:
-                i = missed[j]
-                hashed = found.hashes.get(i)
-                if hashed is not None:
-                    self.cache.add(key, files[i], hashed[0], hashed[1], result)
-                yield i, result
-        except (Exception, GeneratorExit):
-            self.cache.flush()
-            raise
-        # Not on Ctrl-C or SIGTERM: a stopped run must end at once, not wait for a lock.
-        self.cache.flush()
+        work = found.take(missed)
+        for indexes, batch in batches_of(self.inner, work, inner_progress, bands):
+            positions = missed[indexes]
+            # Opened once the first batch is back: worker processes forked before must not
+            # hold its lock (they would keep a killed run's journal locked).
+            journal = self.scan.journal()
+            if journal is not None:
+                journal.add(_rows_of_batch(found.take(positions), batch, self.scan.started_ns))
+            yield positions, batch
 
     def with_task(self, task: TextTask, sink: Sink) -> CachedEngine | None:
-        """The same cache in front of the wrapped engine running ``task``: the files the
-        cache answers are not read, so ``task`` sees only the others (None when the wrapped
+        """The same cache in front of the inner engine running ``task``: the files the
+        cache answers are not read, so ``task`` sees only the others (None when the inner
         engine cannot run it)."""
         inner = self.inner.with_task(task, sink)
-        return None if inner is None else self.with_inner(inner)
-
-    def with_inner(self, inner: Engine) -> CachedEngine:
-        """The same cache in front of another engine (with the same parameters)."""
-        if inner.params != self.params:
-            raise ValueError("the engine's parameters are not the cache's")
-        return CachedEngine(inner, self.cache, max_size=self.max_size)
-
-    def close(self) -> None:
-        """Close the cache (writing what is queued)."""
-        self.cache.close()
+        return None if inner is None else CachedEngine(inner, self.scan)
 
 
-def with_cache(
-    engine: Engine,
-    roots: Iterable[str | os.PathLike[str]],
-    path: str | os.PathLike[str] | None = None,
-    *,
-    warn: Warn | None = None,
-    max_entries: int = DEFAULT_MAX_ENTRIES,
-) -> Engine:
-    """``engine`` behind the scan cache at ``path`` (None: ``default_cache_path()``), for a
-    scan of ``roots``; or ``engine`` itself, with a warning to ``warn``, when the cache file
-    is inside one of ``roots`` (a cache is never part of what is scanned) or the default cache
-    cannot be opened (a read-only home, say). A cache named explicitly that cannot be used
-    raises ``StoreError``: the user asked for that file."""
-    say = warn or (lambda message: None)
-    cache_path = default_cache_path() if path is None else os.fspath(path)
-    inside = cache_inside(cache_path, [os.fspath(r) for r in roots])
-    if inside is not None:
-        say(f"scan cache {cache_path} is inside {inside}, which is scanned: cache not used")
-        return engine
-    try:
-        cache = FingerprintCache(path, max_entries=max_entries, warn=warn)
-    except StoreError as exc:
-        if path is not None:
-            raise
-        say(f"scan cache {exc}: cache not used")
-        return engine
-    return CachedEngine(engine, cache)
+def _rows_of_batch(sources: SourceFiles, batch: FingerprintBatch, checked_ns: int) -> Rows:
+    """The rows of a batch of fingerprinted files (for the journal)."""
+    builder = TableBuilder(sources.paths)
+    builder.put(batch.at, batch)
+    table = builder.table(batch.at)
+    hashes = batch.file_hash
+    if hashes is None:
+        hashes = np.zeros((len(sources), 16), dtype=np.uint8)
+    return Rows.of_scan(sources, table, batch.at, batch.skipped, hashes, checked_ns,
+                        batch.band_keys)  # fmt: skip

@@ -13,13 +13,15 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
+import xxhash
 
 from ..algorithms.minhash import signature_bytes as minhash_signature
 from ..algorithms.simhash import simhash
 from ..algorithms.sketch import bottom_k_bytes
 from ..native import speedups
 from ..params import FeatureParams
-from ..readers import document_of, documents_of, read_document
+from ..readers import document_of, documents_of
+from ..readers.files import read_or_skip
 from ..records import (
     DecodedDocument,
     FeatureVector,
@@ -115,34 +117,48 @@ class DocumentProcessor:
             minhash=signature,
         )
 
-    def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
-        """One file's fingerprint (read by its reader, ``simdup.readers``), or the record of why
-        it has none. One bad file never stops a run: even an unexpected error (a bug, memory
-        exhausted by one huge text) becomes a skip record of stage ``internal``, which
-        ``--strict`` counts."""
-        return self._guarded(source.path, lambda: read_document(source, max_size))
-
-    def file_with(
-        self, source: SourceFile, max_size: int, task: Callable[[str, str], T]
-    ) -> tuple[FingerprintedDocument | SkippedFile, T | None]:
-        """``file``, and ``task(path, text)`` of its decoded text when it was fingerprinted
-        (None otherwise, or when the task runs out of memory: the record still stands)."""
+    def process(
+        self, source: SourceFile, max_size: int, task: Callable[[str, str], T] | None = None
+    ) -> tuple[FingerprintedDocument | SkippedFile, T | None, bytes]:
+        """One file, read once: its fingerprint (read by its reader, ``simdup.readers``) or
+        the record of why it has none; ``task(path, text)`` of its text when it was
+        fingerprinted (None otherwise, or when the task runs out of memory: the record still
+        stands); and the xxh3-128 of its bytes (``b""`` when they could not be read), by which
+        the scan cache knows the file again. One bad file never stops a run: even an
+        unexpected error (a bug, memory exhausted by one huge text) becomes a skip record of
+        stage ``internal``, which ``--strict`` counts."""
+        path = source.path
+        data = read_or_skip(source, max_size)
+        if isinstance(data, SkippedFile):
+            return data, None, b""
+        digest = xxhash.xxh3_128_digest(data)
         text: str | None = None
 
         def decode() -> DecodedDocument | SkippedFile:
             nonlocal text
-            decoded = read_document(source, max_size)
-            if not isinstance(decoded, SkippedFile):
+            decoded = document_of(path, documents_of(path, data))
+            if task is not None and not isinstance(decoded, SkippedFile):
                 text = decoded.text
             return decoded
 
-        result = self._guarded(source.path, decode)
-        if text is None or isinstance(result, SkippedFile):
-            return result, None
+        result = self._guarded(path, decode)
+        if task is None or text is None or isinstance(result, SkippedFile):
+            return result, None, digest
         try:
-            return result, task(source.path, text)
+            return result, task(path, text), digest
         except MemoryError:
-            return result, None
+            return result, None, digest
+
+    def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
+        """``process`` without a task: the file's record."""
+        return self.process(source, max_size)[0]
+
+    def file_with(
+        self, source: SourceFile, max_size: int, task: Callable[[str, str], T]
+    ) -> tuple[FingerprintedDocument | SkippedFile, T | None]:
+        """``process`` with a task: the file's record and what the task made of its text."""
+        result, made, _ = self.process(source, max_size, task)
+        return result, made
 
     def data(self, path: str, data: bytes) -> FingerprintedDocument | SkippedFile:
         """``file`` for bytes already read (a file behind an fsspec URL, read by a worker)."""
