@@ -1,33 +1,29 @@
-"""Scan cache benchmark: cold scan, warm rescan and no cache; then rescans of an edited copy.
+"""Scan cache benchmark: a first scan with the cache, a rescan, no cache, and a rescan after edits.
 
     python benchmarks/cache.py --bench ../shared/bench/visible      (or: make bench-store)
+    python benchmarks/cache.py --trees visible,1e5,1e6              (the generated short trees)
 
-Every measurement is a fresh process (``simdup scan DOCS -q -f json -o OUT --cache PATH`` or
-``--no-cache``), the contenders alternating (``--repeat`` rounds, each starting one contender
-later), medians reported. Printed as Markdown tables and written, with every single run, to
-benchmarks/results/cache.json.
+Every measurement is a fresh process running ``simdup scan TREE -q -f json -o OUT`` as a user
+runs it: with the scan cache in a folder of the benchmark's own (``--cache DIR``: the defaults
+otherwise) or ``--no-cache``, the contenders alternating (``--repeat`` rounds, each starting one
+contender later), medians reported with the peak memory of the process tree. For each tree:
 
-- ``unchanged tree``: cold (the cache file deleted before each run), warm (a cache filled once
-  before the rounds) and ``--no-cache``; every run's pairs and clusters must equal those of
-  ``--no-cache``.
-- ``edited copy``: the tree copied (times kept) and scanned once with the warm cache (its files
-  are found by the hash of their bytes: measured as "first scan of a copy"); then each round
-  edits 1% of the copy's files (a line appended) and rescans it warm, and without a cache for
-  the reference output. The issue's targets: warm >= 20x faster than cold; the rescan after
-  the edit costs <= 1% of cold fingerprinting plus the join.
-- ``where the time goes``: a warm run of the unchanged tree and a rescan after the edit, run
-  through the library driver with timestamps: interpreter start-up and exit, imports, discovery,
-  cache lookup, dictionaries, fingerprinting, the join, the report.
+- ``unchanged tree``: the first scan (the cache folder emptied before each run), a rescan with a
+  cache filled once before the rounds, and ``--no-cache``; every report must equal the one of
+  ``--no-cache`` apart from timings.
+- ``after edits``: each round appends a line to 1% of the files (``--edit-share``), then rescans
+  with the filled cache and scans without it (the reference report); the files are put back as
+  they were at the end.
 
-Until ``simdup scan`` has ``--cache``, the same scan runs through a small driver calling
-``simdup.scan(..., engine=CachedEngine(...))`` and writing the JSON report (``--driver`` forces
-it).
+Trees: ``visible`` is a copy of the benchmark set's documents; ``1e5`` and ``1e6`` are the short
+documents of ``benchmarks/scale.py`` (generated into benchmarks/results/scale-N/ if missing,
+scanned with ``--no-ignore`` since that folder is git-ignored). Printed as Markdown and written,
+with every run, to benchmarks/results/cache.json.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import shutil
@@ -35,14 +31,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from common import (
     DEFAULT_BENCH,
+    MB,
     RESULTS,
-    Measured,
     bench_folders,
     environment,
     fmt,
@@ -55,402 +50,253 @@ from common import (
     write_json,
 )
 
-T = TypeVar("T")
-EDIT_SHARE = 0.01
-
-# What `simdup scan DOCS -q -f json -o OUT --cache PATH` (or --no-cache: PATH "-") does, for
-# a simdup whose command line has no --cache yet; with a fourth argument it also writes where
-# its time went (seconds since the interpreter handed over) as JSON to that file.
-DRIVER = """
-import time
-T0 = time.perf_counter()
-import json, sys
-import simdup.cli
-from simdup.engines import make_engine
-from simdup.options import ScanOptions
-from simdup.text.processor import DocumentProcessor
-from simdup.report import render
-from simdup.scanning import scan
-from simdup.store.cached_engine import with_cache
-T1 = time.perf_counter()
-docs, out, cache = sys.argv[1:4]
-timing = sys.argv[4] if len(sys.argv) > 4 else None
-options = ScanOptions()
-inner = make_engine(options.features, max_size=options.discovery.max_size, jobs=options.jobs)
-spent = {"dictionaries": 0.0, "engine": 0.0, "engine_files": 0}
-
-class Timed:
-    params = inner.params
-    max_size = options.discovery.max_size
-
-    def run(self, files, progress=None):
-        t = time.perf_counter()
-        if files:  # what the engine's processor loads first (segmenter, IDF), timed apart
-            DocumentProcessor(self.params)
-            spent["dictionaries"] += time.perf_counter() - t
-            spent["engine"] += time.perf_counter() - t
-        spent["engine_files"] += len(files)
-        results = inner.run(files, progress)
-        while True:
-            t = time.perf_counter()
-            result = next(results, None)
-            spent["engine"] += time.perf_counter() - t
-            if result is None:
-                return
-            yield result
-
-engine = Timed() if timing else inner
-if cache != "-":
-    engine = with_cache(engine, [docs], cache, warn=lambda m: print(m, file=sys.stderr))
-T2 = time.perf_counter()
-result = scan([docs], options, engine=engine)
-T3 = time.perf_counter()
-with open(out, "w", encoding="utf-8") as stream:
-    render(result, "json", stream)
-T4 = time.perf_counter()
-if timing:
-    with open(timing, "w") as f:
-        json.dump({"imports": T1 - T0, "setup": T2 - T1, "scan": T3 - T2, "render": T4 - T3,
-                   "in_process": T4 - T0, **spent, "stages": result.stats["seconds"]}, f)
-"""
+BENCH_DIR = Path(__file__).resolve().parent
+# Targets of issue 23: rescan of an unchanged tree this many times faster than a first scan.
+WARM_TARGET = {"visible": 8.0, "1e5": 5.0, "1e6": 15.0}
 
 
-def rotated(items: list[T], round_no: int) -> list[T]:
+def rotated(items: list[Any], round_no: int) -> list[Any]:
     """Round r starts at item r: each contender runs early in some rounds and late in others."""
     k = round_no % len(items) if items else 0
     return items[k:] + items[:k]
 
 
-def cli_has_cache(python: str) -> bool:
-    help_text = subprocess.run(
-        [python, "-m", "simdup", "scan", "--help"], capture_output=True, text=True
-    ).stdout
-    return "--no-cache" in help_text
+def report(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-def remove_cache(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+def comparable(data: dict[str, Any]) -> Any:
+    """A report without its timings."""
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items() if k != "seconds"}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    return walk(data)
 
 
-def cache_bytes(path: Path) -> int:
-    return sum(
-        Path(str(path) + s).stat().st_size for s in ("", "-wal") if Path(str(path) + s).exists()
-    )
+def tree_for(name: str, bench: Path, tmp: Path) -> tuple[Path, list[str]]:
+    """The folder to scan for tree ``name`` and the extra scan options it needs."""
+    if name == "visible":
+        docs, _ = bench_folders(bench)
+        copy = tmp / "visible"
+        shutil.copytree(docs, copy)  # edited below: never the shared set itself
+        return copy, []
+    n = int(float(name))
+    root = RESULTS / f"scale-{n}" / "docs"
+    if not root.exists():
+        log(f"generating the {n:,}-document tree (benchmarks/scale.py) ...")
+        subprocess.run(
+            [sys.executable, str(BENCH_DIR / "scale.py"), "--bench", str(bench),
+             "--n", name, "--generate-only"], check=True,
+        )  # fmt: skip
+    return root, ["--no-ignore"]
 
 
-@dataclasses.dataclass
-class Contender:
-    name: str
-    run: Callable[[Path], Measured]  # output file -> measurement
-    runs: list[Measured] = dataclasses.field(default_factory=list)
-    summaries: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    identical: list[bool] = dataclasses.field(default_factory=list)
-    timings: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+def measure_tree(
+    name: str, root: Path, extra: list[str], args: argparse.Namespace, tmp: Path
+) -> dict[str, Any]:
+    py = sys.executable
+    base = [py, "-m", "simdup", "scan", str(root), "-q", "-f", "json", *extra]
+    cold_cache, warm_cache = tmp / f"{name}-cold", tmp / f"{name}-warm"
+    reference = tmp / f"{name}-reference.json"
 
-    def seconds(self) -> float:
-        return median([m.seconds for m in self.runs])
+    def run(cmd: list[str], out: Path) -> dict[str, Any]:
+        m = run_measured([*cmd, "-o", str(out)], cwd=BENCH_DIR.parent)
+        if m.returncode != 0:
+            raise SystemExit(f"failed ({m.returncode}): {' '.join(cmd)}\n{m.stderr[-2000:]}")
+        return {
+            "seconds": m.seconds,
+            "peak_pss_mb": m.tree_peak_pss_mb,
+            "peak_rss_mb": m.tree_peak_rss_mb,
+            "max_rss_mb": m.max_rss_mb,
+        }
 
-    def stage(self, name: str) -> float:
-        return median([s["seconds"][name] for s in self.summaries])
+    log(f"[{name}] the reference report (--no-cache) and the rescans' cache ...")
+    run([*base, "--no-cache"], reference)
+    run([*base, "--cache", str(warm_cache)], tmp / "fill.json")
+    expected = comparable(report(reference))
+    contenders = {
+        "first scan (defaults: cache on, empty)": [*base, "--cache", str(cold_cache)],
+        "rescan (defaults: cache on, unchanged tree)": [*base, "--cache", str(warm_cache)],
+        "--no-cache": [*base, "--no-cache"],
+    }
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in contenders}
+    for round_no in range(args.repeat):
+        for label in rotated(list(contenders), round_no):
+            if label.startswith("first scan"):
+                shutil.rmtree(cold_cache, ignore_errors=True)
+            out = tmp / "out.json"
+            log(f"[{name} {round_no + 1}/{args.repeat}] {label} ...")
+            measured = run(contenders[label], out)
+            data = report(out)
+            measured["identical"] = comparable(data) == expected
+            measured["stages"] = data["summary"]["seconds"]
+            runs[label].append(measured)
+            log(f"  {measured['seconds']:.2f} s, identical: {measured['identical']}")
+    info = json.loads(
+        subprocess.run(
+            [py, "-m", "simdup", "cache", "info", "--cache", str(cold_cache), "-f", "json"],
+            capture_output=True, text=True, check=True, cwd=BENCH_DIR.parent,
+        ).stdout
+    )  # fmt: skip
+    found = report(reference)["summary"]
 
-    def timing(self, read: Callable[[dict[str, Any], float], float]) -> float:
-        """Median over the instrumented runs of ``read(timing, wall seconds)``."""
-        return median([read(t, m.seconds) for t, m in zip(self.timings, self.runs, strict=True)])
+    # ------------------------------------------------ after edits
+    paths = sorted(list_docs(root))
+    step = max(1, round(1 / args.edit_share))
+    edited = paths[::step]
+    saved = {p: (p.read_bytes(), p.stat()) for p in edited}
+    edit_runs: list[dict[str, Any]] = []
+    nocache_runs: list[dict[str, Any]] = []
+    try:
+        for round_no in range(args.repeat):
+            for path in edited:
+                with open(path, "ab") as handle:
+                    handle.write(f"\nedited in round {round_no}\n".encode())
+            log(f"[{name} edits {round_no + 1}/{args.repeat}] {len(edited)} files edited ...")
+            order = [("rescan", tmp / "edit.json"), ("--no-cache", reference)]
+            for label, out in rotated(order, round_no):
+                cmd = [*base, "--no-cache"] if label == "--no-cache" else [
+                    *base, "--cache", str(warm_cache)]  # fmt: skip
+                measured = run(cmd, out)
+                measured["stages"] = report(out)["summary"]["seconds"]
+                (nocache_runs if label == "--no-cache" else edit_runs).append(measured)
+            identical = comparable(report(tmp / "edit.json")) == comparable(report(reference))
+            edit_runs[-1]["identical"] = identical
+            log(f"  rescan {edit_runs[-1]['seconds']:.2f} s (identical: {identical}), "
+                f"--no-cache {nocache_runs[-1]['seconds']:.2f} s")  # fmt: skip
+    finally:
+        for path, (data, st) in saved.items():
+            path.write_bytes(data)
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return {
+        "tree": name,
+        "files": found["files_found"],
+        "bytes": found["bytes_read"],
+        "runs": runs,
+        "edited": len(edited),
+        "edit_runs": edit_runs,
+        "edit_nocache_runs": nocache_runs,
+        "cache_info": info,
+    }
 
 
-def outcome(report_path: Path) -> tuple[Any, Any, dict[str, Any]]:
-    """(pairs, clusters, summary) of a JSON report."""
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    return report["pairs"], report["clusters"], report["summary"]
+def _median(runs: list[dict[str, Any]], key: str) -> float:
+    return median([r[key] or 0 for r in runs])
 
 
-def record(c: Contender, out: Path, reference: Path, timing: Path | None = None) -> None:
-    """Keep the summary of ``c``'s last report and whether its pairs and clusters equal those
-    of ``reference``."""
-    pairs, clusters, summary = outcome(out)
-    ref_pairs, ref_clusters, _ = outcome(reference)
-    c.summaries.append(summary)
-    c.identical.append(pairs == ref_pairs and clusters == ref_clusters)
-    if timing is not None:
-        c.timings.append(json.loads(timing.read_text()))
-    out.unlink()
+def _stage(runs: list[dict[str, Any]], name: str) -> float:
+    return median([r["stages"][name] for r in runs])
 
 
-def percent(part: float, whole: float) -> str:
-    return fmt(part / whole * 100, 0) + "%" if whole else "—"
-
-
-def breakdown(columns: list[Contender]) -> str:
-    """Where the instrumented runs' time went, one column each."""
-    parts: list[tuple[str, Callable[[dict[str, Any], float], float]]] = [
-        ("interpreter start-up and exit", lambda t, wall: wall - t["in_process"]),
-        ("imports (simdup.cli and the library)", lambda t, wall: t["imports"]),
-        ("options, engine, opening the cache", lambda t, wall: t["setup"]),
-        ("discovery", lambda t, wall: t["stages"]["discovery"]),
-        ("cache lookup", lambda t, wall: t["stages"]["fingerprint"] - t["engine"]),
-        ("loading dictionaries (segmenter, IDF)", lambda t, wall: t["dictionaries"]),
-        ("fingerprinting the files missed", lambda t, wall: t["engine"] - t["dictionaries"]),
-        ("candidates, verification, clusters", lambda t, wall: t["stages"]["index_and_cluster"]),
-        ("rest of scan()", lambda t, wall: t["scan"] - t["stages"]["total"]),
-        ("writing the JSON report", lambda t, wall: t["render"]),
-    ]
-    headers = ["part"]
-    for c in columns:
-        headers += [f"{c.name}: s", "share"]
-    walls = [c.seconds() for c in columns]
+def tables(result: dict[str, Any]) -> tuple[str, list[str]]:
+    """The Markdown table of a tree, and its targets."""
     rows = []
-    for label, read in parts:
-        row = [label]
-        for c, wall in zip(columns, walls, strict=True):
-            value = c.timing(read)
-            row += [fmt(value, 3), percent(value, wall)]
-        rows.append(row)
-    total = ["whole run (wall, median)"]
-    for wall in walls:
-        total += [fmt(wall, 3), "100%"]
-    files = ["files fingerprinted"]
-    for c in columns:
-        files += [str(int(c.timing(lambda t, wall: t["engine_files"]))), ""]
-    return markdown_table(headers, [*rows, total, files])
+    runs = result["runs"]
+    for label, measured in runs.items():
+        rows.append([
+            label,
+            f"{fmt(_median(measured, 'seconds'), 2)} ("
+            + " ".join(f"{r['seconds']:.2f}" for r in measured) + ")",
+            fmt(_median(measured, "peak_pss_mb"), 0),
+            fmt(_median(measured, "peak_rss_mb"), 0),
+            fmt(_stage(measured, "discovery"), 3),
+            fmt(_stage(measured, "fingerprint"), 3),
+            fmt(_stage(measured, "index_and_cluster"), 3),
+            f"{sum(r['identical'] for r in measured)}/{len(measured)}",
+        ])  # fmt: skip
+    for label, measured in (
+        (f"rescan after editing {result['edited']} files", result["edit_runs"]),
+        ("--no-cache after the edits", result["edit_nocache_runs"]),
+    ):
+        rows.append([
+            label,
+            f"{fmt(_median(measured, 'seconds'), 2)} ("
+            + " ".join(f"{r['seconds']:.2f}" for r in measured) + ")",
+            fmt(_median(measured, "peak_pss_mb"), 0),
+            fmt(_median(measured, "peak_rss_mb"), 0),
+            fmt(_stage(measured, "discovery"), 3),
+            fmt(_stage(measured, "fingerprint"), 3),
+            fmt(_stage(measured, "index_and_cluster"), 3),
+            f"{sum(r.get('identical', True) for r in measured)}/{len(measured)}",
+        ])  # fmt: skip
+    table = markdown_table(
+        ["run", "seconds: median (runs)", "peak PSS MB", "peak RSS sum MB", "discovery s",
+         "fingerprint s", "index+clusters s", "same report"], rows,
+    )  # fmt: skip
+    labels = list(runs)
+    cold, warm, plain = (runs[k] for k in labels)
+    cs, ws, ps = (_median(r, "seconds") for r in (cold, warm, plain))
+
+    def verdict(ok: bool) -> str:
+        return "**met**" if ok else "**not met**"
+
+    want = WARM_TARGET.get(result["tree"], 5.0)
+    edit = result["edit_runs"]
+    allowed = (
+        _stage(edit, "discovery") + 0.05 * _stage(plain, "fingerprint") + 1.0
+    )
+    es, scan_total = _median(edit, "seconds"), _stage(edit, "total")
+    wm, pm = _median(warm, "peak_pss_mb"), _median(plain, "peak_pss_mb")
+    info = result["cache_info"]
+    targets = [
+        f"first scan with the default cache ≤ 1.15× --no-cache: {cs:.2f} s vs {ps:.2f} s = "
+        f"{cs / ps:.2f}× → {verdict(cs / ps <= 1.15)}",
+        f"rescan of the unchanged tree ≥ {want:.0f}× faster than the first scan: {ws:.2f} s, "
+        f"{cs / ws:.1f}× → {verdict(cs / ws >= want)}; identical reports: "
+        f"{all(r['identical'] for r in warm)}",
+        f"rescan peak memory ≤ --no-cache's (PSS): {wm:.0f} MB vs {pm:.0f} MB → "
+        f"{verdict(wm <= pm)}",
+        f"after editing {result['edited']} files: the rescan's scan took {scan_total:.2f} s "
+        f"(the whole process {es:.2f} s) against discovery + 5% of the cold fingerprinting "
+        f"+ 1 s = {allowed:.2f} s → {verdict(scan_total <= allowed)}; identical to a scan "
+        f"without the cache: {all(r['identical'] for r in edit)}",
+        f"the first scan's cache holds every file (no self-eviction): {info['files']:,} of "
+        f"{result['files']:,} files, {info['bytes'] / MB:.1f} MB "
+        f"({info['bytes'] / max(result['files'], 1):.0f} B a file) → "
+        f"{verdict(info['files'] >= result['files'])}",
+    ]
+    return table, targets
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description="simdup scan cache benchmark.")
     ap.add_argument("--bench", type=Path, default=DEFAULT_BENCH, help="set folder (docs/)")
+    ap.add_argument("--trees", default="visible,1e5", help="visible, 1e5, 1e6 (comma-separated)")
     ap.add_argument("--repeat", type=int, default=5, help="rounds per measurement (default 5)")
-    ap.add_argument(
-        "--driver",
-        action="store_true",
-        help="run scans through the library driver even if `simdup scan` has --cache",
-    )
+    ap.add_argument("--edit-share", type=float, default=0.01, help="files edited (default 1%%)")
     ap.add_argument("--out", type=Path, default=RESULTS / "cache.json")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
-    docs, _ = bench_folders(args.bench)
-    py = sys.executable
-    use_cli = not args.driver and cli_has_cache(py)
-
     import simdup
 
     command = reproduce_command("cache.py", argv)
     env = environment()
     env["simdup"] = simdup.__version__
     log(f"cache benchmark: {command}")
-    notes: list[str] = []
-    how = (
-        "`simdup scan DOCS -q -f json -o OUT --cache PATH` (or `--no-cache`)"
-        if use_cli
-        else "a driver calling `simdup.scan(..., engine=with_cache(...))` (this `simdup scan` "
-        "has no --cache yet), writing the same JSON report"
-    )
-    notes.append(f"each run is a fresh process: {how}")
-    notes.append(
-        "instrumented rows: the library driver with timestamps (imports, scan stages, the "
-        "engine's work with its dictionaries timed apart, the report); interpreter start-up "
-        "and exit = wall time minus the time inside the process"
-    )
     started = time.perf_counter()
-
-    def scan_cmd(
-        tree: Path, out: Path, cache: Path | None, timing: Path | None = None
-    ) -> list[str]:
-        if use_cli and timing is None:
-            cmd = [py, "-m", "simdup", "scan", str(tree), "-q", "-f", "json", "-o", str(out)]
-            return cmd + (["--cache", str(cache)] if cache else ["--no-cache"])
-        cmd = [py, "-c", DRIVER, str(tree), str(out), str(cache) if cache else "-"]
-        return cmd + ([str(timing)] if timing else [])
-
-    def measured(cmd: list[str]) -> Measured:
-        m = run_measured(cmd)
-        if m.returncode != 0:
-            raise SystemExit(f"failed ({m.returncode}): {' '.join(cmd)}\n{m.stderr[-2000:]}")
-        if m.stderr.strip():
-            notes.append(f"stderr: {m.stderr.strip()[-300:]}")
-        return m
-
+    results = []
+    text = [f"## simdup scan cache ({env['cpus']} CPUs; simdup {simdup.__version__}, git "
+            f"{env['git']})", "", f"Reproduce: `{command}`", ""]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="simdup-bench-cache-") as tmp_name:
         tmp = Path(tmp_name)
-        cold_cache, warm_cache = tmp / "cold.sqlite", tmp / "warm.sqlite"
-        timing = tmp / "timing.json"
-        reference = tmp / "reference.json"
-        log("filling the warm cache, and the reference report (--no-cache) ...")
-        measured(scan_cmd(docs, tmp / "fill.json", warm_cache))
-        measured(scan_cmd(docs, reference, None))
-
-        def cold(out: Path) -> Measured:
-            remove_cache(cold_cache)
-            return measured(scan_cmd(docs, out, cold_cache))
-
-        cold_c = Contender("cold: empty cache", cold)
-        warm_c = Contender(
-            "warm: same cache, unchanged tree",
-            lambda out: measured(scan_cmd(docs, out, warm_cache)),
-        )
-        nocache_c = Contender("--no-cache", lambda out: measured(scan_cmd(docs, out, None)))
-        warm_timed = Contender(
-            "warm, unchanged (instrumented)",
-            lambda out: measured(scan_cmd(docs, out, warm_cache, timing)),
-        )
-        unchanged = [cold_c, warm_c, nocache_c, warm_timed]
-        for round_no in range(args.repeat):
-            for c in rotated(unchanged, round_no):
-                out = tmp / "u.json"
-                log(f"[unchanged {round_no + 1}/{args.repeat}] {c.name} ...")
-                c.runs.append(c.run(out))
-                record(c, out, reference, timing if c is warm_timed else None)
-                log(f"  {c.runs[-1].seconds:.3f} s")
-        files = len(list_docs(docs))
-        warm_size = cache_bytes(warm_cache)
-
-        # ------------------------------------------------ an edited copy
-        copy = tmp / "copy" / "docs"
-        shutil.copytree(docs, copy)  # copy2: modification times kept
-        copy_files = list_docs(copy)
-        edited = copy_files[:: max(1, round(1 / EDIT_SHARE))]
-        first = Contender(
-            "first scan of a copy (warm cache: found by content)",
-            lambda out: measured(scan_cmd(copy, out, warm_cache)),
-        )
-        rescan = Contender(
-            f"warm rescan after editing {len(edited)} of {len(copy_files)} files",
-            lambda out: measured(scan_cmd(copy, out, warm_cache)),
-        )
-        rescan_timed = Contender(
-            "after editing 1% (instrumented)",
-            lambda out: measured(scan_cmd(copy, out, warm_cache, timing)),
-        )
-        nocache_copy = Contender(
-            "--no-cache, edited copy", lambda out: measured(scan_cmd(copy, out, None))
-        )
-        copy_ref = tmp / "copy-ref.json"
-        log("first scan of the copy ...")
-        first.runs.append(first.run(tmp / "first.json"))
-        measured(scan_cmd(copy, copy_ref, None))
-        record(first, tmp / "first.json", copy_ref)
-        edits = 0
-        for round_no in range(args.repeat):
-            for c in rotated([rescan, rescan_timed], round_no):
-                edits += 1
-                for path in edited:  # a small edit: one line appended
-                    with open(path, "ab") as handle:
-                        handle.write(f"\nedit {edits}\n".encode())
-                log(f"[edited {round_no + 1}/{args.repeat}] --no-cache, then {c.name} ...")
-                nocache_copy.runs.append(nocache_copy.run(copy_ref))
-                nocache_copy.summaries.append(outcome(copy_ref)[2])
-                nocache_copy.identical.append(True)  # it is the reference
-                out = tmp / "e.json"
-                c.runs.append(c.run(out))
-                record(c, out, copy_ref, timing if c is rescan_timed else None)
-                log(f"  {nocache_copy.runs[-1].seconds:.3f} s, {c.runs[-1].seconds:.3f} s")
-
-    # ---------------------------------------------------- tables
-    cold_s = cold_c.seconds()
-    rows = []
-    raw: list[dict[str, Any]] = []
-    for c in [*unchanged, first, rescan, rescan_timed, nocache_copy]:
-        secs = c.seconds()
-        rows.append(
-            [
-                c.name,
-                fmt(secs, 3),
-                " ".join(fmt(m.seconds, 3) for m in c.runs),
-                fmt(cold_s / secs, 1) + "×",
-                fmt(c.stage("discovery"), 3),
-                fmt(c.stage("fingerprint"), 3),
-                fmt(c.stage("index_and_cluster"), 3),
-                fmt(c.stage("total"), 3),
-                f"{sum(c.identical)}/{len(c.identical)}",
-            ]
-        )
-        raw.append(
-            {
-                "contender": c.name,
-                "median_seconds": secs,
-                "seconds": [m.seconds for m in c.runs],
-                "max_rss_mb": [m.max_rss_mb for m in c.runs],
-                "summaries": c.summaries,
-                "identical": c.identical,
-                "timings": c.timings,
-            }
-        )
-    table = markdown_table(
-        [
-            "run",
-            "median s",
-            "runs",
-            "cold ÷ this",
-            "discovery s",
-            "fingerprint s",
-            "index+clusters s",
-            "scan total s",
-            "same pairs+clusters",
-        ],
-        rows,
-    )
-    warm_s = warm_c.seconds()
-    cold_fp = nocache_c.stage("fingerprint")
-    missed_fp = rescan_timed.timing(lambda t, wall: t["engine"] - t["dictionaries"])
-    dictionaries = rescan_timed.timing(lambda t, wall: t["dictionaries"])
-    join = rescan_timed.stage("index_and_cluster")
-    targets = [
-        f"warm vs cold: {fmt(cold_s / warm_s, 1)}× faster end to end (target ≥ 20×); the scan "
-        f"alone (the summary's `total`): {fmt(cold_c.stage('total') / warm_c.stage('total'), 1)}×",
-        f"after editing {len(edited)} files ({EDIT_SHARE:.0%}): fingerprinting them took "
-        f"{fmt(missed_fp, 3)} s = {fmt(missed_fp / cold_fp * 100, 1)}% of the cold "
-        f"fingerprinting ({fmt(cold_fp, 3)} s, --no-cache), plus {fmt(dictionaries, 3)} s "
-        f"loading the dictionaries (once for any fingerprinting); the join took "
-        f"{fmt(join, 3)} s; the whole rescan {fmt(rescan.seconds(), 3)} s end to end, "
-        f"{fmt(rescan.seconds() - warm_s, 3)} s more than an unchanged warm run",
-        f"cold with the cache vs --no-cache: {fmt(cold_s, 3)} s vs {fmt(nocache_c.seconds(), 3)} s "
-        f"(fingerprint stage {fmt(cold_c.stage('fingerprint'), 3)} vs {fmt(cold_fp, 3)} s: "
-        f"reading and hashing every file, writing the entries)",
-        f"cache file: {warm_size / 1e6:.2f} MB for {files} files "
-        f"({warm_size / max(files, 1) / 1e3:.2f} kB per file, WAL included)",
-    ]
+        for name in args.trees.split(","):
+            root, extra = tree_for(name, args.bench, tmp)
+            result = measure_tree(name, root, extra, args, tmp)
+            results.append(result)
+            table, targets = tables(result)
+            text += [f"### {name}: {result['files']:,} files, {result['bytes'] / MB:.1f} MB",
+                     "", table, "", *[f"- {t}" for t in targets], ""]  # fmt: skip
+            write_json(args.out, {"environment": env, "command": command, "trees": results})
     env["benchmark_seconds"] = round(time.perf_counter() - started, 1)
-    if hasattr(os, "getloadavg"):
-        env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    load = f"load average {env.get('loadavg_start')} → {env.get('loadavg_end')}"
-    text = "\n".join(
-        [
-            f"## simdup scan cache ({env['cpus']} CPUs, {load}; simdup {simdup.__version__}, "
-            f"git {env['git']})",
-            "",
-            table,
-            "",
-            "### Where the time goes",
-            "",
-            breakdown([warm_timed, rescan_timed]),
-            "",
-            *[f"- {t}" for t in targets],
-            *[f"- {n}" for n in notes],
-            "",
-            "Medians of alternating runs in fresh processes on a shared, noisy machine: compare "
-            "rows of one run, not numbers across runs.",
-            f"Reproduce: `{command}` (or `make bench-store`).",
-        ]
-    )
-    print(text)
-    write_json(
-        args.out,
-        {
-            "benchmark": "cache",
-            "command": command,
-            "bench": os.path.relpath(args.bench),
-            "environment": env,
-            "cli": use_cli,
-            "runs": raw,
-            "edited_files": [os.path.relpath(p, copy) for p in edited],
-            "cache_bytes": warm_size,
-            "targets": targets,
-            "notes": notes,
-            "markdown": text,
-        },
-    )
-    log(f"wrote {os.path.relpath(args.out)}")
+    write_json(args.out, {"environment": env, "command": command, "trees": results})
+    print("\n".join(text))
     return 0
 
 

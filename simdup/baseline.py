@@ -17,8 +17,11 @@ A side of an entry matches a scanned document
   otherwise a new near-copy of an accepted file would be accepted with it.
 
 Content hashes and fingerprints are only compared when the baseline was written under the same
-algorithm version and fingerprint parameters as the scan; otherwise, and for old ``--format
-json``/``jsonl`` reports (paths only, relative to the current folder), paths alone decide.
+algorithm version and fingerprint parameters as the scan; otherwise paths alone decide. A
+``--format json``/``jsonl`` report used as a baseline (paths relative to the current folder)
+carries each file's content hash and fingerprint and its settings, so a file renamed since (a
+``git mv``) is matched as in a baseline file; a report without its file records (an older one)
+is matched by path only.
 A pair is accepted when its two documents match the two sides of one entry, in either order.
 """
 
@@ -105,6 +108,18 @@ def load_baseline(path: str) -> frozenset[Pair]:
             raise ConfigError(f"baseline {path}: a pair whose 'a' or 'b' is not a string")
         accepted.add(_key(a, b))
     return frozenset(accepted)
+
+
+# Fingerprint settings that do not change a fingerprint or a content hash.
+_NOT_FINGERPRINT = ("segmenter", "sketch_size", "minhash_perms")
+
+
+def report_key(algorithm_version: str, features: Mapping[str, Any]) -> str:
+    """What a report says of the fingerprints it holds (its algorithm version and fingerprint
+    settings as it describes them): a report used as a baseline is matched by content and
+    fingerprint only under the same."""
+    kept = {k: v for k, v in features.items() if k not in _NOT_FINGERPRINT}
+    return "report:" + json.dumps([algorithm_version, kept], sort_keys=True, ensure_ascii=False)
 
 
 def fingerprint_key(params: FeatureParams) -> str:
@@ -204,8 +219,22 @@ class Baseline:
         data = _read_json(path)
         if isinstance(data, dict) and str(data.get("schema", "")).startswith("simdup-baseline/"):
             return _parse_baseline(path, data)
-        # An old report: paths as the scan printed them, relative to the current folder.
-        return cls.from_pairs(path, load_baseline(path))
+        # A report: paths as the scan printed them, relative to the current folder; its file
+        # records (content hash, fingerprint) when it has them.
+        pairs = load_baseline(path)
+        records, key = _report_files(data, path)
+        if not records:
+            return cls.from_pairs(path, pairs)
+        here = os.getcwd()
+
+        def side(shown: str) -> Side:
+            found = records.get(shown)
+            if found is None:
+                return Side(_stored(here, shown), shown)
+            return Side(_stored(here, shown), shown, found[0], found[1])
+
+        entries = tuple(Entry(side(a), side(b)) for a, b in sorted(pairs))
+        return cls(path, entries, key)
 
     @classmethod
     def from_pairs(cls, path: str, pairs: Iterable[Pair]) -> Baseline:
@@ -219,8 +248,9 @@ class Baseline:
     def _scan(
         self, docs_by_path: Mapping[str, FingerprintedDocument], options: ScanOptions
     ) -> _Scan:
-        comparable = self.key is not None and self.key == fingerprint_key(options.features)
-        return _Scan(docs_by_path, options, comparable)
+        params = options.features
+        scan_keys = (fingerprint_key(params), report_key(ALGORITHM_VERSION, params.describe()))
+        return _Scan(docs_by_path, options, self.key is not None and self.key in scan_keys)
 
     def accepts(
         self,
@@ -270,6 +300,39 @@ def _read_json(path: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return None  # JSON Lines, or not JSON: load_baseline says which
+
+
+def _report_files(
+    data: Any, path: str
+) -> tuple[dict[str, tuple[str | None, int | None]], str | None]:
+    """The content hash and fingerprint of each file of a JSON or JSON Lines report, by the
+    path it printed, and its ``report_key`` (empty and None for a report without them)."""
+    if isinstance(data, dict) and isinstance(data.get("files"), list):
+        header, files = data, data["files"]
+    else:  # JSON Lines: a header record, then a record per file
+        try:
+            with open(path, encoding="utf-8") as handle:
+                lines = [json.loads(line) for line in handle if line.strip()]
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return {}, None
+        header = next((r for r in lines if isinstance(r, dict) and r.get("type") == "header"), {})
+        files = [r for r in lines if isinstance(r, dict) and r.get("type") == "file"]
+    settings = header.get("settings") if isinstance(header, dict) else None
+    version = header.get("algorithm_version") if isinstance(header, dict) else None
+    features = settings.get("features") if isinstance(settings, dict) else None
+    if not isinstance(version, str) or not isinstance(features, dict):
+        return {}, None
+    found: dict[str, tuple[str | None, int | None]] = {}
+    for record in files:
+        if not isinstance(record, dict) or not isinstance(record.get("path"), str):
+            continue
+        digest, fingerprint = record.get("content_hash"), record.get("fingerprint")
+        try:
+            fp = int(fingerprint, 16) if isinstance(fingerprint, str) else None
+        except ValueError:
+            fp = None
+        found[record["path"]] = (digest if isinstance(digest, str) else None, fp)
+    return found, report_key(version, features)
 
 
 def _parse_side(path: str, folder: str, raw: object) -> Side:

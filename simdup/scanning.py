@@ -191,7 +191,9 @@ def scan(
             skips = list(skipped) + remembered_skips
             fingerprinted = time.perf_counter()
             candidates = int(outcome.stats.get("candidates", 0))
-            pairs = list(outcome.pairs(docs.paths))
+            pairs = sorted(
+                (duplicate_pair(docs, p) for p in outcome.verified()), key=lambda p: (p.a, p.b)
+            )
             clusters = list(outcome.clusters(docs.paths))
             stored = 0
         else:
@@ -253,5 +255,5 @@ def scan(
     )
     if memory is not None and reused is None:
         memory.save(SourceFiles.of(files), docs, got.positions, got.dropped, got.file_hash,
-                    keys, result)  # fmt: skip
+                    keys, result, verified)  # fmt: skip
     return result

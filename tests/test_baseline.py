@@ -135,17 +135,40 @@ def test_fingerprints_are_not_compared_across_algorithm_versions(repo: Path) -> 
     assert gate("docs").exit_code == 1
 
 
-def test_an_old_json_report_still_works_as_a_baseline(repo: Path) -> None:
-    """A ``--format json`` (or ``jsonl``) report is still a baseline, matched by path
-    relative to the current folder: written for ``docs``, it accepts ``./docs`` too."""
+def test_a_json_report_works_as_a_baseline_and_survives_git_mv(repo: Path) -> None:
+    """A ``--format json`` (or ``jsonl``) report is a baseline too, its paths relative to the
+    current folder (written for ``docs``, it accepts ``./docs``), and its file records carry
+    the content hashes: an accepted file renamed since (``git mv``) still matches."""
     for fmt in ("json", "jsonl"):
         made = run("scan", "docs", "-q", "-f", fmt, "-o", "base.json")
         assert made.exit_code == 0, explain(made)
         for spelling in ("docs", "./docs", str(repo / "docs")):
             result = gate(spelling)
             assert result.exit_code == 0, explain(result)
-    (repo / "docs" / "b.txt").rename(repo / "docs" / "renamed.txt")
-    assert gate("docs").exit_code == 1  # a report has no content hashes
+        git(repo, "mv", "docs/b.txt", "docs/renamed.txt")
+        moved = gate("docs")
+        assert moved.exit_code == 0, explain(moved)
+        git(repo, "mv", "docs/renamed.txt", "docs/b.txt")
+
+
+def test_a_report_without_file_records_matches_by_path_only(repo: Path) -> None:
+    """A report whose settings or file records are missing (an older or hand-made one) is
+    matched by path only: a renamed accepted file is then a new pair. So is a report written
+    under another algorithm version."""
+    made = run("scan", "docs", "-q", "-f", "json", "-o", "base.json")
+    assert made.exit_code == 0, explain(made)
+    report = json.loads((repo / "base.json").read_text("utf-8"))
+    for variant in ("no files", "other version"):
+        data = dict(report)
+        if variant == "no files":
+            del data["files"]
+        else:
+            data["algorithm_version"] = "simdup-simhash64/0"
+        (repo / "base.json").write_text(json.dumps(data))
+        assert gate("docs").exit_code == 0
+        (repo / "docs" / "b.txt").rename(repo / "docs" / "renamed.txt")
+        assert gate("docs").exit_code == 1, variant
+        (repo / "docs" / "renamed.txt").rename(repo / "docs" / "b.txt")
 
 
 def test_stale_entries_are_reported_not_an_error(repo: Path) -> None:

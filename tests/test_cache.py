@@ -314,7 +314,8 @@ def test_a_renamed_or_copied_file_is_reused_under_its_new_path(tmp_path: Path) -
     assert inner.asked == []
     assert cache.reread == 2
     assert comparable(result) == comparable(plain([root]))
-    assert {(p.a, p.b) for p in result.pairs} == {(str(root / "copy.txt"), str(root / "doc000.txt"))}
+    pair = (str(root / "copy.txt"), str(root / "doc000.txt"))
+    assert {(p.a, p.b) for p in result.pairs} == {pair}
 
 
 def test_a_file_modified_within_its_timestamp_tick_is_checked_by_content(tmp_path: Path) -> None:

@@ -460,16 +460,17 @@ def near_pairs_touching(
     for table in combinations(range(layout.blocks), layout.key_blocks):
         mask = np.uint64(sum(masks[b] for b in table))
         keys = fps & mask
-        order = np.argsort(keys, kind="stable")
-        ordered = keys[order]
+        # Only the touched documents' keys are sorted; every key is looked up among them.
         wanted = keys[rows]
-        lo = np.searchsorted(ordered, wanted, "left")
-        hi = np.searchsorted(ordered, wanted, "right")
-        sizes = hi - lo
-        # Every member of each touched document's bucket, itself included (dropped below).
-        owner = np.repeat(rows, sizes)
+        order = np.argsort(wanted, kind="stable")
+        ordered, owners = wanted[order], rows[order]
+        # One binary search for every key; the end of each equal run only for those found.
+        lo = np.searchsorted(ordered, keys, "left")
+        hit = np.flatnonzero(ordered[np.minimum(lo, ordered.size - 1)] == keys)
+        sizes = np.searchsorted(ordered, keys[hit], "right") - lo[hit]
+        other = np.repeat(hit, sizes)
         offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        other = order[np.repeat(lo, sizes) + offset]
+        owner = owners[np.repeat(lo[hit], sizes) + offset]
         keep = owner != other
         owner, other = owner[keep], other[keep]
         close = np.bitwise_count(fps[owner] ^ fps[other]) <= threshold

@@ -220,8 +220,9 @@ def keyed_candidates_touching(
     keys: np.ndarray, touched: np.ndarray, lanes: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs of ``keyed_candidates(keys, lanes)`` that hold a ``touched`` document (a bool
-    per row), as two ``int64`` arrays ``(i, j)``, ``i < j``, sorted: each band's keys are
-    sorted once and only the touched documents' equal keys are paired."""
+    per row), as two ``int64`` arrays ``(i, j)``, ``i < j``, sorted. Per band only the touched
+    documents' keys are sorted, and every key is looked up among them (a rescan that changed
+    1% of a tree sorts 1% of the keys)."""
     n, bands = keys.shape
     touched = np.asarray(touched, dtype=bool)
     rows = np.flatnonzero(touched)
@@ -231,24 +232,32 @@ def keyed_candidates_touching(
     for band in range(bands):
         key = keys[:, band]
         if lanes is None:
-            entries = key
-            mine = rows
+            entries, mine = key, rows
         else:
             # As keyed_candidates: a document's band keyed with its lane and with the next.
             entries = np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)])
             mine = np.concatenate([rows, rows + n])
-        order = np.argsort(entries, kind="stable")
-        ordered = entries[order]
-        wanted = entries[mine]
-        lo = np.searchsorted(ordered, wanted, "left")
-        hi = np.searchsorted(ordered, wanted, "right")
-        sizes = hi - lo
-        owner = np.repeat(mine % n, sizes)
-        offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        other = order[np.repeat(lo, sizes) + offset] % n
-        keep = owner != other
-        owner, other = owner[keep], other[keep]
-        codes.append(np.minimum(owner, other) * np.int64(n) + np.maximum(owner, other))
+        codes.append(_equal_to_some(entries, mine, n))
     found = _distinct(codes)
     first = found // n
     return first, found - first * n
+
+
+def _equal_to_some(entries: np.ndarray, mine: np.ndarray, n: int) -> np.ndarray:
+    """Pair codes ``i * n + j`` (``i < j``, documents ``entry % n``) of every entry equal to
+    one of the entries ``mine``, with that one (not with itself)."""
+    wanted = entries[mine]
+    order = np.argsort(wanted, kind="stable")
+    ordered, owners = wanted[order], mine[order] % n
+    # One binary search for every entry; the end of each equal run only for the few found.
+    lo = np.searchsorted(ordered, entries, "left")
+    found = np.flatnonzero(ordered[np.minimum(lo, ordered.size - 1)] == entries)
+    lo = lo[found]
+    sizes = np.searchsorted(ordered, entries[found], "right") - lo
+    other = np.repeat(found % n, sizes)
+    offset = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    owner = owners[np.repeat(lo, sizes) + offset]
+    keep = owner != other
+    owner, other = owner[keep], other[keep]
+    codes: np.ndarray = np.minimum(owner, other) * np.int64(n) + np.maximum(owner, other)
+    return codes

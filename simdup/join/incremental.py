@@ -21,7 +21,7 @@ from ..document_table import DocumentTable
 from ..options import ScanOptions
 from ..records import Cluster, FingerprintedDocument
 from .local import build_clusters
-from .verify import VerifiedPair, Verifier, candidate_pairs_touching, candidates_of
+from .verify import Candidates, VerifiedPair, Verifier, candidates_of, signature_band_keys
 
 
 @dataclass
@@ -38,22 +38,6 @@ class Previous:
     pair_similarity: np.ndarray  # NaN: none computed
     pair_exact: np.ndarray
     candidates: int
-
-    @classmethod
-    def of_rows(cls, rows: object, doc_rows: np.ndarray, outcome: object) -> Previous:
-        """From a snapshot's rows (``store.snapshot.Rows``) and outcome."""
-        keys = getattr(rows, "band_keys", None)
-        return cls(
-            fingerprint=np.asarray(rows.fingerprint)[doc_rows],  # type: ignore[attr-defined]
-            chars=np.asarray(rows.chars)[doc_rows],  # type: ignore[attr-defined]
-            band_keys=None if keys is None else np.asarray(keys)[doc_rows],
-            pair_i=outcome.pair_i,  # type: ignore[attr-defined]
-            pair_j=outcome.pair_j,  # type: ignore[attr-defined]
-            pair_distance=outcome.pair_distance,  # type: ignore[attr-defined]
-            pair_similarity=outcome.pair_similarity,  # type: ignore[attr-defined]
-            pair_exact=outcome.pair_exact,  # type: ignore[attr-defined]
-            candidates=int(outcome.stats.get("candidates", 0)),  # type: ignore[attr-defined]
-        )
 
 
 class IncrementalJoin:
@@ -89,15 +73,51 @@ class IncrementalJoin:
             )
         ]  # fmt: skip
         keys, self.keys = self.keys, None
-        found = candidate_pairs_touching(table, options, touched, keys)
+        if options.method == "minhash" and keys is None and len(table):
+            keys = signature_band_keys(table, options)
+        found, lost = self._candidates(table, options, touched, keys)
         del keys
         new = Verifier(options).pairs(table, found)
-        # Candidates the remembered scan counted that involve a document gone or changed.
-        gone = np.ones(prev.fingerprint.size, dtype=bool)
-        gone[self.previous_doc[kept]] = False
-        lost = len(candidates_of(prev.fingerprint, prev.chars, prev.band_keys, options, gone))
         merged = sorted(old + new, key=lambda p: (p.i, p.j))
         return prev.candidates - lost + len(found), merged
+
+    def _candidates(
+        self,
+        table: DocumentTable,
+        options: ScanOptions,
+        touched: np.ndarray,
+        keys: np.ndarray | None,
+    ) -> tuple[Candidates, int]:
+        """The candidates of this scan that involve a new or changed document, and how many
+        of the remembered scan's involved a document gone or changed since: one search over
+        the remembered documents and the new ones together (the unchanged ones are in both
+        sets of pairs)."""
+        prev = self.previous
+        new_rows = np.flatnonzero(touched)
+        kept = np.zeros(prev.fingerprint.size, dtype=bool)
+        kept[self.previous_doc[~touched]] = True
+        m = prev.fingerprint.size
+        fps = np.concatenate([prev.fingerprint, table.fingerprint[new_rows]])
+        chars = np.concatenate([prev.chars, table.chars[new_rows]])
+        union_keys = None
+        if keys is not None and prev.band_keys is not None:
+            union_keys = np.concatenate([prev.band_keys, keys[new_rows]])
+        is_new = np.concatenate([np.zeros(m, dtype=bool), np.ones(new_rows.size, dtype=bool)])
+        is_gone = np.concatenate([~kept, np.zeros(new_rows.size, dtype=bool)])
+        both = candidates_of(fps, chars, union_keys, options, is_new | is_gone)
+        new = is_new[both.i] | is_new[both.j]
+        gone = is_gone[both.i] | is_gone[both.j]
+        lost = int((gone & ~new).sum())
+        mine = new & ~gone
+        # This scan's numbering: a kept remembered document by its row now, a new one by its
+        # place among the new ones.
+        now_of = np.full(m, -1, dtype=np.int64)
+        now_of[self.previous_doc[~touched]] = np.flatnonzero(~touched)
+        to_now = np.concatenate([now_of, new_rows])
+        a, b = to_now[both.i[mine]], to_now[both.j[mine]]
+        i, j = np.minimum(a, b), np.maximum(a, b)
+        order = np.lexsort((j, i))
+        return Candidates(i[order], j[order], both.distance[mine][order]), lost
 
     def clusters(
         self,

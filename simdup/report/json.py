@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any, TextIO
 
 from ..__about__ import __version__
@@ -175,9 +176,10 @@ def write_indented(doc: dict[str, Any], stream: TextIO) -> None:
         if isinstance(value, Records):
             stream.write("[")
             empty = True
-            for item in value.items:
-                stream.write("\n    " if empty else ",\n    ")
-                stream.write(item if isinstance(item, str) else _encode(item))
+            # A slice of records a write: one write call per line cost ~0.6 s at 10^6 files.
+            lines = (item if isinstance(item, str) else _encode(item) for item in value.items)
+            while chunk := list(islice(lines, _LINE_SLICE)):
+                stream.write(("\n    " if empty else ",\n    ") + ",\n    ".join(chunk))
                 empty = False
             stream.write("]" if empty else "\n  ]")
         else:

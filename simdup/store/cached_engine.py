@@ -34,6 +34,7 @@ from ..engines.batching import PACKED_BATCH, batches_of, in_file_order
 from ..join import Join
 from ..join.incremental import IncrementalJoin, Previous
 from ..join.local import LocalJoin
+from ..join.verify import VerifiedPair
 from ..readers import files as file_io
 from ..records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from .cache import Journal, Remembered, ScanCache, scan_key
@@ -198,7 +199,16 @@ class CachedScan:
         # same remembered record).
         reused = matched.hit[docs_positions] & matched.in_place[docs_positions]
         previous_doc = np.where(reused, doc_number[np.where(file_row >= 0, file_row, 0)], -1)
-        previous = Previous.of_rows(rows, np.flatnonzero(own), remembered.outcome)
+        outcome = remembered.outcome
+        doc_rows = np.flatnonzero(own)
+        band_keys = rows.keys()
+        previous = Previous(
+            fingerprint=rows.fingerprint[doc_rows], chars=rows.chars[doc_rows],
+            band_keys=None if band_keys is None else band_keys[doc_rows],
+            pair_i=outcome.pair_i, pair_j=outcome.pair_j, pair_distance=outcome.pair_distance,
+            pair_similarity=outcome.pair_similarity, pair_exact=outcome.pair_exact,
+            candidates=int(outcome.stats.get("candidates", 0)),
+        )  # fmt: skip
         return IncrementalJoin(previous, previous_doc, keys)
 
     # ------------------------------------------------------------ remembering
@@ -217,17 +227,17 @@ class CachedScan:
         file_hash: np.ndarray,
         keys: np.ndarray | None,
         result: ScanResult | None,
+        verified: Sequence[VerifiedPair] = (),
     ) -> None:
         """Remember the scan: its files' rows and (``result``, unless ``keep_outcome`` is
-        off) its pairs and clusters."""
+        off) its ``verified`` pairs (numbered over ``table``) and clusters."""
         if not self.cache.usable:
             return
         rows = Rows.of_scan(files, table, positions, skipped, file_hash, self.started_ns, keys)
         outcome = None
         if result is not None and self.keep_outcome:
-            doc_of_path = {p: d for d, p in enumerate(table.paths)}
             stats = {k: v for k, v in result.stats.items() if k != "seconds"}
-            outcome = Outcome.of(result.settings, stats, doc_of_path, result.pairs,
+            outcome = Outcome.of(result.settings, stats, table.paths, verified,
                                  result.clusters)  # fmt: skip
         folded = self.remembered.journals if self.remembered is not None else []
         self.cache.save(self.key, rows, outcome, folded, self._journal)
@@ -288,7 +298,7 @@ class CachedEngine:
         hits = np.flatnonzero(matched.hit)
         total = len(found)
         if known is not None and hits.size:
-            if bands is not None and known.band_keys is None:
+            if bands is not None and known.keys() is None:
                 raise RuntimeError("the remembered rows have no band keys for this scan")
             for start in range(0, hits.size, PACKED_BATCH):
                 indexes = hits[start : start + PACKED_BATCH]

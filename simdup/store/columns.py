@@ -22,7 +22,7 @@ import mmap
 import os
 import struct
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,33 +43,77 @@ def _padded(size: int) -> int:
     return -(-size // _ALIGN) * _ALIGN
 
 
-def frame_bytes(columns: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> list[bytes]:
-    """The pieces of a frame holding ``columns`` and ``meta`` (written one after another;
-    ``b"".join`` of them is the frame)."""
+class Chunks:
+    """A ``uint8`` column given as pieces (byte strings, buffers) that are never joined: a
+    snapshot's sketches and paths are written straight from the scan's own objects."""
+
+    def __init__(self, pieces: Iterable[bytes]) -> None:
+        self.pieces = pieces if isinstance(pieces, list) else list(pieces)
+        self.nbytes = sum(len(p) for p in self.pieces)
+
+
+Column = np.ndarray | Chunks
+
+
+# Small pieces (a sketch each) are joined into groups of about this many bytes: one write and
+# one checksum update per group, not per piece.
+_GROUP = 1 << 20
+
+
+def _grouped(pieces: list[bytes]) -> Iterator[bytes]:
+    group: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        group.append(piece)
+        size += len(piece)
+        if size >= _GROUP:
+            yield b"".join(group)
+            group, size = [], 0
+    if group:
+        yield b"".join(group)
+
+
+def _pieces(column: Column) -> tuple[list[Any], str, list[int]]:
+    """The bytes of a column (without copying more than a group at a time), its dtype and
+    shape."""
+    if isinstance(column, Chunks):
+        return list(_grouped(column.pieces)), "|u1", [column.nbytes]
+    data = np.ascontiguousarray(column)
+    if data.dtype.hasobject:
+        raise TypeError("a column holds Python objects")
+    return [data.data.cast("B")], data.dtype.str, list(data.shape)
+
+
+def frame_bytes(columns: Mapping[str, Column], meta: Mapping[str, Any]) -> list[Any]:
+    """The pieces of a frame holding ``columns`` and ``meta``, to be written one after
+    another (the columns' own buffers: nothing is copied)."""
     specs: dict[str, dict[str, Any]] = {}
-    blobs: list[bytes] = []
+    body: list[Any] = []
     offset = 0
     for name, column in columns.items():
-        data = np.ascontiguousarray(column)
-        if data.dtype.hasobject:
-            raise TypeError(f"column {name!r} holds Python objects")
-        raw = data.tobytes()
+        pieces, dtype, shape = _pieces(column)
+        digest = xxhash.xxh3_64()
+        size = 0
+        for piece in pieces:
+            digest.update(piece)
+            size += len(piece) if isinstance(piece, bytes) else piece.nbytes
         specs[name] = {
-            "dtype": data.dtype.str,
-            "shape": list(data.shape),
-            "offset": offset,
-            "bytes": len(raw),
-            "xxh3": xxhash.xxh3_64_intdigest(raw),
-        }
-        blobs.append(raw)
-        blobs.append(bytes(_padded(len(raw)) - len(raw)))
-        offset += _padded(len(raw))
+            "dtype": dtype, "shape": shape, "offset": offset, "bytes": size,
+            "xxh3": digest.intdigest(),
+        }  # fmt: skip
+        body.extend(pieces)
+        body.append(bytes(_padded(size) - size))
+        offset += _padded(size)
     header = json.dumps(
         {"columns": specs, "meta": dict(meta)}, ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8")
     start = len(MAGIC) + _LENGTH.size + len(header)
     prefix = MAGIC + _LENGTH.pack(len(header)) + header + bytes(_padded(start) - start)
-    return [prefix, *blobs]
+    return [prefix, *body]
+
+
+def frame_size(pieces: Sequence[Any]) -> int:
+    return sum(memoryview(p).nbytes for p in pieces)
 
 
 class Frame:
@@ -106,6 +150,10 @@ class Frame:
     def names(self) -> list[str]:
         return list(self._specs)
 
+    def nbytes(self, name: str) -> int:
+        """The size of column ``name``, without reading it."""
+        return int(self._specs[name]["bytes"])
+
     def column(self, name: str) -> np.ndarray:
         """Column ``name`` (read-only, not copied), checked against its checksum once."""
         found = self._checked.get(name)
@@ -131,9 +179,7 @@ class Frame:
 # ---------------------------------------------------------------- files
 
 
-def write_frame_file(
-    path: str, columns: Mapping[str, np.ndarray], meta: Mapping[str, Any]
-) -> int:
+def write_frame_file(path: str, columns: Mapping[str, Column], meta: Mapping[str, Any]) -> int:
     """Write one frame to ``path`` atomically (a temporary file in the same folder, renamed
     over ``path``): readers see the old file or the new one, whole. Returns its size."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -143,7 +189,7 @@ def write_frame_file(
         with os.fdopen(fd, "wb") as handle:
             for piece in frame_bytes(columns, meta):
                 handle.write(piece)
-                written += len(piece)
+                written += memoryview(piece).nbytes
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -180,10 +226,10 @@ class JournalWriter:
     def fileno(self) -> int:
         return self._fd
 
-    def append(self, columns: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
+    def append(self, columns: Mapping[str, Column], meta: Mapping[str, Any]) -> None:
         pieces = frame_bytes(columns, meta)
-        total = sum(len(p) for p in pieces)
-        os.write(self._fd, b"".join([_LENGTH.pack(total), *pieces]))
+        # One write of the whole frame (a batch's: small), so that frames never interleave.
+        os.write(self._fd, b"".join([_LENGTH.pack(frame_size(pieces)), *pieces]))
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -15,22 +15,16 @@ that a rescan of an unchanged tree with the same settings reuses it as it is.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 import numpy as np
 
 from ..document_table import DocumentTable, FingerprintBatch
-from ..records import (
-    Cluster,
-    ClusterMember,
-    DuplicatePair,
-    FingerprintedDocument,
-    SkippedFile,
-    SourceFiles,
-)
-from .columns import Frame
+from ..join.verify import VerifiedPair
+from ..records import Cluster, ClusterMember, FingerprintedDocument, SkippedFile, SourceFiles
+from .columns import Chunks, Column, Frame
 
 DOC, SKIP = 1, 2
 _HASH = 16
@@ -57,14 +51,25 @@ class Blobs(Sequence[bytes]):
     memory map until something reads them)."""
 
     def __init__(
-        self, data: np.ndarray, ends: np.ndarray, starts: np.ndarray | None = None
+        self,
+        data: np.ndarray | Callable[[], np.ndarray],
+        ends: np.ndarray,
+        starts: np.ndarray | None = None,
     ) -> None:
-        self.data = data
+        # ``data`` may be a function that reads it: a snapshot's sketches are read (and
+        # checked) only if something asks for one.
+        self._data = data
         self.ends = ends
         if starts is None:
             starts = np.zeros(ends.size, dtype=np.int64)
             starts[1:] = ends[:-1]
         self.starts = starts
+
+    @property
+    def data(self) -> np.ndarray:
+        if callable(self._data):
+            self._data = self._data()
+        return self._data
 
     @classmethod
     def of(cls, items: Sequence[bytes]) -> Blobs:
@@ -98,7 +103,8 @@ class Blobs(Sequence[bytes]):
 
     def subset(self, rows: np.ndarray) -> Blobs:
         """Items ``rows``, still in place."""
-        return Blobs(self.data, self.ends[rows], self.starts[rows])
+        return Blobs(self._data if callable(self._data) else self.data, self.ends[rows],
+                     self.starts[rows])  # fmt: skip
 
     def packed(self) -> Blobs:
         """The same items with nothing between them (what a frame stores)."""
@@ -109,10 +115,17 @@ class Blobs(Sequence[bytes]):
         return Blobs.of(self.take(np.arange(len(self))))
 
 
-def _paths_blob(paths: Sequence[str]) -> np.ndarray:
+_PATH_SLICE = 1 << 16
+
+
+def _paths_blob(paths: Sequence[str]) -> Chunks:
     # NUL cannot occur in a path: the names joined by it decode and split in two C calls.
-    joined = "\0".join(paths).encode("utf-8", "surrogateescape")
-    return np.frombuffer(joined, dtype=np.uint8)
+    # Encoded a slice at a time (one copy of all the names at once would be ~60 MB at 10^6).
+    pieces = [
+        ("\0" if start else "") + "\0".join(paths[start : start + _PATH_SLICE])
+        for start in range(0, len(paths), _PATH_SLICE)
+    ]
+    return Chunks(p.encode("utf-8", "surrogateescape") for p in pieces)
 
 
 def _paths_of(blob: np.ndarray, count: int) -> list[str]:
@@ -147,11 +160,22 @@ class Rows:
     encodings: list[tuple[str, str]]
     skips: list[tuple[str, str, bool]]
     odd_digests: dict[int, str] = field(default_factory=dict)
-    band_keys: np.ndarray | None = None  # uint64 (n, bands) of a MinHash scan
+    band_keys: np.ndarray | None = None  # uint64 (n, bands) of a MinHash scan: see keys()
+    frame: Frame | None = None  # what the rows were read from (their band keys, when asked)
     _index: dict[str, int] | None = None
 
     def __len__(self) -> int:
         return len(self.paths)
+
+    def keys(self) -> np.ndarray | None:
+        """The band keys of a MinHash scan (read from the frame the first time: a rescan of
+        an unchanged tree never needs them), or None."""
+        if self.band_keys is None and self.frame is not None and "band_keys" in self.frame:
+            keys = self.frame.column("band_keys")
+            if keys.ndim != 2 or keys.shape[0] != len(self):
+                raise ValueError("band keys do not hold one row per file")
+            self.band_keys = keys
+        return self.band_keys
 
     # ------------------------------------------------------------ made by a scan
 
@@ -191,14 +215,22 @@ class Rows:
         docs = doc_of[keep]
         is_doc = docs >= 0
         take = np.where(is_doc, docs, 0)
+        # Every file a document, in order (the usual case): the table's columns as they are
+        # (a million files' band keys alone are 168 MB).
+        whole = keep.size == n and positions.size == n
 
         def column(values: np.ndarray) -> np.ndarray:
+            if whole:
+                return values
             out = values[take] if values.size else np.zeros((keep.size, *values.shape[1:]),
                                                             values.dtype)  # fmt: skip
             out[~is_doc] = 0
             return out
 
-        sketches = [table.sketch[d] if d >= 0 else b"" for d in docs.tolist()]
+        if whole:
+            sketches = table.sketch
+        else:
+            sketches = [table.sketch[d] if d >= 0 else b"" for d in docs.tolist()]
         odd = {
             row: text for row, d in enumerate(docs.tolist())
             if d >= 0 and (text := table.odd_digests.get(d)) is not None
@@ -208,12 +240,12 @@ class Rows:
             keys = column(band_keys)
         paths = files.paths
         return cls(
-            paths=[paths[i] for i in keep.tolist()],
+            paths=paths if whole else [paths[i] for i in keep.tolist()],
             size=files.size[keep].astype(np.int64),
             mtime_ns=files.mtime_ns[keep].astype(np.int64),
             inode=files.inode[keep].astype(np.uint64),
             checked_ns=np.full(keep.size, checked_ns, dtype=np.int64),
-            file_hash=file_hash[keep],
+            file_hash=file_hash if whole else file_hash[keep],
             kind=kind[keep],
             fingerprint=column(table.fingerprint),
             doc_size=column(table.size),
@@ -221,7 +253,7 @@ class Rows:
             feature_count=column(table.feature_count),
             chars=column(table.chars),
             digest=column(table.digest),
-            encoding=column(table.encoding.astype(np.int32)),
+            encoding=column(table.encoding.astype(np.int32, copy=False)),
             sketch=sketches,
             skip=skip[keep],
             encodings=list(table.encodings),
@@ -232,21 +264,27 @@ class Rows:
 
     # ------------------------------------------------------------ as a frame
 
-    def columns(self) -> dict[str, np.ndarray]:
-        sketch = self.sketch.packed() if isinstance(self.sketch, Blobs) else Blobs.of(
-            list(self.sketch)
-        )
-        out = {
+    def columns(self) -> dict[str, Column]:
+        sketch_data: Column
+        if isinstance(self.sketch, Blobs):
+            packed = self.sketch.packed()
+            sketch_data, sketch_end = packed.data, packed.ends
+        else:
+            items = self.sketch
+            sketch_data = Chunks(items)
+            sketch_end = np.cumsum([len(b) for b in items], dtype=np.int64)
+        out: dict[str, Column] = {
             "path": _paths_blob(self.paths),
             "size": self.size, "mtime_ns": self.mtime_ns, "inode": self.inode,
             "checked_ns": self.checked_ns, "file_hash": self.file_hash, "kind": self.kind,
             "fingerprint": self.fingerprint, "doc_size": self.doc_size,
             "token_count": self.token_count, "feature_count": self.feature_count,
             "chars": self.chars, "digest": self.digest, "encoding": self.encoding,
-            "sketch": sketch.data, "sketch_end": sketch.ends, "skip": self.skip,
+            "sketch": sketch_data, "sketch_end": sketch_end, "skip": self.skip,
         }  # fmt: skip
-        if self.band_keys is not None:
-            out["band_keys"] = self.band_keys
+        keys = self.keys()
+        if keys is not None:
+            out["band_keys"] = keys
         return out
 
     def meta(self) -> dict[str, Any]:
@@ -270,11 +308,11 @@ class Rows:
             fingerprint=c("fingerprint"), doc_size=c("doc_size"),
             token_count=c("token_count"), feature_count=c("feature_count"), chars=c("chars"),
             digest=c("digest"), encoding=c("encoding"),
-            sketch=Blobs(c("sketch"), c("sketch_end")), skip=c("skip"),
+            sketch=Blobs(lambda: c("sketch"), c("sketch_end")), skip=c("skip"),
             encodings=[(str(a), str(b)) for a, b in meta["encodings"]],
             skips=[(str(a), str(b), bool(f)) for a, b, f in meta["skips"]],
             odd_digests={int(k): str(v) for k, v in meta["odd_digests"].items()},
-            band_keys=c("band_keys") if "band_keys" in frame else None,
+            frame=frame,
         )  # fmt: skip
         rows.check()
         return rows
@@ -289,6 +327,10 @@ class Rows:
                 raise ValueError(f"column {name} does not hold one value per row")
         if len(self.sketch) != n or (self.band_keys is not None and len(self.band_keys) != n):
             raise ValueError("sketches or band keys do not hold one value per row")
+        if isinstance(self.sketch, Blobs) and self.sketch.ends.size and (
+            int(self.sketch.ends[-1]) != self._sketch_bytes()
+        ):
+            raise ValueError("sketch ends do not fit the sketches")
         docs = self.kind == DOC
         if not bool(np.isin(self.kind, (DOC, SKIP)).all()):
             raise ValueError("unknown row kind")
@@ -297,6 +339,13 @@ class Rows:
         skip = self.skip[~docs]
         if skip.size and (int(skip.min()) < 0 or int(skip.max()) >= len(self.skips)):
             raise ValueError("skip code out of range")
+
+    def _sketch_bytes(self) -> int:
+        sketch = self.sketch
+        assert isinstance(sketch, Blobs)
+        if self.frame is not None and callable(sketch._data):
+            return self.frame.nbytes("sketch")
+        return int(sketch.data.size)
 
     # ------------------------------------------------------------ lookups
 
@@ -308,7 +357,8 @@ class Rows:
 
     def rows_of(self, paths: Sequence[str]) -> np.ndarray:
         """The row of each path (-1 where it has none), int64."""
-        if len(paths) == len(self.paths) and paths == self.paths and len(set(paths)) == len(paths):
+        # Discovery never lists a path twice, so the same list is the same rows in order.
+        if len(paths) == len(self.paths) and paths == self.paths:
             return np.arange(len(paths), dtype=np.int64)
         index = self.index()
         return np.array([index.get(p, -1) for p in paths], dtype=np.int64)
@@ -346,7 +396,7 @@ class Rows:
             signature=None,
             skipped=skipped,
             odd_digests=odd,
-            band_keys=None if self.band_keys is None else np.array(self.band_keys[docs]),
+            band_keys=None if (keys := self.keys()) is None else np.array(keys[docs]),
             file_hash=np.array(self.file_hash[rows], dtype=np.uint8),
         )
 
@@ -386,10 +436,11 @@ class Rows:
             odd.update({offset + k: v for k, v in part.odd_digests.items()})
             offset += len(part)
         keys = None
-        if all(p.band_keys is not None for p in parts):
-            widths = {p.band_keys.shape[1] for p in parts if p.band_keys is not None}
+        found = [p.keys() for p in parts]
+        if all(k is not None for k in found):
+            widths = {k.shape[1] for k in found if k is not None}
             if len(widths) == 1:
-                keys = np.concatenate([p.band_keys for p in parts if p.band_keys is not None])
+                keys = np.concatenate([k for k in found if k is not None])
 
         def cat(name: str) -> np.ndarray:
             return np.concatenate([getattr(p, name) for p in parts])
@@ -435,21 +486,25 @@ class Outcome:
         cls,
         settings: dict[str, Any],
         stats: dict[str, Any],
-        doc_of_path: dict[str, int],
-        pairs: Sequence[DuplicatePair],
+        paths: Sequence[str],
+        pairs: Sequence[VerifiedPair],
         clusters: Sequence[Cluster],
     ) -> Outcome:
-        """``pairs`` and ``clusters`` of a scan, their paths turned into document numbers."""
+        """The verified ``pairs`` (numbered over the documents, whose ``paths`` these are) and
+        the ``clusters`` of a scan."""
 
         def sim(value: float | None) -> float:
             return math.nan if value is None else value
 
+        # Every member of a cluster is in a pair: number only the documents of the pairs.
+        paired = {k for p in pairs for k in (p.i, p.j)}
+        doc_of_path = {paths[k]: k for k in paired}
         members = [m for c in clusters for m in c.members]
         return cls(
             settings=settings,
             stats=stats,
-            pair_i=np.array([doc_of_path[p.a] for p in pairs], dtype=np.int64),
-            pair_j=np.array([doc_of_path[p.b] for p in pairs], dtype=np.int64),
+            pair_i=np.array([p.i for p in pairs], dtype=np.int64),
+            pair_j=np.array([p.j for p in pairs], dtype=np.int64),
             pair_distance=np.array([p.distance for p in pairs], dtype=np.int64),
             pair_similarity=np.array([sim(p.similarity) for p in pairs], dtype=np.float64),
             pair_exact=np.array([p.exact for p in pairs], dtype=np.bool_),
@@ -478,13 +533,13 @@ class Outcome:
         found = {name: frame.column(f"outcome_{name}") for name in cls._COLUMNS}
         return cls(settings=meta["settings"], stats=meta["stats"], **found)
 
-    def pairs(self, paths: Sequence[str]) -> Iterator[DuplicatePair]:
-        """The pairs, with the documents' ``paths``."""
+    def verified(self) -> Iterator[VerifiedPair]:
+        """The verified pairs, numbered over the remembered documents."""
         for i, j, d, s, e in zip(
             self.pair_i.tolist(), self.pair_j.tolist(), self.pair_distance.tolist(),
             self.pair_similarity.tolist(), self.pair_exact.tolist(), strict=True,
         ):  # fmt: skip
-            yield DuplicatePair(paths[i], paths[j], d, None if s != s else s, bool(e))
+            yield VerifiedPair(i, j, d, None if s != s else s, bool(e))
 
     def clusters(self, paths: Sequence[str]) -> Iterator[Cluster]:
         start = 0
