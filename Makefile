@@ -88,9 +88,12 @@ bench-passages: $(BENCH_VENV)/.installed
 bench-passages-speed: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/passages.py --bench $(SHARED)/bench/visible --speed --repeat 5
 
-# The stores: scan cache (cold vs warm rescans) and named indexes (add rate, query latency).
+# The stores: scan cache (first scan, rescan, --no-cache, rescan after editing 1%, on the
+# benchmark set and 10^5 generated short documents; STORE_ARGS="--trees visible,1e5,1e6" for
+# 10^6) and named indexes (add rate, query latency).
+STORE_ARGS ?=
 bench-store: $(BENCH_VENV)/.installed
-	$(BENCH_VENV)/bin/python benchmarks/cache.py --bench $(SHARED)/bench/visible
+	$(BENCH_VENV)/bin/python benchmarks/cache.py --bench $(SHARED)/bench/visible $(STORE_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/index.py --bench $(SHARED)/bench/visible
 
 # Many short documents (generated, cached in benchmarks/results/scale-N/): simdup against

@@ -57,6 +57,9 @@ from click.testing import CliRunner, Result
 from conftest import pseudo_words as words
 
 import simdup.cli
+import simdup.cli.compare
+import simdup.cli.hash
+import simdup.cli.scan
 from simdup import engines, scanning
 from simdup.cli import cli
 from simdup.discovery import DiscoveryOptions, discover

@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from simdup import ALGORITHM_VERSION, __version__
-from simdup.cli import cli
+from simdup.cli import all_commands, cli
 from simdup.exitcodes import ExitCode
 
-COMMANDS = tuple(sorted(cli.commands))
+COMMANDS = tuple(sorted(all_commands()))
 
 
 def run(*args: str, input: bytes | str | None = None) -> Result:

@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import REPO
 
-from simdup.cli import cli
+from simdup.cli import all_commands
 from simdup.exitcodes import EXIT_CODE_HELP, ExitCode
 
 README = REPO / "README.md"
@@ -20,7 +20,7 @@ def readme() -> str:
     return README.read_text("utf-8")
 
 
-@pytest.mark.parametrize("command", sorted(cli.commands))
+@pytest.mark.parametrize("command", sorted(all_commands()))
 def test_readme_mentions_every_command(readme: str, command: str) -> None:
     """Each CLI command appears in the README as `simdup <command>`."""
     assert f"simdup {command}" in readme
@@ -45,11 +45,11 @@ def test_help_text_lists_every_exit_code(code: ExitCode) -> None:
     assert re.search(rf"^\s+{int(code)}\s+\S", EXIT_CODE_HELP, re.M)
 
 
-@pytest.mark.parametrize("command", sorted(cli.commands))
+@pytest.mark.parametrize("command", sorted(all_commands()))
 def test_every_command_has_help(command: str) -> None:
     """Every command has a docstring summary (shown by simdup --help)."""
-    assert cli.commands[command].help
-    assert cli.commands[command].get_short_help_str()
+    assert all_commands()[command].help
+    assert all_commands()[command].get_short_help_str()
 
 
 def test_shell_completion_as_documented(readme: str) -> None:

@@ -11,6 +11,7 @@ click and tqdm.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -22,22 +23,40 @@ import click
 from ..__about__ import __version__
 from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..params import ALGORITHM_VERSION
-from .cache import cache_group
-from .calibrate import calibrate_command
-from .compare import compare_command
-from .config import config_command
 from .edge import catch_stop_signals, silence_stdout, stop_message
-from .hash import hash_command
-from .index import index_group, query_command
 from .output import guard_standard_streams
-from .scan import scan_command
+
+# Each command's module, imported when the command is asked for: `simdup scan` does not pay
+# for the index store, the passages, the HTML report or the other commands (a rescan answered
+# from the cache is mostly start-up).
+COMMANDS = {
+    "scan": "scan:scan_command",
+    "compare": "compare:compare_command",
+    "hash": "hash:hash_command",
+    "calibrate": "calibrate:calibrate_command",
+    "cache": "cache:cache_group",
+    "index": "index:index_group",
+    "query": "index:query_command",
+    "config": "config:config_command",
+}
 
 
 class _Group(click.Group):
     """The edge of every command: Ctrl-C, SIGTERM and SIGHUP exit 130, 143 and 129 with a short
     message (click would exit 1, which means duplicates); a closed stdout pipe ends the command
     quietly; an unexpected error exits 4 with one line, never 1 and never a traceback (set
-    SIMDUP_TRACEBACK=1 to see it)."""
+    SIMDUP_TRACEBACK=1 to see it). Commands are loaded when asked for (``COMMANDS``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = self.commands.get(cmd_name)
+        if found is None and cmd_name in COMMANDS:
+            module, _, name = COMMANDS[cmd_name].partition(":")
+            found = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+            self.commands[cmd_name] = found
+        return found
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -87,11 +106,11 @@ def cli() -> None:
     """
 
 
-for _command in (
-    scan_command, compare_command, hash_command, calibrate_command, cache_group, index_group,
-    query_command, config_command,
-):  # fmt: skip
-    cli.add_command(_command)
+def all_commands() -> dict[str, click.Command]:
+    """Every command by name, each module imported (for help pages and the docs' tests)."""
+    ctx = click.Context(cli)
+    found = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    return {name: command for name, command in found.items() if command is not None}
 
 
 def run() -> None:

@@ -21,7 +21,7 @@ from ..options import (
     ScanOptions,
 )
 from ..params import WEIGHTINGS, FeatureParams
-from ..passages import PassageOptions
+from ..passages.options import PassageOptions
 from ..text.segmentation import BACKENDS
 from ..text.stopwords import read_stopword_file
 from .edge import usage_errors

@@ -22,14 +22,13 @@ from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..names import display_path
 from ..options import METHODS_CANDIDATES, ScanOptions
 from ..outcome import scan_outcome
-from ..passages import PassageOptions, scan_passages
+from ..passages.options import PassageOptions
 from ..records import ScanResult
 from ..report import FORMATS, render
 from ..report.baseline import render_baseline_diff
 from ..report.text import render_skip_summary
 from ..scanning import scan
 from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, open_cache
-from ..store.index import Index
 from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
 from .options import (
     ByteSize,
@@ -238,6 +237,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
         reference = None
         if kw["against"]:
             check_not_scanned("--against", kw["against"], all_paths)
+            from ..store.index import Index
+
             reference = stack.enter_context(
                 Index(kw["against"], create=False, params=options.features)
             )
@@ -247,6 +248,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             if cache is not None:
                 stack.callback(cache.close)
             if kw["passages"]:
+                from ..passages import scan_passages
+
                 result = scan_passages(
                     all_paths,
                     options,

@@ -41,12 +41,35 @@ to 4) and ``scanning`` (the entry points: ``scan_passages``, ``find_passages``,
 
 from __future__ import annotations
 
-from .align import EdgeVocabulary, TextLines, matching_runs
-from .documents import DocumentPassages, PassageProcessor, window_fingerprints
-from .edges import refine_edges
-from .matching import Passages, match_passages
-from .options import PassageOptions
-from .scanning import compare_passages, find_passages, scan_passages
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .align import EdgeVocabulary, TextLines, matching_runs
+    from .documents import DocumentPassages, PassageProcessor, window_fingerprints
+    from .edges import refine_edges
+    from .matching import Passages, match_passages
+    from .options import PassageOptions
+    from .scanning import compare_passages, find_passages, scan_passages
+
+# Loaded on first use (PEP 562): a scan without --passages reads ``options`` alone.
+_LAZY = {
+    "EdgeVocabulary": "align", "TextLines": "align", "matching_runs": "align",
+    "DocumentPassages": "documents", "PassageProcessor": "documents",
+    "window_fingerprints": "documents", "refine_edges": "edges", "Passages": "matching",
+    "match_passages": "matching", "PassageOptions": "options",
+    "compare_passages": "scanning", "find_passages": "scanning", "scan_passages": "scanning",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DocumentPassages",

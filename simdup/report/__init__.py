@@ -2,28 +2,35 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import TextIO
 
 from ..records import ScanResult
-from .csv import render_csv
-from .html import render_html
-from .json import render_json, render_jsonl
-from .sarif import render_sarif
-from .text import render_text
 
 SCHEMA_VERSION = "simdup-scan/1"
 
-RENDERERS: dict[str, Callable[[ScanResult, TextIO], None]] = {
-    "text": render_text,
-    "json": render_json,
-    "jsonl": render_jsonl,
-    "csv": render_csv,
-    "html": render_html,
-    "sarif": render_sarif,
+# Each format's renderer, imported when a report in that format is written (the HTML report
+# alone costs more to import than a rescan answered from the cache takes).
+RENDERERS = {
+    "text": "text:render_text",
+    "json": "json:render_json",
+    "jsonl": "json:render_jsonl",
+    "csv": "csv:render_csv",
+    "html": "html:render_html",
+    "sarif": "sarif:render_sarif",
 }
 FORMATS = tuple(RENDERERS)
 
 
+def renderer(fmt: str) -> Callable[[ScanResult, TextIO], None]:
+    """The renderer of format ``fmt``."""
+    module, _, name = RENDERERS[fmt].partition(":")
+    found: Callable[[ScanResult, TextIO], None] = getattr(
+        importlib.import_module(f"{__name__}.{module}"), name
+    )
+    return found
+
+
 def render(result: ScanResult, fmt: str, stream: TextIO) -> None:
-    RENDERERS[fmt](result, stream)
+    renderer(fmt)(result, stream)
