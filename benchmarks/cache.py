@@ -195,25 +195,8 @@ def _stage(runs: list[dict[str, Any]], name: str) -> float:
 
 def tables(result: dict[str, Any]) -> tuple[str, list[str]]:
     """The Markdown table of a tree, and its targets."""
-    rows = []
-    runs = result["runs"]
-    for label, measured in runs.items():
-        rows.append([
-            label,
-            f"{fmt(_median(measured, 'seconds'), 2)} ("
-            + " ".join(f"{r['seconds']:.2f}" for r in measured) + ")",
-            fmt(_median(measured, "peak_pss_mb"), 0),
-            fmt(_median(measured, "peak_rss_mb"), 0),
-            fmt(_stage(measured, "discovery"), 3),
-            fmt(_stage(measured, "fingerprint"), 3),
-            fmt(_stage(measured, "index_and_cluster"), 3),
-            f"{sum(r['identical'] for r in measured)}/{len(measured)}",
-        ])  # fmt: skip
-    for label, measured in (
-        (f"rescan after editing {result['edited']} files", result["edit_runs"]),
-        ("--no-cache after the edits", result["edit_nocache_runs"]),
-    ):
-        rows.append([
+    def row(label: str, measured: list[dict[str, Any]]) -> list[str]:
+        return [
             label,
             f"{fmt(_median(measured, 'seconds'), 2)} ("
             + " ".join(f"{r['seconds']:.2f}" for r in measured) + ")",
@@ -223,7 +206,12 @@ def tables(result: dict[str, Any]) -> tuple[str, list[str]]:
             fmt(_stage(measured, "fingerprint"), 3),
             fmt(_stage(measured, "index_and_cluster"), 3),
             f"{sum(r.get('identical', True) for r in measured)}/{len(measured)}",
-        ])  # fmt: skip
+        ]  # fmt: skip
+
+    runs = result["runs"]
+    rows = [row(label, measured) for label, measured in runs.items()]
+    rows.append(row(f"rescan after editing {result['edited']} files", result["edit_runs"]))
+    rows.append(row("--no-cache after the edits", result["edit_nocache_runs"]))
     table = markdown_table(
         ["run", "seconds: median (runs)", "peak PSS MB", "peak RSS sum MB", "discovery s",
          "fingerprint s", "index+clusters s", "same report"], rows,

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..document_table import DocumentTable
 from ..options import ScanOptions
-from ..records import Cluster, FingerprintedDocument
-from .local import build_clusters
+from ..records import FingerprintedDocument
+from .local import LocalJoin
 from .verify import Candidates, VerifiedPair, Verifier, candidates_of, signature_band_keys
 
 
@@ -40,17 +40,18 @@ class Previous:
     candidates: int
 
 
-class IncrementalJoin:
-    """The ``Join`` of a rescan (see the module docstring). ``previous_doc[k]``: the
+class IncrementalJoin(LocalJoin):
+    """The ``Join`` of a rescan (see the module docstring; clusters as ``LocalJoin`` makes
+    them). ``previous_doc[k]``: the
     remembered document that document ``k`` of this scan is, unchanged (-1: new or changed);
     ``keys``: this scan's band keys (a MinHash scan)."""
 
     def __init__(
         self, previous: Previous, previous_doc: np.ndarray, keys: np.ndarray | None = None
     ) -> None:
+        super().__init__(keys)
         self.previous = previous
         self.previous_doc = previous_doc
-        self.keys = keys
 
     def pairs(
         self, docs: Sequence[FingerprintedDocument], options: ScanOptions
@@ -118,12 +119,3 @@ class IncrementalJoin:
         i, j = np.minimum(a, b), np.maximum(a, b)
         order = np.lexsort((j, i))
         return Candidates(i[order], j[order], both.distance[mine][order]), lost
-
-    def clusters(
-        self,
-        docs: Sequence[FingerprintedDocument],
-        pairs: Sequence[VerifiedPair],
-        method: str,
-        sketch_size: int,
-    ) -> list[Cluster]:
-        return build_clusters(docs, pairs, method, sketch_size)
