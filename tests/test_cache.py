@@ -879,3 +879,42 @@ def test_skipped_records_carry_the_current_path(tmp_path: Path, sample_corpus: P
     result, _, _ = cached([root])
     assert all(isinstance(s, SkippedFile) and s.path.startswith(str(root))
                for s in result.skipped)  # fmt: skip
+
+
+WARM_IMPORTS = textwrap.dedent(
+    """
+    import json, sys
+    import simdup.cli
+    sys.argv = ["simdup", "scan", sys.argv[1], "-q", "-f", "json", "-o", sys.argv[2], "-j", "1"]
+    try:
+        simdup.cli.main()
+    except SystemExit:
+        pass
+    print(json.dumps(sorted(sys.modules)))
+    """
+)
+
+
+def test_a_rescan_answered_from_the_cache_loads_no_segmenter_and_no_other_command(
+    tmp_path: Path, sample_corpus: Path
+) -> None:
+    """A rescan of an unchanged tree imports what its path needs: no segmenter (no jieba, no
+    rjieba), no index store, no passages beyond their options, no HTML report; the first scan
+    did load the segmenter."""
+    root = sample_copy(tmp_path, sample_corpus)
+    script = tmp_path / "warm.py"
+    script.write_text(WARM_IMPORTS, "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    loaded = []
+    for run in ("first", "again"):
+        done = subprocess.run(
+            [sys.executable, str(script), str(root), str(tmp_path / f"{run}.json")],
+            capture_output=True, text=True, env=env, check=True,
+        )  # fmt: skip
+        loaded.append(set(json.loads(done.stdout)))
+    first, again = loaded
+    assert {"jieba", "rjieba"} & first
+    assert not {"jieba", "rjieba"} & again
+    for module in ("simdup.store.index", "simdup.report.html", "simdup.passages.matching",
+                   "simdup.cli.compare", "simdup.text.processor"):  # fmt: skip
+        assert module not in again, module
