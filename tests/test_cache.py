@@ -44,7 +44,7 @@ from simdup.store.cache import (
     default_cache_path,
     open_cache,
 )
-from simdup.store.columns import Frame, FrameError, frame_bytes
+from simdup.store.columns import Frame, FrameError, frame_of
 from simdup.store.snapshot import Rows
 
 DAY_AGO = time.time() - 86_400
@@ -595,7 +595,7 @@ def test_rows_round_trip_through_a_frame_and_names_that_are_not_utf8(tmp_path: P
     files = SourceFiles.of(files_of(root))
     got = collect_fingerprints(files, [], options_for())
     rows = Rows.of_scan(files, got.table, got.positions, got.dropped, got.file_hash, 1, None)
-    data = b"".join(frame_bytes(rows.columns(), rows.meta()))
+    data = frame_of(rows.columns(), rows.meta())
     back = Rows.of_frame(Frame(data))
     everything = np.arange(len(files))
     assert back.batch(everything, files.paths).records(files.paths) == list(got.table)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from ..document_table import DocumentTable, FingerprintBatch, TableBuilder
+from ..document_table import DocumentTable, FingerprintBatch
 from ..engines import BandLayout, Batches, Engine, Progress, Result, Sink, TextTask
 from ..engines.batching import PACKED_BATCH, batches_of, in_file_order
 from ..join import Join
@@ -335,10 +335,20 @@ class CachedEngine:
 
 
 def _rows_of_batch(sources: SourceFiles, batch: FingerprintBatch, checked_ns: int) -> Rows:
-    """The rows of a batch of fingerprinted files (for the journal)."""
-    builder = TableBuilder(sources.paths)
-    builder.put(batch.at, batch)
-    table = builder.table(batch.at)
+    """The rows of a batch of fingerprinted files (for the journal): its columns as they
+    are, with a code per (encoding, source) pair."""
+    codes: dict[tuple[str, str], int] = {}
+    encoding = np.array(
+        [codes.setdefault(pair, len(codes))
+         for pair in zip(batch.encoding, batch.encoding_source, strict=True)],
+        dtype=np.int32,
+    )  # fmt: skip
+    paths = sources.paths
+    table = DocumentTable(
+        [paths[k] for k in batch.at.tolist()], batch.fingerprint, batch.size,
+        batch.token_count, batch.feature_count, batch.chars, batch.digest, encoding,
+        list(codes), batch.sketch, None, batch.odd_digests,
+    )  # fmt: skip
     hashes = batch.file_hash
     if hashes is None:
         hashes = np.zeros((len(sources), 16), dtype=np.uint8)

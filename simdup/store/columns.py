@@ -22,7 +22,7 @@ import mmap
 import os
 import struct
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,64 +44,52 @@ def _padded(size: int) -> int:
 
 
 class Chunks:
-    """A ``uint8`` column given as pieces (byte strings, buffers) that are never joined: a
-    snapshot's sketches and paths are written straight from the scan's own objects."""
+    """A ``uint8`` column given as pieces (byte strings) that are never joined all at once: a
+    snapshot's sketches and paths are written straight from the scan's own objects, a group of
+    pieces at a time (one write and one checksum update per group, not per piece)."""
+
+    _GROUP = 4096
 
     def __init__(self, pieces: Iterable[bytes]) -> None:
         self.pieces = pieces if isinstance(pieces, list) else list(pieces)
-        self.nbytes = sum(len(p) for p in self.pieces)
+        self.nbytes = sum(map(len, self.pieces))
+
+    def groups(self) -> Iterator[bytes]:
+        pieces, size = self.pieces, self._GROUP
+        for start in range(0, len(pieces), size):
+            yield b"".join(pieces[start : start + size])
 
 
 Column = np.ndarray | Chunks
+# What a frame is written from: byte strings, buffers, and columns written a group at a time.
+Piece = bytes | memoryview | Chunks
 
 
-# Small pieces (a sketch each) are joined into groups of about this many bytes: one write and
-# one checksum update per group, not per piece.
-_GROUP = 1 << 20
-
-
-def _grouped(pieces: list[bytes]) -> Iterator[bytes]:
-    group: list[bytes] = []
-    size = 0
-    for piece in pieces:
-        group.append(piece)
-        size += len(piece)
-        if size >= _GROUP:
-            yield b"".join(group)
-            group, size = [], 0
-    if group:
-        yield b"".join(group)
-
-
-def _pieces(column: Column) -> tuple[list[Any], str, list[int]]:
-    """The bytes of a column (without copying more than a group at a time), its dtype and
-    shape."""
-    if isinstance(column, Chunks):
-        return list(_grouped(column.pieces)), "|u1", [column.nbytes]
-    data = np.ascontiguousarray(column)
-    if data.dtype.hasobject:
-        raise TypeError("a column holds Python objects")
-    return [data.data.cast("B")], data.dtype.str, list(data.shape)
-
-
-def frame_bytes(columns: Mapping[str, Column], meta: Mapping[str, Any]) -> list[Any]:
+def frame_bytes(columns: Mapping[str, Column], meta: Mapping[str, Any]) -> list[Piece]:
     """The pieces of a frame holding ``columns`` and ``meta``, to be written one after
-    another (the columns' own buffers: nothing is copied)."""
+    another (``write_pieces``): the columns' own buffers, nothing copied whole."""
     specs: dict[str, dict[str, Any]] = {}
-    body: list[Any] = []
+    body: list[Piece] = []
     offset = 0
     for name, column in columns.items():
-        pieces, dtype, shape = _pieces(column)
         digest = xxhash.xxh3_64()
-        size = 0
-        for piece in pieces:
-            digest.update(piece)
-            size += len(piece) if isinstance(piece, bytes) else piece.nbytes
+        if isinstance(column, Chunks):
+            for group in column.groups():
+                digest.update(group)
+            size, dtype, shape = column.nbytes, "|u1", [column.nbytes]
+            body.append(column)
+        else:
+            data = np.ascontiguousarray(column)
+            if data.dtype.hasobject:
+                raise TypeError(f"column {name!r} holds Python objects")
+            view = data.data.cast("B")
+            digest.update(view)
+            size, dtype, shape = view.nbytes, data.dtype.str, list(data.shape)
+            body.append(view)
         specs[name] = {
             "dtype": dtype, "shape": shape, "offset": offset, "bytes": size,
             "xxh3": digest.intdigest(),
         }  # fmt: skip
-        body.extend(pieces)
         body.append(bytes(_padded(size) - size))
         offset += _padded(size)
     header = json.dumps(
@@ -112,8 +100,25 @@ def frame_bytes(columns: Mapping[str, Column], meta: Mapping[str, Any]) -> list[
     return [prefix, *body]
 
 
-def frame_size(pieces: Sequence[Any]) -> int:
-    return sum(memoryview(p).nbytes for p in pieces)
+def frame_size(pieces: Sequence[Piece]) -> int:
+    return sum(p.nbytes if isinstance(p, Chunks | memoryview) else len(p) for p in pieces)
+
+
+def frame_of(columns: Mapping[str, Column], meta: Mapping[str, Any]) -> bytes:
+    """A whole frame as one byte string (small frames, tests)."""
+    out: list[Any] = []
+    write_pieces(out.append, frame_bytes(columns, meta))
+    return b"".join(out)
+
+
+def write_pieces(write: Callable[[Any], Any], pieces: Sequence[Piece]) -> None:
+    """Write the pieces of a frame with ``write``."""
+    for piece in pieces:
+        if isinstance(piece, Chunks):
+            for group in piece.groups():
+                write(group)
+        else:
+            write(piece)
 
 
 class Frame:
@@ -185,11 +190,10 @@ def write_frame_file(path: str, columns: Mapping[str, Column], meta: Mapping[str
     folder = os.path.dirname(os.path.abspath(path))
     fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
     try:
-        written = 0
+        pieces = frame_bytes(columns, meta)
         with os.fdopen(fd, "wb") as handle:
-            for piece in frame_bytes(columns, meta):
-                handle.write(piece)
-                written += memoryview(piece).nbytes
+            write_pieces(handle.write, pieces)
+        written = frame_size(pieces)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -229,7 +233,9 @@ class JournalWriter:
     def append(self, columns: Mapping[str, Column], meta: Mapping[str, Any]) -> None:
         pieces = frame_bytes(columns, meta)
         # One write of the whole frame (a batch's: small), so that frames never interleave.
-        os.write(self._fd, b"".join([_LENGTH.pack(frame_size(pieces)), *pieces]))
+        whole: list[bytes | memoryview] = [_LENGTH.pack(frame_size(pieces))]
+        write_pieces(whole.append, pieces)
+        os.write(self._fd, b"".join(whole))
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -231,10 +231,12 @@ class Rows:
             sketches = table.sketch
         else:
             sketches = [table.sketch[d] if d >= 0 else b"" for d in docs.tolist()]
-        odd = {
-            row: text for row, d in enumerate(docs.tolist())
-            if d >= 0 and (text := table.odd_digests.get(d)) is not None
-        }  # fmt: skip
+        odd: dict[int, str] = {}
+        if table.odd_digests:  # rarely any: a content hash not in canonical hex
+            row_of_doc = np.full(len(table), -1, dtype=np.int64)
+            row_of_doc[docs[is_doc]] = np.flatnonzero(is_doc)
+            odd = {int(row_of_doc[d]): t for d, t in table.odd_digests.items()
+                   if row_of_doc[d] >= 0}  # fmt: skip
         keys = None
         if band_keys is not None:
             keys = column(band_keys)
