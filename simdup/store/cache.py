@@ -247,7 +247,9 @@ class ScanCache:
             frame = read_frame_file(snapshot)
             if frame.meta.get("format") != FORMAT or frame.meta.get("key") != key:
                 raise FrameError("written for another key or format")
-            parts.append(Rows.of_frame(frame))
+            rows = Rows.of_frame(frame)
+            rows.verify()
+            parts.append(rows)
             if "outcome" in frame.meta:
                 outcome = Outcome.of_frame(frame, frame.meta["outcome"])
             with contextlib.suppress(OSError):
@@ -270,6 +272,8 @@ class ScanCache:
                 continue  # a scan still running
             try:
                 found = [Rows.of_frame(frame) for frame in read_journal(path)]
+                for rows in found:
+                    rows.verify()
             except (FrameError, ValueError, KeyError, TypeError) as exc:
                 self._warn(f"scan cache {path} is damaged ({exc}): removed")
                 with contextlib.suppress(OSError):

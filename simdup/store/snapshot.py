@@ -342,6 +342,13 @@ class Rows:
         if skip.size and (int(skip.min()) < 0 or int(skip.max()) >= len(self.skips)):
             raise ValueError("skip code out of range")
 
+    def verify(self) -> None:
+        """Read (and so check against their checksums) the columns read only when asked for:
+        a damaged snapshot is found when it is opened, never halfway through a scan."""
+        if isinstance(self.sketch, Blobs):
+            _ = self.sketch.data
+        self.keys()
+
     def _sketch_bytes(self) -> int:
         sketch = self.sketch
         assert isinstance(sketch, Blobs)
