@@ -125,6 +125,7 @@ class Frame:
     """A frame read from a buffer (bytes, or a memory map): ``meta`` and ``column(name)``."""
 
     def __init__(self, buffer: Any, start: int = 0) -> None:
+        self._buffer = buffer
         view = memoryview(buffer)
         if bytes(view[start : start + len(MAGIC)]) != MAGIC:
             raise FrameError("not a simdup cache frame (bad magic)")
@@ -179,6 +180,23 @@ class Frame:
             raise FrameError(f"column {name!r} is damaged ({exc})") from exc
         self._checked[name] = array
         return array
+
+    def check(self, name: str) -> None:
+        """``column(name)`` checked now, its pages then given back: a memory map's pages read
+        for the checksum stay in the page cache, not in this process's memory, until the
+        column is used (a rescan of a million files need not hold their sketches)."""
+        self.column(name)
+        buffer = self._buffer
+        if not isinstance(buffer, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        spec = self._specs[name]
+        begin = self._data + int(spec["offset"])
+        page = mmap.PAGESIZE
+        first = begin // page * page
+        end = min(len(buffer), -(-(begin + int(spec["bytes"])) // page) * page)
+        if end > first:
+            with contextlib.suppress(OSError, ValueError):
+                buffer.madvise(mmap.MADV_DONTNEED, first, end - first)
 
 
 # ---------------------------------------------------------------- files

@@ -343,11 +343,16 @@ class Rows:
             raise ValueError("skip code out of range")
 
     def verify(self) -> None:
-        """Read (and so check against their checksums) the columns read only when asked for:
-        a damaged snapshot is found when it is opened, never halfway through a scan."""
-        if isinstance(self.sketch, Blobs):
-            _ = self.sketch.data
-        self.keys()
+        """Check the columns read only when asked for (sketches, band keys) against their
+        checksums, so that a damaged snapshot is found when it is opened, never halfway
+        through a scan; their pages are given back (``Frame.check``)."""
+        frame = self.frame
+        if frame is None:
+            return
+        for name in ("sketch", "band_keys"):
+            if name in frame:
+                frame.check(name)
+        self.keys()  # their shape
 
     def _sketch_bytes(self) -> int:
         sketch = self.sketch
