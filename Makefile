@@ -16,9 +16,10 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The dask extra too, so that the tests marked `dask` (a local Dask cluster) run.
+# The dask and docs extras too, so that the tests marked `dask` (a local Dask cluster) and
+# those of documents in other formats run.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
 	touch $@
 
 demo: $(VENV)/.installed

@@ -291,8 +291,16 @@ def b_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
 def b_zip(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     baseline()
     os.makedirs("d", exist_ok=True)
+    with zipfile.ZipFile("d/archive.zip", "w") as archive:
+        archive.writestr("notes/readme.txt", DOC)
+    return ["d"]
+
+
+def b_docx_not_xml(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    os.makedirs("d", exist_ok=True)
     with zipfile.ZipFile("d/archive.docx", "w") as archive:
-        archive.writestr("word/document.xml", DOC)
+        archive.writestr("word/document.xml", DOC)  # text, not XML
     return ["d"]
 
 
@@ -890,9 +898,12 @@ CASES: list[Case] = [
     Case("punctuation_only", b_punctuation, skipped=(("d/punct.txt", "features", TOO_SHORT),)),
     Case("nul_bytes", b_nul, skipped=(("d/blob.dat", "decode", "binary file (contains NUL"),)),
     Case("png_image", b_png, skipped=(("d/pixel.png", "decode", "binary file (PNG image)"),)),
-    Case("pdf_document", b_pdf, skipped=(("d/doc.pdf", "decode", "binary file (PDF document)"),)),
+    Case("damaged_pdf", b_pdf, skipped=(("d/doc.pdf", "decode", "PDF: not a readable PDF"),)),
+    Case("zip_archive", b_zip, skipped=(("d/archive.zip", "decode", "binary file (ZIP archive)"),)),
     Case(
-        "zip_archive", b_zip, skipped=(("d/archive.docx", "decode", "binary file (ZIP archive)"),)
+        "docx_whose_xml_is_damaged",
+        b_docx_not_xml,
+        skipped=(("d/archive.docx", "decode", "DOCX: damaged XML"),),
     ),
     Case(
         "sqlite_database",

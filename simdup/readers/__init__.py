@@ -2,23 +2,88 @@
 
 A file's bytes are read once (``files.read_bytes``), its reader chosen by its first bytes with
 the extension breaking ties (``reader_for``), and the reader yields the documents it holds
-(``base.Reader``): one for a text file; none, one or many for other formats. Today every file is
-read by the plain-text reader (``plain``).
+(``base.Reader``): one for a text file; none, one or many for other formats. One module per
+format: ``pdf``, ``docx`` (Word), ``odt`` (OpenDocument), ``epub``, ``rtf``, ``html``, ``doc``
+(Word 97-2003, through antiword), and ``plain`` for every other file. Readers of complex
+formats run in a child process within ``ReadLimits`` (``contained``): a hostile file costs
+bounded time and memory and becomes a skip record. Their libraries are the ``docs`` extra,
+imported when a file of theirs is read; without it such a file is a skip record naming the
+``pip install`` line.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import json
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..errors import InputError
+from ..discovery import DiscoveryOptions
+from ..errors import InputError, MissingExtraError
 from ..records import DecodedDocument, SkippedFile, SourceFile
 from . import files
 from .base import HEAD_BYTES, Reader
+from .contained import ReadFailed, ReadLimits, read_contained
+from .doc import DocReader
+from .docx import DocxReader
+from .epub import EpubReader
+from .html import HtmlReader
+from .markup import FormatError
+from .odt import OdtReader
+from .pdf import PdfReader
 from .plain import PlainTextReader
+from .rtf import RtfReader
 
 PLAIN_TEXT = PlainTextReader()
 # The readers a file is offered to, in order (``reader_for``).
-READERS: Sequence[Reader] = (PLAIN_TEXT,)
+READERS: Sequence[Reader] = (
+    PdfReader(), DocxReader(), OdtReader(), EpubReader(), RtfReader(), HtmlReader(),
+    DocReader(), PLAIN_TEXT,
+)  # fmt: skip
+# What reading one file may cost (``set_limits``; worker processes are given the parent's).
+_LIMITS = ReadLimits()
+
+
+def set_limits(limits: ReadLimits) -> None:
+    """The read limits of this process (``--read-timeout``, ``--read-memory``)."""
+    global _LIMITS
+    _LIMITS = limits
+
+
+def limits() -> ReadLimits:
+    return _LIMITS
+
+
+def set_limits_of(discovery: DiscoveryOptions) -> None:
+    """The read limits of ``discovery`` (``read_timeout``, ``read_memory``) for this process and
+    the worker processes it forks."""
+    set_limits(ReadLimits(discovery.read_timeout, discovery.read_memory))
+
+
+@functools.cache
+def readers_description() -> dict[str, str]:
+    """What makes the texts fingerprints are computed from: each reader's version and the
+    installed versions of its libraries (``"pdf": "1 (pypdfium2 5.15.2)"``). Reported in every
+    report's settings and part of the scan cache's key, so that an upgraded PDF library never
+    mixes its fingerprints with the old one's."""
+    described = {}
+    for reader in READERS:
+        found = []
+        for library in reader.libraries:
+            try:
+                found.append(f"{library} {importlib.metadata.version(library)}")
+            except importlib.metadata.PackageNotFoundError:
+                found.append(f"{library} missing")
+        described[reader.name] = (
+            f"{reader.version} ({', '.join(found)})" if found else (reader.version)
+        )
+    return described
+
+
+def readers_key() -> str:
+    """``readers_description`` as one string, for keys."""
+    return json.dumps(readers_description(), sort_keys=True)
+
 
 __all__ = [
     "HEAD_BYTES",
@@ -64,7 +129,26 @@ def documents_of(
     """The documents in the bytes ``data`` of the file at ``path`` (read already: a URL's
     bytes, standard input)."""
     head = data if len(data) <= HEAD_BYTES else data[:HEAD_BYTES]
-    return iter(reader_for(path, head).read(path, data, hint))
+    reader = reader_for(path, head)
+    if not reader.contained:
+        return iter(reader.read(path, data, hint))
+    return iter(_read_bounded(reader, path, data, hint))
+
+
+def _read_bounded(
+    reader: Reader, path: str, data: bytes, hint: str | None
+) -> list[DecodedDocument | SkippedFile]:
+    """``reader.read`` in a child process within the read limits; what goes wrong is a skip
+    record with the reason."""
+    try:
+        return read_contained(lambda: list(reader.read(path, data, hint)), _LIMITS)
+    except ReadFailed as exc:
+        reason = exc.reason
+        if reason.startswith(("FormatError: ", "MissingExtraError: ")):
+            reason = reason.partition(": ")[2]
+        return [SkippedFile(path, "decode", f"{reader.name.upper()}: {reason}")]
+    except (FormatError, MissingExtraError) as exc:  # in place, where there is no fork
+        return [SkippedFile(path, "decode", f"{reader.name.upper()}: {exc}")]
 
 
 def read_documents(

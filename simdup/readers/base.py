@@ -18,12 +18,16 @@ from ..records import DecodedDocument, SkippedFile
 
 class Reader(Protocol):
     """Turns the bytes of one file into its documents. ``name`` and ``version`` identify
-    what made a document's text (a new version can give other text for the same bytes);
-    ``extensions`` (lower case, with the dot) name the files it is for."""
+    what made a document's text (a new version can give other text for the same bytes), with
+    the versions of the ``libraries`` it reads with; ``extensions`` (lower case, with the dot)
+    name the files it is for; ``contained`` readers run in a child process within the read
+    limits (``readers.contained``)."""
 
     name: str
     version: str
     extensions: tuple[str, ...]
+    contained: bool
+    libraries: tuple[str, ...]
 
     def sniff(self, head: bytes) -> bool:
         """Whether a file that starts with ``head`` (its first ``HEAD_BYTES``, or all of a

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..names import display_path
-from ..records import Comparison, ScanResult
+from ..records import Comparison, Place, ScanResult
 from .passages import has_passages, render_passages_text
 
 
@@ -87,7 +87,10 @@ def render_comparison_text(c: Comparison, stream: TextIO) -> None:
     if c.diff:
         w(f"\nchanged passages ({plural(len(c.diff), 'passage')}):\n")
         for h in c.diff:
-            w(f"@@ A {_span(h.a_start, h.a_end)}  B {_span(h.b_start, h.b_end)}\n")
+            w(
+                f"@@ A {_span(h.a_start, h.a_end)}{_place(h.a_place)}"
+                f"  B {_span(h.b_start, h.b_end)}{_place(h.b_place)}\n"
+            )
             for line in h.a_lines:
                 w(f"- {_printable(line)}\n")
             for line in h.b_lines:
@@ -101,6 +104,11 @@ def _span(start: int, end: int) -> str:
     if end < start:
         return f"after line {start - 1}" if start > 1 else "at the start"
     return f"line {start}" if end == start else f"lines {start}-{end}"
+
+
+def _place(place: Place | None) -> str:
+    """' (p. 12 (iv))' for lines of a paged document, else ''."""
+    return "" if place is None else f" ({place.label()})"
 
 
 def _printable(line: str) -> str:
