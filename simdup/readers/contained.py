@@ -16,6 +16,7 @@ a PDF. Where ``fork`` does not exist, the reader runs in place, unbounded.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
 import pickle
 import select
@@ -102,6 +103,7 @@ def read_contained(work: Callable[[], T], limits: ReadLimits) -> T:
         try:
             os.close(read_fd)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            faulthandler.disable()  # a crash is reported by the parent, in one line
             _child(write_fd, work, limits.memory)
         except BaseException:
             code = 1

@@ -9,9 +9,12 @@ and joins nothing, so the lines are put back together the way they were printed:
   when it is indented against the line before, or when the line before stopped well short of
   the text's right edge after a sentence's end; otherwise it continues the paragraph: with no
   space between two CJK characters, with a word hyphenated across the break rejoined
-  (``docu-`` + ``ment``), and with a space elsewhere;
-* running headers and footers (the first or last line of a page, digits ignored, repeated on
-  most pages) and page numbers standing alone at the top or bottom are dropped;
+  (``docu-`` + ``ment``), with a Latin word cut without a hyphen rejoined when the document
+  prints the whole word elsewhere (writers that break Latin text as they break Chinese print
+  ``e`` + ``ven``), and with a space elsewhere; a change of font size starts a paragraph (a
+  heading and the text under it);
+* running headers and footers (lines at the top or the bottom of a page whose text, digits
+  ignored, is there on most pages) and page numbers standing alone there are dropped;
 * letter-spaced text (``T h e  T i t l e``) is closed up;
 * a paragraph cut by a page break is joined to its continuation on the next page.
 
@@ -52,6 +55,7 @@ class _Line:
     bottom: float
     right: float
     top: float
+    size: float = 0.0  # the font size of its first character
 
     @property
     def height(self) -> float:
@@ -60,6 +64,7 @@ class _Line:
 
 def _page_lines(textpage: Any) -> list[_Line]:
     """The printed lines of a page with their boxes (PDFium ends each with CR LF)."""
+    import pypdfium2.raw as pdfium_c
     count = textpage.count_chars()
     if count <= 0:
         return []
@@ -77,8 +82,9 @@ def _page_lines(textpage: Any) -> list[_Line]:
                 _, low, right, high = textpage.get_charbox(last)
             except Exception:  # a character without a box: keep the line, place it last
                 left = bottom = right = top = low = high = 0.0
+            size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
             lines.append(_Line(_unspaced(stripped), left, min(bottom, low), right,
-                               max(top, high)))  # fmt: skip
+                               max(top, high), size))  # fmt: skip
         start = end + 2
     return lines
 
@@ -90,7 +96,22 @@ def _unspaced(line: str) -> str:
     return " ".join(word.replace(" ", "") for word in re.split(r"\s{2,}", line))
 
 
-def _join(paragraph: str, line: str) -> str:
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_LAST_WORD = re.compile(r"[A-Za-z]+$")
+_FIRST_WORD = re.compile(r"^[a-z]+")
+
+
+def _vocabulary(pages: list[list[_Line]]) -> frozenset[str]:
+    """The Latin words printed whole in a document: those inside its lines (a line's first
+    and last words may be pieces of a word cut at the margin), lower case."""
+    words: set[str] = set()
+    for lines in pages:
+        for line in lines:
+            words.update(w.lower() for w in _LATIN_WORD.findall(line.text)[1:-1])
+    return frozenset(words)
+
+
+def _join(paragraph: str, line: str, words: frozenset[str] = frozenset()) -> str:
     if not paragraph:
         return line
     if (
@@ -102,10 +123,18 @@ def _join(paragraph: str, line: str) -> str:
         return paragraph[:-1] + line  # a word hyphenated at the line's end
     if _CJK.match(paragraph[-1]) and _CJK.match(line[0]):
         return paragraph + line  # Chinese text re-wrapped: no space between the two lines
+    tail, head = _LAST_WORD.search(paragraph), _FIRST_WORD.match(line)
+    if tail and head:
+        # A word cut at the margin without a hyphen (a writer breaking Latin text as it
+        # breaks Chinese: "e" + "ven"): joined when the document prints the whole word
+        # elsewhere and not both pieces.
+        a, b = tail.group().lower(), head.group()
+        if a + b in words and not (a in words and b in words):
+            return paragraph + line
     return paragraph + " " + line
 
 
-def _paragraphs(lines: list[_Line]) -> list[str]:
+def _paragraphs(lines: list[_Line], words: frozenset[str] = frozenset()) -> list[str]:
     """A page's lines put back into paragraphs (see the module docstring)."""
     if not lines:
         return []
@@ -127,8 +156,10 @@ def _paragraphs(lines: list[_Line]) -> list[str]:
             space = previous.bottom - line.top
             indented = line.left > previous.left + 1.5 * height and line.left > margin_left + height
             short = previous.right < margin_right - 4 * height
+            resized = abs(line.size - previous.size) > 0.1 * max(line.size, previous.size)
             new = (
-                space > gap + 0.6 * height
+                resized  # a heading and the text under it
+                or space > gap + 0.6 * height
                 or space < -2 * height  # a new column, or a line above the last one
                 or indented
                 or (short and bool(_SENTENCE_END.search(previous.text)))
@@ -136,35 +167,48 @@ def _paragraphs(lines: list[_Line]) -> list[str]:
         if new and current:
             out.append(current)
             current = ""
-        current = _join(current, line.text)
+        current = _join(current, line.text, words)
         previous = line
     if current:
         out.append(current)
     return out
 
 
-def _running(pages: list[list[_Line]], index: int) -> set[str]:
-    """Texts (digits as ``#``) of the line at ``index`` (0: top, -1: bottom) that repeat on
-    most pages: running headers or footers."""
-    if len(pages) < 3:
-        return set()
-    seen = Counter(_DIGITS.sub("#", lines[index].text) for lines in pages if lines)
-    return {text for text, n in seen.items() if n >= max(3, 0.6 * len(pages))}
+def _edges(lines: list[_Line]) -> tuple[set[int], set[int]]:
+    """The lines printed at the top and at the bottom of a page (within three line heights of
+    the highest and the lowest), by position: PDF writers often draw headers and footers after
+    the body, so they are not the first and last lines of the text."""
+    boxed = [ln for ln in lines if ln.height > 0]
+    if len(boxed) < 2:  # a page of one line has no header: the line is its text
+        return set(), set()
+    height = statistics.median(ln.height for ln in boxed)
+    highest = max(ln.top for ln in boxed)
+    lowest = min(ln.bottom for ln in boxed)
+    top = {k for k, ln in enumerate(lines) if ln.height > 0 and ln.top >= highest - 3 * height}
+    bottom = {k for k, ln in enumerate(lines) if ln.height > 0 and ln.bottom <= lowest + 3 * height}
+    return top, bottom
 
 
 def _trimmed(pages: list[list[_Line]]) -> list[list[_Line]]:
-    """Pages without running headers, footers and lone page numbers."""
-    top, bottom = _running(pages, 0), _running(pages, -1)
+    """Pages without running headers and footers (a line at the top or the bottom of a page
+    whose text, digits aside, is there on most pages) and page numbers standing alone there."""
+    edges = [_edges(lines) for lines in pages]
+    seen: Counter[str] = Counter()
+    for lines, (top, bottom) in zip(pages, edges, strict=True):
+        seen.update({_DIGITS.sub("#", lines[k].text) for k in top | bottom})
+    running = (
+        {text for text, n in seen.items() if n >= max(3, 0.6 * len(pages))}
+        if len(pages) >= 3
+        else set()
+    )
     out = []
-    for lines in pages:
-        kept = list(lines)
-        while kept and (_DIGITS.sub("#", kept[0].text) in top or _PAGE_NUMBER.match(kept[0].text)):
-            kept.pop(0)
-        while kept and (
-            _DIGITS.sub("#", kept[-1].text) in bottom or _PAGE_NUMBER.match(kept[-1].text)
-        ):
-            kept.pop()
-        out.append(kept)
+    for lines, (top, bottom) in zip(pages, edges, strict=True):
+        dropped = {
+            k
+            for k in top | bottom
+            if _DIGITS.sub("#", lines[k].text) in running or _PAGE_NUMBER.match(lines[k].text)
+        }
+        out.append([ln for k, ln in enumerate(lines) if k not in dropped])
     return out
 
 
@@ -185,7 +229,10 @@ def pdf_text(data: bytes) -> tuple[str, Locations | None, int]:
         pages: list[list[_Line]] = []
         labels: list[str] = []
         for number in range(count):
-            page = document[number]
+            try:
+                page = document[number]
+            except pdfium.PdfiumError as exc:  # a page tree that loops, a damaged page
+                raise FormatError(f"page {number + 1} cannot be read ({exc})") from exc
             textpage = page.get_textpage()
             try:
                 pages.append(_page_lines(textpage))
@@ -201,8 +248,10 @@ def pdf_text(data: bytes) -> tuple[str, Locations | None, int]:
     starts: list[int] = []
     size = 0
     page_labels: list[str] = []
-    for lines, label in zip(_trimmed(pages), labels, strict=True):
-        paragraphs = _paragraphs(lines)
+    pages = _trimmed(pages)
+    words = _vocabulary(pages)
+    for lines, label in zip(pages, labels, strict=True):
+        paragraphs = _paragraphs(lines, words)
         if not paragraphs:
             continue
         if (
@@ -213,7 +262,7 @@ def pdf_text(data: bytes) -> tuple[str, Locations | None, int]:
             # The last paragraph of the page before goes on here: one paragraph, and the page
             # starts where its continuation does.
             first = paragraphs[0]
-            joined = _join(parts[-1], first)
+            joined = _join(parts[-1], first, words)
             starts.append(size - len(parts[-1]) + len(joined) - len(first))
             page_labels.append(label)
             size += len(joined) - len(parts[-1])

@@ -44,17 +44,38 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+# How a skip record says an optional dependency is missing (``errors.MissingExtraError``).
+_NEEDS_EXTRA = "needs an optional dependency: "
+
+
 def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> None:
-    """The skipped files (to stderr): counts per reason kind, then the first ``limit``."""
+    """The skipped files (to stderr): counts per reason kind; one line per missing optional
+    dependency (the files of formats it reads: how many, which formats, the install line);
+    then the first ``limit`` others."""
     if not result.skipped:
         return
     by_stage = Counter(s.stage for s in result.skipped)
     stages = ", ".join(f"{n} at {stage}" for stage, n in sorted(by_stage.items()))
     stream.write(f"simdup: skipped {plural(len(result.skipped), 'file')} ({stages}):\n")
-    for s in result.skipped[:limit]:
+    needing: dict[str, Counter[str]] = {}
+    listed = []
+    for s in result.skipped:
+        before, found, install = s.reason.partition(_NEEDS_EXTRA)
+        if found:
+            needing.setdefault(install, Counter())[before.partition(":")[0]] += 1
+        else:
+            listed.append(s)
+    for install, formats in needing.items():
+        names = ", ".join(sorted(formats))
+        count = sum(formats.values())
+        verb = "needs" if count == 1 else "need"
+        stream.write(
+            f"  {plural(count, 'file')} ({names}) {verb} an optional dependency: {install}\n"
+        )
+    for s in listed[:limit]:
         stream.write(f"  {display_path(s.path)}: {s.reason}\n")
-    if len(result.skipped) > limit:
-        stream.write(f"  ... and {len(result.skipped) - limit} more (see --format json)\n")
+    if len(listed) > limit:
+        stream.write(f"  ... and {len(listed) - limit} more (see --format json)\n")
 
 
 def render_comparison_text(c: Comparison, stream: TextIO) -> None:
