@@ -14,8 +14,10 @@ imported when a file of theirs is read; without it such a file is a skip record 
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import json
+import os
+import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..discovery import DiscoveryOptions
@@ -60,22 +62,50 @@ def set_limits_of(discovery: DiscoveryOptions) -> None:
     set_limits(ReadLimits(discovery.read_timeout, discovery.read_memory))
 
 
+def _installed_versions() -> dict[str, str]:
+    """The installed distributions' versions by normalised name, from the names of the
+    ``*.dist-info`` folders on ``sys.path`` (``lxml-6.1.3.dist-info``): a directory listing,
+    where ``importlib.metadata`` would cost a rescan answered from the cache ~30 ms of imports.
+    The first of a name on the path wins, as for imports."""
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".dist-info"):
+                project, _, version = name[: -len(".dist-info")].partition("-")
+                found.setdefault(_normalised(project), version)
+    return found
+
+
+def _normalised(project: str) -> str:
+    return re.sub(r"[-_.]+", "-", project).lower()
+
+
 @functools.cache
 def readers_description() -> dict[str, str]:
     """What makes the texts fingerprints are computed from: each reader's version and the
     installed versions of its libraries (``"pdf": "1 (pypdfium2 5.15.2)"``). Reported in every
     report's settings and part of the scan cache's key, so that an upgraded PDF library never
     mixes its fingerprints with the old one's."""
+    installed = _installed_versions()
     described = {}
     for reader in READERS:
         found = []
         for library in reader.libraries:
-            try:
-                found.append(f"{library} {importlib.metadata.version(library)}")
-            except importlib.metadata.PackageNotFoundError:
-                found.append(f"{library} missing")
-        described[reader.name] = (
-            f"{reader.version} ({', '.join(found)})" if found else (reader.version)
+            version = installed.get(_normalised(library))
+            if version is None:
+                import importlib.metadata  # rare: an egg, a zip; costs its imports
+
+                try:
+                    version = importlib.metadata.version(library)
+                except importlib.metadata.PackageNotFoundError:
+                    version = "missing"
+            found.append(f"{library} {version}")
+        described[reader.name] = f"{reader.version} ({', '.join(found)})" if found else (
+            reader.version
         )
     return described
 
