@@ -369,3 +369,21 @@ def test_the_readers_and_their_libraries_are_in_every_report(tmp_path: Path) -> 
     assert settings["readers"]["docx"].startswith("1 (lxml ")
     assert settings["readers"]["text"].startswith("1 (chardet ")
     assert settings["read_timeout"] == 60.0 and settings["read_memory"] == 2 << 30
+
+
+def test_an_epub_chapter_that_is_not_xml_is_read_as_html(tmp_path: Path) -> None:
+    """pandoc passes raw HTML (an unclosed ``<br>``) into a chapter: an e-reader shows it, and
+    so does simdup, rather than skipping the book."""
+    source = zipfile.ZipFile(FIXTURES / "thesis.epub")
+    chapters = [n for n in source.namelist() if n.endswith(".xhtml") and "ch003" in n]
+    assert chapters, source.namelist()
+    out = tmp_path / "loose.epub"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == chapters[0]:
+                data = data.replace(b"<p>", b"<p>An unclosed break<br>here. ", 1)
+            target.writestr(item, data)
+    doc = read_document(str(out), 1 << 26)
+    assert isinstance(doc, DecodedDocument), doc
+    assert "An unclosed break" in doc.text and "第二章 方法" in doc.text

@@ -4,22 +4,37 @@
 in reading order; each chapter's visible text is read as a web page is (``readers.html``),
 blocks as paragraphs. Each paragraph is located by its chapter: its number in the spine and,
 where the chapter starts with a heading, that heading (``book.epub ch. 3 ("Methods")``).
-Navigation documents that are not in the spine (the table of contents) are left out.
+Navigation documents that are not in the spine (the table of contents) are left out. A
+chapter that is not well-formed XML (raw HTML such as an unclosed ``<br>``, which pandoc and
+other converters pass through) is read as HTML, as browser-based e-readers show it.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from ..records import DecodedDocument, SkippedFile
-from .html import html_paragraphs
+from .html import html_paragraphs, parse_html
 from .markup import Archive, FormatError, Paragraphs, parse_xml
 
 CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
 OPF = "{http://www.idpf.org/2007/opf}"
 MIMETYPE = b"application/epub+zip"
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
+def _chapter(data: bytes) -> Any:
+    """A chapter's element tree: its XHTML, or the same text parsed as HTML where it is not
+    well-formed XML."""
+    try:
+        return parse_xml(data)
+    except FormatError:
+        utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        text = data.decode("utf-16" if utf16 else "utf-8-sig", "replace")
+        return parse_html(_XML_DECLARATION.sub("", text, count=1))
 
 
 def _chapters(archive: Archive) -> list[str]:
@@ -43,7 +58,7 @@ class EpubReader:
     """E-books (``.epub``)."""
 
     name = "epub"
-    version = "1"
+    version = "2"
     extensions: tuple[str, ...] = (".epub",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
@@ -61,7 +76,7 @@ class EpubReader:
         out = Paragraphs("chapter")
         for number, name in enumerate(chapters, 1):
             chapter = Paragraphs("chapter")
-            root: Any = parse_xml(archive.read(name))
+            root: Any = _chapter(archive.read(name))
             body = root.find(".//{http://www.w3.org/1999/xhtml}body")
             html_paragraphs([body if body is not None else root], chapter)
             if not chapter.parts:
