@@ -29,7 +29,7 @@ import simdup
 import simdup.readers
 from simdup.cli import cli
 from simdup.readers import read_document, read_named, set_limits
-from simdup.readers.contained import ReadFailed, ReadLimits, read_contained
+from simdup.readers.contained import ReadFailed, ReadingProcess, ReadLimits, read_contained
 from simdup.records import DecodedDocument, Locations, Place, SkippedFile
 
 pytest.importorskip("pypdfium2", reason='the docs extra: pip install "simdup[docs]"')
@@ -387,3 +387,69 @@ def test_an_epub_chapter_that_is_not_xml_is_read_as_html(tmp_path: Path) -> None
     doc = read_document(str(out), 1 << 26)
     assert isinstance(doc, DecodedDocument), doc
     assert "An unclosed break" in doc.text and "第二章 方法" in doc.text
+
+
+def _serve_for_test(request: str) -> Any:
+    """What a reading child does in the test below, by request."""
+    if request == "pid":
+        return os.getpid()
+    if request == "sleep":
+        time.sleep(30)
+    if request == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if request == "memory":
+        return len(bytearray(2 << 30))
+    if request == "error":
+        raise ValueError("a reader's own error")
+    return request
+
+
+def test_a_reading_child_reads_file_after_file_and_is_replaced_after_a_failure() -> None:
+    """A scan's reading child (``ReadingProcess``) serves one file after another; one that
+    runs out of time, crashes or runs out of memory is replaced for the next file, and a
+    reader's own error keeps it."""
+    limits = ReadLimits(seconds=1.0, memory=1 << 30)
+    child = ReadingProcess(_serve_for_test)
+    try:
+        first = child.call("pid", limits)
+        assert first != os.getpid() and child.call("pid", limits) == first
+        with pytest.raises(ReadFailed, match="a reader's own error"):
+            child.call("error", limits)
+        assert child.call("pid", limits) == first
+        started = time.monotonic()
+        with pytest.raises(ReadFailed, match="longer than the read time limit"):
+            child.call("sleep", limits)
+        assert time.monotonic() - started < 5
+        second = child.call("pid", limits)
+        assert second != first
+        with pytest.raises(ReadFailed, match="crashed"):
+            child.call("crash", limits)
+        third = child.call("pid", limits)
+        assert third not in (first, second)
+        with pytest.raises(ReadFailed, match="read memory limit"):
+            child.call("memory", limits)
+        assert child.call("pid", limits) != third
+        assert child.call({"a": b"bytes" * 100_000}, limits) == {"a": b"bytes" * 100_000}
+    finally:
+        child.close()
+    assert child.pid == 0
+
+
+def test_a_scan_reads_its_documents_in_one_reading_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import simdup.readers.contained as contained
+
+    forks = []
+    real = contained.ReadingProcess._start
+
+    def counted(self: Any, limits: ReadLimits) -> None:
+        forks.append(limits)
+        real(self, limits)
+
+    monkeypatch.setattr(contained.ReadingProcess, "_start", counted)
+    folder = family(tmp_path)
+    result = simdup.scan([folder], jobs=1)
+    assert len(result.files) == len(list(folder.iterdir()))
+    assert len(forks) == 1
+    assert simdup.readers._SESSION is None  # closed with the run

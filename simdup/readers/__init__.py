@@ -27,7 +27,7 @@ from ..errors import InputError, MissingExtraError
 from ..records import DecodedDocument, SkippedFile, SourceFile
 from . import files
 from .base import HEAD_BYTES, Reader
-from .contained import ReadFailed, ReadLimits, read_contained
+from .contained import ReadFailed, ReadingProcess, ReadLimits, read_contained
 from .doc import DocReader
 from .docx import DocxReader
 from .epub import EpubReader
@@ -185,13 +185,54 @@ def _preload(name: str) -> None:
             importlib.import_module(module)
 
 
+# The reading child of this process's reading session (``reading_session``), if one is open.
+_SESSION: ReadingProcess | None = None
+
+
+def _serve(request: tuple[str, str, bytes, str | None]) -> list[DecodedDocument | SkippedFile]:
+    """In a reading child: one file read by the reader named in ``request``."""
+    name, path, data, hint = request
+    reader = next(r for r in READERS if r.name == name)
+    return list(reader.read(path, data, hint))
+
+
+@contextlib.contextmanager
+def reading_session() -> Iterator[None]:
+    """Within it, files of the contained readers' formats are read by one child process, file
+    after file (``contained.ReadingProcess``), not a child forked for each; the child is
+    stopped at its end. Nested sessions share the outer one's child."""
+    global _SESSION
+    if _SESSION is not None:
+        yield
+        return
+    _SESSION = ReadingProcess(_serve)
+    try:
+        yield
+    finally:
+        session, _SESSION = _SESSION, None
+        session.close()
+
+
+def open_reading_session() -> None:
+    """A reading session for the rest of this process's life (a worker process: its child
+    sees the end of its pipe and ends when the worker does)."""
+    global _SESSION
+    if _SESSION is None:
+        _SESSION = ReadingProcess(_serve)
+
+
 def _read_bounded(
     reader: Reader, path: str, data: bytes, hint: str | None
 ) -> list[DecodedDocument | SkippedFile]:
-    """``reader.read`` in a child process within the read limits; what goes wrong is a skip
-    record with the reason."""
+    """``reader.read`` in a child process within the read limits (the session's, else one
+    forked for this file); what goes wrong is a skip record with the reason."""
     _preload(reader.name)
     try:
+        if _SESSION is not None:
+            found: list[DecodedDocument | SkippedFile] = _SESSION.call(
+                (reader.name, path, data, hint), _LIMITS
+            )
+            return found
         return read_contained(lambda: list(reader.read(path, data, hint)), _LIMITS)
     except ReadFailed as exc:
         reason = exc.reason

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Iterator
 
 from ..records import DecodedDocument, SkippedFile
-from .markup import FormatError, Paragraphs
+from .markup import FormatError, text_paragraphs
 
 OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _BLANK = re.compile(r"\n\s*\n")
@@ -51,9 +51,7 @@ class DocReader:
             why = message[-1] if message else f"exit {done.returncode}"
             raise FormatError(f"antiword could not read it ({why})")
         text = done.stdout.decode("utf-8", "replace")
-        out = Paragraphs("paragraph")
-        for number, paragraph in enumerate(_BLANK.split(text), 1):
-            out.add(paragraph, str(number))
+        out = text_paragraphs(text, _BLANK)
         if not out.parts:
             yield SkippedFile(path, "decode", "no text in the document")
             return

@@ -11,6 +11,7 @@ and XML is parsed with entity expansion off (``parse_xml``), so each costs what 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,3 +113,12 @@ class Paragraphs:
         if not self.starts:
             return None
         return Locations(self.kind, tuple(self.starts), tuple(self.labels))
+
+
+def text_paragraphs(text: str, breaks: re.Pattern[str]) -> Paragraphs:
+    """The paragraphs of a text a converter made (antiword's, striprtf's), split where
+    ``breaks`` matches, each located by its number."""
+    out = Paragraphs("paragraph")
+    for number, paragraph in enumerate(breaks.split(text), 1):
+        out.add(paragraph, str(number))
+    return out

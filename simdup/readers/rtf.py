@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..errors import MissingExtraError
 from ..records import DecodedDocument, SkippedFile
-from .markup import Paragraphs
+from .markup import text_paragraphs
 
 _CODEPAGE = re.compile(rb"\\ansicpg(\d+)")
 _BLANK = re.compile(r"\n\s*\n|\n")
@@ -52,9 +52,7 @@ class RtfReader:
         text: str = rtf_to_text(  # type: ignore[no-untyped-call]
             data.decode("latin-1"), encoding=codec, errors="replace"
         )
-        out = Paragraphs("paragraph")
-        for number, paragraph in enumerate(_BLANK.split(text), 1):
-            out.add(paragraph, str(number))
+        out = text_paragraphs(text, _BLANK)
         if not out.parts:
             yield SkippedFile(path, "decode", "no text in the document")
             return
