@@ -29,7 +29,8 @@ import simdup
 import simdup.readers
 from simdup.cli import cli
 from simdup.readers import read_document, read_named, set_limits
-from simdup.readers.contained import ReadFailed, ReadingProcess, ReadLimits, read_contained
+from simdup.readers.base import ReadLimits
+from simdup.readers.contained import ReadFailed, ReadingProcess, read_contained
 from simdup.records import DecodedDocument, Locations, Place, SkippedFile
 
 pytest.importorskip("pypdfium2", reason='the docs extra: pip install "simdup[docs]"')

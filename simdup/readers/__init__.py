@@ -21,13 +21,13 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ..discovery import DiscoveryOptions
 from ..errors import InputError, MissingExtraError
 from ..records import DecodedDocument, SkippedFile, SourceFile
 from . import files
-from .base import HEAD_BYTES, Reader
-from .contained import ReadFailed, ReadingProcess, ReadLimits, read_contained
+from .base import HEAD_BYTES, Reader, ReadLimits
 from .doc import DocReader
 from .docx import DocxReader
 from .epub import EpubReader
@@ -185,6 +185,9 @@ def _preload(name: str) -> None:
             importlib.import_module(module)
 
 
+if TYPE_CHECKING:
+    from .contained import ReadingProcess
+
 # The reading child of this process's reading session (``reading_session``), if one is open.
 _SESSION: ReadingProcess | None = None
 
@@ -205,6 +208,8 @@ def reading_session() -> Iterator[None]:
     if _SESSION is not None:
         yield
         return
+    from .contained import ReadingProcess
+
     _SESSION = ReadingProcess(_serve)
     try:
         yield
@@ -218,6 +223,8 @@ def open_reading_session() -> None:
     sees the end of its pipe and ends when the worker does)."""
     global _SESSION
     if _SESSION is None:
+        from .contained import ReadingProcess
+
         _SESSION = ReadingProcess(_serve)
 
 
@@ -226,6 +233,8 @@ def _read_bounded(
 ) -> list[DecodedDocument | SkippedFile]:
     """``reader.read`` in a child process within the read limits (the session's, else one
     forked for this file); what goes wrong is a skip record with the reason."""
+    from .contained import ReadFailed, read_contained  # here: a scan of text files needs none
+
     _preload(reader.name)
     try:
         if _SESSION is not None:

@@ -11,6 +11,7 @@ so a slow or crashing extractor stays in a worker.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..records import DecodedDocument, SkippedFile
@@ -46,3 +47,17 @@ class Reader(Protocol):
 
 # How much of a file the registry looks at to choose its reader.
 HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """What reading one file may take: ``seconds`` of wall time and ``memory`` bytes of
+    address space beyond what the reading process already holds (``--read-timeout``,
+    ``--read-memory``)."""
+
+    seconds: float = 60.0
+    memory: int = 2 << 30
+
+    def __post_init__(self) -> None:
+        if self.seconds <= 0 or self.memory <= 0:
+            raise ValueError("read limits must be positive")

@@ -29,8 +29,9 @@ import signal
 import struct
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from .base import ReadLimits
 
 T = TypeVar("T")
 
@@ -39,20 +40,6 @@ _HEADER = struct.Struct("<Q")
 # Imported once, here: a child importing it for its memory limit costs ~2 ms a file.
 with contextlib.suppress(ImportError):  # not on Windows
     import resource  # noqa: F401
-
-
-@dataclass(frozen=True, slots=True)
-class ReadLimits:
-    """What reading one file may take: ``seconds`` of wall time and ``memory`` bytes of
-    address space beyond what the reading process already holds (``--read-timeout``,
-    ``--read-memory``)."""
-
-    seconds: float = 60.0
-    memory: int = 2 << 30
-
-    def __post_init__(self) -> None:
-        if self.seconds <= 0 or self.memory <= 0:
-            raise ValueError("read limits must be positive")
 
 
 class ReadFailed(Exception):

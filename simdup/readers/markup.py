@@ -10,9 +10,7 @@ and XML is parsed with entity expansion off (``parse_xml``), so each costs what 
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +54,9 @@ class Archive:
     """A ZIP container read with bounds (see the module docstring)."""
 
     def __init__(self, data: bytes) -> None:
+        import io
+        import zipfile  # here: a scan of text files imports this module, not zipfile
+
         try:
             self.zip = zipfile.ZipFile(io.BytesIO(data))
             names = self.zip.namelist()
@@ -70,6 +71,8 @@ class Archive:
     def read(self, name: str, limit: int = MAX_MEMBER) -> bytes:
         """Member ``name``, inflated, at most ``limit`` bytes (``FormatError`` beyond: the
         sizes an archive states are not trusted, the bytes inflated are counted)."""
+        import zipfile
+
         try:
             with self.zip.open(name) as member:
                 data = member.read(limit + 1)

@@ -25,19 +25,31 @@ text layer (a scan) is a skip record saying so; so is an encrypted one.
 
 from __future__ import annotations
 
+import functools
 import re
-import statistics
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import MissingExtraError
 from ..records import DecodedDocument, Locations, SkippedFile
-from ..text.textscan import CJK_RANGE
 from .markup import FormatError
 
-_CJK = re.compile(f"[{CJK_RANGE}\u3000-\u303f\uff00-\uffef]")
+
+def _median(values: Iterable[float]) -> float:
+    from statistics import median  # ~4 ms to import: when a PDF is read
+
+    return float(median(values))
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """A CJK character or CJK punctuation (compiled when a PDF is read: a scan of text files
+    imports this module, and a rescan's start-up counts)."""
+    from ..text.textscan import CJK_RANGE
+
+    return re.compile(f"[{CJK_RANGE}\u3000-\u303f\uff00-\uffef]")
 _SENTENCE_END = re.compile(r"[.!?。！？：:;；…)”’」』）]\s*$")
 _PAGE_NUMBER = re.compile(
     r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*|第\s*)?(?:\d+|[ivxlcdm]+)(?:\s*页)?"
@@ -121,7 +133,7 @@ def _join(paragraph: str, line: str, words: frozenset[str] = frozenset()) -> str
         and (line[:1].islower())
     ):
         return paragraph[:-1] + line  # a word hyphenated at the line's end
-    if _CJK.match(paragraph[-1]) and _CJK.match(line[0]):
+    if _cjk().match(paragraph[-1]) and _cjk().match(line[0]):
         return paragraph + line  # Chinese text re-wrapped: no space between the two lines
     tail, head = _LAST_WORD.search(paragraph), _FIRST_WORD.match(line)
     if tail and head:
@@ -139,12 +151,12 @@ def _paragraphs(lines: list[_Line], words: frozenset[str] = frozenset()) -> list
     if not lines:
         return []
     heights = [ln.height for ln in lines if ln.height > 0]
-    height = statistics.median(heights) if heights else 10.0
+    height = _median(heights) if heights else 10.0
     gaps = [
         a.bottom - b.top for a, b in zip(lines, lines[1:], strict=False)
         if 0 < a.bottom - b.top < 3 * height
     ]  # fmt: skip
-    gap = statistics.median(gaps) if gaps else height * 0.5
+    gap = _median(gaps) if gaps else height * 0.5
     margin_left = min(ln.left for ln in lines)
     margin_right = max(ln.right for ln in lines)
     out: list[str] = []
@@ -181,7 +193,7 @@ def _edges(lines: list[_Line]) -> tuple[set[int], set[int]]:
     boxed = [ln for ln in lines if ln.height > 0]
     if len(boxed) < 2:  # a page of one line has no header: the line is its text
         return set(), set()
-    height = statistics.median(ln.height for ln in boxed)
+    height = _median(ln.height for ln in boxed)
     highest = max(ln.top for ln in boxed)
     lowest = min(ln.bottom for ln in boxed)
     top = {k for k, ln in enumerate(lines) if ln.height > 0 and ln.top >= highest - 3 * height}
@@ -257,7 +269,7 @@ def pdf_text(data: bytes) -> tuple[str, Locations | None, int]:
         if (
             parts
             and not _SENTENCE_END.search(parts[-1])
-            and (paragraphs[0][:1].islower() or _CJK.match(paragraphs[0][:1] or " "))
+            and (paragraphs[0][:1].islower() or _cjk().match(paragraphs[0][:1] or " "))
         ):
             # The last paragraph of the page before goes on here: one paragraph, and the page
             # starts where its continuation does.
