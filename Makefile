@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-speed bench-store bench-scale clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-speed bench-store bench-scale bench-formats clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,9 +16,10 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The dask extra too, so that the tests marked `dask` (a local Dask cluster) run.
+# The dask and docs extras too, so that the tests marked `dask` (a local Dask cluster) and
+# those of documents in other formats run.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
 	touch $@
 
 demo: $(VENV)/.installed
@@ -68,7 +69,7 @@ asan: $(VENV)/.test-installed
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench]'
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench,docs]'
 	touch $@
 
 bench: bench-speed bench-quality bench-store bench-passages-speed
@@ -100,6 +101,14 @@ bench-store: $(BENCH_VENV)/.installed
 # rjieba + rensa and rjieba + datasketch at N = 1e4 and 1e5. N = 1e6: SCALE_ARGS=--large.
 bench-scale: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/scale.py --bench $(SHARED)/bench/visible $(SCALE_ARGS)
+
+# Documents in other formats: the set converted to DOCX, ODT, HTML, EPUB, RTF, .doc and PDF
+# (pandoc, LibreOffice, Chromium; cached in benchmarks/results/formats/, ~25 minutes the first
+# time), scored beside the plain-text scan; reader and scan times against the bare libraries;
+# one document in every format; a 300-page PDF. FORMATS_ARGS="--repeat 5 --sections scan".
+FORMATS_ARGS ?=
+bench-formats: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/formats.py --bench $(SHARED)/bench/visible $(FORMATS_ARGS)
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache simdup/*.so \

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -17,12 +18,14 @@ from .algorithms.simhash import BITS, hamming
 from .errors import InputError
 from .join.verify import Verifier
 from .options import ScanOptions
-from .readers import read_named
+from .readers import read_named, set_limits_of
 from .records import (
     Comparison,
     DiffHunk,
     FeatureVector,
     FingerprintedDocument,
+    Locations,
+    Place,
     SharedTerm,
 )
 from .text.processor import processor_for
@@ -55,13 +58,16 @@ def compare(
         replace(options or ScanOptions(), **overrides) if overrides else options or ScanOptions()
     )
     params = options.features
+    set_limits_of(options.discovery)
     proc = processor_for(params)
     docs: list[FingerprintedDocument] = []
     vectors: list[FeatureVector] = []
     texts: list[str] = []
+    where: list[Locations | None] = []
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = read_named(path, options.discovery.max_size, stdin)
         texts.append(decoded.text)
+        where.append(decoded.locations)
         fv = proc.features(decoded.text)
         if len(fv) < params.min_features:  # what scan refuses, compare refuses
             raise InputError(path, proc.too_short(len(fv)))
@@ -118,7 +124,7 @@ def compare(
         only_a=tuple(term(t) for t in only_a),
         only_b=tuple(term(t) for t in only_b),
         settings=options.describe(proc.segmenter.backend),
-        **(changed_passages(*texts) if explain else {}),
+        **(changed_passages(texts[0], texts[1], where[0], where[1]) if explain else {}),
     )
 
 
@@ -127,11 +133,18 @@ MAX_HUNKS = 50
 MAX_HUNK_LINES = 40
 
 
-def changed_passages(text_a: str, text_b: str) -> dict[str, Any]:
+def changed_passages(
+    text_a: str,
+    text_b: str,
+    where_a: Locations | None = None,
+    where_b: Locations | None = None,
+) -> dict[str, Any]:
     """The passages that differ between two texts, line by line (``difflib``: in the standard
     library, deterministic, and its matching blocks are the longest common runs, which reads
-    well for prose; junk heuristics off so that repeated lines are not ignored)."""
+    well for prose; junk heuristics off so that repeated lines are not ignored); each with
+    its place in a paged document (``where_a``, ``where_b``: its reader's locations)."""
     a, b = text_a.splitlines(), text_b.splitlines()
+    place_a, place_b = _line_places(text_a, where_a), _line_places(text_b, where_b)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     hunks: list[DiffHunk] = []
     truncated = False
@@ -151,6 +164,25 @@ def changed_passages(text_a: str, text_b: str) -> dict[str, Any]:
                 j2,
                 tuple(a[i1 : min(i2, i1 + MAX_HUNK_LINES)]),
                 tuple(b[j1 : min(j2, j1 + MAX_HUNK_LINES)]),
+                place_a(i1, i2),
+                place_b(j1, j2),
             )
         )
     return {"diff": tuple(hunks), "diff_truncated": truncated}
+
+
+def _line_places(text: str, locations: Locations | None) -> Callable[[int, int], Place | None]:
+    """The place of lines ``lo:hi`` (0-based, as ``str.splitlines`` counts them) of ``text``
+    (None: no locations, or no lines)."""
+    if locations is None:
+        return lambda lo, hi: None
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def place(lo: int, hi: int) -> Place | None:
+        if hi <= lo or hi >= len(starts):
+            return None
+        return locations.place(starts[lo], starts[hi])
+
+    return place

@@ -46,6 +46,10 @@ class DiscoveryOptions:
     hidden: bool = False
     follow_symlinks: bool = False
     max_size: int = DEFAULT_MAX_SIZE
+    # What reading one file of a complex format (PDF, Word, ...) may take: wall seconds and
+    # bytes of memory (``readers.ReadLimits``).
+    read_timeout: float = 60.0
+    read_memory: int = 2 << 30
     # Paths (files or folders) never scanned, e.g. the output file.
     avoid: tuple[str, ...] = ()
     # Read a file reachable by several paths (hard links, repeated paths) only once.

@@ -14,6 +14,7 @@ from .algorithms.index import MAX_THRESHOLD
 from .discovery import DiscoveryOptions
 from .errors import ConfigError
 from .params import FeatureParams
+from .readers import readers_description
 
 DEFAULT_THRESHOLD = 3
 DEFAULT_VERIFY_RADIUS = 12
@@ -81,6 +82,9 @@ class ScanOptions:
             "cluster_method": self.cluster_method,
             "features": features,
             "max_size": self.discovery.max_size,
+            "read_timeout": self.discovery.read_timeout,
+            "read_memory": self.discovery.read_memory,
+            "readers": readers_description(),
             "include": list(self.discovery.include),
             "exclude": list(self.discovery.exclude),
             "hidden": self.discovery.hidden,

@@ -167,6 +167,42 @@ class Locations:
         part = bisect_right(self.starts, offset) - 1
         return self.labels[part] if part >= 0 else None
 
+    def place(self, start: int, end: int) -> Place | None:
+        """Where text offsets ``start:end`` are: the parts holding their first and last
+        characters (None when the range lies before the first part)."""
+        last = self.at(max(start, end - 1))
+        if last is None:
+            return None
+        return Place(self.kind, self.at(start) or last, last)
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a region of a document is, in the parts its reader found (``Locations``): the
+    ``kind`` of part and the labels of the first and the last it spans. Reports write it
+    ``p. 12 (iv)``, ``pp. 12-13``, ``¶ 41-43``, ``ch. Introduction``."""
+
+    kind: str
+    first: str
+    last: str
+
+    def label(self) -> str:
+        """How a report names the place."""
+        span = self.first if self.first == self.last else f"{self.first}-{self.last}"
+        if self.kind == "page":
+            return f"p. {span}" if self.first == self.last else f"pp. {span}"
+        if self.kind == "paragraph":
+            return f"¶ {span}"
+        if self.kind == "chapter":
+            return (
+                f"ch. {self.first}"
+                if self.first == self.last
+                else (f"ch. {self.first} to {self.last}")
+            )
+        if self.kind == "line":
+            return f"line {span}" if self.first == self.last else f"lines {span}"
+        return f"{self.kind} {span}"
+
 
 @dataclass(frozen=True, slots=True)
 class DecodedDocument:
@@ -294,6 +330,9 @@ class PassageSpan:
     end_char: int
     words: int
     preview: str = field(default="", compare=False)
+    # Where it is in the parts its reader found (pages of a PDF, paragraphs of a Word file);
+    # None for a plain text, whose lines say where.
+    place: Place | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +384,9 @@ class DiffHunk:
     b_end: int
     a_lines: tuple[str, ...]
     b_lines: tuple[str, ...]
+    # Where the lines are in a paged document (PDF pages, Word paragraphs; None: plain text).
+    a_place: Place | None = None
+    b_place: Place | None = None
 
 
 @dataclass(frozen=True, slots=True)

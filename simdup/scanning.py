@@ -22,6 +22,7 @@ from .join import Join, Reference
 from .join.local import LocalJoin, with_reference
 from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
+from .readers import set_limits_of
 from .records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile, SourceFiles
 from .store.cache import ScanCache
 from .text.segmentation import resolve_backend
@@ -159,6 +160,7 @@ def scan(
     same folders learned is reused (``store.cached_engine``), and this scan is remembered.
     """
     options = resolve_options(options, overrides)
+    set_limits_of(options.discovery)
     roots = [os.fspath(p) for p in paths]
     started = time.perf_counter()
     found = (finder or find_files)(roots, options.discovery)

@@ -55,11 +55,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from conftest import pseudo_words as words
+from pdfs import IMAGE_CONTENT, stream_bomb, text_content, write_pdf
 
 import simdup.cli
 import simdup.cli.compare
 import simdup.cli.hash
 import simdup.cli.scan
+import simdup.readers.pdf
 from simdup import engines, scanning
 from simdup.cli import cli
 from simdup.discovery import DiscoveryOptions, discover
@@ -291,8 +293,146 @@ def b_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
 def b_zip(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     baseline()
     os.makedirs("d", exist_ok=True)
+    with zipfile.ZipFile("d/archive.zip", "w") as archive:
+        archive.writestr("notes/readme.txt", DOC)
+    return ["d"]
+
+
+def b_docx_not_xml(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    os.makedirs("d", exist_ok=True)
     with zipfile.ZipFile("d/archive.docx", "w") as archive:
-        archive.writestr("word/document.xml", DOC)
+        archive.writestr("word/document.xml", DOC)  # text, not XML
+    return ["d"]
+
+
+# Documents of other formats (issue 24): each hostile file is a skip with a stable reason, in
+# bounded time and memory. Real writers' files are in data/formats (test_formats.py).
+FORMATS = Path(__file__).parent / "data" / "formats"
+W_MAIN = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def _docx_replacing(document_xml: Callable[[zipfile.ZipFile], None], target: str) -> None:
+    """The pandoc fixture as ``target``, its ``word/document.xml`` written by
+    ``document_xml`` (given the archive being written)."""
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    source = zipfile.ZipFile(FORMATS / "thesis.docx")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in source.infolist():
+            if item.filename == "word/document.xml":
+                document_xml(archive)
+            else:
+                archive.writestr(item, source.read(item))
+
+
+def b_encrypted_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    pypdf = pytest.importorskip("pypdf")
+    baseline()
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(write_pdf([text_content([DOC[:80]] * 5)])))
+    writer.encrypt("secret", algorithm="RC4-128")  # AES needs the cryptography package
+    out = io.BytesIO()
+    writer.write(out)
+    put("d/locked.pdf", out.getvalue())
+    return ["d"]
+
+
+def b_scanned_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("d/scan.pdf", write_pdf([IMAGE_CONTENT, IMAGE_CONTENT]))
+    return ["d"]
+
+
+def b_truncated_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    data = (FORMATS / "thesis.pdf").read_bytes()
+    put("d/cut.pdf", data[: len(data) // 2])
+    return ["d"]
+
+
+def b_looping_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    put("d/loop.pdf", write_pdf([text_content([DOC[:80]])], loop=True))
+    return ["d"]
+
+
+def b_pdf_stream_bomb(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """A content stream of 400 MB in 400 KB, read within 256 MB."""
+    baseline()
+    put("d/bomb.pdf", stream_bomb(400 << 20))
+    return ["--read-memory", "256M", "d"]
+
+
+def b_slow_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """A PDF whose reading never ends (simulated: the extractor sleeps)."""
+    baseline()
+    put("d/slow.pdf", write_pdf([text_content([DOC[:80]] * 5)]))
+    mp.setattr(simdup.readers.pdf, "pdf_text", lambda data: time.sleep(60))
+    return ["--read-timeout", "0.5", "d"]
+
+
+def b_pdf_reader_crash(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """The native PDF library crashes the process reading a file (simulated: SIGSEGV)."""
+    baseline()
+    put("d/crash.pdf", write_pdf([text_content([DOC[:80]] * 5)]))
+    mp.setattr(simdup.readers.pdf, "pdf_text", lambda data: os.kill(os.getpid(), signal.SIGSEGV))
+    return ["d"]
+
+
+def b_huge_pdf(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """A 200 MB PDF (sparse), over the default --max-size."""
+    baseline()
+    put("d/huge.pdf", b"%PDF-1.7\n")
+    with open("d/huge.pdf", "r+b") as handle:
+        handle.truncate(200 << 20)
+    return ["d"]
+
+
+def b_truncated_docx(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    baseline()
+    data = (FORMATS / "thesis.docx").read_bytes()
+    put("d/cut.docx", data[: len(data) // 2])
+    return ["d"]
+
+
+def b_docx_zip_bomb(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """``word/document.xml`` inflating to 200 MB from 200 KB."""
+    baseline()
+
+    def bomb(archive: zipfile.ZipFile) -> None:
+        with archive.open("word/document.xml", "w", force_zip64=True) as member:
+            member.write(f'<w:document xmlns:w="{W_MAIN}"><w:body>'.encode())
+            block = b" " * (1 << 20)
+            for _ in range(200):
+                member.write(block)
+            member.write(b"</w:body></w:document>")
+
+    _docx_replacing(bomb, "d/bomb.docx")
+    return ["d"]
+
+
+def b_docx_entity_bomb(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """"Billion laughs": entities nested ten deep, ten times each."""
+    baseline()
+    entities = "".join(
+        f'<!ENTITY lol{n} "{(f"&lol{n - 1};" if n > 1 else "lol") * 10}">\n' for n in range(1, 10)
+    )
+    document = (
+        f'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n{entities}]>\n'
+        f'<w:document xmlns:w="{W_MAIN}"><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p>'
+        "</w:body></w:document>"
+    )
+    _docx_replacing(lambda a: a.writestr("word/document.xml", document), "d/laughs.docx")
+    return ["d"]
+
+
+def b_epub_many_members(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """An e-book of 20,000 members (over the 10,000 an archive may hold)."""
+    baseline()
+    os.makedirs("d", exist_ok=True)
+    with zipfile.ZipFile("d/many.epub", "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip")
+        for n in range(20_000):
+            archive.writestr(f"OEBPS/p{n}.xhtml", "")
     return ["d"]
 
 
@@ -890,9 +1030,64 @@ CASES: list[Case] = [
     Case("punctuation_only", b_punctuation, skipped=(("d/punct.txt", "features", TOO_SHORT),)),
     Case("nul_bytes", b_nul, skipped=(("d/blob.dat", "decode", "binary file (contains NUL"),)),
     Case("png_image", b_png, skipped=(("d/pixel.png", "decode", "binary file (PNG image)"),)),
-    Case("pdf_document", b_pdf, skipped=(("d/doc.pdf", "decode", "binary file (PDF document)"),)),
+    Case("damaged_pdf", b_pdf, skipped=(("d/doc.pdf", "decode", "PDF: not a readable PDF"),)),
+    Case("zip_archive", b_zip, skipped=(("d/archive.zip", "decode", "binary file (ZIP archive)"),)),
     Case(
-        "zip_archive", b_zip, skipped=(("d/archive.docx", "decode", "binary file (ZIP archive)"),)
+        "docx_whose_xml_is_damaged",
+        b_docx_not_xml,
+        skipped=(("d/archive.docx", "decode", "DOCX: damaged XML"),),
+    ),
+    Case(
+        "encrypted_pdf",
+        b_encrypted_pdf,
+        skipped=(("d/locked.pdf", "decode", "PDF: encrypted (password-protected)"),),
+    ),
+    Case("scanned_pdf", b_scanned_pdf, skipped=(("d/scan.pdf", "decode", "no text layer"),)),
+    Case(
+        "truncated_pdf",
+        b_truncated_pdf,
+        skipped=(("d/cut.pdf", "decode", "PDF: not a readable PDF"),),
+    ),
+    Case(
+        "pdf_page_tree_loop",
+        b_looping_pdf,
+        skipped=(("d/loop.pdf", "decode", "PDF: page 2 cannot be read"),),
+    ),
+    Case(
+        "pdf_compressed_stream_bomb",
+        b_pdf_stream_bomb,
+        skipped=(("d/bomb.pdf", "decode", "PDF: its reader crashed"),),
+    ),
+    Case(
+        "pdf_that_never_ends",
+        b_slow_pdf,
+        skipped=(("d/slow.pdf", "decode", "PDF: took longer than the read time limit (0.5 s)"),),
+    ),
+    Case(
+        "pdf_reader_crashes",
+        b_pdf_reader_crash,
+        skipped=(("d/crash.pdf", "decode", "PDF: its reader crashed (SIGSEGV)"),),
+    ),
+    Case("pdf_of_200_mb", b_huge_pdf, skipped=(("d/huge.pdf", "discovery", "larger than"),)),
+    Case(
+        "truncated_docx",
+        b_truncated_docx,
+        skipped=(("d/cut.docx", "decode", "DOCX: not a readable ZIP container"),),
+    ),
+    Case(
+        "docx_zip_bomb",
+        b_docx_zip_bomb,
+        skipped=(("d/bomb.docx", "decode", "inflates to more than 64 MB (a ZIP bomb?)"),),
+    ),
+    Case(
+        "docx_entity_bomb",
+        b_docx_entity_bomb,
+        skipped=(("d/laughs.docx", "decode", "DOCX: damaged XML"),),
+    ),
+    Case(
+        "epub_of_20000_members",
+        b_epub_many_members,
+        skipped=(("d/many.epub", "decode", "EPUB: a ZIP container of 20,001 members"),),
     ),
     Case(
         "sqlite_database",

@@ -35,6 +35,8 @@ class FakeReader:
     is one document (keys ``path#0``, ``path#1``...), and an empty line is a skip record."""
 
     version = "1"
+    contained = False
+    libraries: tuple[str, ...] = ()
 
     def __init__(self, name: str, magic: bytes, extensions: tuple[str, ...]) -> None:
         self.name = name

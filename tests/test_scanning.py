@@ -20,7 +20,7 @@ import simdup.options
 import simdup.text.segmentation
 from simdup.options import ScanOptions
 from simdup.params import FeatureParams
-from simdup.records import ScanResult
+from simdup.records import DecodedDocument, ScanResult
 
 try:
     import rjieba  # noqa: F401
@@ -220,8 +220,8 @@ def test_jobs_do_not_change_the_result(big_corpus: Path) -> None:
 class _LengthTask:
     """A text task whose result is the text's length (picklable: it goes to the workers)."""
 
-    def __call__(self, path: str, text: str) -> int:
-        return len(text)
+    def __call__(self, document: DecodedDocument) -> int:
+        return len(document.text)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

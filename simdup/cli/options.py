@@ -105,6 +105,22 @@ def feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
             show_default="64M",
             help="Skip files larger than this.",
         ),
+        click.option(
+            "--read-timeout",
+            type=click.FloatRange(0.1, None),
+            default=DiscoveryOptions().read_timeout,
+            show_default=True,
+            metavar="SECONDS",
+            help="Skip a PDF, Word, OpenDocument, EPUB, RTF or HTML file whose reading takes "
+            "longer (each is read in a child process).",
+        ),
+        click.option(
+            "--read-memory",
+            type=ByteSize(),
+            default=DiscoveryOptions().read_memory,
+            show_default="2G",
+            help="Skip such a file whose reading needs more memory than this.",
+        ),
     ]
     return _apply(options, f)
 
@@ -203,7 +219,8 @@ _SCAN_FIELDS = (
 
 
 _DISCOVERY_FIELDS = (
-    "include", "exclude", "hidden", "follow_symlinks", "max_size", "ignore_files"
+    "include", "exclude", "hidden", "follow_symlinks", "max_size", "ignore_files",
+    "read_timeout", "read_memory",
 )  # fmt: skip
 
 
@@ -267,4 +284,3 @@ def scan_settings(
 def configured(ctx: click.Context, paths: Sequence[str], kw: dict[str, Any]) -> dict[str, Any]:
     """``kw`` of the command of ``ctx`` (scan) with the configuration file applied."""
     return {**kw, **scan_settings(ctx, ctx.command, paths, kw).values()}
-

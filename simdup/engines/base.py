@@ -15,7 +15,7 @@ import numpy as np
 from ..document_table import FingerprintBatch
 from ..document_table import Result as Result  # re-exported: what an engine gives per file
 from ..params import FeatureParams
-from ..records import SourceFile
+from ..records import DecodedDocument, SourceFile
 
 Progress = Callable[[int, int], None]
 
@@ -26,7 +26,7 @@ class TextTask(Protocol):
     in the parent and pickled to the workers; its result goes back to the engine's ``sink``.
     """
 
-    def __call__(self, path: str, text: str) -> Any: ...
+    def __call__(self, document: DecodedDocument) -> Any: ...
 
 
 # In the parent: what a text task made of a file (None when it was not fingerprinted).

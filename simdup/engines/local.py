@@ -70,20 +70,23 @@ class SerialEngine:
     ) -> Iterator[tuple[int, list[Worked]]]:
         """Runs of ``(result, task's result, file hash)`` with the index of their first file
         (the sink told of each as it comes)."""
+        from ..readers import reading_session
+
         _init_worker(self.params, self.max_size, self.task)
         total = len(files)
         run: list[Worked] = []
         start = 0
-        for done, source in enumerate(files, 1):
-            worked = _work_file(source)
-            if self.sink is not None:
-                self.sink(source, worked[0], worked[1])
-            run.append(worked)
-            if progress:
-                progress(done, total)
-            if len(run) >= batching.PACKED_BATCH or done == total:
-                yield start, run
-                start, run = done, []
+        with reading_session():  # one reading child for the PDFs, Word files... of the run
+            for done, source in enumerate(files, 1):
+                worked = _work_file(source)
+                if self.sink is not None:
+                    self.sink(source, worked[0], worked[1])
+                run.append(worked)
+                if progress:
+                    progress(done, total)
+                if len(run) >= batching.PACKED_BATCH or done == total:
+                    yield start, run
+                    start, run = done, []
 
     def with_task(self, task: TextTask, sink: Sink) -> SerialEngine:
         return SerialEngine(self.params, self.max_size, task, sink)
@@ -102,6 +105,17 @@ def _init_worker(params: FeatureParams, max_size: int, task: TextTask | None = N
     _WORKER = processor_for(params)
     _WORKER_MAX_SIZE = max_size
     _WORKER_TASK = task
+
+
+def _init_pool_worker(
+    params: FeatureParams, max_size: int, task: TextTask | None = None
+) -> None:
+    """``_init_worker`` in a worker process, which reads the documents of other formats in
+    one reading child for its whole life."""
+    from ..readers import open_reading_session
+
+    _init_worker(params, max_size, task)
+    open_reading_session()
 
 
 # What a worker makes of one file: its record, the text task's result, its bytes' hash.
@@ -248,6 +262,6 @@ class ProcessPoolEngine:
         initargs = (self.params, self.max_size, self.task)
         _init_worker(*initargs)  # load dictionaries once, before fork
         return WorkerPool(
-            work, self.jobs, initializer=_init_worker, initargs=initargs,
+            work, self.jobs, initializer=_init_pool_worker, initargs=initargs,
             describe=describe_batch,
         )  # fmt: skip

@@ -15,7 +15,7 @@ import xxhash
 from ..algorithms.simhash import group_counters
 from ..native import speedups
 from ..params import FeatureParams
-from ..records import PassageSpan
+from ..records import Locations, PassageSpan
 from ..text.blocks import cut_text
 from ..text.features import weigh
 from ..text.normalize import strip_ignorables, strip_markup
@@ -53,6 +53,8 @@ class DocumentPassages:
     fingerprints: np.ndarray  # uint64 (n,)
     previews: tuple[str, ...] = field(repr=False, default=())
     line_count: int = 0
+    # Where the parts of the text come from (pages, paragraphs), for reports.
+    locations: Locations | None = None
 
     def __len__(self) -> int:
         return int(self.words.size)
@@ -182,7 +184,9 @@ class PassageProcessor:
         slots, _, words = self.processor.vocabulary.features(self._clean(text))
         return frozenset(slots.tolist()), int(words)
 
-    def document(self, path: str, text: str) -> DocumentPassages:
+    def document(
+        self, path: str, text: str, locations: Locations | None = None
+    ) -> DocumentPassages:
         opts = self.passages
         self.processor.vocabulary.ensure_room()
         if len(self._blocks) > _MEMO_LIMIT:
@@ -216,6 +220,7 @@ class PassageProcessor:
             fingerprints=fingerprints,
             previews=tuple(map(table.previews.__getitem__, rows.tolist())),
             line_count=lines,
+            locations=locations,
         )
 
 

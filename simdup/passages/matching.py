@@ -6,13 +6,13 @@ ends are set line by line (``edges``); on large inputs, in worker processes (``p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..algorithms.index import collapse
 from ..options import ScanOptions
-from ..records import PassagePair, RepeatedPassage
+from ..records import PassagePair, PassageSpan, RepeatedPassage
 from .documents import DocumentPassages, PassageProcessor
 from .edges import EdgeTexts, refine_all
 from .options import PassageOptions
@@ -196,4 +196,24 @@ def match_passages(
             pairs = refine_all(pairs, held, options)
     stats["pairs"] = len(pairs)
     stats["repeated"] = len(repeated)
-    return Passages(tuple(pairs), repeated, stats)
+    return placed(Passages(tuple(pairs), repeated, stats), docs)
+
+
+def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:
+    """``found`` with each region's place in the parts its reader found (the pages of a PDF,
+    the paragraphs of a Word file: ``PassageSpan.place``), from its characters."""
+    where = {d.path: d.locations for d in docs if d.locations is not None}
+    if not where:
+        return found
+
+    def place(span: PassageSpan) -> PassageSpan:
+        locations = where.get(span.path)
+        if locations is None:
+            return span
+        return replace(span, place=locations.place(span.start_char, span.end_char))
+
+    pairs = tuple(PassagePair(place(p.a), place(p.b), p.similarity) for p in found.pairs)
+    repeated = tuple(
+        RepeatedPassage(r.count, tuple(map(place, r.occurrences))) for r in found.repeated
+    )
+    return Passages(pairs, repeated, found.stats)

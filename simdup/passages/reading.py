@@ -39,7 +39,7 @@ def _read(
         return None
     path = source if isinstance(source, str) else source.path
     try:
-        return proc.document(path, decoded.text)
+        return proc.document(path, decoded.text, decoded.locations)
     except MemoryError:
         return None
 

@@ -15,7 +15,14 @@ from ..engines import Engine, Result, default_jobs, make_engine
 from ..options import ScanOptions, resolve_options
 from ..params import FeatureParams
 from ..readers import read_named
-from ..records import PassagePair, PassageSpan, ScanResult, SkippedFile, SourceFile
+from ..records import (
+    DecodedDocument,
+    PassagePair,
+    PassageSpan,
+    ScanResult,
+    SkippedFile,
+    SourceFile,
+)
 from ..scanning import scan
 from .documents import DocumentPassages, PassageProcessor
 from .matching import Passages, match_passages
@@ -78,12 +85,12 @@ class _PassageTask:
         self.params = params
         self.passages = passages
 
-    def __call__(self, path: str, text: str) -> DocumentPassages:
+    def __call__(self, document: DecodedDocument) -> DocumentPassages:
         key = (self.params, self.passages)
         proc = _PASSAGE_PROCESSORS.get(key)
         if proc is None:
             proc = _PASSAGE_PROCESSORS[key] = PassageProcessor(self.params, self.passages)
-        return proc.document(path, text)
+        return proc.document(document.path, document.text, document.locations)
 
 
 def _passage_engine(
@@ -207,7 +214,7 @@ def compare_passages(
     texts: dict[str, str] = {}
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = read_named(path, options.discovery.max_size, stdin)
-        docs.append(proc.document(path, decoded.text))
+        docs.append(proc.document(path, decoded.text, decoded.locations))
         texts[path if path not in texts else path + "\0"] = decoded.text
     if docs[0].path == docs[1].path:
         docs[1] = replace(docs[1], path=docs[1].path + "\0")  # the same file twice

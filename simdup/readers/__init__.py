@@ -2,23 +2,120 @@
 
 A file's bytes are read once (``files.read_bytes``), its reader chosen by its first bytes with
 the extension breaking ties (``reader_for``), and the reader yields the documents it holds
-(``base.Reader``): one for a text file; none, one or many for other formats. Today every file is
-read by the plain-text reader (``plain``).
+(``base.Reader``): one for a text file; none, one or many for other formats. One module per
+format: ``pdf``, ``docx`` (Word), ``odt`` (OpenDocument), ``epub``, ``rtf``, ``html``, ``doc``
+(Word 97-2003, through antiword), and ``plain`` for every other file. Readers of complex
+formats run in a child process within ``ReadLimits`` (``contained``): a hostile file costs
+bounded time and memory and becomes a skip record. Their libraries are the ``docs`` extra,
+imported when a file of theirs is read; without it such a file is a skip record naming the
+``pip install`` line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib
+import json
+import os
+import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..discovery import DiscoveryOptions
+from ..errors import InputError, MissingExtraError
 from ..records import DecodedDocument, SkippedFile, SourceFile
 from . import files
-from .base import HEAD_BYTES, Reader
+from .base import HEAD_BYTES, Reader, ReadLimits
+from .doc import DocReader
+from .docx import DocxReader
+from .epub import EpubReader
+from .html import HtmlReader
+from .markup import FormatError
+from .odt import OdtReader
+from .pdf import PdfReader
 from .plain import PlainTextReader
+from .rtf import RtfReader
 
 PLAIN_TEXT = PlainTextReader()
 # The readers a file is offered to, in order (``reader_for``).
-READERS: Sequence[Reader] = (PLAIN_TEXT,)
+READERS: Sequence[Reader] = (
+    PdfReader(), DocxReader(), OdtReader(), EpubReader(), RtfReader(), HtmlReader(),
+    DocReader(), PLAIN_TEXT,
+)  # fmt: skip
+# What reading one file may cost (``set_limits``; worker processes are given the parent's).
+_LIMITS = ReadLimits()
+
+
+def set_limits(limits: ReadLimits) -> None:
+    """The read limits of this process (``--read-timeout``, ``--read-memory``)."""
+    global _LIMITS
+    _LIMITS = limits
+
+
+def limits() -> ReadLimits:
+    return _LIMITS
+
+
+def set_limits_of(discovery: DiscoveryOptions) -> None:
+    """The read limits of ``discovery`` (``read_timeout``, ``read_memory``) for this process and
+    the worker processes it forks."""
+    set_limits(ReadLimits(discovery.read_timeout, discovery.read_memory))
+
+
+def _installed_versions() -> dict[str, str]:
+    """The installed distributions' versions by normalised name, from the names of the
+    ``*.dist-info`` folders on ``sys.path`` (``lxml-6.1.3.dist-info``): a directory listing,
+    where ``importlib.metadata`` would cost a rescan answered from the cache ~30 ms of imports.
+    The first of a name on the path wins, as for imports."""
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".dist-info"):
+                project, _, version = name[: -len(".dist-info")].partition("-")
+                found.setdefault(_normalised(project), version)
+    return found
+
+
+def _normalised(project: str) -> str:
+    return re.sub(r"[-_.]+", "-", project).lower()
+
+
+@functools.cache
+def readers_description() -> dict[str, str]:
+    """What makes the texts fingerprints are computed from: each reader's version and the
+    installed versions of its libraries (``"pdf": "1 (pypdfium2 5.15.2)"``). Reported in every
+    report's settings and part of the scan cache's key, so that an upgraded PDF library never
+    mixes its fingerprints with the old one's."""
+    installed = _installed_versions()
+    described = {}
+    for reader in READERS:
+        found = []
+        for library in reader.libraries:
+            version = installed.get(_normalised(library))
+            if version is None:
+                import importlib.metadata  # rare: an egg, a zip; costs its imports
+
+                try:
+                    version = importlib.metadata.version(library)
+                except importlib.metadata.PackageNotFoundError:
+                    version = "missing"
+            found.append(f"{library} {version}")
+        described[reader.name] = f"{reader.version} ({', '.join(found)})" if found else (
+            reader.version
+        )
+    return described
+
+
+def readers_key() -> str:
+    """``readers_description`` as one string, for keys."""
+    return json.dumps(readers_description(), sort_keys=True)
+
 
 __all__ = [
     "HEAD_BYTES",
@@ -64,7 +161,95 @@ def documents_of(
     """The documents in the bytes ``data`` of the file at ``path`` (read already: a URL's
     bytes, standard input)."""
     head = data if len(data) <= HEAD_BYTES else data[:HEAD_BYTES]
-    return iter(reader_for(path, head).read(path, data, hint))
+    reader = reader_for(path, head)
+    if not reader.contained:
+        return iter(reader.read(path, data, hint))
+    return iter(_read_bounded(reader, path, data, hint))
+
+
+# The modules each contained reader imports, imported in the reading process before its first
+# child is forked: the children inherit them instead of importing them again for every file
+# (lxml ~20 ms, pypdfium2 ~40 ms a child: more than reading most files takes).
+_PRELOAD = {
+    "pdf": ("pypdfium2",), "docx": ("lxml.etree",), "odt": ("lxml.etree",),
+    "epub": ("lxml.etree", "lxml.html"), "html": ("lxml.etree", "lxml.html"),
+    "rtf": ("striprtf.striprtf",),
+}  # fmt: skip
+
+
+@functools.cache
+def _preload(name: str) -> None:
+    for module in _PRELOAD.get(name, ()):
+        # Missing: the reader says so (a skip record naming the extra).
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+
+
+if TYPE_CHECKING:
+    from .contained import ReadingProcess
+
+# The reading child of this process's reading session (``reading_session``), if one is open.
+_SESSION: ReadingProcess | None = None
+
+
+def _serve(request: tuple[str, str, bytes, str | None]) -> list[DecodedDocument | SkippedFile]:
+    """In a reading child: one file read by the reader named in ``request``."""
+    name, path, data, hint = request
+    reader = next(r for r in READERS if r.name == name)
+    return list(reader.read(path, data, hint))
+
+
+@contextlib.contextmanager
+def reading_session() -> Iterator[None]:
+    """Within it, files of the contained readers' formats are read by one child process, file
+    after file (``contained.ReadingProcess``), not a child forked for each; the child is
+    stopped at its end. Nested sessions share the outer one's child."""
+    global _SESSION
+    if _SESSION is not None:
+        yield
+        return
+    from .contained import ReadingProcess
+
+    _SESSION = ReadingProcess(_serve)
+    try:
+        yield
+    finally:
+        session, _SESSION = _SESSION, None
+        session.close()
+
+
+def open_reading_session() -> None:
+    """A reading session for the rest of this process's life (a worker process: its child
+    sees the end of its pipe and ends when the worker does)."""
+    global _SESSION
+    if _SESSION is None:
+        from .contained import ReadingProcess
+
+        _SESSION = ReadingProcess(_serve)
+
+
+def _read_bounded(
+    reader: Reader, path: str, data: bytes, hint: str | None
+) -> list[DecodedDocument | SkippedFile]:
+    """``reader.read`` in a child process within the read limits (the session's, else one
+    forked for this file); what goes wrong is a skip record with the reason."""
+    from .contained import ReadFailed, read_contained  # here: a scan of text files needs none
+
+    _preload(reader.name)
+    try:
+        if _SESSION is not None:
+            found: list[DecodedDocument | SkippedFile] = _SESSION.call(
+                (reader.name, path, data, hint), _LIMITS
+            )
+            return found
+        return read_contained(lambda: list(reader.read(path, data, hint)), _LIMITS)
+    except ReadFailed as exc:
+        reason = exc.reason
+        if reason.startswith(("FormatError: ", "MissingExtraError: ")):
+            reason = reason.partition(": ")[2]
+        return [SkippedFile(path, "decode", f"{reader.name.upper()}: {reason}")]
+    except (FormatError, MissingExtraError) as exc:  # in place, where there is no fork
+        return [SkippedFile(path, "decode", f"{reader.name.upper()}: {exc}")]
 
 
 def read_documents(

@@ -11,6 +11,7 @@ so a slow or crashing extractor stays in a worker.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..records import DecodedDocument, SkippedFile
@@ -18,12 +19,16 @@ from ..records import DecodedDocument, SkippedFile
 
 class Reader(Protocol):
     """Turns the bytes of one file into its documents. ``name`` and ``version`` identify
-    what made a document's text (a new version can give other text for the same bytes);
-    ``extensions`` (lower case, with the dot) name the files it is for."""
+    what made a document's text (a new version can give other text for the same bytes), with
+    the versions of the ``libraries`` it reads with; ``extensions`` (lower case, with the dot)
+    name the files it is for; ``contained`` readers run in a child process within the read
+    limits (``readers.contained``)."""
 
     name: str
     version: str
     extensions: tuple[str, ...]
+    contained: bool
+    libraries: tuple[str, ...]
 
     def sniff(self, head: bytes) -> bool:
         """Whether a file that starts with ``head`` (its first ``HEAD_BYTES``, or all of a
@@ -42,3 +47,17 @@ class Reader(Protocol):
 
 # How much of a file the registry looks at to choose its reader.
 HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """What reading one file may take: ``seconds`` of wall time and ``memory`` bytes of
+    address space beyond what the reading process already holds (``--read-timeout``,
+    ``--read-memory``)."""
+
+    seconds: float = 60.0
+    memory: int = 2 << 30
+
+    def __post_init__(self) -> None:
+        if self.seconds <= 0 or self.memory <= 0:
+            raise ValueError("read limits must be positive")

@@ -14,6 +14,8 @@ class PlainTextReader:
     name = "text"
     version = "1"
     extensions: tuple[str, ...] = ()  # any file no other reader takes
+    contained = False
+    libraries: tuple[str, ...] = ("chardet",)
 
     def sniff(self, head: bytes) -> bool:
         return False

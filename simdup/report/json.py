@@ -20,7 +20,7 @@ from ..records import (
     ScanResult,
     SkippedFile,
 )
-from .passages import has_passages, passage_record, repeated_record
+from .passages import has_passages, passage_record, place_record, repeated_record
 
 SCHEMA = "simdup-scan/1"
 COMPARE_SCHEMA = "simdup-compare/1"
@@ -244,6 +244,11 @@ def comparison_record(c: Comparison) -> dict[str, Any]:
                         "b_lines": [h.b_start, h.b_end],
                         "a": list(h.a_lines),
                         "b": list(h.b_lines),
+                        **{
+                            f"{side}_place": place_record(place)
+                            for side, place in (("a", h.a_place), ("b", h.b_place))
+                            if place is not None
+                        },
                     }
                     for h in c.diff
                 ],

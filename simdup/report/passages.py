@@ -1,8 +1,11 @@
 """The ``passages`` section of every format (``scan --passages``, ``compare --passages``).
 
-A region is written ``path:12-40`` (1-based, inclusive lines of the file as stored). JSON and
-JSON Lines records hold line and character ranges and never any text of the documents; text
-and HTML show a short preview of each region's first line.
+A region is written ``path:12-40`` (1-based, inclusive lines of the file as stored), or, in a
+document whose reader found pages or paragraphs (PDF, Word, e-books), by those:
+``thesis.pdf p. 12 (iv)``, ``draft.docx ¶ 41-43``; there the lines and characters are those of
+the text read from it. JSON and JSON Lines records hold line and character ranges (and the
+``place``: its kind and first and last labels) and never any text of the documents; text and
+HTML show a short preview of each region's first line.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ..names import display_path, escape_path
-from ..records import PassagePair, PassageSpan, RepeatedPassage, ScanResult
+from ..records import PassagePair, PassageSpan, Place, RepeatedPassage, ScanResult
 
 # Occurrences of a repeated passage listed in text output (JSON lists them all).
 LISTED_OCCURRENCES = 5
@@ -30,7 +33,13 @@ def span_record(span: PassageSpan) -> dict[str, Any]:
         "start_char": span.start_char,
         "end_char": span.end_char,
         "words": span.words,
+        **({"place": place_record(span.place)} if span.place is not None else {}),
     }
+
+
+def place_record(place: Place) -> dict[str, str]:
+    """A place in JSON: ``{"kind": "page", "first": "12 (iv)", "last": "13"}``."""
+    return {"kind": place.kind, "first": place.first, "last": place.last}
 
 
 def passage_record(pair: PassagePair) -> dict[str, Any]:
@@ -42,7 +51,10 @@ def repeated_record(rp: RepeatedPassage) -> dict[str, Any]:
 
 
 def span_label(span: PassageSpan) -> str:
-    """'docs/a.md:12-40' ('docs/a.md:12' for one line)."""
+    """'docs/a.md:12-40' ('docs/a.md:12' for one line); 'thesis.pdf p. 12 (iv)' where its
+    reader found pages (paragraphs, chapters)."""
+    if span.place is not None:
+        return f"{display_path(span.path)} {span.place.label()}"
     lines = (
         str(span.start_line)
         if span.start_line == span.end_line

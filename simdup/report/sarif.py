@@ -27,7 +27,7 @@ from urllib.parse import quote
 from ..__about__ import __version__
 from ..names import escape_path
 from ..params import ALGORITHM_VERSION
-from ..records import DuplicatePair, PassagePair, ScanResult, SkippedFile
+from ..records import DuplicatePair, PassagePair, PassageSpan, ScanResult, SkippedFile
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -189,12 +189,18 @@ def _result(pair: DuplicatePair, content: dict[str, str], cwd: str) -> dict[str,
     }
 
 
+def _where(span: PassageSpan) -> str:
+    """'lines 12-40', or the place in a paged document: 'lines 12-40 (p. 3)'. The lines of a
+    PDF or a Word file are those of the text read from it."""
+    lines = f"lines {span.start_line}-{span.end_line}"
+    return lines if span.place is None else f"{lines} ({span.place.label()})"
+
+
 def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dict[str, Any]:
     """A duplicated passage: the region of side ``a``, related to the region of side ``b``.
     Its fingerprint is the two documents' content hashes and the two regions' first lines,
     so two passages of one pair of documents stay two findings."""
     other = _link_text(escape_path(pair.b.path))
-    lines_b = f"{pair.b.start_line}-{pair.b.end_line}"
     sides = sorted(
         f"{content.get(s.path) or 'path:' + escape_path(s.path)}:{s.start_line}"
         for s in (pair.a, pair.b)
@@ -204,8 +210,8 @@ def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dic
         "ruleIndex": _RULE_INDEX[PASSAGE_RULE],
         "level": "note",
         "message": {
-            "text": f"Lines {pair.a.start_line}-{pair.a.end_line} are a near-copy of lines "
-            f"{lines_b} of [{other}](1): word-set similarity {pair.similarity:.2f}."
+            "text": f"L{_where(pair.a)[1:]} are a near-copy of {_where(pair.b)} of "
+            f"[{other}](1): word-set similarity {pair.similarity:.2f}."
         },
         "locations": [_location(pair.a.path, cwd, lines=(pair.a.start_line, pair.a.end_line))],
         "relatedLocations": [

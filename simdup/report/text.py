@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..names import display_path
-from ..records import Comparison, ScanResult
+from ..records import Comparison, Place, ScanResult
 from .passages import has_passages, render_passages_text
 
 
@@ -44,17 +44,38 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+# How a skip record says an optional dependency is missing (``errors.MissingExtraError``).
+_NEEDS_EXTRA = "needs an optional dependency: "
+
+
 def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> None:
-    """The skipped files (to stderr): counts per reason kind, then the first ``limit``."""
+    """The skipped files (to stderr): counts per reason kind; one line per missing optional
+    dependency (the files of formats it reads: how many, which formats, the install line);
+    then the first ``limit`` others."""
     if not result.skipped:
         return
     by_stage = Counter(s.stage for s in result.skipped)
     stages = ", ".join(f"{n} at {stage}" for stage, n in sorted(by_stage.items()))
     stream.write(f"simdup: skipped {plural(len(result.skipped), 'file')} ({stages}):\n")
-    for s in result.skipped[:limit]:
+    needing: dict[str, Counter[str]] = {}
+    listed = []
+    for s in result.skipped:
+        before, found, install = s.reason.partition(_NEEDS_EXTRA)
+        if found:
+            needing.setdefault(install, Counter())[before.partition(":")[0]] += 1
+        else:
+            listed.append(s)
+    for install, formats in needing.items():
+        names = ", ".join(sorted(formats))
+        count = sum(formats.values())
+        verb = "needs" if count == 1 else "need"
+        stream.write(
+            f"  {plural(count, 'file')} ({names}) {verb} an optional dependency: {install}\n"
+        )
+    for s in listed[:limit]:
         stream.write(f"  {display_path(s.path)}: {s.reason}\n")
-    if len(result.skipped) > limit:
-        stream.write(f"  ... and {len(result.skipped) - limit} more (see --format json)\n")
+    if len(listed) > limit:
+        stream.write(f"  ... and {len(listed) - limit} more (see --format json)\n")
 
 
 def render_comparison_text(c: Comparison, stream: TextIO) -> None:
@@ -87,7 +108,10 @@ def render_comparison_text(c: Comparison, stream: TextIO) -> None:
     if c.diff:
         w(f"\nchanged passages ({plural(len(c.diff), 'passage')}):\n")
         for h in c.diff:
-            w(f"@@ A {_span(h.a_start, h.a_end)}  B {_span(h.b_start, h.b_end)}\n")
+            w(
+                f"@@ A {_span(h.a_start, h.a_end)}{_place(h.a_place)}"
+                f"  B {_span(h.b_start, h.b_end)}{_place(h.b_place)}\n"
+            )
             for line in h.a_lines:
                 w(f"- {_printable(line)}\n")
             for line in h.b_lines:
@@ -101,6 +125,11 @@ def _span(start: int, end: int) -> str:
     if end < start:
         return f"after line {start - 1}" if start > 1 else "at the start"
     return f"line {start}" if end == start else f"lines {start}-{end}"
+
+
+def _place(place: Place | None) -> str:
+    """' (p. 12 (iv))' for lines of a paged document, else ''."""
+    return "" if place is None else f" ({place.label()})"
 
 
 def _printable(line: str) -> str:

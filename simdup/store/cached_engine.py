@@ -36,6 +36,7 @@ from ..join.incremental import IncrementalJoin, Previous
 from ..join.local import LocalJoin
 from ..join.verify import VerifiedPair
 from ..readers import files as file_io
+from ..readers import readers_key
 from ..records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from .cache import Journal, Remembered, ScanCache, scan_key
 from .snapshot import DOC, Blobs, Outcome, Rows
@@ -82,7 +83,8 @@ class CachedScan:
         max_size: int,
     ) -> None:
         self.cache = cache
-        self.key = scan_key(params_key, bands, roots)
+        # The readers (their versions and libraries') make the texts: part of the key.
+        self.key = scan_key(params_key + readers_key(), bands, roots)
         self.settings = settings
         self.bands = bands
         self.keep_outcome = keep_outcome

@@ -118,10 +118,13 @@ class DocumentProcessor:
         )
 
     def process(
-        self, source: SourceFile, max_size: int, task: Callable[[str, str], T] | None = None
+        self,
+        source: SourceFile,
+        max_size: int,
+        task: Callable[[DecodedDocument], T] | None = None,
     ) -> tuple[FingerprintedDocument | SkippedFile, T | None, bytes]:
         """One file, read once: its fingerprint (read by its reader, ``simdup.readers``) or
-        the record of why it has none; ``task(path, text)`` of its text when it was
+        the record of why it has none; ``task(document)`` of its decoded document when it was
         fingerprinted (None otherwise, or when the task runs out of memory: the record still
         stands); and the xxh3-128 of its bytes (``b""`` when they could not be read), by which
         the scan cache knows the file again. One bad file never stops a run: even an
@@ -132,20 +135,20 @@ class DocumentProcessor:
         if isinstance(data, SkippedFile):
             return data, None, b""
         digest = xxhash.xxh3_128_digest(data)
-        text: str | None = None
+        document: DecodedDocument | None = None
 
         def decode() -> DecodedDocument | SkippedFile:
-            nonlocal text
+            nonlocal document
             decoded = document_of(path, documents_of(path, data))
             if task is not None and not isinstance(decoded, SkippedFile):
-                text = decoded.text
+                document = decoded
             return decoded
 
         result = self._guarded(path, decode)
-        if task is None or text is None or isinstance(result, SkippedFile):
+        if task is None or document is None or isinstance(result, SkippedFile):
             return result, None, digest
         try:
-            return result, task(path, text), digest
+            return result, task(document), digest
         except MemoryError:
             return result, None, digest
 
@@ -154,7 +157,7 @@ class DocumentProcessor:
         return self.process(source, max_size)[0]
 
     def file_with(
-        self, source: SourceFile, max_size: int, task: Callable[[str, str], T]
+        self, source: SourceFile, max_size: int, task: Callable[[DecodedDocument], T]
     ) -> tuple[FingerprintedDocument | SkippedFile, T | None]:
         """``process`` with a task: the file's record and what the task made of its text."""
         result, made, _ = self.process(source, max_size, task)

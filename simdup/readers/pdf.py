@@ -1,0 +1,317 @@
+"""The PDF reader: the text of a PDF as a reader sees it, paragraph by paragraph, page by page.
+
+Text comes from PDFium (``pypdfium2``: Apache-2.0/BSD-3; ~1 ms a page), which gives a page's
+text with a line break at the end of every printed line, and the box of every character. Every
+PDF extractor breaks paragraphs at each line end (``对中\\n文文本``), which splits Chinese words
+and joins nothing, so the lines are put back together the way they were printed:
+
+* a line starts a new paragraph when the gap above it is well over the page's usual line gap,
+  when it is indented against the line before, or when the line before stopped well short of
+  the text's right edge after a sentence's end; otherwise it continues the paragraph: with no
+  space between two CJK characters, with a word hyphenated across the break rejoined
+  (``docu-`` + ``ment``), with a Latin word cut without a hyphen rejoined when the document
+  prints the whole word elsewhere (writers that break Latin text as they break Chinese print
+  ``e`` + ``ven``), and with a space elsewhere; a change of font size starts a paragraph (a
+  heading and the text under it);
+* running headers and footers (lines at the top or the bottom of a page whose text, digits
+  ignored, is there on most pages) and page numbers standing alone there are dropped;
+* letter-spaced text (``T h e  T i t l e``) is closed up;
+* a paragraph cut by a page break is joined to its continuation on the next page.
+
+Paragraphs are separated by blank lines, so passages see their blocks. Each page is located by
+its number and, where it differs, its printed label (``thesis.pdf p. 12 (iv)``). A PDF with no
+text layer (a scan) is a skip record saying so; so is an encrypted one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import MissingExtraError
+from ..records import DecodedDocument, Locations, SkippedFile
+from .markup import FormatError
+
+
+def _median(values: Iterable[float]) -> float:
+    from statistics import median  # ~4 ms to import: when a PDF is read
+
+    return float(median(values))
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """A CJK character or CJK punctuation (compiled when a PDF is read: a scan of text files
+    imports this module, and a rescan's start-up counts)."""
+    from ..text.textscan import CJK_RANGE
+
+    return re.compile(f"[{CJK_RANGE}\u3000-\u303f\uff00-\uffef]")
+_SENTENCE_END = re.compile(r"[.!?。！？：:;；…)”’」』）]\s*$")
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*|第\s*)?(?:\d+|[ivxlcdm]+)(?:\s*页)?"
+    r"(?:\s*(?:/|of)\s*\d+)?(?:\s*[-–—])?\s*$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_SPACED = re.compile(r"^(?:\S ){3,}\S(?:\s{2,}(?:\S ){1,}\S)*$")
+
+
+@dataclass
+class _Line:
+    text: str
+    left: float
+    bottom: float
+    right: float
+    top: float
+    size: float = 0.0  # the font size of its first character
+
+    @property
+    def height(self) -> float:
+        return self.top - self.bottom
+
+
+def _page_lines(textpage: Any) -> list[_Line]:
+    """The printed lines of a page with their boxes (PDFium ends each with CR LF)."""
+    import pypdfium2.raw as pdfium_c
+    count = textpage.count_chars()
+    if count <= 0:
+        return []
+    text = textpage.get_text_range(0, count)
+    lines = []
+    start = 0
+    for segment in text.split("\r\n"):
+        end = start + len(segment)
+        stripped = segment.strip()
+        if stripped:
+            first = start + (len(segment) - len(segment.lstrip()))
+            last = start + len(segment.rstrip()) - 1
+            try:
+                left, bottom, _, top = textpage.get_charbox(first)
+                _, low, right, high = textpage.get_charbox(last)
+            except Exception:  # a character without a box: keep the line, place it last
+                left = bottom = right = top = low = high = 0.0
+            size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
+            lines.append(_Line(_unspaced(stripped), left, min(bottom, low), right,
+                               max(top, high), size))  # fmt: skip
+        start = end + 2
+    return lines
+
+
+def _unspaced(line: str) -> str:
+    """Letter-spaced text closed up: ``T h e  T i t l e`` is ``The Title``."""
+    if not _SPACED.match(line):
+        return line
+    return " ".join(word.replace(" ", "") for word in re.split(r"\s{2,}", line))
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_LAST_WORD = re.compile(r"[A-Za-z]+$")
+_FIRST_WORD = re.compile(r"^[a-z]+")
+
+
+def _vocabulary(pages: list[list[_Line]]) -> frozenset[str]:
+    """The Latin words printed whole in a document: those inside its lines (a line's first
+    and last words may be pieces of a word cut at the margin), lower case."""
+    words: set[str] = set()
+    for lines in pages:
+        for line in lines:
+            words.update(w.lower() for w in _LATIN_WORD.findall(line.text)[1:-1])
+    return frozenset(words)
+
+
+def _join(paragraph: str, line: str, words: frozenset[str] = frozenset()) -> str:
+    if not paragraph:
+        return line
+    if (
+        paragraph.endswith("-")
+        and len(paragraph) > 1
+        and paragraph[-2].isalpha()
+        and (line[:1].islower())
+    ):
+        return paragraph[:-1] + line  # a word hyphenated at the line's end
+    if _cjk().match(paragraph[-1]) and _cjk().match(line[0]):
+        return paragraph + line  # Chinese text re-wrapped: no space between the two lines
+    tail, head = _LAST_WORD.search(paragraph), _FIRST_WORD.match(line)
+    if tail and head:
+        # A word cut at the margin without a hyphen (a writer breaking Latin text as it
+        # breaks Chinese: "e" + "ven"): joined when the document prints the whole word
+        # elsewhere and not both pieces.
+        a, b = tail.group().lower(), head.group()
+        if a + b in words and not (a in words and b in words):
+            return paragraph + line
+    return paragraph + " " + line
+
+
+def _paragraphs(lines: list[_Line], words: frozenset[str] = frozenset()) -> list[str]:
+    """A page's lines put back into paragraphs (see the module docstring)."""
+    if not lines:
+        return []
+    heights = [ln.height for ln in lines if ln.height > 0]
+    height = _median(heights) if heights else 10.0
+    gaps = [
+        a.bottom - b.top for a, b in zip(lines, lines[1:], strict=False)
+        if 0 < a.bottom - b.top < 3 * height
+    ]  # fmt: skip
+    gap = _median(gaps) if gaps else height * 0.5
+    margin_left = min(ln.left for ln in lines)
+    margin_right = max(ln.right for ln in lines)
+    out: list[str] = []
+    current = ""
+    previous: _Line | None = None
+    for line in lines:
+        new = previous is None
+        if previous is not None:
+            space = previous.bottom - line.top
+            indented = line.left > previous.left + 1.5 * height and line.left > margin_left + height
+            short = previous.right < margin_right - 4 * height
+            resized = abs(line.size - previous.size) > 0.1 * max(line.size, previous.size)
+            new = (
+                resized  # a heading and the text under it
+                or space > gap + 0.6 * height
+                or space < -2 * height  # a new column, or a line above the last one
+                or indented
+                or (short and bool(_SENTENCE_END.search(previous.text)))
+            )
+        if new and current:
+            out.append(current)
+            current = ""
+        current = _join(current, line.text, words)
+        previous = line
+    if current:
+        out.append(current)
+    return out
+
+
+def _edges(lines: list[_Line]) -> tuple[set[int], set[int]]:
+    """The lines printed at the top and at the bottom of a page (within three line heights of
+    the highest and the lowest), by position: PDF writers often draw headers and footers after
+    the body, so they are not the first and last lines of the text."""
+    boxed = [ln for ln in lines if ln.height > 0]
+    if len(boxed) < 2:  # a page of one line has no header: the line is its text
+        return set(), set()
+    height = _median(ln.height for ln in boxed)
+    highest = max(ln.top for ln in boxed)
+    lowest = min(ln.bottom for ln in boxed)
+    top = {k for k, ln in enumerate(lines) if ln.height > 0 and ln.top >= highest - 3 * height}
+    bottom = {k for k, ln in enumerate(lines) if ln.height > 0 and ln.bottom <= lowest + 3 * height}
+    return top, bottom
+
+
+def _trimmed(pages: list[list[_Line]]) -> list[list[_Line]]:
+    """Pages without running headers and footers (a line at the top or the bottom of a page
+    whose text, digits aside, is there on most pages) and page numbers standing alone there."""
+    edges = [_edges(lines) for lines in pages]
+    seen: Counter[str] = Counter()
+    for lines, (top, bottom) in zip(pages, edges, strict=True):
+        seen.update({_DIGITS.sub("#", lines[k].text) for k in top | bottom})
+    running = (
+        {text for text, n in seen.items() if n >= max(3, 0.6 * len(pages))}
+        if len(pages) >= 3
+        else set()
+    )
+    out = []
+    for lines, (top, bottom) in zip(pages, edges, strict=True):
+        dropped = {
+            k
+            for k in top | bottom
+            if _DIGITS.sub("#", lines[k].text) in running or _PAGE_NUMBER.match(lines[k].text)
+        }
+        out.append([ln for k, ln in enumerate(lines) if k not in dropped])
+    return out
+
+
+def pdf_text(data: bytes) -> tuple[str, Locations | None, int]:
+    """The text of a PDF, the place of each page in it, and its number of pages."""
+    try:
+        import pypdfium2 as pdfium
+    except ImportError as exc:
+        raise MissingExtraError("reading PDF", "docs") from exc
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise FormatError("encrypted (password-protected)") from exc
+        raise FormatError(f"not a readable PDF ({exc})") from exc
+    try:
+        count = len(document)
+        pages: list[list[_Line]] = []
+        labels: list[str] = []
+        for number in range(count):
+            try:
+                page = document[number]
+            except pdfium.PdfiumError as exc:  # a page tree that loops, a damaged page
+                raise FormatError(f"page {number + 1} cannot be read ({exc})") from exc
+            textpage = page.get_textpage()
+            try:
+                pages.append(_page_lines(textpage))
+            finally:
+                textpage.close()
+                page.close()
+            label = document.get_page_label(number) or ""
+            labels.append(f"{number + 1} ({label})" if label and label != str(number + 1)
+                          else str(number + 1))  # fmt: skip
+    finally:
+        document.close()
+    parts: list[str] = []
+    starts: list[int] = []
+    size = 0
+    page_labels: list[str] = []
+    pages = _trimmed(pages)
+    words = _vocabulary(pages)
+    for lines, label in zip(pages, labels, strict=True):
+        paragraphs = _paragraphs(lines, words)
+        if not paragraphs:
+            continue
+        if (
+            parts
+            and not _SENTENCE_END.search(parts[-1])
+            and (paragraphs[0][:1].islower() or _cjk().match(paragraphs[0][:1] or " "))
+        ):
+            # The last paragraph of the page before goes on here: one paragraph, and the page
+            # starts where its continuation does.
+            first = paragraphs[0]
+            joined = _join(parts[-1], first, words)
+            starts.append(size - len(parts[-1]) + len(joined) - len(first))
+            page_labels.append(label)
+            size += len(joined) - len(parts[-1])
+            parts[-1] = joined
+            if len(paragraphs) > 1:
+                parts.append("\n\n" + "\n\n".join(paragraphs[1:]))
+                size += len(parts[-1])
+            continue
+        prefix = "\n\n" if parts else ""
+        starts.append(size + len(prefix))
+        page_labels.append(label)
+        parts.append(prefix + "\n\n".join(paragraphs))
+        size += len(parts[-1])
+    text = "".join(parts)
+    locations = Locations("page", tuple(starts), tuple(page_labels)) if starts else None
+    return text, locations, count
+
+
+class PdfReader:
+    """PDF documents."""
+
+    name = "pdf"
+    version = "1"
+    extensions: tuple[str, ...] = (".pdf",)
+    contained = True
+    libraries: tuple[str, ...] = ("pypdfium2",)
+
+    def sniff(self, head: bytes) -> bool:
+        # The header may follow a little junk (the specification allows 1,024 bytes).
+        return b"%PDF-" in head[:1024]
+
+    def read(
+        self, path: str, data: bytes, hint: str | None = None
+    ) -> Iterator[DecodedDocument | SkippedFile]:
+        text, locations, pages = pdf_text(data)
+        if not text.strip():
+            why = "no text layer (a scanned PDF? simdup reads text, not images)"
+            yield SkippedFile(path, "decode", why if pages else "a PDF without pages")
+            return
+        yield DecodedDocument(path, text, "pdf", "pdfium", 1.0, len(data), locations)
