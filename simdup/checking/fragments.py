@@ -61,7 +61,9 @@ class FragmentRule:
 
     def describe(self) -> dict[str, float | int]:
         return {
-            "min_match_words": self.min_match,
+            "min_match_words": int(self.min_match)
+            if float(self.min_match).is_integer()
+            else self.min_match,
             "min_match_cjk_chars": round(self.min_match * 13 / 8),
             "gap": self.gap,
             "min_density": self.min_density,
