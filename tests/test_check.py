@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
 from simdup.checking import CheckOptions, Corpus, FragmentRule, check, check_document
-from simdup.checking.fragments import SourceIndex, align
+from simdup.algorithms.fragments import SourceIndex, align
 from simdup.checking.rules import headings, quoted_ranges, reference_ranges, sections
 from simdup.cli import cli
 from simdup.records import DecodedDocument
@@ -200,16 +200,15 @@ def test_source_index_finds_every_source_sharing_a_sentence():
         texts[n] = f"{texts[n]} {sentence}"
     index = SourceIndex(FragmentRule())
     for text in texts:
-        index.add(tokenize(text))
-    assert index.candidates(tokenize(f"{words(71, 50)} {sentence}")) == [3, 17, 29]
+        index.add(tokenize(text).hashes)
+    assert index.candidates(tokenize(f"{words(71, 50)} {sentence}").hashes) == [3, 17, 29]
 
 
 def test_align_reports_the_longest_of_repeated_matches():
     sentence = words(80, 12)
+    query = tokenize(f"{sentence} {words(81, 20)}")
     found = align(
-        tokenize(f"{sentence} {words(81, 20)}"),
-        tokenize(f"{sentence} x {sentence}"),
-        FragmentRule(),
+        query.hashes, query.weights, tokenize(f"{sentence} x {sentence}").hashes, FragmentRule()
     )
     assert len(found) == 1
 

@@ -59,7 +59,10 @@ def winnow(kgrams: np.ndarray, w: int) -> np.ndarray:
     # argmin takes the leftmost minimum: on the reversed windows it is the rightmost.
     rightmost = w - 1 - np.argmin(windows[:, ::-1], axis=1)
     chosen = np.arange(windows.shape[0], dtype=np.int64) + rightmost
-    return np.unique(chosen)
+    # The rightmost minimum never moves left as the window slides: distinct = changed.
+    changed = np.ones(chosen.size, dtype=bool)
+    changed[1:] = chosen[1:] != chosen[:-1]
+    return chosen[changed]
 
 
 def guaranteed_run(k: int, w: int) -> int:

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from ..__about__ import __version__
+from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..records import DecodedDocument, Locations, Place, SkippedFile
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
-from .fragments import FragmentRule, Match, SourceIndex, align
 from .records import (
     CheckResult,
     CheckWarning,
@@ -90,7 +90,7 @@ class Corpus:
 
     def add(self, document: DecodedDocument, *, own: bool = False) -> None:
         tokens = tokenize(document.text)
-        self.index.add(tokens)
+        self.index.add(tokens.hashes)
         self.sources.append(_Source(document.path, own, document.text, tokens, document.locations))
 
     def add_paths(
@@ -120,9 +120,10 @@ class Corpus:
     def matches(self, tokens: Tokens) -> list[tuple[_Source, list[Match]]]:
         """Each source that ``tokens`` share copied fragments with, and the fragments."""
         found = []
-        for number in self.index.candidates(tokens):
+        weights = tokens.weights
+        for number in self.index.candidates(tokens.hashes):
             source = self.sources[number]
-            matches = align(tokens, source.tokens, self.rule)
+            matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
             if matches:
                 found.append((source, matches))
         return found

@@ -20,15 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.hashing import token_hash
+from .normalize import DEFAULT_IGNORABLE
 
-# Ideographs (the basic block, extension A, compatibility ideographs) and kana: one token each.
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"([{CJK_CHARS}])|([^\W_{CJK_CHARS}]+)")
-# Characters a reader does not see: a copy can be hidden from a checker by putting them
-# inside words.
-INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
-_INVISIBLE = re.compile(f"[{INVISIBLE}]")
+# Characters a reader does not see (the scan's default-ignorable ones): a copy can be hidden
+# from a checker by putting them inside words.
+_INVISIBLE = re.compile(
+    "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in DEFAULT_IGNORABLE) + "]"
+)
 # Cyrillic and Greek letters drawn like Latin ones (after case folding).
 LOOK_ALIKES = str.maketrans(
     {
@@ -48,16 +46,98 @@ CJK_WEIGHT = 8 / 13
 
 
 def fold(word: str) -> str:
-    """How a token is compared: NFKC, case folded, look-alike letters read as Latin."""
-    return unicodedata.normalize("NFKC", word).casefold().translate(LOOK_ALIKES)
+    """How a token is compared, character by character: NFKC, case folded, look-alike letters
+    read as Latin (a character whose folded form is several characters, such as "ß", stays
+    itself)."""
+    return "".join(_fold_char(ch) for ch in word)
+
+
+def _fold_char(ch: str) -> str:
+    folded = unicodedata.normalize("NFKC", ch).casefold().translate(LOOK_ALIKES)
+    return folded if len(folded) == 1 else ch
+
+
+# Character classes of the basic multilingual plane, built once per process: 0 separates
+# tokens, 1 is a word character, 2 a CJK character, 3 is invisible (skipped inside a word).
+_SEPARATOR, _WORD_CHAR, _CJK_CHAR, _INVISIBLE_CHAR = 0, 1, 2, 3
+_TABLES: tuple[np.ndarray, np.ndarray] | None = None
+_CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+# Ideographs outside the basic plane (extensions B to F): CJK characters too.
+_CJK_ASTRAL = (0x20000, 0x2FA1F)
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """The class of every BMP character and its folded code point."""
+    global _TABLES
+    if _TABLES is None:
+        chars = [chr(c) for c in range(0x10000)]
+        kind = np.fromiter(
+            (_WORD_CHAR if ch.isalnum() else _SEPARATOR for ch in chars), np.uint8, 0x10000
+        )
+        for lo, hi in _CJK_RANGES:
+            kind[lo : hi + 1] = _CJK_CHAR
+        for lo, hi in DEFAULT_IGNORABLE:
+            if lo < 0x10000:
+                kind[lo : min(hi, 0xFFFF) + 1] = _INVISIBLE_CHAR
+        folded = np.arange(0x10000, dtype=np.uint64)
+        for c in np.flatnonzero(kind == _WORD_CHAR).tolist():
+            folded[c] = ord(_fold_char(chars[c]))
+        _TABLES = kind, folded
+    return _TABLES
+
+
+def _classify(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    kind_table, fold_table = _tables()
+    basic = codes < 0x10000
+    if basic.all():
+        return kind_table[codes], fold_table[codes]
+    kind = np.zeros(codes.size, dtype=np.uint8)
+    folded = codes.astype(np.uint64)
+    kind[basic] = kind_table[codes[basic]]
+    folded[basic] = fold_table[codes[basic]]
+    for c in np.unique(codes[~basic]).tolist():
+        at = codes == c
+        ignorable = any(lo <= c <= hi for lo, hi in DEFAULT_IGNORABLE)
+        if ignorable:
+            kind[at] = _INVISIBLE_CHAR
+        elif _CJK_ASTRAL[0] <= c <= _CJK_ASTRAL[1]:
+            kind[at] = _CJK_CHAR
+        elif chr(c).isalnum():
+            kind[at] = _WORD_CHAR
+            folded[at] = ord(_fold_char(chr(c)))
+    return kind, folded
+
+
+# A token's hash: a polynomial of its folded code points modulo 2**64 (computed for a whole
+# text with prefix sums: ``_BASE`` is odd, so it has an inverse), then mixed by splitmix64's
+# finaliser. Integer arithmetic only: the same on every machine and in every process.
+_BASE = 0x9E3779B97F4A7C15
+_BASE_INVERSE = pow(_BASE, -1, 1 << 64)
+
+
+def _powers(base: int, n: int) -> np.ndarray:
+    powers = np.full(n, base, dtype=np.uint64)
+    if n:
+        powers[0] = 1
+    out: np.ndarray = np.cumprod(powers, dtype=np.uint64)
+    return out
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    z = z ^ (z >> np.uint64(30))
+    z = z * np.uint64(0xBF58476D1CE4E5B9)
+    z = z ^ (z >> np.uint64(27))
+    z = z * np.uint64(0x94D049BB133111EB)
+    mixed: np.ndarray = z ^ (z >> np.uint64(31))
+    return mixed
 
 
 @dataclass(frozen=True)
 class Tokens:
     """A text's tokens as parallel arrays: character offsets ``starts``/``ends`` (in the text
-    as given), the stable hash of the folded token, whether it is a CJK character, and its
-    *units*: the characters it counts for in a ratio (a CJK character 1, a word its letters and
-    digits)."""
+    as given), the stable 64-bit hash of the folded token, whether it is a CJK character, and
+    its *units*: the characters it counts for in a ratio (a CJK character 1, a word its letters
+    and digits)."""
 
     starts: np.ndarray  # int64
     ends: np.ndarray  # int64
@@ -80,43 +160,34 @@ class Tokens:
 
 
 def tokenize(text: str) -> Tokens:
-    """The tokens of ``text`` with their offsets in it (invisible characters skipped)."""
-    where: np.ndarray | None = None
-    scanned = text
-    if _INVISIBLE.search(text):
-        # Tokens are found in the text without them; ``where`` maps back to the text's offsets.
-        kept = [i for i, ch in enumerate(text) if ch not in INVISIBLE]
-        scanned = "".join(text[i] for i in kept)
-        where = np.array([*kept, len(text)], dtype=np.int64)
-    starts: list[int] = []
-    ends: list[int] = []
-    hashes: list[int] = []
-    cjk: list[bool] = []
-    units: list[int] = []
-    memo: dict[str, int] = {}
-    for match in _TOKEN.finditer(scanned):
-        word = match.group()
-        value = memo.get(word)
-        if value is None:
-            value = memo[word] = token_hash(fold(word))
-        starts.append(match.start())
-        ends.append(match.end())
-        hashes.append(value)
-        is_cjk = match.lastindex == 1
-        cjk.append(is_cjk)
-        units.append(1 if is_cjk else len(word))
-    start_array = np.array(starts, dtype=np.int64)
-    end_array = np.array(ends, dtype=np.int64)
-    if where is not None:
-        start_array = where[start_array]
-        end_array = where[end_array - 1] + 1 if end_array.size else end_array
-    return Tokens(
-        start_array,
-        end_array,
-        np.array(hashes, dtype=np.uint64),
-        np.array(cjk, dtype=bool),
-        np.array(units, dtype=np.int64),
-    )
+    """The tokens of ``text`` with their offsets in it (invisible characters skipped), for a
+    whole text in a few array operations."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    kind, folded = _classify(codes)
+    # Invisible characters are taken out first: a word they sit in stays one word.
+    kept = np.flatnonzero(kind != _INVISIBLE_CHAR)
+    if kept.size != codes.size:
+        kind, folded = kind[kept], folded[kept]
+    n = kind.size
+    is_word = kind == _WORD_CHAR
+    is_cjk = kind == _CJK_CHAR
+    # A token starts at a CJK character, or at a word character after a non-word one.
+    previous_word = np.zeros(n, dtype=bool)
+    previous_word[1:] = is_word[:-1]
+    begins = np.flatnonzero(is_cjk | (is_word & ~previous_word))
+    next_word = np.zeros(n, dtype=bool)
+    next_word[:-1] = is_word[1:]
+    ends = np.flatnonzero(is_cjk | (is_word & ~next_word)) + 1
+    cjk = is_cjk[begins]
+    # Prefix sums of code * BASE**i: a token's sum times BASE**-start is its polynomial.
+    prefix = np.zeros(n + 1, dtype=np.uint64)
+    np.cumsum(folded * _powers(_BASE, n), out=prefix[1:])
+    raw = (prefix[ends] - prefix[begins]) * _powers(_BASE_INVERSE, n)[begins] if n else prefix[:0]
+    hashes = _mix(raw ^ (ends - begins).astype(np.uint64))
+    units = (ends - begins).astype(np.int64)
+    if kept.size != codes.size:
+        begins, ends = kept[begins], kept[ends - 1] + 1
+    return Tokens(begins.astype(np.int64), ends.astype(np.int64), hashes, cjk, units)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
 """Copied fragments between two token sequences, down to one sentence.
 
+Arrays in, arrays out: a sequence is its tokens' 64-bit hashes (``hashing.token_hash`` of the
+folded token) and their weights (how much of a word each token counts for).
+
 Three steps, each on arrays:
 
 1. **Candidates** (``SourceIndex``): every source keeps only its winnowed k-gram fingerprints
@@ -23,9 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
 from ..errors import ConfigError
-from ..text.tokens import Tokens
+from .winnowing import guaranteed_run, kgram_hashes, winnow
 
 # Seeds are k-grams of this many tokens: short enough that a sentence with an edit every few
 # words keeps seeds, long enough that unrelated texts share few.
@@ -72,10 +74,11 @@ class FragmentRule:
             "guaranteed_run": guaranteed_run(self.kgram, self.window),
         }
 
-    def judge(self, tokens: Tokens, first: int, last: int, matched: np.ndarray) -> bool:
-        """Whether tokens ``first..last`` of the checked side, of which ``matched`` (bool over
-        them) are in matched runs, are a copied fragment."""
-        weights = tokens.weights[first : last + 1]
+    def judge(self, weights: np.ndarray, first: int, last: int, matched: np.ndarray) -> bool:
+        """Whether tokens ``first..last`` of the checked side (``weights``: every token's, in
+        words), of which ``matched`` (bool over them) are in matched runs, are a copied
+        fragment."""
+        weights = weights[first : last + 1]
         if float(weights[matched].sum()) < self.min_match - 1e-9:
             return False
         return float(matched.mean()) >= self.min_density
@@ -124,11 +127,14 @@ def _runs(q: np.ndarray, s: np.ndarray) -> np.ndarray:
     return runs[np.argsort(runs[:, 0], kind="stable")]
 
 
-def align(query: Tokens, source: Tokens, rule: FragmentRule) -> list[Match]:
-    """The copied fragments of ``query`` found in ``source`` (ordered by their place in the
-    query; overlapping ones resolved to the longest)."""
+def align(
+    query: np.ndarray, weights: np.ndarray, source: np.ndarray, rule: FragmentRule
+) -> list[Match]:
+    """The copied fragments of the token sequence ``query`` (its tokens' hashes and weights)
+    found in ``source`` (hashes), ordered by their place in the query, overlapping ones
+    resolved to the longest."""
     k = rule.kgram
-    qk, sk = kgram_hashes(query.hashes, k), kgram_hashes(source.hashes, k)
+    qk, sk = kgram_hashes(query, k), kgram_hashes(source, k)
     if qk.size == 0 or sk.size == 0:
         return []
     q, s = _seeds(qk, sk, rule.max_occurrences)
@@ -173,7 +179,7 @@ def align(query: Tokens, source: Tokens, rule: FragmentRule) -> list[Match]:
         for row in rows:
             q0, q1, _ = runs[row]
             matched[q0 - first : q1 - first + k] = True
-        if rule.judge(query, first, last, matched):
+        if rule.judge(weights, first, last, matched):
             found.append(Match(first, last, chain[2], chain[3], int(matched.sum())))
     return _longest_first(found)
 
@@ -194,6 +200,14 @@ def _longest_first(found: list[Match]) -> list[Match]:
     return sorted(kept, key=lambda m: (m.first, m.source_first))
 
 
+def fingerprints(hashes: np.ndarray, rule: FragmentRule) -> np.ndarray:
+    """The distinct winnowed k-gram hashes of a token sequence (``uint64``, ascending): what
+    an index keeps of a source."""
+    kgrams = kgram_hashes(hashes, rule.kgram)
+    found: np.ndarray = np.unique(kgrams[winnow(kgrams, rule.window)])
+    return found
+
+
 class SourceIndex:
     """The winnowed k-gram fingerprints of many sources, to find which of them a checked
     document shares a run of at least ``guaranteed_run`` tokens with."""
@@ -205,26 +219,29 @@ class SourceIndex:
         self._sorted: tuple[np.ndarray, np.ndarray] | None = None
         self.size = 0
 
-    def add(self, tokens: Tokens) -> int:
-        """Index one source; returns its number (0, 1, ...)."""
-        kgrams = kgram_hashes(tokens.hashes, self.rule.kgram)
-        kept = np.unique(kgrams[winnow(kgrams, self.rule.window)])
+    def add(self, hashes: np.ndarray) -> int:
+        """Index one source (its tokens' hashes); returns its number (0, 1, ...)."""
+        self.add_fingerprints(fingerprints(hashes, self.rule))
+        return self.size - 1
+
+    def add_fingerprints(self, kept: np.ndarray) -> None:
+        """Index one source by its ``fingerprints``."""
         self._hashes.append(kept)
         self._owners.append(np.full(kept.size, self.size, dtype=np.int64))
         self._sorted = None
         self.size += 1
-        return self.size - 1
 
-    def candidates(self, tokens: Tokens) -> list[int]:
-        """The sources sharing at least one fingerprint with ``tokens`` (ascending), a
-        fingerprint held by more than ``max_occurrences`` sources counting for none."""
+    def candidates(self, sequence: np.ndarray) -> list[int]:
+        """The sources sharing at least one fingerprint with the token sequence ``sequence``
+        (ascending), a fingerprint held by more than ``max_occurrences`` sources counting for
+        none."""
         if self._sorted is None:
             hashes = np.concatenate(self._hashes) if self._hashes else np.empty(0, np.uint64)
             owners = np.concatenate(self._owners) if self._owners else np.empty(0, np.int64)
             order = np.argsort(hashes, kind="stable")
             self._sorted = hashes[order], owners[order]
         hashes, owners = self._sorted
-        query = np.unique(kgram_hashes(tokens.hashes, self.rule.kgram))
+        query = np.unique(kgram_hashes(sequence, self.rule.kgram))
         if query.size == 0 or hashes.size == 0:
             return []
         lo = np.searchsorted(hashes, query, "left")
