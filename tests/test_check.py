@@ -16,9 +16,9 @@ from conftest import pseudo_words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simdup.algorithms.fragments import SourceIndex, align
 from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
 from simdup.checking import CheckOptions, Corpus, FragmentRule, check, check_document
-from simdup.algorithms.fragments import SourceIndex, align
 from simdup.checking.rules import headings, quoted_ranges, reference_ranges, sections
 from simdup.cli import cli
 from simdup.records import DecodedDocument

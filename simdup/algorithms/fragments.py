@@ -45,7 +45,7 @@ class FragmentRule:
     gap: int = 4
     min_density: float = 0.5
     kgram: int = KGRAM
-    max_occurrences: int = 64
+    max_occurrences: int = 8
 
     def __post_init__(self) -> None:
         if self.min_match < self.kgram:
@@ -127,6 +127,25 @@ def _runs(q: np.ndarray, s: np.ndarray) -> np.ndarray:
     return runs[np.argsort(runs[:, 0], kind="stable")]
 
 
+def _clustered(runs: np.ndarray, k: int, reach: int, min_match: float) -> np.ndarray:
+    """The runs that may belong to a fragment: runs no more than ``reach`` tokens apart (on
+    the checked side, whatever the source side) form a cluster, which holds every chain its
+    runs could make; a cluster whose runs hold fewer than ``min_match`` tokens in all (a token
+    weighs at most one word) cannot make a fragment, and its runs go (most seeds of two
+    unrelated texts are a common phrase here and there)."""
+    if runs.shape[0] == 0:
+        return runs
+    ends = runs[:, 1] + k - 1
+    lengths = runs[:, 1] - runs[:, 0] + k
+    furthest = np.maximum.accumulate(ends)
+    new = np.ones(runs.shape[0], dtype=bool)
+    new[1:] = runs[1:, 0] - furthest[:-1] > reach
+    cluster = np.cumsum(new) - 1
+    held = np.bincount(cluster, weights=lengths)
+    kept: np.ndarray = runs[held[cluster] >= min_match - 1e-9]
+    return kept
+
+
 def align(
     query: np.ndarray, weights: np.ndarray, source: np.ndarray, rule: FragmentRule
 ) -> list[Match]:
@@ -140,9 +159,11 @@ def align(
     q, s = _seeds(qk, sk, rule.max_occurrences)
     if q.size == 0:
         return []
-    runs = _runs(q, s)
     reach = rule.gap + 1  # tokens between two runs, plus one
-    # Open chains: [q_first, q_end, s_first, s_end, run rows...]; ends are the last tokens.
+    runs = _clustered(_runs(q, s), k, reach, rule.min_match)
+    if runs.size == 0:
+        return []
+    # Chains: [q_first, q_end, s_first, s_end, tokens in its runs]; ends are the last tokens.
     chains: list[list[int]] = []
     open_chains: list[int] = []
     members: list[list[int]] = []
@@ -167,13 +188,16 @@ def align(
             chain = chains[best]
             chain[1] = max(chain[1], q_end)
             chain[3] = max(chain[3], s_end)
+            chain[4] += q1 - q0 + k
             members[best].append(row)
         else:
-            chains.append([q0, q_end, s0, s_end])
+            chains.append([q0, q_end, s0, s_end, q1 - q0 + k])
             members.append([row])
             open_chains.append(len(chains) - 1)
     found: list[Match] = []
     for chain, rows in zip(chains, members, strict=True):
+        if chain[4] < rule.min_match - 1e-9:
+            continue  # fewer tokens in its runs than a fragment's words: judged already
         first, last = chain[0], chain[1]
         matched = np.zeros(last - first + 1, dtype=bool)
         for row in rows:

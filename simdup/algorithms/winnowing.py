@@ -62,7 +62,8 @@ def winnow(kgrams: np.ndarray, w: int) -> np.ndarray:
     # The rightmost minimum never moves left as the window slides: distinct = changed.
     changed = np.ones(chosen.size, dtype=bool)
     changed[1:] = chosen[1:] != chosen[:-1]
-    return chosen[changed]
+    kept: np.ndarray = chosen[changed]
+    return kept
 
 
 def guaranteed_run(k: int, w: int) -> int:

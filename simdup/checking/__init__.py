@@ -3,9 +3,9 @@ to a sentence, the copy ratio with and without quotations and the author's own w
 sources, and a ratio per section.
 
 ``simdup.algorithms.fragments`` finds copied fragments between token sequences (winnowed
-k-grams, exact runs, runs chained across small edits); ``rules`` reads a document's quotations, reference list,
-citation markers and sections; ``check`` puts them together (``check``, ``check_document``);
-``records`` holds what the reports render.
+k-grams, exact runs, runs chained across small edits); ``rules`` reads a document's
+quotations, reference list, citation markers and sections; ``check`` puts them together
+(``check``, ``check_document``); ``records`` holds what the reports render.
 """
 
 from __future__ import annotations

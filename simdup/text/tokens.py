@@ -158,6 +158,23 @@ class Tokens:
         """The character offsets of tokens ``first..last`` (inclusive)."""
         return int(self.starts[first]), int(self.ends[last])
 
+    def outside(self, ranges: list[tuple[int, int]]) -> Tokens:
+        """The tokens that do not start inside one of ``ranges`` (character offsets)."""
+        if not ranges:
+            return self
+        bounds = np.array(ranges, dtype=np.int64).reshape(-1, 2)
+        lo = np.searchsorted(self.starts, bounds[:, 0], "left")
+        hi = np.searchsorted(self.starts, bounds[:, 1], "left")
+        # +1 where a range starts, -1 where it ends: a token is inside where the sum is > 0.
+        depth = np.zeros(len(self) + 1, dtype=np.int64)
+        np.add.at(depth, lo, 1)
+        np.add.at(depth, hi, -1)
+        inside = np.cumsum(depth[:-1]) > 0
+        keep = ~inside
+        return Tokens(
+            self.starts[keep], self.ends[keep], self.hashes[keep], self.cjk[keep], self.units[keep]
+        )
+
 
 def tokenize(text: str) -> Tokens:
     """The tokens of ``text`` with their offsets in it (invisible characters skipped), for a
