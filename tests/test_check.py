@@ -427,3 +427,15 @@ def test_the_library_call_checks_against_folders(refs: Path, tmp_path: Path):
     shutil.copy(thesis, refs / "copy-of-nothing.md")
     inside = check([str(refs / "web.md")], against=[str(refs)])
     assert all(s.source != str(refs / "web.md") for s in inside.documents[0].sources)
+
+
+def test_html_report_from_the_command_line(refs: Path, tmp_path: Path):
+    pytest.importorskip("lxml")
+    thesis = tmp_path / "thesis.docx"
+    shutil.copy(FORMATS / "thesis.docx", thesis)
+    out = tmp_path / "report.html"
+    result = invoke("check", str(thesis), "--against", str(refs), "-f", "html", "-o", str(out))
+    assert result.exit_code == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and 'class="copied' in page
+    assert "web.md" in page and "simdup-check/1" in page
