@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-speed bench-store bench-scale bench-formats clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-formats clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,16 @@ bench-quality: $(BENCH_VENV)/.installed
 # Duplicated passages: copies planted in the set's documents with known line ranges (precision,
 # recall, line-boundary error). PASSAGES_ARGS=--grid re-chooses the defaults; --speed times them.
 bench-passages: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/passages.py --bench $(SHARED)/bench/visible $(PASSAGES_ARGS)
+
+# The duplicate check (simdup.checking) on two public corpora that are not in the repository,
+# read from SIMDUP_SHORT_ANSWERS=DIR (Clough & Stevenson's short answers) and SIMDUP_PAN=DIR
+# (the PAN 2013 text alignment test corpus); SIMDUP_PYTHON2="python2" (with numpy) runs PAN's
+# official scorer beside ours. CHECK_ARGS=--quick: 200 pairs of each PAN subset. Then the
+# passage benchmark, as bench-passages runs it.
+CHECK_ARGS ?=
+bench-check: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/check.py $(CHECK_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/passages.py --bench $(SHARED)/bench/visible $(PASSAGES_ARGS)
 
 # scan with and without --passages on the visible set, alternating, medians (part of make bench).

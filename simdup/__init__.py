@@ -14,6 +14,7 @@ from .params import ALGORITHM_VERSION, FeatureParams
 if TYPE_CHECKING:
     from .algorithms.index import BlockIndex, near_pairs
     from .algorithms.simhash import hamming
+    from .checking import CheckOptions, CheckResult, DocumentCheck, FragmentRule, check
     from .comparing import compare
     from .options import ScanOptions
     from .records import (
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 # rescan answered from the cache needs no segmenter, no index store, no comparison).
 _LAZY = {
     "compare": "comparing",
+    "check": "checking",
+    "CheckOptions": "checking",
+    "CheckResult": "checking",
+    "DocumentCheck": "checking",
+    "FragmentRule": "checking",
     "BlockIndex": "algorithms.index",
     "near_pairs": "algorithms.index",
     "ScanOptions": "options",
@@ -64,12 +70,16 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ALGORITHM_VERSION",
     "BlockIndex",
+    "CheckOptions",
+    "CheckResult",
     "Cluster",
     "ClusterMember",
     "Comparison",
     "ConfigError",
+    "DocumentCheck",
     "DuplicatePair",
     "FeatureParams",
+    "FragmentRule",
     "Index",
     "IndexMatch",
     "IndexStats",
@@ -80,6 +90,7 @@ __all__ = [
     "SimdupError",
     "SkippedFile",
     "__version__",
+    "check",
     "compare",
     "fingerprint",
     "hamming",

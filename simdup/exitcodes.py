@@ -99,3 +99,17 @@ def query_exit_code(*, matched: int, failed: int, fail_on_duplicates: bool) -> E
     if fail_on_duplicates and matched:
         return ExitCode.DUPLICATES_FOUND
     return files_exit_code(failed)
+
+
+def check_exit_code(
+    *, over_limit: int, unread: int, skipped: int, strict: bool
+) -> ExitCode:
+    """``check``: 1 when a document's ratio is above ``--max-ratio`` (or, with
+    ``--fail-on-duplicates``, when it has any copied fragment); else 3 when a document named
+    to be checked could not be read (``unread``), or with ``--strict`` when a source could not
+    be (``skipped``); else 0."""
+    if over_limit:
+        return ExitCode.DUPLICATES_FOUND
+    if unread or (strict and skipped):
+        return ExitCode.FILES_SKIPPED
+    return ExitCode.OK

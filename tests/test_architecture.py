@@ -28,6 +28,7 @@ FOLDERS = {
     "engines": 3,
     "join": 3,
     "passages": 3,
+    "checking": 3,
     "store": 3,
     "distributed": 3,
     "report": 4,

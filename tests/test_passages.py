@@ -436,9 +436,11 @@ def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Pa
         (tree / f"c{n}.txt").write_text("\n".join(_seed(name)), "utf-8")
     options = resolve_options(None, {"jobs": 1})
     sources = find_files([str(tree)], options.discovery).files
+    # Short copies too (min_match): the code snippets the seed articles share.
     again = find_passages(sources, options, PassageOptions())
+    assert any(p.a.words < PassageOptions().min_words for p in again.pairs)
     for jobs in (1, 2):
-        once = scan_passages([str(tree)], jobs=jobs)
+        once = scan_passages([str(tree)], passages=PassageOptions(), jobs=jobs)
         assert once.passages == again.pairs
         assert once.repeated_passages == again.repeated
         assert once.pairs == scan([str(tree)], jobs=jobs).pairs
@@ -533,3 +535,71 @@ def test_distinct_runs_refuse_bounds_that_do_not_fit() -> None:
             _distinct_runs(values, b)
         with pytest.raises(ValueError, match="bounds"):
             distinct_runs_python(values, b)
+
+
+# -- short passages: copies shorter than a window ---------------------------------------------
+
+
+def _prose(seed: int, n: int) -> str:
+    from conftest import pseudo_words
+
+    return pseudo_words(seed, n)
+
+
+def test_a_sentence_shorter_than_a_window_is_a_passage(tmp_path: Path) -> None:
+    """A 25-word sentence (under the 40-word window) copied into a different document is found
+    with its lines and characters; re-wrapped on the other side, too."""
+    sentence = " ".join(_prose(900, 25).split())
+    a = f"{_prose(901, 200)}\n{sentence}\n{_prose(902, 100)}"
+    wrapped = sentence.replace(" ", "\n", 3)
+    b = f"{_prose(903, 150)}\n\n{wrapped}\n\n{_prose(904, 150)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
+    assert a[p.a.start_char : p.a.end_char] == sentence
+    assert " ".join(b[p.b.start_char : p.b.end_char].split()) == sentence
+    assert p.b.end_line - p.b.start_line == 3
+    # Off (a scan's default: --passage-min-match 0): windows only, too short for one.
+    assert scan_passages([str(tmp_path)], jobs=1).passages == ()
+    # From the command line: off in a scan unless asked, on in compare.
+    scanned = CliRunner().invoke(cli, ["scan", str(tmp_path), "--passages", "-f", "json"])
+    assert json.loads(scanned.stdout)["passages"] == []
+    asked = ["scan", str(tmp_path), "--passages", "--passage-min-match", "20", "-f", "json"]
+    assert len(json.loads(CliRunner().invoke(cli, asked).stdout)["passages"]) == 1
+    compared = ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    found = CliRunner().invoke(cli, [*compared, "--passages", "-f", "json"])
+    assert len(json.loads(found.stdout)["passages"]) == 1
+
+
+def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
+    """A fenced code block, HTML inside it included, copied between two Markdown documents."""
+    code = (
+        '<div class="note">\n<a href="https://example.org/x">link</a>\n</div>\n'
+        "def scan(paths, limit):\n    for path in paths:\n"
+        "        text = read_file(path, max_size=limit, encoding=detect(path))\n"
+        "        yield fingerprint(text, weights=idf_table, bits=64)\n"
+    )
+    (tmp_path / "a.md").write_text(f"# A\n\n{_prose(910, 150)}\n```html\n{code}```\n", "utf-8")
+    (tmp_path / "b.md").write_text(f"# B\n\n```\n{code}```\n\n{_prose(911, 150)}\n", "utf-8")
+    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
+    text_a = (tmp_path / "a.md").read_text("utf-8")
+    assert "div class" in text_a[p.a.start_char : p.a.end_char]
+    assert "yield fingerprint" in text_a[p.a.start_char : p.a.end_char]
+
+
+def test_a_short_document_copied_whole_is_a_passage_of_the_longer(tmp_path: Path) -> None:
+    """A note too short to fingerprint as a document (fewer distinct words than a scan
+    needs), pasted whole into a longer one: a passage between the two."""
+    note = (
+        "the cache is kept for each root and the rescan of it then costs only what has "
+        "changed since the last scan of the same root was made"
+    )
+    (tmp_path / "note.txt").write_text(note + "\n", "utf-8")
+    long = f"{_prose(920, 200)}\n\n{note}\n\n{_prose(921, 200)}"
+    (tmp_path / "long.txt").write_text(long, "utf-8")
+    result = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1)
+    assert [s.path for s in result.skipped] == [str(tmp_path / "note.txt")]  # too short
+    (p,) = result.passages
+    sides = {p.a.path: p.a, p.b.path: p.b}
+    inside = sides[str(tmp_path / "long.txt")]
+    assert long[inside.start_char : inside.end_char] == note

@@ -160,6 +160,12 @@ def verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return _apply(options, f)
 
 
+# ``scan --passages`` looks for copies shorter than a window only when asked: between the
+# documents of one collection most short shared passages are its templates (a newsletter's
+# standing lines), and every pair sharing one is aligned.
+SCAN_MIN_MATCH = 0.0
+
+
 def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--passages and its size option (scan and compare)."""
     options = [
@@ -174,15 +180,30 @@ def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
             type=click.IntRange(5, None),
             default=PassageOptions().min_words,
             show_default=True,
-            help="With --passages: the smallest passage looked for, in words.",
+            help="With --passages: the smallest window, in words (passages this long are "
+            "found whatever their edits).",
+        ),
+        click.option(
+            "--passage-min-match",
+            type=click.FloatRange(0, None),
+            default=None,
+            metavar="WORDS",
+            help="With --passages: copies shorter than a window are also found, down to this "
+            "many words (13 CJK characters per 8 words), a few differing words bridged; 0: off. "
+            f"Default: {PassageOptions().min_match:g} for compare, off for scan (in a "
+            "collection, short shared passages are mostly its templates).",
         ),
     ]
     return _apply(options, f)
 
 
-def passage_settings(kw: dict[str, Any]) -> PassageOptions:
-    """The ``PassageOptions`` of a command's options (the rest: defaults)."""
-    fields: dict[str, Any] = {"min_words": kw["passage_min_words"]}
+def passage_settings(kw: dict[str, Any], *, scan: bool = False) -> PassageOptions:
+    """The ``PassageOptions`` of a command's options (the rest: defaults; short copies are
+    looked for by default in ``compare``, not in ``scan``)."""
+    min_match = kw["passage_min_match"]
+    if min_match is None:
+        min_match = SCAN_MIN_MATCH if scan else PassageOptions().min_match
+    fields: dict[str, Any] = {"min_words": kw["passage_min_words"], "min_match": min_match}
     if "within" in kw:
         fields["within"] = kw["within"]
     if "max_passage_repeats" in kw:

@@ -253,7 +253,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                 result = scan_passages(
                     all_paths,
                     options,
-                    passage_settings(kw),
+                    passage_settings(kw, scan=True),
                     progress=progress,
                     engine_for=engine_for,
                     reference=reference,

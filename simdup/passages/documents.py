@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import xxhash
 
+from ..algorithms.fragments import fingerprints as fragment_fingerprints
 from ..algorithms.simhash import group_counters
 from ..native import speedups
 from ..params import FeatureParams
 from ..records import Locations, PassageSpan
 from ..text.blocks import cut_text
 from ..text.features import weigh
-from ..text.normalize import strip_ignorables, strip_markup
+from ..text.normalize import markup_spans, strip_ignorables, strip_markup
 from ..text.processor import DocumentProcessor, processor_for
 from ..text.textscan import collapse as collapse_whitespace
+from ..text.tokens import Tokens, tokenize
 from .options import PassageOptions
 
 # Window weights are scaled to integers before the per-bit prefix sums, so a window's
@@ -55,6 +57,8 @@ class DocumentPassages:
     line_count: int = 0
     # Where the parts of the text come from (pages, paragraphs), for reports.
     locations: Locations | None = None
+    # Winnowed k-gram fingerprints of its tokens (``short``: copies shorter than a window).
+    shingles: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.uint64))
 
     def __len__(self) -> int:
         return int(self.words.size)
@@ -208,6 +212,12 @@ class PassageProcessor:
         words = table.words[rows]
         window_end = _window_ends(words, opts.min_words)
         fingerprints = window_fingerprints(table.counters, rows, window_end)
+        rule = opts.fragment_rule()
+        shingles = (
+            fragment_fingerprints(passage_tokens(text, self.params.markup).hashes, rule)
+            if rule is not None
+            else np.empty(0, dtype=np.uint64)
+        )
         return DocumentPassages(
             path=path,
             lines=np.ascontiguousarray(bounds[:, :2]),
@@ -221,7 +231,16 @@ class PassageProcessor:
             previews=tuple(map(table.previews.__getitem__, rows.tolist())),
             line_count=lines,
             locations=locations,
+            shingles=shingles,
         )
+
+
+def passage_tokens(text: str, markup: bool) -> Tokens:
+    """The tokens short passages are found from: with ``markup`` (the scan's default), those of
+    URLs, link targets and HTML tags outside code blocks left out, as the windows leave them
+    out."""
+    tokens = tokenize(text)
+    return tokens.outside(markup_spans(text)) if markup else tokens
 
 
 def _window_ends(words: np.ndarray, min_words: int) -> np.ndarray:

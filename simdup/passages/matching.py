@@ -18,6 +18,7 @@ from .edges import EdgeTexts, refine_all
 from .options import PassageOptions
 from .parallel import finish_parallel, near_pairs
 from .regions import finish_all, merged_regions, repeated_passages, sorted_once
+from .short import short_passages
 from .windows import Windows, components, cross, within
 
 
@@ -194,6 +195,25 @@ def match_passages(
         if texts is not None and pairs:
             held = EdgeTexts(texts, PassageProcessor(params, options))
             pairs = refine_all(pairs, held, options)
+    rule = options.fragment_rule()
+    if rule is not None and texts is not None:
+        skip_set = set(skip.tolist())
+
+        def skipped_pair(i: int, j: int) -> bool:
+            return bool(skip_set) and min(i, j) * n_docs + max(i, j) in skip_set
+
+        short = short_passages(
+            docs,
+            pairs,
+            rule,
+            texts,
+            max_repeats=options.max_repeats,
+            skipped=skipped_pair,
+            max_previews=options.max_previews,
+            markup=(scan_options or ScanOptions()).features.markup,
+        )
+        stats["short_pairs"] = len(short)
+        pairs = sorted_once([*pairs, *short])
     stats["pairs"] = len(pairs)
     stats["repeated"] = len(repeated)
     return placed(Passages(tuple(pairs), repeated, stats), docs)

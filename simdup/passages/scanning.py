@@ -24,6 +24,7 @@ from ..records import (
     SourceFile,
 )
 from ..scanning import scan
+from ..text.processor import is_too_short
 from .documents import DocumentPassages, PassageProcessor
 from .matching import Passages, match_passages
 from .options import PassageOptions
@@ -103,7 +104,7 @@ def _passage_engine(
     the texts)."""
 
     def keep(source: SourceFile, result: Result, found: DocumentPassages | None) -> None:
-        if found is not None and not isinstance(result, SkippedFile):
+        if found is not None and (not isinstance(result, SkippedFile) or is_too_short(result)):
             sink[result.path] = (source, found)
 
     return engine.with_task(_PassageTask(options.features, passages), keep)
@@ -124,7 +125,8 @@ def scan_passages(
     are read again for their passages. With ``reference`` (``--against``), passages are looked
     for among the scanned files only.
     """
-    passages = passages or PassageOptions()
+    # Short copies only when asked (``min_match``): in a collection most are its templates.
+    passages = passages or PassageOptions(min_match=0)
     sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
     chosen: Callable[[ScanOptions], Engine] | None = scan_arguments.pop("engine_for", None)
     given: Engine | None = scan_arguments.pop("engine", None)
@@ -140,7 +142,10 @@ def scan_passages(
     started = time.perf_counter()
     resolved = _resolved(options, scan_arguments)
     sources = {path: source for path, (source, _) in sink.items()}
-    unread = [d.path for d in result.files if d.path not in sink]
+    # Texts too short to fingerprint are read for their passages too: copied whole into a
+    # longer document, a short one is a passage of it.
+    paths = [d.path for d in result.files] + [s.path for s in result.skipped if is_too_short(s)]
+    unread = [path for path in paths if path not in sink]
     read: dict[str, DocumentPassages | None] = {}
     if unread:
         found = find_files([os.fspath(p) for p in paths], resolved.discovery).files
@@ -157,11 +162,11 @@ def scan_passages(
             read[s.path] = doc
     docs: list[DocumentPassages] = []
     unreadable = 0
-    for d in result.files:
-        if d.path in sink:
-            docs.append(sink[d.path][1])
-        elif d.path in read:
-            doc = read[d.path]
+    for path in paths:
+        if path in sink:
+            docs.append(sink[path][1])
+        elif path in read:
+            doc = read[path]
             if doc is None:
                 unreadable += 1
             else:

@@ -161,6 +161,37 @@ def strip_markup(text: str, removed: list[str] | None = None) -> str:
     return text
 
 
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)", re.M | re.S)
+
+
+def markup_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``strip_markup`` would remove something from ``text`` (front matter, HTML tags and
+    comments, link targets, reference definitions, URLs), as offsets in it, except inside
+    fenced code blocks (``` or ~~~), whose text, tags included, is content."""
+    marks = markup_marks(text)
+    if not marks:
+        return []
+    patterns = []
+    if marks & MARK_FRONT_MATTER:
+        patterns.append(_FRONT_MATTER)
+    if marks & MARK_TAG:
+        patterns += [_HTML_COMMENT, _HTML_TAG]
+    if marks & MARK_LINK:
+        patterns.append(_MD_LINK_TARGET)
+    if marks & MARK_REFERENCE:
+        patterns.append(_MD_REFERENCE)
+    if marks & MARK_URL:
+        patterns.append(_URL)
+    fenced = "```" in text or "~~~" in text
+    code = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if fenced else []
+    found = []
+    for pattern in patterns:
+        for m in pattern.finditer(text):
+            if not any(a <= m.start() < b for a, b in code):
+                found.append((m.start(), m.end()))
+    return sorted(found)
+
+
 def strip_urls_python(text: str, removed: list[str] | None = None) -> str:
     """Every URL (``_URL``) replaced by a space (each appended to ``removed`` when given; the
     reference implementation)."""

@@ -58,6 +58,14 @@ else:
     document_parts = document_parts_python
 
 
+TOO_SHORT = "too short to fingerprint"
+
+
+def is_too_short(skip: SkippedFile) -> bool:
+    """Whether a file was skipped only for being too short to fingerprint (it was read)."""
+    return skip.stage == "features" and skip.reason.startswith(TOO_SHORT)
+
+
 class DocumentProcessor:
     """Turns one file or text into a fingerprinted document. One per process."""
 
@@ -95,7 +103,7 @@ class DocumentProcessor:
     def too_short(self, words: int) -> str:
         """Why a text of ``words`` distinct words has no fingerprint (scan and compare alike)."""
         return (
-            f"too short to fingerprint: {words} distinct words (minimum {self.params.min_features})"
+            f"{TOO_SHORT}: {words} distinct words (minimum {self.params.min_features})"
         )
 
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
@@ -145,7 +153,11 @@ class DocumentProcessor:
             return decoded
 
         result = self._guarded(path, decode)
-        if task is None or document is None or isinstance(result, SkippedFile):
+        if task is None or document is None:
+            return result, None, digest
+        if isinstance(result, SkippedFile) and not is_too_short(result):
+            # A text too short to fingerprint still goes to the task: a short document copied
+            # whole into a longer one is a passage of it.
             return result, None, digest
         try:
             return result, task(document), digest

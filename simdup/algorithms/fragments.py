@@ -1,0 +1,280 @@
+"""Copied fragments between two token sequences, down to one sentence.
+
+Arrays in, arrays out: a sequence is its tokens' 64-bit hashes (``hashing.token_hash`` of the
+folded token) and their weights (how much of a word each token counts for).
+
+Three steps, each on arrays:
+
+1. **Candidates** (``SourceIndex``): every source keeps only its winnowed k-gram fingerprints
+   (``simdup.algorithms.winnowing``), and a checked document looks all of its k-grams up, so
+   any run of at least ``guaranteed_run`` tokens it shares with a source makes that source a
+   candidate: the guarantee is the algorithm's, not a sample's.
+2. **Seeds and runs** (``align``): with a candidate, all k-grams of both sides are matched
+   (a k-gram found more than ``max_occurrences`` times in the source is boilerplate and gives
+   no seed), and seeds on one diagonal one token apart become one exact run.
+3. **Fragments**: runs are chained in document order while the tokens between two runs are at
+   most ``gap`` on each side (an edited word, a dropped comma-clause), so a lightly edited
+   sentence is one fragment, not three. ``FragmentRule.judge`` then keeps a fragment when its
+   matched tokens weigh at least ``min_match`` words (a CJK character counts 8/13 of a word)
+   and at least half of its span is matched, and the longest of overlapping fragments of one
+   source wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError
+from .winnowing import guaranteed_run, kgram_hashes, winnow
+
+# Seeds are k-grams of this many tokens: short enough that a sentence with an edit every few
+# words keeps seeds, long enough that unrelated texts share few.
+KGRAM = 4
+
+
+@dataclass(frozen=True)
+class FragmentRule:
+    """What counts as a copied fragment. ``min_match``: the matched tokens must weigh at least
+    this many words (13 CJK characters are 8 words); ``gap``: tokens that may differ between
+    two matched runs of one fragment, on each side; ``min_density``: the share of a
+    fragment's tokens (on the checked side) that are matched."""
+
+    min_match: float = 8.0
+    gap: int = 4
+    min_density: float = 0.5
+    kgram: int = KGRAM
+    max_occurrences: int = 8
+
+    def __post_init__(self) -> None:
+        if self.min_match < self.kgram:
+            raise ConfigError(f"min_match must be at least {self.kgram} words")
+        if self.gap < 0:
+            raise ConfigError("gap must be at least 0")
+        if not 0.0 < self.min_density <= 1.0:
+            raise ConfigError("min_density must be above 0 and at most 1")
+
+    @property
+    def window(self) -> int:
+        """The winnowing window: a shared run of ``min_match`` words of CJK characters
+        (the shorter, in tokens: 8 Latin words) is sure to be found."""
+        return max(1, int(self.min_match) - self.kgram + 1)
+
+    def describe(self) -> dict[str, float | int]:
+        return {
+            "min_match_words": int(self.min_match)
+            if float(self.min_match).is_integer()
+            else self.min_match,
+            "min_match_cjk_chars": round(self.min_match * 13 / 8),
+            "gap": self.gap,
+            "min_density": self.min_density,
+            "kgram": self.kgram,
+            "winnow_window": self.window,
+            "guaranteed_run": guaranteed_run(self.kgram, self.window),
+        }
+
+    def judge(self, weights: np.ndarray, first: int, last: int, matched: np.ndarray) -> bool:
+        """Whether tokens ``first..last`` of the checked side (``weights``: every token's, in
+        words), of which ``matched`` (bool over them) are in matched runs, are a copied
+        fragment."""
+        weights = weights[first : last + 1]
+        if float(weights[matched].sum()) < self.min_match - 1e-9:
+            return False
+        return float(matched.mean()) >= self.min_density
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One copied fragment: tokens ``first..last`` (inclusive) of the checked side and
+    ``source_first..source_last`` of the source, and ``matched`` tokens of the checked side
+    inside exact runs."""
+
+    first: int
+    last: int
+    source_first: int
+    source_last: int
+    matched: int
+
+
+def _seeds(query: np.ndarray, source: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, j) with ``query[i] == source[j]``, j among at most ``limit`` places."""
+    order = np.argsort(source, kind="stable")
+    ordered = source[order]
+    lo = np.searchsorted(ordered, query, "left")
+    hi = np.searchsorted(ordered, query, "right")
+    count = hi - lo
+    count[count > limit] = 0
+    total = int(count.sum())
+    if total == 0:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    q = np.repeat(np.arange(query.size, dtype=np.int64), count)
+    start = np.repeat(lo - np.cumsum(count) + count, count)
+    s = order[start + np.arange(total)]
+    return q, s.astype(np.int64)
+
+
+def _runs(q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Seeds on one diagonal one token apart as runs: rows (q0, q1, s0) sorted by q0."""
+    diagonal = s - q
+    order = np.lexsort((q, diagonal))
+    q, diagonal = q[order], diagonal[order]
+    breaks = np.flatnonzero((np.diff(diagonal) != 0) | (np.diff(q) != 1)) + 1
+    begins = np.r_[0, breaks]
+    ends = np.r_[breaks, q.size] - 1
+    runs = np.stack([q[begins], q[ends], q[begins] + diagonal[begins]], axis=1)
+    return runs[np.argsort(runs[:, 0], kind="stable")]
+
+
+def _clustered(runs: np.ndarray, k: int, reach: int, min_match: float) -> np.ndarray:
+    """The runs that may belong to a fragment: runs no more than ``reach`` tokens apart (on
+    the checked side, whatever the source side) form a cluster, which holds every chain its
+    runs could make; a cluster whose runs hold fewer than ``min_match`` tokens in all (a token
+    weighs at most one word) cannot make a fragment, and its runs go (most seeds of two
+    unrelated texts are a common phrase here and there)."""
+    if runs.shape[0] == 0:
+        return runs
+    ends = runs[:, 1] + k - 1
+    lengths = runs[:, 1] - runs[:, 0] + k
+    furthest = np.maximum.accumulate(ends)
+    new = np.ones(runs.shape[0], dtype=bool)
+    new[1:] = runs[1:, 0] - furthest[:-1] > reach
+    cluster = np.cumsum(new) - 1
+    held = np.bincount(cluster, weights=lengths)
+    kept: np.ndarray = runs[held[cluster] >= min_match - 1e-9]
+    return kept
+
+
+def align(
+    query: np.ndarray, weights: np.ndarray, source: np.ndarray, rule: FragmentRule
+) -> list[Match]:
+    """The copied fragments of the token sequence ``query`` (its tokens' hashes and weights)
+    found in ``source`` (hashes), ordered by their place in the query, overlapping ones
+    resolved to the longest."""
+    k = rule.kgram
+    qk, sk = kgram_hashes(query, k), kgram_hashes(source, k)
+    if qk.size == 0 or sk.size == 0:
+        return []
+    q, s = _seeds(qk, sk, rule.max_occurrences)
+    if q.size == 0:
+        return []
+    reach = rule.gap + 1  # tokens between two runs, plus one
+    runs = _clustered(_runs(q, s), k, reach, rule.min_match)
+    if runs.size == 0:
+        return []
+    # Chains: [q_first, q_end, s_first, s_end, tokens in its runs]; ends are the last tokens.
+    chains: list[list[int]] = []
+    open_chains: list[int] = []
+    members: list[list[int]] = []
+    for row, (q0, q1, s0) in enumerate(runs.tolist()):
+        q_end, s1 = q1 + k - 1, s0 + (q1 - q0)
+        s_end = s1 + k - 1
+        best, best_cost = -1, None
+        still_open = []
+        for c in open_chains:
+            chain = chains[c]
+            if q0 - chain[1] > reach:
+                continue  # too far behind: closed for good
+            still_open.append(c)
+            dq, ds = q0 - chain[1], s0 - chain[3]
+            if s0 <= chain[2] or not (-k < ds <= reach) or dq <= -k:
+                continue
+            cost = abs(dq - ds) + max(dq, 0)
+            if best_cost is None or cost < best_cost:
+                best, best_cost = c, cost
+        open_chains = still_open
+        if best >= 0:
+            chain = chains[best]
+            chain[1] = max(chain[1], q_end)
+            chain[3] = max(chain[3], s_end)
+            chain[4] += q1 - q0 + k
+            members[best].append(row)
+        else:
+            chains.append([q0, q_end, s0, s_end, q1 - q0 + k])
+            members.append([row])
+            open_chains.append(len(chains) - 1)
+    found: list[Match] = []
+    for chain, rows in zip(chains, members, strict=True):
+        if chain[4] < rule.min_match - 1e-9:
+            continue  # fewer tokens in its runs than a fragment's words: judged already
+        first, last = chain[0], chain[1]
+        matched = np.zeros(last - first + 1, dtype=bool)
+        for row in rows:
+            q0, q1, _ = runs[row]
+            matched[q0 - first : q1 - first + k] = True
+        if rule.judge(weights, first, last, matched):
+            found.append(Match(first, last, chain[2], chain[3], int(matched.sum())))
+    return _longest_first(found)
+
+
+def _longest_first(found: list[Match]) -> list[Match]:
+    """Of fragments overlapping on the checked side, the one with more matched tokens; the
+    result in query order."""
+    kept: list[Match] = []
+    taken = np.zeros(0, dtype=bool)
+    if found:
+        taken = np.zeros(max(m.last for m in found) + 1, dtype=bool)
+    for match in sorted(found, key=lambda m: (-m.matched, m.first)):
+        span = taken[match.first : match.last + 1]
+        if span.mean() > 0.5:
+            continue
+        span[:] = True
+        kept.append(match)
+    return sorted(kept, key=lambda m: (m.first, m.source_first))
+
+
+def fingerprints(hashes: np.ndarray, rule: FragmentRule) -> np.ndarray:
+    """The distinct winnowed k-gram hashes of a token sequence (``uint64``, ascending): what
+    an index keeps of a source."""
+    kgrams = kgram_hashes(hashes, rule.kgram)
+    found: np.ndarray = np.unique(kgrams[winnow(kgrams, rule.window)])
+    return found
+
+
+class SourceIndex:
+    """The winnowed k-gram fingerprints of many sources, to find which of them a checked
+    document shares a run of at least ``guaranteed_run`` tokens with."""
+
+    def __init__(self, rule: FragmentRule) -> None:
+        self.rule = rule
+        self._hashes: list[np.ndarray] = []
+        self._owners: list[np.ndarray] = []
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
+        self.size = 0
+
+    def add(self, hashes: np.ndarray) -> int:
+        """Index one source (its tokens' hashes); returns its number (0, 1, ...)."""
+        self.add_fingerprints(fingerprints(hashes, self.rule))
+        return self.size - 1
+
+    def add_fingerprints(self, kept: np.ndarray) -> None:
+        """Index one source by its ``fingerprints``."""
+        self._hashes.append(kept)
+        self._owners.append(np.full(kept.size, self.size, dtype=np.int64))
+        self._sorted = None
+        self.size += 1
+
+    def candidates(self, sequence: np.ndarray) -> list[int]:
+        """The sources sharing at least one fingerprint with the token sequence ``sequence``
+        (ascending), a fingerprint held by more than ``max_occurrences`` sources counting for
+        none."""
+        if self._sorted is None:
+            hashes = np.concatenate(self._hashes) if self._hashes else np.empty(0, np.uint64)
+            owners = np.concatenate(self._owners) if self._owners else np.empty(0, np.int64)
+            order = np.argsort(hashes, kind="stable")
+            self._sorted = hashes[order], owners[order]
+        hashes, owners = self._sorted
+        query = np.unique(kgram_hashes(sequence, self.rule.kgram))
+        if query.size == 0 or hashes.size == 0:
+            return []
+        lo = np.searchsorted(hashes, query, "left")
+        hi = np.searchsorted(hashes, query, "right")
+        count = hi - lo
+        count[count > self.rule.max_occurrences] = 0
+        if int(count.sum()) == 0:
+            return []
+        start = np.repeat(lo - np.cumsum(count) + count, count)
+        hit = owners[start + np.arange(int(count.sum()))]
+        found: list[int] = np.unique(hit).tolist()
+        return found

@@ -1,0 +1,39 @@
+"""The duplicate check of one document against everything else (查重): copied fragments down
+to a sentence, the copy ratio with and without quotations and the author's own work, the
+sources, and a ratio per section.
+
+``simdup.algorithms.fragments`` finds copied fragments between token sequences (winnowed
+k-grams, exact runs, runs chained across small edits); ``rules`` reads a document's
+quotations, reference list, citation markers and sections; ``check`` puts them together
+(``check``, ``check_document``); ``records`` holds what the reports render.
+"""
+
+from __future__ import annotations
+
+from ..algorithms.fragments import FragmentRule
+from .check import CHECK_VERSION, CheckOptions, Corpus, check, check_document
+from .records import (
+    CheckResult,
+    CheckWarning,
+    CopiedFragment,
+    DocumentCheck,
+    ExcludedRange,
+    SectionRatio,
+    SourceShare,
+)
+
+__all__ = [
+    "CHECK_VERSION",
+    "CheckOptions",
+    "CheckResult",
+    "CheckWarning",
+    "CopiedFragment",
+    "Corpus",
+    "DocumentCheck",
+    "ExcludedRange",
+    "FragmentRule",
+    "SectionRatio",
+    "SourceShare",
+    "check",
+    "check_document",
+]

@@ -1,0 +1,371 @@
+"""``check``: one document against everything else, as a duplicate-check service reports it.
+
+Sources (``against``: files and folders, or the documents of a stored index; ``own``: the
+author's own earlier work, reported apart) are read through the reader seam, cut into tokens
+(``simdup.text.tokens``) and indexed by their winnowed k-grams (``fragments.SourceIndex``).
+Each checked document is tokenised the same way; the sources it shares a run of tokens with
+are aligned with it (``fragments.align``), and every fragment ``FragmentRule`` keeps is a
+copied fragment. Then the rules of ``rules`` say which of its characters count: a reference
+list, citation markers and the text of ``ignore`` templates are left out; quotations are
+counted, and reported apart.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..__about__ import __version__
+from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
+from ..discovery import DiscoveryOptions, discover
+from ..readers import read_document, readers_description, reading_session, set_limits_of
+from ..records import DecodedDocument, Locations, Place, SkippedFile
+from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
+from .records import (
+    CheckResult,
+    CheckWarning,
+    CopiedFragment,
+    DocumentCheck,
+    ExcludedRange,
+    SectionRatio,
+    SourceShare,
+)
+from .rules import marker_ranges, quoted_ranges, reference_ranges, sections
+
+# Changes whenever the same texts and options could give other fragments or ratios.
+CHECK_VERSION = "simdup-check/1"
+# A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
+# quoting a page is copying it, whatever the marks.
+LONG_QUOTATION_WORDS = 100
+# Characters of a fragment's text kept in a report.
+FRAGMENT_TEXT_CHARS = 400
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """How a check is made: the fragment rule, whether reference lists and citation markers
+    are left out, and how files are found and read."""
+
+    rule: FragmentRule = field(default_factory=FragmentRule)
+    exclude_references: bool = True
+    exclude_markers: bool = True
+    discovery: DiscoveryOptions = field(default_factory=DiscoveryOptions)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "algorithm": CHECK_VERSION,
+            "simdup": __version__,
+            **self.rule.describe(),
+            "exclude_references": self.exclude_references,
+            "exclude_markers": self.exclude_markers,
+            "long_quotation_words": LONG_QUOTATION_WORDS,
+            "readers": readers_description(),
+        }
+
+
+@dataclass
+class _Source:
+    key: str
+    own: bool
+    text: str
+    tokens: Tokens
+    locations: Locations | None
+
+
+Progress = Callable[[str], None]
+
+
+class Corpus:
+    """The sources a document is checked against, tokenised and indexed."""
+
+    def __init__(self, rule: FragmentRule) -> None:
+        self.rule = rule
+        self.index = SourceIndex(rule)
+        self.sources: list[_Source] = []
+        self.skipped: list[SkippedFile] = []
+
+    def add(self, document: DecodedDocument, *, own: bool = False) -> None:
+        tokens = tokenize(document.text)
+        self.index.add(tokens.hashes)
+        self.sources.append(_Source(document.path, own, document.text, tokens, document.locations))
+
+    def add_paths(
+        self,
+        paths: Iterable[str],
+        discovery: DiscoveryOptions,
+        *,
+        own: bool = False,
+        avoid: Sequence[str] = (),
+    ) -> None:
+        """Every readable file under ``paths`` (found as a scan finds them), except the files
+        of ``avoid`` (the checked documents: a document is not its own source)."""
+        files, skipped = discover(list(paths), discovery)
+        self.skipped.extend(skipped)
+        avoided = {_identity(p) for p in avoid}
+        for source in files:
+            if _identity(source.path) in avoided:
+                continue
+            self.add_read(read_document(source, discovery.max_size), own=own)
+
+    def add_read(self, found: DecodedDocument | SkippedFile, *, own: bool = False) -> None:
+        if isinstance(found, SkippedFile):
+            self.skipped.append(found)
+        else:
+            self.add(found, own=own)
+
+    def matches(self, tokens: Tokens) -> list[tuple[_Source, list[Match]]]:
+        """Each source that ``tokens`` share copied fragments with, and the fragments."""
+        found = []
+        weights = tokens.weights
+        for number in self.index.candidates(tokens.hashes):
+            source = self.sources[number]
+            matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+            if matches:
+                found.append((source, matches))
+        return found
+
+
+def _identity(path: str) -> tuple[int, int] | str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.abspath(path)
+    return (st.st_dev, st.st_ino)
+
+
+def _token_mask(tokens: Tokens, ranges: Iterable[tuple[int, int]]) -> np.ndarray:
+    """Which tokens lie (by their first character) inside one of ``ranges``."""
+    mask = np.zeros(len(tokens), dtype=bool)
+    for start, end in ranges:
+        lo = int(np.searchsorted(tokens.starts, start, "left"))
+        hi = int(np.searchsorted(tokens.starts, end, "left"))
+        mask[lo:hi] = True
+    return mask
+
+
+def _place(text: str, locations: Locations | None, start: int, end: int) -> Place | None:
+    """Where characters ``start:end`` are: in the reader's parts, else in lines."""
+    if locations is not None:
+        return locations.place(start, end)
+    first = text.count("\n", 0, start) + 1
+    last = first + text.count("\n", start, max(start, end - 1))
+    return Place("line", str(first), str(last))
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    body = " ".join(text[start:end].split())
+    if len(body) <= FRAGMENT_TEXT_CHARS:
+        return body
+    half = FRAGMENT_TEXT_CHARS // 2
+    return f"{body[:half]} … {body[-half:]}"
+
+
+def _ratio(part: int, whole: int) -> float:
+    return round(part / whole, 6) if whole else 0.0
+
+
+def check_document(
+    document: DecodedDocument,
+    corpus: Corpus,
+    options: CheckOptions,
+    templates: Corpus | None = None,
+) -> DocumentCheck:
+    """The duplicate check of one document against ``corpus`` (text matching a document of
+    ``templates`` is left out of the count)."""
+    text = document.text
+    tokens = tokenize(text)
+    excluded: list[ExcludedRange] = []
+    if options.exclude_references:
+        excluded += [ExcludedRange(a, b, "references") for a, b in reference_ranges(text)]
+    if options.exclude_markers:
+        excluded += [ExcludedRange(a, b, "marker") for a, b in marker_ranges(text)]
+    if templates is not None:
+        for _source, matches in templates.matches(tokens):
+            for m in matches:
+                a, b = tokens.span(m.first, m.last)
+                excluded.append(ExcludedRange(a, b, "template"))
+    excluded.sort(key=lambda r: (r.start, r.end))
+    out = _token_mask(tokens, ((r.start, r.end) for r in excluded))
+    quotes = quoted_ranges(text)
+    quoted = _token_mask(tokens, quotes)
+    units = tokens.units
+    counted = ~out
+    total_units = int(units[counted].sum())
+
+    covered_any = np.zeros(len(tokens), dtype=bool)
+    covered_others = np.zeros(len(tokens), dtype=bool)
+    fragments: list[CopiedFragment] = []
+    shares: list[SourceShare] = []
+    for source, matches in corpus.matches(tokens):
+        mine = np.zeros(len(tokens), dtype=bool)
+        kept = 0
+        for m in matches:
+            span = slice(m.first, m.last + 1)
+            if out[span].mean() > 0.5:
+                continue  # a match inside the reference list or a template
+            mine[span] = True
+            kept += 1
+            start, end = tokens.span(m.first, m.last)
+            s_start, s_end = source.tokens.span(m.source_first, m.source_last)
+            kind = "own" if source.own else "quoted" if quoted[span].mean() >= 0.5 else "copied"
+            fragments.append(
+                CopiedFragment(
+                    source=source.key,
+                    start=start,
+                    end=end,
+                    source_start=s_start,
+                    source_end=s_end,
+                    kind=kind,
+                    units=int(units[span][counted[span]].sum()),
+                    similarity=round(m.matched / (m.last - m.first + 1), 4),
+                    place=_place(text, document.locations, start, end),
+                    source_place=_place(source.text, source.locations, s_start, s_end),
+                    text=_excerpt(text, start, end),
+                    source_text=_excerpt(source.text, s_start, s_end),
+                )
+            )
+        if not kept:
+            continue
+        mine &= counted
+        covered_any |= mine
+        if not source.own:
+            covered_others |= mine
+        share = int(units[mine].sum())
+        shares.append(SourceShare(source.key, source.own, share, _ratio(share, total_units), kept))
+    shares.sort(key=lambda s: (-s.units, s.source))
+    fragments.sort(key=lambda f: (f.start, f.end, f.source))
+
+    copied = int(units[covered_any].sum())
+    section_ratios = []
+    for section in sections(text):
+        inside = _token_mask(tokens, [(section.start, section.end)]) & counted
+        whole = int(units[inside].sum())
+        part = int(units[inside & covered_any].sum())
+        section_ratios.append(
+            SectionRatio(
+                section.title, section.start, section.end, whole, part, _ratio(part, whole)
+            )
+        )
+    largest = shares[0] if shares else None
+    return DocumentCheck(
+        path=document.path,
+        text=text,
+        units=total_units,
+        copied_units=copied,
+        copy_ratio=_ratio(copied, total_units),
+        ratio_without_quotes=_ratio(int(units[covered_any & ~quoted].sum()), total_units),
+        ratio_without_own=_ratio(int(units[covered_others].sum()), total_units),
+        largest_source_ratio=largest.ratio if largest else 0.0,
+        largest_source=largest.source if largest else None,
+        sources=tuple(shares),
+        sections=tuple(section_ratios),
+        fragments=tuple(fragments),
+        quoted=tuple(quotes),
+        excluded=tuple(excluded),
+        warnings=tuple(_warnings(text, tokens, quotes)),
+    )
+
+
+def _warnings(text: str, tokens: Tokens, quotes: list[tuple[int, int]]) -> list[CheckWarning]:
+    found = []
+    weights = np.where(tokens.cjk, CJK_WEIGHT, 1.0)
+    for start, end in quotes:
+        inside = _token_mask(tokens, [(start, end)])
+        words = float(weights[inside].sum())
+        if words > LONG_QUOTATION_WORDS:
+            found.append(
+                CheckWarning(
+                    "long-quotation",
+                    f"a quotation of about {round(words)} words: counted as cited, but other "
+                    "checkers may count it as copied",
+                    start,
+                    end,
+                )
+            )
+    for disguise in disguises(text):
+        what = (
+            "zero-width characters or soft hyphens"
+            if disguise.kind == "invisible"
+            else "words mixing Latin letters with Cyrillic or Greek look-alikes"
+        )
+        found.append(
+            CheckWarning(
+                disguise.kind,
+                f"{disguise.count} {what}: read as plain text for the check",
+                disguise.start,
+                disguise.end,
+            )
+        )
+    return found
+
+
+def check(
+    paths: Sequence[str],
+    *,
+    against: Sequence[str] = (),
+    own: Sequence[str] = (),
+    db: str | None = None,
+    ignore: Sequence[str] = (),
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+) -> CheckResult:
+    """Check each document of ``paths`` against the files under ``against``, the documents
+    stored in the index ``db`` (read again from their paths: an index keeps fingerprints, not
+    texts) and the author's own work under ``own``; text matching an ``ignore`` file (a cover
+    page, a declaration) is left out. A checked file that cannot be read is a skip record."""
+    options = options or CheckOptions()
+    set_limits_of(options.discovery)
+    corpus = Corpus(options.rule)
+    templates = Corpus(options.rule) if ignore else None
+    checked: list[DocumentCheck] = []
+    skipped: list[SkippedFile] = []
+    with reading_session():
+        targets, missing = discover(list(paths), options.discovery)
+        skipped.extend(missing)
+        avoid = [t.path for t in targets]
+        if progress:
+            progress("reading sources")
+        corpus.add_paths(against, options.discovery, avoid=avoid)
+        corpus.add_paths(own, options.discovery, own=True, avoid=avoid)
+        if db is not None:
+            stored, gone = _stored_paths(db)
+            corpus.add_paths(stored, options.discovery, avoid=avoid)
+            corpus.skipped.extend(gone)
+        if templates is not None:
+            templates.add_paths(ignore, options.discovery)
+            skipped.extend(templates.skipped)
+        skipped.extend(corpus.skipped)
+        for target in targets:
+            if progress:
+                progress(target.path)
+            found = read_document(target, options.discovery.max_size)
+            if isinstance(found, SkippedFile):
+                skipped.append(found)
+                continue
+            checked.append(check_document(found, corpus, options, templates))
+    return CheckResult(
+        documents=tuple(checked),
+        source_count=len(corpus.sources),
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+        settings=options.describe(),
+    )
+
+
+def _stored_paths(db: str) -> tuple[list[str], list[SkippedFile]]:
+    """The documents of an index as paths to read (``index add`` stores a document under its
+    path), and a skip record for each whose file is gone."""
+    from ..store.index import Index
+
+    with Index(db, create=False) as index:
+        keys = list(index.keys())
+    paths = [key for key in keys if os.path.isfile(key)]
+    gone = [
+        SkippedFile(key, "read", "stored in the index, but its file is gone")
+        for key in keys
+        if not os.path.isfile(key)
+    ]
+    return paths, gone

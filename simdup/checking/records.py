@@ -1,0 +1,127 @@
+"""The records of a duplicate check: what every report format renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..records import Place, SkippedFile
+
+
+@dataclass(frozen=True, slots=True)
+class CopiedFragment:
+    """A fragment of the checked document found in a source: character offsets on both sides
+    (in the texts as read: a plain-text file's decoded characters, another format's extracted
+    text), its ``kind`` ("copied"; "quoted": at least half of it inside a quotation; "own":
+    from the author's own earlier work), its length as counted (``units``: characters of words,
+    a CJK character 1), the share of its tokens in exact runs (``similarity``), and where it
+    is on both sides."""
+
+    source: str
+    start: int
+    end: int
+    source_start: int
+    source_end: int
+    kind: str
+    units: int
+    similarity: float
+    place: Place | None
+    source_place: Place | None
+    text: str
+    source_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceShare:
+    """One source of a checked document: the share of the document's counted characters
+    found in it, whether it is the author's own work, and its fragments' count."""
+
+    source: str
+    own: bool
+    units: int
+    ratio: float
+    fragments: int
+
+
+@dataclass(frozen=True, slots=True)
+class SectionRatio:
+    """One section (from a heading to the next of its level): its counted characters, the
+    copied ones, and their ratio."""
+
+    title: str
+    start: int
+    end: int
+    units: int
+    copied_units: int
+    ratio: float
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludedRange:
+    """Text left out of the count: ``reason`` is "references" (a reference list), "marker"
+    (a citation marker), or "template" (text of an ``--ignore`` file)."""
+
+    start: int
+    end: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckWarning:
+    """Something a reader of the report should look at: ``kind`` is "long-quotation",
+    "invisible" (zero-width characters) or "look-alike" (Cyrillic or Greek letters in Latin
+    words); the first place it occurs."""
+
+    kind: str
+    message: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class DocumentCheck:
+    """The duplicate check of one document.
+
+    ``units`` are its counted characters (characters of words outside excluded text: a CJK
+    character counts 1, a word its letters and digits; spaces and punctuation none). The
+    ratios are shares of them: ``copy_ratio`` inside any copied fragment (CNKI's total copy
+    ratio), ``ratio_without_quotes`` outside quotations, ``ratio_without_own`` from sources
+    other than the author's own work, ``largest_source_ratio`` from the one source
+    (``largest_source``) that gave most."""
+
+    path: str
+    text: str
+    units: int
+    copied_units: int
+    copy_ratio: float
+    ratio_without_quotes: float
+    ratio_without_own: float
+    largest_source_ratio: float
+    largest_source: str | None
+    sources: tuple[SourceShare, ...]
+    sections: tuple[SectionRatio, ...]
+    fragments: tuple[CopiedFragment, ...]
+    quoted: tuple[tuple[int, int], ...]
+    excluded: tuple[ExcludedRange, ...]
+    warnings: tuple[CheckWarning, ...]
+
+    def ratio(self, which: str) -> float:
+        """``copy_ratio`` ("total"), ``ratio_without_quotes`` ("no-quotes") or
+        ``ratio_without_own`` ("no-own")."""
+        return {
+            "total": self.copy_ratio,
+            "no-quotes": self.ratio_without_quotes,
+            "no-own": self.ratio_without_own,
+        }[which]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Every checked document, the sources they were checked against (``source_count``, and
+    the sources' skip records with the checked documents' in ``skipped``), and the settings
+    that decide the ratios (for the report: a ratio means nothing without its rules)."""
+
+    documents: tuple[DocumentCheck, ...]
+    source_count: int
+    skipped: tuple[SkippedFile, ...]
+    settings: dict[str, Any] = field(default_factory=dict)

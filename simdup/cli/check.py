@@ -1,0 +1,247 @@
+"""``simdup check DOC... --against PATHS``: a duplicate-check report (查重) for each document."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from ..checking import CheckOptions, FragmentRule, check
+from ..discovery import DiscoveryOptions
+from ..exitcodes import check_exit_code, exit_code_help
+from ..names import display_path
+from ..report.check import percent, render_check_json, render_check_sarif, render_check_text
+from .edge import usage_errors
+from .options import ByteSize
+from .output import ReportTarget, check_not_scanned
+
+_CHECK_CODES = exit_code_help(
+    duplicates="a document's ratio is above --max-ratio (or, with --fail-on-duplicates, it "
+    "has any copied fragment)",
+    files="a document to check could not be read (with --strict: also a source)",
+)
+_RATIOS = {"total": "copy ratio", "no-quotes": "without quotations", "no-own": "without own work"}
+
+
+class Ratio(click.ParamType):  # type: ignore[type-arg]
+    """A ratio as ``30%`` or ``0.3``."""
+
+    name = "ratio"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        text = str(value).strip()
+        try:
+            ratio = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            self.fail(f"{value!r} is not a ratio (write 30% or 0.3)", param, ctx)
+        if not 0.0 <= ratio <= 1.0:
+            self.fail(f"{value!r} is not between 0% and 100%", param, ctx)
+        return ratio
+
+
+@click.command(
+    "check",
+    epilog=f"""\b
+Examples:
+  simdup check thesis.docx --against refs/
+  simdup check thesis.pdf --db corpus.simdup --self my-papers/ --ignore cover.docx
+  simdup check thesis.md --against refs/ --format html -o report.html
+  simdup check chapter*.md --against refs/ --max-ratio 20%       exit 1 above 20%
+
+\b
+What counts:
+  copied  a run of at least --min-match words (13 CJK characters per 8
+          words) found in a source, with up to --gap differing words
+          between two matched runs
+  quoted  copied text inside “…” 「…」 『…』 "…" or a Markdown > block
+          quote (《…》 is a title, not a quotation): counted, and
+          reported apart (--ratio no-quotes leaves it out)
+  left out  the reference list (参考文献, References, Bibliography, ...),
+          citation markers [1] [2-5], and text matching an --ignore file
+  ratio   copied characters / counted characters (a CJK character
+          counts 1, a word its letters and digits; spaces and
+          punctuation none)
+
+{_CHECK_CODES}""",
+)
+@click.argument("documents", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option(
+    "--against",
+    "against",
+    multiple=True,
+    type=click.Path(exists=True, path_type=str),
+    metavar="PATH",
+    help="Files or folders of sources to check against (repeatable).",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, exists=True, path_type=str),
+    metavar="DB",
+    help="Also check against the documents of a named index (simdup index add), read again "
+    "from their paths.",
+)
+@click.option(
+    "--self",
+    "own",
+    multiple=True,
+    type=click.Path(exists=True, path_type=str),
+    metavar="PATH",
+    help="The author's own earlier work: its fragments are reported apart (--ratio no-own).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    type=click.Path(exists=True, path_type=str),
+    metavar="FILE",
+    help="A template whose text is left out of the count (a cover page, a declaration).",
+)
+@click.option(
+    "--min-match",
+    type=click.FloatRange(4, 1000),
+    default=FragmentRule().min_match,
+    show_default=True,
+    metavar="WORDS",
+    help="The shortest copied fragment, in words; 13 CJK characters count as 8 words.",
+)
+@click.option(
+    "--gap",
+    type=click.IntRange(0, 50),
+    default=FragmentRule().gap,
+    show_default=True,
+    metavar="WORDS",
+    help="Differing words (or CJK characters) bridged between two matched runs.",
+)
+@click.option(
+    "--keep-references",
+    is_flag=True,
+    help="Count the reference list and citation markers too.",
+)
+@click.option(
+    "--max-ratio",
+    type=Ratio(),
+    metavar="RATIO",
+    help="Exit 1 when a document's ratio (see --ratio) is above RATIO (30% or 0.3).",
+)
+@click.option(
+    "--ratio",
+    "which",
+    type=click.Choice(list(_RATIOS)),
+    default="total",
+    show_default=True,
+    help="The ratio --max-ratio compares: all copied text, without quotations, or without the "
+    "author's own work.",
+)
+@click.option(
+    "--fail-on-duplicates",
+    is_flag=True,
+    help="Exit 1 when a document has any copied fragment counted by --ratio.",
+)
+@click.option("--strict", is_flag=True, help="Exit 3 when a source could not be read.")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "html", "sarif"]),
+    default="text",
+    show_default=True,
+)
+@click.option("-o", "--output", metavar="FILE", help="Write the report to FILE (atomically).")
+@click.option(
+    "--max-size",
+    type=ByteSize(),
+    default=DiscoveryOptions().max_size,
+    show_default="64M",
+    help="Skip files larger than this.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no skip summary on stderr.")
+@click.pass_context
+def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) -> None:
+    """A duplicate-check report for each DOCUMENT (查重): its copy ratio, the ratio without
+    quotations and without the author's own work, the largest single source, a ratio per
+    section, the sources with their shares, and every copied fragment with its place on both
+    sides.
+
+    DOCUMENT may be a text, Markdown, Word, PDF, OpenDocument, EPUB, RTF or HTML file, or a
+    folder of them.
+    """
+    if not (kw["against"] or kw["db"] or kw["own"]):
+        raise click.UsageError("give sources to check against: --against PATH, --db DB or --self")
+    with usage_errors():
+        target = ReportTarget.resolve(kw["output"])
+        if kw["output"]:
+            roots = [*documents, *kw["against"], *kw["own"]]
+            check_not_scanned("--output", kw["output"], roots)
+        options = CheckOptions(
+            rule=FragmentRule(min_match=kw["min_match"], gap=kw["gap"]),
+            exclude_references=not kw["keep_references"],
+            exclude_markers=not kw["keep_references"],
+            discovery=DiscoveryOptions(max_size=kw["max_size"]),
+        )
+        quiet = kw["quiet"]
+
+        def progress(what: str) -> None:
+            if not quiet and sys.stderr is not None and sys.stderr.isatty():
+                sys.stderr.write(f"\r\x1b[Kchecking {display_path(what)}"[:200])
+                sys.stderr.flush()
+
+        result = check(
+            documents,
+            against=kw["against"],
+            own=kw["own"],
+            db=kw["db"],
+            ignore=kw["ignore"],
+            options=options,
+            progress=progress,
+        )
+        if not quiet and sys.stderr is not None and sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")
+        with target.open() as stream:
+            if kw["fmt"] == "json":
+                render_check_json(result, stream)
+            elif kw["fmt"] == "sarif":
+                render_check_sarif(result, stream)
+            elif kw["fmt"] == "html":
+                from ..report.check_html import render_check_html
+
+                render_check_html(result, stream)
+            else:
+                render_check_text(result, stream)
+    which = kw["which"]
+    limit = 0.0 if kw["fail_on_duplicates"] else kw["max_ratio"]
+    over = []
+    if limit is not None:
+        over = [d for d in result.documents if d.ratio(which) > limit]
+    unread = [s for s in result.skipped if _named(s.path, documents)]
+    # The reason for a failing exit code is printed even with --quiet.
+    for doc in over:
+        sys.stderr.write(
+            f"simdup: {display_path(doc.path)}: {_RATIOS[which]} {percent(doc.ratio(which))} "
+            f"is above {percent(limit or 0.0)}\n"
+        )
+    for skip in unread:
+        sys.stderr.write(f"simdup: {display_path(skip.path)} could not be read: {skip.reason}\n")
+    sources_skipped = [s for s in result.skipped if not _named(s.path, documents)]
+    if sources_skipped and (kw["strict"] or not quiet):
+        sys.stderr.write(f"simdup: {len(sources_skipped)} source file(s) could not be read\n")
+    ctx.exit(
+        check_exit_code(
+            over_limit=len(over),
+            unread=len(unread),
+            skipped=len(sources_skipped),
+            strict=kw["strict"],
+        )
+    )
+
+
+def _named(path: str, documents: tuple[str, ...]) -> bool:
+    """Whether ``path`` is one of the documents to check or lies in one of their folders."""
+    for named in documents:
+        if path == named or path.startswith(named.rstrip(os.sep) + os.sep):
+            return True
+    return False

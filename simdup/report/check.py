@@ -1,0 +1,283 @@
+"""The duplicate check's reports: text for a person, JSON for programs, SARIF for CI (the HTML
+report for a teacher is ``check_html``). Each renders one ``CheckResult``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..__about__ import __version__
+from ..checking.records import CheckResult, CopiedFragment, DocumentCheck
+from ..names import display_path, escape_path
+from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri
+
+# Fragments listed per document in the text report (JSON has all of them).
+TEXT_FRAGMENTS = 20
+CHECK_RULE = "simdup/copied-fragment"
+
+
+def percent(ratio: float) -> str:
+    return f"{100 * ratio:.1f}%"
+
+
+def _where(fragment: CopiedFragment) -> tuple[str, str]:
+    here = fragment.place.label() if fragment.place else f"chars {fragment.start}-{fragment.end}"
+    there = (
+        fragment.source_place.label()
+        if fragment.source_place
+        else f"chars {fragment.source_start}-{fragment.source_end}"
+    )
+    return here, there
+
+
+def render_check_text(result: CheckResult, stream: TextIO) -> None:
+    """A summary per checked document: the ratios, the sections, the sources, the first
+    fragments; then what was skipped and the rules."""
+    write = stream.write
+    for doc in result.documents:
+        write(f"{display_path(doc.path)}\n")
+        write(
+            f"  copy ratio {percent(doc.copy_ratio)}"
+            f"   without quotations {percent(doc.ratio_without_quotes)}"
+            f"   without own work {percent(doc.ratio_without_own)}\n"
+        )
+        if doc.largest_source:
+            write(
+                f"  largest single source {percent(doc.largest_source_ratio)}: "
+                f"{display_path(doc.largest_source)}\n"
+            )
+        write(f"  counted characters {doc.units:,}, copied {doc.copied_units:,}\n")
+        if len(doc.sections) > 1:
+            write("  sections:\n")
+            for section in doc.sections:
+                bar = "#" * round(20 * section.ratio)
+                title = section.title or "(before the first heading)"
+                write(f"    {percent(section.ratio):>6}  {bar:<20}  {title}\n")
+        if doc.sources:
+            write("  sources:\n")
+            for share in doc.sources:
+                own = "  (own work)" if share.own else ""
+                write(
+                    f"    {percent(share.ratio):>6}  {display_path(share.source)}"
+                    f"  {share.fragments} fragment{'s' if share.fragments != 1 else ''}{own}\n"
+                )
+        for excluded in doc.excluded:
+            if excluded.reason != "marker":
+                write(f"  left out ({excluded.reason}): chars {excluded.start}-{excluded.end}\n")
+        for warning in doc.warnings:
+            write(f"  warning: {warning.message} (at char {warning.start})\n")
+        if doc.fragments:
+            write("  fragments:\n")
+            for fragment in doc.fragments[:TEXT_FRAGMENTS]:
+                here, there = _where(fragment)
+                write(
+                    f"    [{fragment.kind}] {here} = {display_path(fragment.source)} {there}\n"
+                    f"      {fragment.text}\n"
+                )
+            if len(doc.fragments) > TEXT_FRAGMENTS:
+                rest = len(doc.fragments) - TEXT_FRAGMENTS
+                write(f"    ... and {rest} more (--format json or html lists all)\n")
+        write("\n")
+    for skip in result.skipped:
+        write(f"skipped {display_path(skip.path)}: {skip.reason}\n")
+    settings = result.settings
+    write(
+        f"{len(result.documents)} document(s) checked against {result.source_count} source(s); "
+        f"a fragment is at least {settings.get('min_match_words')} words or "
+        f"{settings.get('min_match_cjk_chars')} CJK characters "
+        f"({settings.get('algorithm')})\n"
+    )
+
+
+def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
+    return {
+        "source": escape_path(fragment.source),
+        "kind": fragment.kind,
+        "start_char": fragment.start,
+        "end_char": fragment.end,
+        "source_start_char": fragment.source_start,
+        "source_end_char": fragment.source_end,
+        "units": fragment.units,
+        "similarity": fragment.similarity,
+        "place": fragment.place.label() if fragment.place else None,
+        "source_place": fragment.source_place.label() if fragment.source_place else None,
+        "text": fragment.text,
+        "source_text": fragment.source_text,
+    }
+
+
+def document_record(doc: DocumentCheck) -> dict[str, Any]:
+    """One checked document as JSON (its text is not repeated: offsets point into the file
+    as read)."""
+    return {
+        "path": escape_path(doc.path),
+        "units": doc.units,
+        "copied_units": doc.copied_units,
+        "copy_ratio": doc.copy_ratio,
+        "ratio_without_quotes": doc.ratio_without_quotes,
+        "ratio_without_own": doc.ratio_without_own,
+        "largest_source_ratio": doc.largest_source_ratio,
+        "largest_source": escape_path(doc.largest_source) if doc.largest_source else None,
+        "sources": [
+            {
+                "source": escape_path(s.source),
+                "own": s.own,
+                "units": s.units,
+                "ratio": s.ratio,
+                "fragments": s.fragments,
+            }
+            for s in doc.sources
+        ],
+        "sections": [
+            {
+                "title": s.title,
+                "start_char": s.start,
+                "end_char": s.end,
+                "units": s.units,
+                "copied_units": s.copied_units,
+                "ratio": s.ratio,
+            }
+            for s in doc.sections
+        ],
+        "fragments": [_fragment_record(f) for f in doc.fragments],
+        "quoted": [{"start_char": a, "end_char": b} for a, b in doc.quoted],
+        "excluded": [
+            {"start_char": e.start, "end_char": e.end, "reason": e.reason} for e in doc.excluded
+        ],
+        "warnings": [
+            {"kind": w.kind, "message": w.message, "start_char": w.start, "end_char": w.end}
+            for w in doc.warnings
+        ],
+    }
+
+
+def render_check_json(result: CheckResult, stream: TextIO) -> None:
+    record = {
+        "documents": [document_record(d) for d in result.documents],
+        "source_count": result.source_count,
+        "skipped": [
+            {"path": escape_path(s.path), "stage": s.stage, "reason": s.reason}
+            for s in result.skipped
+        ],
+        "settings": result.settings,
+    }
+    json.dump(record, stream, ensure_ascii=False, indent=2)
+    stream.write("\n")
+
+
+def _lines(text: str, start: int, end: int) -> tuple[int, int]:
+    first = text.count("\n", 0, start) + 1
+    return first, first + text.count("\n", start, max(start, end - 1))
+
+
+def _sarif_location(path: str, cwd: str, region: dict[str, Any] | None) -> dict[str, Any]:
+    uri, base = artifact_uri(path, cwd)
+    artifact: dict[str, Any] = {"uri": uri}
+    if base is not None:
+        artifact["uriBaseId"] = base
+    physical: dict[str, Any] = {"artifactLocation": artifact}
+    if region:
+        physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dict[str, Any]:
+    here, there = _where(fragment)
+    region: dict[str, Any] | None = None
+    if fragment.place is None or fragment.place.kind == "line":
+        # A plain-text file: its characters are the file's, so the region is exact.
+        first, last = _lines(doc.text, fragment.start, fragment.end)
+        region = {
+            "startLine": first,
+            "endLine": last,
+            "charOffset": fragment.start,
+            "charLength": fragment.end - fragment.start,
+        }
+    fingerprint = hashlib.sha256(
+        "\n".join([fragment.text, fragment.source_text]).encode("utf-8")
+    ).hexdigest()[:32]
+    return {
+        "ruleId": CHECK_RULE,
+        "level": "note" if fragment.kind in ("quoted", "own") else "warning",
+        "message": {
+            "text": f"{fragment.kind} fragment ({here}) found in "
+            f"{escape_path(fragment.source)} ({there}): {fragment.text}"
+        },
+        "locations": [_sarif_location(doc.path, cwd, region)],
+        "relatedLocations": [{"id": 1, **_sarif_location(fragment.source, cwd, None)}],
+        "partialFingerprints": {"simdupFragment/v1": fingerprint},
+        "properties": {"kind": fragment.kind, "units": fragment.units},
+    }
+
+
+def render_check_sarif(result: CheckResult, stream: TextIO, cwd: str | None = None) -> None:
+    """One SARIF result per copied fragment (quoted and own-work ones as notes); each checked
+    document's ratios in the run's properties."""
+    cwd = os.getcwd() if cwd is None else cwd
+    root = Path(cwd).resolve().as_uri().rstrip("/") + "/"
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "simdup",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [
+                            {
+                                "id": CHECK_RULE,
+                                "name": "CopiedFragment",
+                                "shortDescription": {
+                                    "text": "A fragment of the document is found in a source."
+                                },
+                                "fullDescription": {
+                                    "text": "A run of at least the minimum match (words, or CJK "
+                                    "characters) found in a source, small edits bridged."
+                                },
+                            }
+                        ],
+                        "properties": {"algorithm_version": result.settings.get("algorithm")},
+                    }
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": root}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": [
+                            {
+                                "descriptor": {"id": f"simdup/skipped/{s.stage}"},
+                                "level": "warning",
+                                "message": {"text": f"{escape_path(s.path)} skipped: {s.reason}"},
+                            }
+                            for s in result.skipped
+                        ],
+                    }
+                ],
+                "results": [
+                    _sarif_result(doc, f, cwd) for doc in result.documents for f in doc.fragments
+                ],
+                "columnKind": "unicodeCodePoints",
+                "properties": {
+                    "settings": result.settings,
+                    "documents": [
+                        {
+                            "path": escape_path(d.path),
+                            "copy_ratio": d.copy_ratio,
+                            "ratio_without_quotes": d.ratio_without_quotes,
+                            "ratio_without_own": d.ratio_without_own,
+                            "largest_source_ratio": d.largest_source_ratio,
+                        }
+                        for d in result.documents
+                    ],
+                },
+            }
+        ],
+    }
+    json.dump(log, stream, ensure_ascii=False, indent=2)
+    stream.write("\n")

@@ -1,0 +1,441 @@
+"""``simdup check``: copied fragments down to a sentence, the ratios and their rules, and the
+command end to end (text, JSON, SARIF; the HTML report has tests of its own)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import pseudo_words
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simdup.algorithms.fragments import SourceIndex, align
+from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
+from simdup.checking import CheckOptions, Corpus, FragmentRule, check, check_document
+from simdup.checking.rules import headings, quoted_ranges, reference_ranges, sections
+from simdup.cli import cli
+from simdup.records import DecodedDocument
+from simdup.text.tokens import disguises, tokenize
+
+FORMATS = Path(__file__).parent / "data" / "formats"
+
+
+def words(seed: int, n: int) -> str:
+    return " ".join(pseudo_words(seed, n).split())
+
+
+def hanzi(seed: int, n: int) -> str:
+    rng = random.Random(seed)
+    return "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(n))
+
+
+def doc(text: str, path: str = "doc.md") -> DecodedDocument:
+    return DecodedDocument(path, text, "utf-8", "utf-8", 1.0, len(text.encode()))
+
+
+def units(text: str) -> int:
+    """Counted characters as the README states them: CJK characters, letters and digits."""
+    return sum(len(w) for w in re.findall(r"[^\W_]+", text))
+
+
+def corpus_of(*texts: str, own: tuple[int, ...] = (), rule: FragmentRule | None = None) -> Corpus:
+    corpus = Corpus(rule or FragmentRule())
+    for n, text in enumerate(texts):
+        corpus.add(doc(text, f"source{n}.md"), own=n in own)
+    return corpus
+
+
+# -- fragments -------------------------------------------------------------------------------
+
+
+def test_one_copied_sentence_is_found_and_a_shorter_run_is_not():
+    sentence = words(1, 8)
+    mine = f"{words(2, 40)} {sentence} {words(3, 40)}"
+    found = check_document(
+        doc(mine), corpus_of(f"{words(4, 60)} {sentence} {words(5, 30)}"), CheckOptions()
+    )
+    assert [f.text for f in found.fragments] == [sentence]
+    seven = " ".join(sentence.split()[:7])
+    short = check_document(
+        doc(f"{words(2, 40)} {seven} {words(3, 40)}"),
+        corpus_of(f"{words(4, 60)} {seven} {words(5, 30)}"),
+        CheckOptions(),
+    )
+    assert short.fragments == ()
+
+
+def test_thirteen_cjk_characters_are_a_fragment_and_twelve_are_not():
+    copied = hanzi(1, 13)
+    found = check_document(
+        doc(hanzi(2, 80) + copied + hanzi(3, 80)), corpus_of(hanzi(4, 50) + copied), CheckOptions()
+    )
+    assert [f.text for f in found.fragments] == [copied]
+    twelve = copied[:12]
+    none = check_document(
+        doc(hanzi(2, 80) + twelve + hanzi(3, 80)), corpus_of(hanzi(4, 50) + twelve), CheckOptions()
+    )
+    assert none.fragments == ()
+
+
+def test_light_edits_are_bridged_into_one_fragment():
+    source = words(10, 60).split()
+    edited = list(source)
+    for at in (12, 25, 38):
+        edited[at] = "CHANGED"
+    found = check_document(doc(" ".join(edited)), corpus_of(" ".join(source)), CheckOptions())
+    assert len(found.fragments) == 1
+    assert found.copy_ratio == 1.0
+    # With no gap allowed, the edits cut it in pieces.
+    strict = FragmentRule(gap=0)
+    pieces = check_document(
+        doc(" ".join(edited)), corpus_of(" ".join(source), rule=strict), CheckOptions(rule=strict)
+    )
+    assert len(pieces.fragments) == 4
+
+
+def test_line_breaks_play_no_part():
+    """Both sides re-wrapped at other places: the same fragments, at the same words."""
+    source = f"{words(20, 50)} {words(21, 30)}"
+    mine = f"{words(22, 40)} {words(21, 30)} {words(23, 40)}"
+    plain = check_document(doc(mine), corpus_of(source), CheckOptions())
+    rng = random.Random(7)
+
+    def rewrap(text: str) -> str:  # same length: a space becomes a line break here and there
+        return "".join("\n" if ch == " " and rng.random() < 0.3 else ch for ch in text)
+
+    wrapped = check_document(doc(rewrap(mine)), corpus_of(rewrap(source)), CheckOptions())
+    assert plain.fragments and [
+        (f.start, f.end, f.source_start, f.source_end) for f in plain.fragments
+    ] == [(f.start, f.end, f.source_start, f.source_end) for f in wrapped.fragments]
+    # One long line on one side, short lines on the other.
+    one_line = check_document(
+        doc(" ".join(mine.split())), corpus_of(source.replace(" ", "\n")), CheckOptions()
+    )
+    assert one_line.copy_ratio == plain.copy_ratio
+
+
+def test_offsets_are_characters_of_the_text_as_read():
+    source = "前言。\n" + hanzi(30, 20) + "\nSome words here."
+    mine = "Intro line\n\n" + hanzi(30, 20)
+    found = check_document(doc(mine), corpus_of(source), CheckOptions())
+    (fragment,) = found.fragments
+    assert mine[fragment.start : fragment.end] == hanzi(30, 20)
+    assert source[fragment.source_start : fragment.source_end] == hanzi(30, 20)
+    assert fragment.place is not None and fragment.place.label() == "line 3"
+
+
+def test_disguised_copies_are_found_and_warned_about():
+    sentence = "the quick brown fox jumps over the lazy dog near the river bank"
+    disguised = sentence.replace("quick", "qu\u200bick").replace("over", "оvеr")  # Cyrillic о, е
+    found = check_document(
+        doc(f"{words(40, 30)} {disguised} {words(41, 30)}"), corpus_of(sentence), CheckOptions()
+    )
+    assert len(found.fragments) == 1
+    assert {w.kind for w in found.warnings} == {"invisible", "look-alike"}
+    assert [d.kind for d in disguises(disguised)] == ["invisible", "look-alike"]
+    # Full-width letters are their ASCII ones.
+    wide = "ｔｈｅ ｑｕｉｃｋ ｂｒｏｗｎ ｆｏｘ ｊｕｍｐｓ ｏｖｅｒ ｔｈｅ ｌａｚｙ ｄｏｇ"
+    assert check_document(doc(wide), corpus_of(sentence), CheckOptions()).copy_ratio == 1.0
+
+
+def test_a_short_document_copied_whole_into_a_longer_one_is_found():
+    short = "Use the cache flag when scanning twice in a row."
+    found = check_document(
+        doc(f"{words(50, 200)}\n\n{short}\n\n{words(51, 200)}"), corpus_of(short), CheckOptions()
+    )
+    assert [f.text for f in found.fragments] == [short.rstrip(".")]
+
+
+def test_code_blocks_are_content():
+    code = (
+        "def scan(paths):\n    for path in paths:\n        yield read_file(path, max_size=limit)\n"
+    )
+    mine = f"{words(60, 50)}\n\n```python\n{code}```\n\n{words(61, 50)}"
+    found = check_document(doc(mine), corpus_of(f"Example:\n\n```\n{code}```\n"), CheckOptions())
+    assert len(found.fragments) == 1 and "yield read_file" in found.fragments[0].text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 10_000),
+    st.integers(4, 30),
+    st.integers(0, 60),
+    st.integers(0, 60),
+)
+def test_winnowing_never_misses_a_shared_run_of_the_guaranteed_length(seed, extra, before, after):
+    """Against brute force: a run of at least ``guaranteed_run`` tokens shared by two random
+    token sequences makes the source a candidate, wherever it lies."""
+    rule = FragmentRule()
+    rng = np.random.default_rng(seed)
+    run = guaranteed_run(rule.kgram, rule.window) + extra % 5
+    shared = rng.integers(0, 2**63, run, dtype=np.uint64)
+    a = np.concatenate(
+        [
+            rng.integers(0, 2**63, before, dtype=np.uint64),
+            shared,
+            rng.integers(0, 2**63, 10, dtype=np.uint64),
+        ]
+    )
+    b = np.concatenate([rng.integers(0, 2**63, after, dtype=np.uint64), shared])
+    kept = winnow(kgram_hashes(b, rule.kgram), rule.window)
+    assert set(kgram_hashes(b, rule.kgram)[kept].tolist()) & set(
+        kgram_hashes(a, rule.kgram).tolist()
+    )
+    # Winnowing keeps about 2 / (w + 1) of the k-grams of a long random sequence.
+    long = kgram_hashes(rng.integers(0, 2**63, 5000, dtype=np.uint64), rule.kgram)
+    assert winnow(long, rule.window).size / long.size < 2.5 / (rule.window + 1)
+
+
+def test_source_index_finds_every_source_sharing_a_sentence():
+    sentence = words(70, 9)
+    texts = [words(100 + n, 80) for n in range(30)]
+    for n in (3, 17, 29):
+        texts[n] = f"{texts[n]} {sentence}"
+    index = SourceIndex(FragmentRule())
+    for text in texts:
+        index.add(tokenize(text).hashes)
+    assert index.candidates(tokenize(f"{words(71, 50)} {sentence}").hashes) == [3, 17, 29]
+
+
+def test_align_reports_the_longest_of_repeated_matches():
+    sentence = words(80, 12)
+    query = tokenize(f"{sentence} {words(81, 20)}")
+    found = align(
+        query.hashes, query.weights, tokenize(f"{sentence} x {sentence}").hashes, FragmentRule()
+    )
+    assert len(found) == 1
+
+
+# -- the rules --------------------------------------------------------------------------------
+
+
+def test_quotations_and_what_is_not_one():
+    text = (
+        '他说“这是引用的话”。《红楼梦》是书名。She said "quoted here" and 「日本語」『二重』.'
+        "\n> a block quote\n> goes on\nplain"
+    )
+    quoted = [text[a:b] for a, b in quoted_ranges(text)]
+    assert quoted == [
+        "“这是引用的话”",
+        '"quoted here"',
+        "「日本語」『二重』",  # touching: one range
+        "> a block quote\n> goes on",
+    ]
+
+
+def test_reference_lists_end_at_the_back_matter():
+    text = (
+        "# 第一章 引言\n正文。\n\n参考文献\n[1] 王伟. 论文.\n"
+        "[2] Smith. Paper.\n\n致谢\n感谢老师。\n"
+    )
+    (start, end) = reference_ranges(text)[0]
+    assert text[start:end].startswith("参考文献") and "致谢" not in text[start:end]
+    assert "[2] Smith" in text[start:end]
+
+
+def test_sections_from_markdown_headings_and_from_numbered_lines():
+    md = "Cover\n\n# 第一章 引言\nA.\n## 1.1 背景\nB.\n# 第二章 方法\nC.\n"
+    assert [s.title for s in sections(md)] == ["", "第一章 引言", "第二章 方法"]
+    detected = (
+        "摘要\n本文研究。\n第一章 绪论\n正文。\n1.1 研究背景\n内容。\n"
+        "第二章 方法\n方法。\n参考文献\n[1] x.\n"
+    )
+    assert [(h.level, h.title) for h in headings(detected)] == [
+        (1, "摘要"), (1, "第一章 绪论"), (2, "1.1 研究背景"), (1, "第二章 方法"), (1, "参考文献"),
+    ]  # fmt: skip
+    # A sentence is not a heading, however it starts.
+    assert headings("1. We tested the method on three sets, and it worked.\n") == []
+
+
+# -- the ratios on a thesis whose truth is known ----------------------------------------------
+
+
+def test_ratios_on_a_synthetic_thesis_are_within_two_points_of_the_truth():
+    copied_en = words(200, 60)  # from source A
+    copied_zh = hanzi(201, 300)  # from source B
+    quoted_en = words(202, 40)  # from source B, inside quotation marks
+    own_en = words(203, 50)  # from the author's earlier paper
+    refs_copy = words(204, 50)  # source A's text, inside the reference list
+    original = [words(300 + n, 150) for n in range(4)] + [hanzi(400, 300)]
+    intro = f"# Introduction\n\n{original[0]} {copied_en}.\n\n{original[1]}\n"
+    method = (
+        f"# Method\n\n{original[2]} As one author puts it, “{quoted_en}” [3].\n\n"
+        f"{copied_zh}{original[4]}\n\n{own_en}. {original[3]}\n"
+    )
+    references = f"# References\n\n[1] {refs_copy}.\n[2] {words(205, 30)}.\n"
+    thesis = intro + method + references
+    source_a = f"{words(500, 100)} {copied_en} {words(501, 50)} {refs_copy}"
+    source_b = f"{hanzi(502, 100)}{copied_zh}{hanzi(503, 40)} {quoted_en} {words(504, 40)}"
+    mine = f"{words(505, 80)} {own_en} {words(506, 30)}"
+    corpus = corpus_of(source_a, source_b, mine, own=(2,))
+    result = check_document(doc(thesis, "thesis.md"), corpus, CheckOptions())
+
+    counted = units(intro + method) - units("[3]")
+    truth = {
+        "total": (units(copied_en) + units(copied_zh) + units(quoted_en) + units(own_en)) / counted,
+        "no-quotes": (units(copied_en) + units(copied_zh) + units(own_en)) / counted,
+        "no-own": (units(copied_en) + units(copied_zh) + units(quoted_en)) / counted,
+    }
+    for which, value in truth.items():
+        assert abs(result.ratio(which) - value) <= 0.02, (which, result.ratio(which), value)
+    assert result.units == counted
+    largest = max(units(copied_en), units(copied_zh) + units(quoted_en)) / counted
+    assert abs(result.largest_source_ratio - largest) <= 0.02
+    assert result.largest_source == "source1.md"
+    shares = {s.source: s for s in result.sources}
+    assert shares["source2.md"].own and not shares["source0.md"].own
+    assert {f.kind for f in result.fragments} == {"copied", "quoted", "own"}
+    by_title = {s.title: s for s in result.sections}
+    intro_truth = units(copied_en) / units(intro)
+    assert abs(by_title["Introduction"].ratio - intro_truth) <= 0.02
+    assert by_title["References"].units == 0
+    assert [e.reason for e in result.excluded] == ["marker", "references", "marker", "marker"]
+    # Counting the reference list too changes what is counted, not what is found.
+    kept = check_document(
+        doc(thesis), corpus, CheckOptions(exclude_references=False, exclude_markers=False)
+    )
+    assert kept.units > result.units and kept.copied_units > result.copied_units
+
+
+def test_an_ignored_template_is_left_out_of_the_count():
+    declaration = words(600, 40)
+    thesis = f"{declaration}\n\n{words(601, 100)} {words(602, 20)}"
+    templates = corpus_of(declaration)
+    corpus = corpus_of(f"{declaration} {words(602, 20)}")
+    result = check_document(doc(thesis), corpus, CheckOptions(), templates)
+    assert [e.reason for e in result.excluded] == ["template"]
+    assert result.units == units(thesis) - units(declaration)
+    assert abs(result.copy_ratio - units(words(602, 20)) / result.units) <= 0.02
+
+
+def test_long_quotations_are_warned_about():
+    long = words(610, 130)
+    result = check_document(doc(f"“{long}”"), corpus_of(long), CheckOptions())
+    assert [w.kind for w in result.warnings] == ["long-quotation"]
+    assert result.ratio_without_quotes == 0.0 and result.copy_ratio == 1.0
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def refs(tmp_path: Path) -> Path:
+    """Sources holding two paragraphs of the formats fixture's text, and one unrelated."""
+    source = (FORMATS / "source.md").read_text(encoding="utf-8")
+    paragraphs = [p for p in source.split("\n\n") if len(p) > 200 and not p.startswith("#")]
+    folder = tmp_path / "refs"
+    folder.mkdir()
+    (folder / "web.md").write_text(f"{words(700, 100)}\n\n{paragraphs[0]}\n", encoding="utf-8")
+    (folder / "book.txt").write_text(f"{paragraphs[3]}\n\n{words(701, 80)}\n", encoding="utf-8")
+    (folder / "other.txt").write_text(words(702, 200), encoding="utf-8")
+    return folder
+
+
+def invoke(*args: str) -> object:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_check_a_word_file_against_a_folder(refs: Path, tmp_path: Path):
+    pytest.importorskip("lxml")
+    thesis = tmp_path / "thesis.docx"
+    shutil.copy(FORMATS / "thesis.docx", thesis)
+    report = tmp_path / "report.json"
+    result = invoke("check", str(thesis), "--against", str(refs), "-f", "json", "-o", str(report))
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text(encoding="utf-8"))
+    (checked,) = data["documents"]
+    sources = {Path(s["source"]).name for s in checked["sources"]}
+    assert sources == {"web.md", "book.txt"}
+    assert 0 < checked["copy_ratio"] < 0.5
+    fragment = checked["fragments"][0]
+    assert fragment["place"].startswith("¶") and fragment["end_char"] > fragment["start_char"]
+    assert data["settings"]["algorithm"] == "simdup-check/1"
+    assert "docx" in json.dumps(data["settings"]["readers"]).lower()
+    assert len(checked["sections"]) >= 2
+    # Above --max-ratio: exit 1, and the reason on stderr even with --quiet.
+    over = CliRunner().invoke(
+        cli, ["check", str(thesis), "--against", str(refs), "--max-ratio", "1%", "-q"]
+    )
+    assert over.exit_code == 1 and "above 1.0%" in over.stderr
+    under = invoke("check", str(thesis), "--against", str(refs), "--max-ratio", "90%", "-q")
+    assert under.exit_code == 0
+    assert (
+        invoke("check", str(thesis), "--against", str(refs), "--fail-on-duplicates").exit_code == 1
+    )
+
+
+def test_check_against_a_stored_index(refs: Path, tmp_path: Path):
+    db = tmp_path / "corpus.simdup"
+    assert invoke("index", "add", str(refs), "--db", str(db)).exit_code == 0
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    (refs / "other.txt").unlink()  # stored, then gone: a skip record, not a failure
+    result = invoke("check", str(thesis), "--db", str(db), "-f", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert {Path(s["source"]).name for s in data["documents"][0]["sources"]} == {
+        "web.md",
+        "book.txt",
+    }
+    assert [Path(s["path"]).name for s in data["skipped"]] == ["other.txt"]
+    assert invoke("check", str(thesis), "--db", str(db), "--strict", "-q").exit_code == 3
+
+
+def test_text_and_sarif_reports(refs: Path, tmp_path: Path):
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    text = invoke("check", str(thesis), "--against", str(refs))
+    assert text.exit_code == 0
+    assert "copy ratio" in text.stdout and "largest single source" in text.stdout
+    assert "web.md" in text.stdout and "第一章 引言" in text.stdout
+    sarif = json.loads(invoke("check", str(thesis), "--against", str(refs), "-f", "sarif").stdout)
+    results = sarif["runs"][0]["results"]
+    assert results and all(r["ruleId"] == "simdup/copied-fragment" for r in results)
+    region = results[0]["locations"][0]["physicalLocation"]["region"]
+    body = thesis.read_text(encoding="utf-8")
+    piece = body[region["charOffset"] : region["charOffset"] + region["charLength"]]
+    assert " ".join(piece.split())[:30] == results[0]["message"]["text"].split(": ", 1)[1][:30]
+
+
+def test_usage_and_unreadable_documents(refs: Path, tmp_path: Path):
+    assert invoke("check", str(refs / "web.md")).exit_code == 2  # no sources
+    bad = tmp_path / "scan.pdf"
+    bad.write_bytes(b"%PDF-1.4\nnot really a pdf")
+    result = CliRunner().invoke(cli, ["check", str(bad), "--against", str(refs)])
+    assert result.exit_code == 3 and "could not be read" in result.stderr
+    assert (
+        invoke(
+            "check", str(refs / "web.md"), "--against", str(refs), "--max-ratio", "150%"
+        ).exit_code
+        == 2
+    )
+
+
+def test_the_library_call_checks_against_folders(refs: Path, tmp_path: Path):
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    result = check([str(thesis)], against=[str(refs)])
+    assert result.source_count == 3 and len(result.documents) == 1
+    # A document is never its own source, even inside a folder checked against.
+    shutil.copy(thesis, refs / "copy-of-nothing.md")
+    inside = check([str(refs / "web.md")], against=[str(refs)])
+    assert all(s.source != str(refs / "web.md") for s in inside.documents[0].sources)
+
+
+def test_html_report_from_the_command_line(refs: Path, tmp_path: Path):
+    pytest.importorskip("lxml")
+    thesis = tmp_path / "thesis.docx"
+    shutil.copy(FORMATS / "thesis.docx", thesis)
+    out = tmp_path / "report.html"
+    result = invoke("check", str(thesis), "--against", str(refs), "-f", "html", "-o", str(out))
+    assert result.exit_code == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and 'class="copied' in page
+    assert "web.md" in page and "simdup-check/1" in page
