@@ -343,3 +343,12 @@ def test_files_are_read_whole_around_the_read_size(tmp_path: Path, size: int) ->
     if size > 1:
         with pytest.raises(ReadFailure, match="max-size"):
             read_bytes(str(path), size - 1)
+
+
+def test_utf8_with_stray_nul_bytes_is_not_read_as_utf16() -> None:
+    """ASCII with a few NUL bytes (a PAN corpus file has them) has no UTF-16 NUL pattern and is
+    valid UTF-8: read as UTF-16 it would be ideographs. It is a binary file, as any with NULs."""
+    data = (b"There are three basic joint types in the body.\x00\n" * 40)[:-1] + b"x"
+    assert len(data) % 2 == 0
+    with pytest.raises(DecodeFailure, match="NUL"):
+        decode_bytes(data)

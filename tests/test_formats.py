@@ -368,7 +368,7 @@ def test_the_readers_and_their_libraries_are_in_every_report(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["scan", str(folder), "--no-cache", "-f", "json"])
     settings = json.loads(result.stdout)["settings"]
     assert settings["readers"]["docx"].startswith("1 (lxml ")
-    assert settings["readers"]["text"].startswith("1 (chardet ")
+    assert settings["readers"]["text"].startswith("2 (chardet ")
     assert settings["read_timeout"] == 60.0 and settings["read_memory"] == 2 << 30
 
 

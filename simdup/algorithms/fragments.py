@@ -232,6 +232,53 @@ def fingerprints(hashes: np.ndarray, rule: FragmentRule) -> np.ndarray:
     return found
 
 
+def placed_fingerprints(hashes: np.ndarray, rule: FragmentRule) -> tuple[np.ndarray, np.ndarray]:
+    """``fingerprints`` of a token sequence and where each first starts (token positions)."""
+    kgrams = kgram_hashes(hashes, rule.kgram)
+    chosen = winnow(kgrams, rule.window)
+    found, first = np.unique(kgrams[chosen], return_index=True)
+    return found, chosen[first]
+
+
+def align_near(
+    query: np.ndarray,
+    weights: np.ndarray,
+    source: np.ndarray,
+    anchors: tuple[np.ndarray, np.ndarray],
+    rule: FragmentRule,
+    reach: int,
+) -> list[Match]:
+    """``align`` only around ``anchors`` (token positions of shared fingerprints on the two
+    sides): each side's tokens within ``reach`` of an anchor, anchors whose stretches overlap
+    on both sides aligned together. With ``reach`` at least twice a fragment's longest run of
+    tokens without an anchor (winnowing bounds it), nothing ``align`` finds is lost, and two
+    long documents sharing a sentence cost a few hundred tokens, not their lengths."""
+    at_q, at_s = anchors
+    if at_q.size == 0:
+        return []
+    order = np.lexsort((at_s, at_q))
+    at_q, at_s = at_q[order], at_s[order]
+    blocks: list[list[int]] = []  # [q_lo, q_hi, s_lo, s_hi]
+    for q, s in zip(at_q.tolist(), at_s.tolist(), strict=True):
+        q_lo, q_hi = max(0, q - reach), min(query.size, q + reach)
+        s_lo, s_hi = max(0, s - reach), min(source.size, s + reach)
+        for block in blocks[-4:]:
+            if q_lo <= block[1] and s_lo <= block[3] and block[2] <= s_hi:
+                block[1] = max(block[1], q_hi)
+                block[2], block[3] = min(block[2], s_lo), max(block[3], s_hi)
+                break
+        else:
+            blocks.append([q_lo, q_hi, s_lo, s_hi])
+    found: list[Match] = []
+    for q_lo, q_hi, s_lo, s_hi in blocks:
+        for m in align(query[q_lo:q_hi], weights[q_lo:q_hi], source[s_lo:s_hi], rule):
+            found.append(
+                Match(m.first + q_lo, m.last + q_lo, m.source_first + s_lo,
+                      m.source_last + s_lo, m.matched)
+            )  # fmt: skip
+    return _longest_first(found)
+
+
 class SourceIndex:
     """The winnowed k-gram fingerprints of many sources, to find which of them a checked
     document shares a run of at least ``guaranteed_run`` tokens with."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import xxhash
 
-from ..algorithms.fragments import fingerprints as fragment_fingerprints
+from ..algorithms.fragments import placed_fingerprints
 from ..algorithms.simhash import group_counters
 from ..native import speedups
 from ..params import FeatureParams
@@ -57,8 +57,11 @@ class DocumentPassages:
     line_count: int = 0
     # Where the parts of the text come from (pages, paragraphs), for reports.
     locations: Locations | None = None
-    # Winnowed k-gram fingerprints of its tokens (``short``: copies shorter than a window).
+    # Copies shorter than a window (``short``, when ``min_match`` is set): the winnowed k-gram
+    # fingerprints of its tokens and where each starts, and its tokens (hashes, characters).
     shingles: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.uint64))
+    shingle_at: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    tokens: Tokens | None = field(repr=False, default=None)
 
     def __len__(self) -> int:
         return int(self.words.size)
@@ -213,11 +216,12 @@ class PassageProcessor:
         window_end = _window_ends(words, opts.min_words)
         fingerprints = window_fingerprints(table.counters, rows, window_end)
         rule = opts.fragment_rule()
-        shingles = (
-            fragment_fingerprints(passage_tokens(text, self.params.markup).hashes, rule)
-            if rule is not None
-            else np.empty(0, dtype=np.uint64)
-        )
+        tokens = passage_tokens(text, self.params.markup) if rule is not None else None
+        if tokens is not None and rule is not None:
+            shingles, shingle_at = placed_fingerprints(tokens.hashes, rule)
+            tokens = tokens.compact()
+        else:
+            shingles, shingle_at = np.empty(0, np.uint64), np.empty(0, np.int64)
         return DocumentPassages(
             path=path,
             lines=np.ascontiguousarray(bounds[:, :2]),
@@ -232,6 +236,8 @@ class PassageProcessor:
             line_count=lines,
             locations=locations,
             shingles=shingles,
+            shingle_at=shingle_at,
+            tokens=tokens,
         )
 
 

@@ -210,7 +210,6 @@ def match_passages(
             max_repeats=options.max_repeats,
             skipped=skipped_pair,
             max_previews=options.max_previews,
-            markup=(scan_options or ScanOptions()).features.markup,
         )
         stats["short_pairs"] = len(short)
         pairs = sorted_once([*pairs, *short])

@@ -1,32 +1,34 @@
 """Short passages: copies shorter than a window (a sentence, a short document copied whole
 into a longer one), found as the duplicate check finds copied fragments.
 
-Each document keeps its winnowed k-gram fingerprints (``DocumentPassages.shingles``, made from
-its tokens when its windows are, ``simdup.algorithms.fragments``): two documents sharing a run
-of at least ``guaranteed_run`` tokens share one of them. Such pairs of documents (not a pair
-the scan reports as near-duplicates, unless ``all_pairs``; a fingerprint held by more than
-``max_repeats`` documents is boilerplate and pairs none) are aligned token by token on their
-texts, read again, and each fragment the fragment rule keeps becomes a passage unless the
-windows already found it (it overlaps a region of the same two documents on both sides).
-Tokens are taken from the text as read, so code blocks and the markup inside them are
-content.
+Each document keeps its tokens (hashes and character offsets, no text) and their winnowed
+k-gram fingerprints with their places (``DocumentPassages.shingles``, made when its windows
+are, ``simdup.algorithms.fragments``): two documents sharing a run of at least
+``guaranteed_run`` tokens share one of them. Such pairs of documents (not a pair the scan
+reports as near-duplicates, unless ``all_pairs``; a fingerprint held by more than
+``max_repeats`` documents is boilerplate and pairs none) are aligned token by token around
+their shared fingerprints (``align_near``), and each fragment the fragment rule keeps becomes
+a passage unless the windows already found it (it overlaps a region of the same two documents
+on both sides); only the texts of passages found are read again, for their lines. Tokens are
+taken from the text as read, so code blocks and the markup inside them are content.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..algorithms.fragments import FragmentRule, Match, align, fingerprints
+from ..algorithms.fragments import FragmentRule, Match, align_near, fingerprints
 from ..records import PassagePair, PassageSpan
-from ..text.tokens import Tokens
-from .documents import DocumentPassages, passage_tokens
+from ..text.tokens import CJK_WEIGHT, Tokens
+from .documents import DocumentPassages
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-# Texts tokenised at once at most (the pairs are visited document by document).
+# Texts held at once at most, for the lines of the passages found.
 _HELD = 512
 
 
@@ -76,29 +78,31 @@ class _Lines:
         return int(np.searchsorted(self.breaks, offset, "right")) + 1
 
 
-class _Held:
-    """Texts read again, tokenised, for the pairs of one document at a time."""
+class _Texts:
+    """Texts read again for the passages found (their lines and previews), a few at a time."""
 
-    def __init__(self, texts: Callable[[str], str | None], markup: bool) -> None:
+    def __init__(self, texts: Callable[[str], str | None]) -> None:
         self.texts = texts
-        self.markup = markup
-        self.held: dict[str, tuple[str, Tokens, _Lines] | None] = {}
+        self.held: dict[str, tuple[str, _Lines] | None] = {}
 
-    def get(self, path: str) -> tuple[str, Tokens, _Lines] | None:
+    def get(self, path: str) -> tuple[str, _Lines] | None:
         if path not in self.held:
             if len(self.held) >= _HELD:
                 self.held.pop(next(iter(self.held)))
             text = self.texts(path)
-            self.held[path] = (
-                None if text is None else (text, passage_tokens(text, self.markup), _Lines(text))
-            )
+            self.held[path] = None if text is None else (text, _Lines(text))
         return self.held[path]
 
 
 def _span(
-    doc: DocumentPassages, held: tuple[str, Tokens, _Lines], first: int, last: int, limit: int
+    doc: DocumentPassages,
+    read: tuple[str, _Lines],
+    tokens: Tokens,
+    first: int,
+    last: int,
+    limit: int,
 ) -> PassageSpan:
-    text, tokens, lines = held
+    text, lines = read
     start, end = tokens.span(first, last)
     return PassageSpan(
         path=doc.path,
@@ -131,7 +135,6 @@ def short_passages(
     max_repeats: int,
     skipped: Callable[[int, int], bool],
     max_previews: int,
-    markup: bool = True,
 ) -> list[PassagePair]:
     """The passages of ``docs`` shorter than a window: fragments of pairs of documents that
     share a winnowed fingerprint (``skipped(i, j)``: a pair not to report), not already in a
@@ -141,32 +144,45 @@ def short_passages(
     for pair in found:
         known[pair.a.path, pair.b.path].append(pair)
         known[pair.b.path, pair.a.path].append(PassagePair(pair.b, pair.a, pair.similarity))
-    held = _Held(texts, markup)
+    read = _Texts(texts)
+    # Around each shared fingerprint, tokens as far as two fragments of the longest kind (all
+    # CJK characters) and a gap reach: winnowing leaves no longer stretch of a fragment without
+    # a shared fingerprint.
+    reach = 2 * (math.ceil(rule.min_match / CJK_WEIGHT) + rule.gap) + rule.kgram
     out: list[PassagePair] = []
     for i, j in pairs.tolist():
         if skipped(i, j):
             continue
-        a, b = held.get(docs[i].path), held.get(docs[j].path)
-        if a is None or b is None:
+        di, dj = docs[i], docs[j]
+        if di.tokens is None or dj.tokens is None:
             continue
-        for match in align(a[1].hashes, a[1].weights, b[1].hashes, rule):
+        shared, at_i, at_j = np.intersect1d(
+            di.shingles, dj.shingles, assume_unique=True, return_indices=True
+        )
+        plain = ~np.isin(shared, common) if common.size else np.ones(shared.size, dtype=bool)
+        anchors = (di.shingle_at[at_i[plain]], dj.shingle_at[at_j[plain]])
+        a, b = di.tokens, dj.tokens
+        for match in align_near(a.hashes, a.weights, b.hashes, anchors, rule, reach):
             # Winnowing picks a boilerplate k-gram in only some documents where it borders
             # other text: a fragment mostly made of boilerplate fingerprints is boilerplate.
-            inside = fingerprints(a[1].hashes[match.first : match.last + 1], rule)
+            inside = fingerprints(a.hashes[match.first : match.last + 1], rule)
             if common.size and inside.size and np.isin(inside, common).mean() > 0.5:
                 continue
-            a_start, a_end = a[1].span(match.first, match.last)
-            b_start, b_end = b[1].span(match.source_first, match.source_last)
+            a_start, a_end = a.span(match.first, match.last)
+            b_start, b_end = b.span(match.source_first, match.source_last)
             if any(
                 _overlaps(p.a, a_start, a_end) and _overlaps(p.b, b_start, b_end)
-                for p in known[docs[i].path, docs[j].path]
+                for p in known[di.path, dj.path]
             ):
+                continue
+            text_a, text_b = read.get(di.path), read.get(dj.path)
+            if text_a is None or text_b is None:
                 continue
             out.append(
                 PassagePair(
-                    _span(docs[i], a, match.first, match.last, max_previews),
-                    _span(docs[j], b, match.source_first, match.source_last, max_previews),
-                    _similarity(a[1], b[1], match),
+                    _span(di, text_a, a, match.first, match.last, max_previews),
+                    _span(dj, text_b, b, match.source_first, match.source_last, max_previews),
+                    _similarity(a, b, match),
                 )
             )
     return out

@@ -12,7 +12,7 @@ class PlainTextReader:
     """A file as one text document (``text.decoding``)."""
 
     name = "text"
-    version = "1"
+    version = "2"  # 2: UTF-8 with stray NUL bytes is no longer read as UTF-16
     extensions: tuple[str, ...] = ()  # any file no other reader takes
     contained = False
     libraries: tuple[str, ...] = ("chardet",)

@@ -129,6 +129,16 @@ def _utf16_without_bom(data: bytes) -> str | None:
         order = "utf-16-le"
     elif even_nul >= 0.3 * half and odd_nul <= 0.05 * half:
         order = "utf-16-be"
+    if order is None:
+        # No NUL pattern of ASCII in UTF-16: then only bytes that are not UTF-8 can be UTF-16
+        # (of CJK text). Valid UTF-8 with a few stray NULs read as UTF-16 would be ASCII
+        # turned into ideographs.
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return None
     best: tuple[int, str] | None = None
     for encoding in (order,) if order else ("utf-16-le", "utf-16-be"):
         try:

@@ -158,6 +158,16 @@ class Tokens:
         """The character offsets of tokens ``first..last`` (inclusive)."""
         return int(self.starts[first]), int(self.ends[last])
 
+    def compact(self) -> Tokens:
+        """The same tokens in narrower arrays, to be kept (offsets below 2**31)."""
+        return Tokens(
+            self.starts.astype(np.int32),
+            self.ends.astype(np.int32),
+            self.hashes,
+            self.cjk,
+            self.units.astype(np.int32),
+        )
+
     def outside(self, ranges: list[tuple[int, int]]) -> Tokens:
         """The tokens that do not start inside one of ``ranges`` (character offsets)."""
         if not ranges:
