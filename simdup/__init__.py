@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .checking import CheckOptions, CheckResult, DocumentCheck, FragmentRule, check
     from .comparing import compare
     from .options import ScanOptions
+    from .readers.rows import Row, RowOptions, read_records
     from .records import (
         Cluster,
         ClusterMember,
@@ -41,6 +42,9 @@ _LAZY = {
     "BlockIndex": "algorithms.index",
     "near_pairs": "algorithms.index",
     "ScanOptions": "options",
+    "Row": "readers.rows",
+    "RowOptions": "readers.rows",
+    "read_records": "readers.rows",
     "fingerprint": "text.processor",
     "Cluster": "records",
     "ClusterMember": "records",
@@ -85,6 +89,8 @@ __all__ = [
     "IndexStats",
     "InputError",
     "MissingExtraError",
+    "Row",
+    "RowOptions",
     "ScanOptions",
     "ScanResult",
     "SimdupError",
@@ -95,5 +101,6 @@ __all__ = [
     "fingerprint",
     "hamming",
     "near_pairs",
+    "read_records",
     "scan",
 ]
