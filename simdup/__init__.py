@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .algorithms.simhash import hamming
     from .checking import CheckOptions, CheckResult, DocumentCheck, FragmentRule, check
     from .comparing import compare
+    from .deduplication import Dedup, dedup_records
     from .options import ScanOptions
     from .readers.rows import Row, RowOptions, read_records
     from .records import (
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 # rescan answered from the cache needs no segmenter, no index store, no comparison).
 _LAZY = {
     "compare": "comparing",
+    "Dedup": "deduplication",
+    "dedup_records": "deduplication",
     "check": "checking",
     "CheckOptions": "checking",
     "CheckResult": "checking",
@@ -80,6 +83,7 @@ __all__ = [
     "ClusterMember",
     "Comparison",
     "ConfigError",
+    "Dedup",
     "DocumentCheck",
     "DuplicatePair",
     "FeatureParams",
@@ -98,6 +102,7 @@ __all__ = [
     "__version__",
     "check",
     "compare",
+    "dedup_records",
     "fingerprint",
     "hamming",
     "near_pairs",

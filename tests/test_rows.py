@@ -9,6 +9,7 @@ import json
 import lzma
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simdup.readers.rows import Row, RowOptions, read_records
@@ -164,3 +165,66 @@ def test_parquet(tmp_path: Path) -> None:
 def test_options_are_checked() -> None:
     with pytest.raises(Exception, match="unknown records format"):
         RowOptions(records="xml")
+
+
+# -- dedup_records ------------------------------------------------------------------------------
+
+
+def _article(seed: int, n: int = 80) -> str:
+    from conftest import pseudo_words
+
+    return " ".join(pseudo_words(seed, n).split())
+
+
+def _edited(text: str, at: int) -> str:
+    words = text.split()
+    words[at] = "changed"
+    return " ".join(words)
+
+
+def test_dedup_keeps_one_row_per_cluster_and_names_it() -> None:
+    from simdup.deduplication import dedup_records
+
+    a, b = _article(1), _article(2)
+    rows = [a, b, _edited(a, 10), a + " extra words at the end", _edited(b, 40), _article(3)]
+    found = dedup_records(rows)
+    assert found.keep.tolist() == [True, True, False, False, False, True]
+    assert found.duplicate_of.tolist() == [-1, -1, 0, 0, 1, -1]
+    assert found.cluster[2] == found.cluster[3] == found.cluster[0] != found.cluster[1]
+    assert found.cluster[5] == -1 and np.isnan(found.similarity[0])
+    assert all(0.8 <= s <= 1.0 for _, _, s in found.removals())
+    # Longest keeps the longer revision; every removed row names the kept one.
+    longest = dedup_records(rows, keep="longest")
+    assert longest.keep[[0, 2, 3, 5]].tolist() == [False, False, True, True]
+    assert longest.duplicate_of[0] == longest.duplicate_of[2] == 3
+    assert longest.keep[1] != longest.keep[4]  # one of b and its edit, the longer
+    assert all(longest.keep[kept] for _, kept, _ in longest.removals())
+
+
+def test_dedup_never_chains() -> None:
+    """A ~ B and B ~ C but not A ~ C: B goes with A, and C stays (it repeats no kept row)."""
+    from simdup.deduplication import dedup_records
+
+    base = _article(5, 120).split()
+    a = " ".join(base)
+    b = " ".join(base[:100] + _article(6, 20).split())
+    c = " ".join(base[:80] + _article(6, 20).split() + _article(7, 20).split())
+    found = dedup_records([a, b, c], min_similarity=0.7)
+    kept_for = [kept for _, kept, _ in found.removals()]
+    assert all(found.keep[kept] for kept in kept_for)  # a kept row, never a removed one
+    assert found.keep[0]
+
+
+def test_dedup_takes_rows_and_arrow(tmp_path: Path) -> None:
+    from simdup.deduplication import dedup_records
+
+    a = _article(9)
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(_jsonl([{"id": "x", "text": a}, {"text": None}, {"id": "y", "text": a}]))
+    found = dedup_records(read_records(path, id_field="id"))
+    assert found.keys == ("x", "y") and found.keep.tolist() == [True, False]
+    assert [s.reason for s in found.skipped] == ["text field 'text' is null"]
+    pa = pytest.importorskip("pyarrow")
+    table = pa.table({"text": [a, "short", _edited(a, 3)]})
+    from_arrow = dedup_records(table)
+    assert from_arrow.keep.tolist() == [True, True, False] and from_arrow.too_short == 1
