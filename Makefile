@@ -16,10 +16,10 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The dask and docs extras too, so that the tests marked `dask` (a local Dask cluster) and
-# those of documents in other formats run.
+# The dask, docs and rows extras too, so that the tests marked `dask` (a local Dask cluster),
+# those of documents in other formats and those of datasets of rows run.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs,rows]'
 	touch $@
 
 demo: $(VENV)/.installed

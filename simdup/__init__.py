@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from .algorithms.simhash import hamming
     from .checking import CheckOptions, CheckResult, DocumentCheck, FragmentRule, check
     from .comparing import compare
+    from .deduplication import Dedup, dedup_records
     from .options import ScanOptions
+    from .readers.rows import Row, RowOptions, read_records
     from .records import (
         Cluster,
         ClusterMember,
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 # rescan answered from the cache needs no segmenter, no index store, no comparison).
 _LAZY = {
     "compare": "comparing",
+    "Dedup": "deduplication",
+    "dedup_records": "deduplication",
     "check": "checking",
     "CheckOptions": "checking",
     "CheckResult": "checking",
@@ -41,6 +45,9 @@ _LAZY = {
     "BlockIndex": "algorithms.index",
     "near_pairs": "algorithms.index",
     "ScanOptions": "options",
+    "Row": "readers.rows",
+    "RowOptions": "readers.rows",
+    "read_records": "readers.rows",
     "fingerprint": "text.processor",
     "Cluster": "records",
     "ClusterMember": "records",
@@ -76,6 +83,7 @@ __all__ = [
     "ClusterMember",
     "Comparison",
     "ConfigError",
+    "Dedup",
     "DocumentCheck",
     "DuplicatePair",
     "FeatureParams",
@@ -85,6 +93,8 @@ __all__ = [
     "IndexStats",
     "InputError",
     "MissingExtraError",
+    "Row",
+    "RowOptions",
     "ScanOptions",
     "ScanResult",
     "SimdupError",
@@ -92,8 +102,10 @@ __all__ = [
     "__version__",
     "check",
     "compare",
+    "dedup_records",
     "fingerprint",
     "hamming",
     "near_pairs",
+    "read_records",
     "scan",
 ]

@@ -1,0 +1,425 @@
+"""Datasets of rows: JSON Lines, CSV, TSV and Parquet files, one document per row, streamed.
+
+A row's document is the value of its text field (``text_field``, a dotted path into nested
+JSON); its key is its id (``id_field``, kept exactly as written: a 30-digit integer stays
+those digits) or ``file#row``. Rows are read one at a time from the file (decompressed as
+they are read: gzip, zstd, bz2 and xz, known by their first bytes), so memory holds one row,
+not the dataset.
+
+A row that cannot be a document is a ``SkippedFile`` keyed ``file#row`` (stage ``row``) with
+its reason, and reading goes on: a line that is not JSON or not an object, a missing, null or
+non-string text field, invalid UTF-8, a lone surrogate, a line longer than ``max_line``
+bytes, a CSV field over the parser's limit. A truncated compressed stream (a gzip, bz2 or xz
+stream that ends early; a zstd frame without its end, which a zstd stream reader can take for
+the end of the data) is a skip record at the row where it stops, and a file that cannot be
+opened as its format one for the file.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import json
+import lzma
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import IO, Any
+
+from ..errors import ConfigError, MissingExtraError
+from ..records import SkippedFile
+
+FORMATS = ("auto", "jsonl", "csv", "tsv", "parquet")
+DEFAULT_MAX_LINE = 64 << 20
+_COMPRESSED = {  # first bytes -> name
+    b"\x1f\x8b": "gzip",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"BZh": "bz2",
+    b"\xfd7zXZ\x00": "xz",
+}
+_SUFFIXES = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".xz": "xz"}
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class RowOptions:
+    """How rows are read: the format (``auto``: by the file's name, then its first bytes),
+    the text field and the id field (dotted paths into JSON; column names in CSV and Parquet),
+    and the longest line or field taken, in bytes."""
+
+    records: str = "auto"
+    text_field: str = "text"
+    id_field: str | None = None
+    max_line: int = DEFAULT_MAX_LINE
+
+    def __post_init__(self) -> None:
+        if self.records not in FORMATS:
+            raise ConfigError(f"unknown records format {self.records!r} ({', '.join(FORMATS)})")
+        if not self.text_field:
+            raise ConfigError("the text field cannot be empty")
+        if self.max_line < 1:
+            raise ConfigError("max_line must be at least 1")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row as a document: its ``key`` (its id as written, else ``file#row``), its text,
+    the file, its row (0-based, rows that are documents and rows skipped alike), its line
+    (1-based, JSON Lines and CSV; None in Parquet) and its id (None without ``id_field``)."""
+
+    key: str
+    text: str
+    file: str
+    row: int
+    line: int | None
+    id: str | None
+
+
+class TruncatedStream(Exception):
+    """A compressed stream ended before its end marker."""
+
+
+def compression_of(path: str, head: bytes) -> str | None:
+    """The compression of a file, by its first bytes (its name when they say nothing)."""
+    for magic, name in _COMPRESSED.items():
+        if head.startswith(magic):
+            return name
+    return _SUFFIXES.get(os.path.splitext(path)[1].lower())
+
+
+class _ZstdFrames(io.RawIOBase):
+    """The decompressed bytes of a zstd file of one or more frames; a last frame without its
+    end raises ``TruncatedStream`` (a stream reader would end there silently)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        try:
+            import zstandard
+        except ImportError as exc:
+            raise MissingExtraError("reading zstd-compressed rows", "rows") from exc
+        self._zstd = zstandard
+        self._raw = raw
+        self._inner = zstandard.ZstdDecompressor().decompressobj()
+        self._pending = b""
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending and not self._done:
+            chunk = self._raw.read(_CHUNK)
+            if not chunk:
+                if not self._inner.eof and self._started:
+                    raise TruncatedStream("the zstd stream ends inside a frame")
+                self._done = True
+                break
+            self._feed(chunk)
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    _started = False
+
+    def _feed(self, chunk: bytes) -> None:
+        while chunk:
+            self._started = True
+            out = self._inner.decompress(chunk)
+            self._pending += out
+            if self._inner.eof:
+                chunk = self._inner.unused_data
+                self._inner = self._zstd.ZstdDecompressor().decompressobj()
+                self._started = False
+            else:
+                chunk = b""
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """The file's bytes, decompressed as they are read (closing it closes the file)."""
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    kind = compression_of(path, head)
+    stream: Any
+    if kind == "gzip":
+        stream = gzip.open(path, "rb")  # noqa: SIM115
+    elif kind == "bz2":
+        stream = bz2.open(path, "rb")  # noqa: SIM115
+    elif kind == "xz":
+        stream = lzma.open(path, "rb")  # noqa: SIM115
+    elif kind == "zstd":
+        stream = io.BufferedReader(_ZstdFrames(open(path, "rb")), _CHUNK)  # noqa: SIM115
+    else:
+        stream = open(path, "rb")  # noqa: SIM115 (closed by the caller)
+    opened: IO[bytes] = stream
+    return opened
+
+
+_EOF_ERRORS = (EOFError, TruncatedStream, gzip.BadGzipFile, OSError, lzma.LZMAError)
+
+
+def format_of(path: str, options: RowOptions) -> str:
+    """The format of a dataset file: ``options.records``, or by its name without the
+    compression suffix, or by its first bytes."""
+    if options.records != "auto":
+        return options.records
+    name = path.lower()
+    stem, suffix = os.path.splitext(name)
+    if suffix in _SUFFIXES:
+        name = stem
+    for ext, kind in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
+                      (".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet")):  # fmt: skip
+        if name.endswith(ext):
+            return kind
+    with open(path, "rb") as fh:
+        if fh.read(4) == b"PAR1":
+            return "parquet"
+    return "jsonl"
+
+
+def _field(record: Any, dotted: str) -> tuple[bool, Any]:
+    value = record
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def _id_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)  # an int as its digits, however many; a float as Python writes it
+
+
+class _Rows:
+    """Numbering and the checks every format shares."""
+
+    def __init__(self, path: str, options: RowOptions) -> None:
+        self.path = path
+        self.options = options
+        self.row = 0
+
+    def skip(self, reason: str) -> SkippedFile:
+        found = SkippedFile(f"{self.path}#{self.row}", "row", reason)
+        self.row += 1
+        return found
+
+    def made(self, text: Any, id_value: Any, found_id: bool, line: int | None) -> Row | SkippedFile:
+        field = self.options.text_field
+        if text is None:
+            return self.skip(f"text field {field!r} is null")
+        if not isinstance(text, str):
+            return self.skip(f"text field {field!r} is {type(text).__name__}, not a string")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return self.skip(f"text field {field!r} holds a lone surrogate")
+        ident = _id_text(id_value) if self.options.id_field and found_id else None
+        if self.options.id_field and not found_id:
+            return self.skip(f"no id field {self.options.id_field!r}")
+        key = ident if ident is not None else f"{self.path}#{self.row}"
+        row = Row(key, text, self.path, self.row, line, ident)
+        self.row += 1
+        return row
+
+
+def _jsonl(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
+    rows = _Rows(path, options)
+    line_number = 0
+    with open_binary(path) as stream:
+        while True:
+            try:
+                line = stream.readline(options.max_line + 1)
+            except _EOF_ERRORS as exc:
+                yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
+                return
+            if not line:
+                return
+            line_number += 1
+            if len(line) > options.max_line and not line.endswith(b"\n"):
+                try:
+                    while True:  # the rest of the line, read and dropped
+                        rest = stream.readline(_CHUNK)
+                        if not rest or rest.endswith(b"\n"):
+                            break
+                except _EOF_ERRORS as exc:
+                    yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
+                    return
+                yield rows.skip(f"line {line_number} is longer than {options.max_line} bytes")
+                continue
+            if not line.strip():
+                continue
+            try:
+                decoded = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield rows.skip(f"line {line_number} is not UTF-8 (byte {exc.start})")
+                continue
+            try:
+                record = json.loads(decoded)
+            except ValueError as exc:
+                yield rows.skip(f"line {line_number} is not JSON: {exc}")
+                continue
+            if not isinstance(record, dict):
+                yield rows.skip(
+                    f"line {line_number} is a JSON {type(record).__name__}, not an object"
+                )
+                continue
+            found, text = _field(record, options.text_field)
+            if not found:
+                yield rows.skip(f"line {line_number} has no text field {options.text_field!r}")
+                continue
+            found_id, ident = (
+                _field(record, options.id_field) if options.id_field else (False, None)
+            )
+            yield rows.made(text, ident, found_id, line_number)
+
+
+def _delimited(path: str, options: RowOptions, tabs: bool) -> Iterator[Row | SkippedFile]:
+    rows = _Rows(path, options)
+    csv.field_size_limit(options.max_line)
+    with open_binary(path) as binary:
+        text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
+        try:
+            sample = text.read(1 << 16)
+        except _EOF_ERRORS as exc:
+            yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
+            return
+        dialect: Any = csv.excel_tab if tabs else csv.excel
+        if not tabs:
+            try:
+                dialect = csv.Sniffer().sniff(sample, delimiters=",;|\t")
+            except csv.Error:
+                dialect = csv.excel
+        reader = csv.reader(_Chained(sample, text), dialect)
+        try:
+            header = next(reader, None)
+        except (csv.Error, *_EOF_ERRORS) as exc:
+            yield rows.skip(f"the header cannot be read: {exc}")
+            return
+        if header is None:
+            return
+        if options.text_field not in header:
+            yield rows.skip(f"no column {options.text_field!r} (columns: {', '.join(header)})")
+            return
+        text_at = header.index(options.text_field)
+        id_at = header.index(options.id_field) if options.id_field in header else None
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield rows.skip(f"the record at line {start} cannot be parsed: {exc}")
+                continue
+            except _EOF_ERRORS as exc:
+                yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
+                return
+            if not fields:
+                continue
+            if text_at >= len(fields):
+                yield rows.skip(f"the record at line {start} has no {options.text_field!r} field")
+                continue
+            value = fields[text_at]
+            if any("\udc80" <= ch <= "\udcff" for ch in value):
+                yield rows.skip(f"the record at line {start} is not UTF-8")
+                continue
+            ident = fields[id_at] if id_at is not None and id_at < len(fields) else None
+            yield rows.made(value, ident, ident is not None, start)
+
+
+class _Chained(Iterator[str]):
+    """The lines of ``first`` (already read) and then of ``rest``."""
+
+    def __init__(self, first: str, rest: IO[str]) -> None:
+        self._lines = iter(io.StringIO(first, newline=""))
+        self._pending = ""
+        self._rest = rest
+        self._first_done = False
+
+    def __next__(self) -> str:
+        if not self._first_done:
+            line = next(self._lines, None)
+            if line is not None:
+                if line.endswith(("\n", "\r")) or not line:
+                    return line
+                # The sample ended inside this line: its rest comes from the stream.
+                self._first_done = True
+                return line + self._rest.readline()
+            self._first_done = True
+        line = self._rest.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+
+def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
+    rows = _Rows(path, options)
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise MissingExtraError("reading Parquet rows", "rows") from exc
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow's errors: a damaged or truncated file
+        yield rows.skip(f"not a readable Parquet file: {exc}")
+        return
+    top = options.text_field.split(".")[0]
+    names = parquet.schema_arrow.names
+    if top not in names:
+        yield rows.skip(f"no column {options.text_field!r} (columns: {', '.join(names)})")
+        return
+    columns = [top] + ([options.id_field.split(".")[0]] if options.id_field else [])
+    columns = [c for c in dict.fromkeys(columns) if c in names]
+    try:
+        for batch in parquet.iter_batches(columns=columns, batch_size=4096):
+            for record in batch.to_pylist():
+                found, text = _field(record, options.text_field)
+                if not found:
+                    yield rows.skip(f"no text field {options.text_field!r}")
+                    continue
+                found_id, ident = (
+                    _field(record, options.id_field) if options.id_field else (False, None)
+                )
+                yield rows.made(text, ident, found_id, None)
+    except Exception as exc:  # a damaged row group
+        yield rows.skip(f"the Parquet file cannot be read on: {exc}")
+
+
+def read_records(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    options: RowOptions | None = None,
+    **overrides: Any,
+) -> Iterator[Row | SkippedFile]:
+    """The rows of dataset files, one at a time, each a ``Row`` or the ``SkippedFile`` of why
+    it is not a document; keyword arguments are ``RowOptions`` fields."""
+    if options is None:
+        options = RowOptions(**overrides)
+    elif overrides:
+        options = replace(options, **overrides)
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    for named in paths:
+        path = os.fspath(named)
+        try:
+            kind = format_of(path, options)
+        except OSError as exc:
+            yield SkippedFile(path, "read", exc.strerror or str(exc))
+            continue
+        if kind == "parquet":
+            yield from _parquet(path, options)
+        elif kind in ("csv", "tsv"):
+            yield from _delimited(path, options, tabs=kind == "tsv")
+        else:
+            yield from _jsonl(path, options)
+
+
+__all__ = ["Row", "RowOptions", "read_records"]

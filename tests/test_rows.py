@@ -1,0 +1,230 @@
+"""Datasets of rows (``simdup.read_records``): JSON Lines, CSV, TSV and Parquet, compressed or
+not, streamed; every bad row a skip record with its file, row and reason."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simdup.readers.rows import Row, RowOptions, read_records
+from simdup.records import SkippedFile
+
+zstandard = pytest.importorskip("zstandard")
+
+LINES = [
+    {"id": 123456789012345678901234567890, "text": "first row", "meta": {"lang": "en"}},
+    {"id": "b-2", "text": "第二行的文字"},
+    {"id": 3, "text": "third row"},
+]
+
+
+def _jsonl(rows: list[object]) -> bytes:
+    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in rows)
+
+
+def _rows(found: list[Row | SkippedFile]) -> list[Row]:
+    return [r for r in found if isinstance(r, Row)]
+
+
+def _skips(found: list[Row | SkippedFile]) -> list[SkippedFile]:
+    return [r for r in found if isinstance(r, SkippedFile)]
+
+
+@pytest.mark.parametrize(
+    ("name", "pack"),
+    [
+        ("data.jsonl", lambda b: b),
+        ("data.jsonl.gz", gzip.compress),
+        ("data.jsonl.zst", lambda b: zstandard.ZstdCompressor().compress(b)),
+        ("data.jsonl.bz2", bz2.compress),
+        ("data.jsonl.xz", lzma.compress),
+        ("data.bin", gzip.compress),  # known by its first bytes, not its name
+    ],
+)
+def test_jsonl_in_every_compression(tmp_path: Path, name: str, pack) -> None:
+    path = tmp_path / name
+    path.write_bytes(pack(_jsonl(LINES)))
+    found = list(read_records(path, id_field="id"))
+    assert [(r.key, r.text, r.row, r.line) for r in _rows(found)] == [
+        ("123456789012345678901234567890", "first row", 0, 1),  # 30 digits, not a float
+        ("b-2", "第二行的文字", 1, 2),
+        ("3", "third row", 2, 3),
+    ]
+    assert _skips(found) == []
+
+
+def test_keys_without_an_id_are_file_and_row(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(_jsonl(LINES))
+    assert [r.key for r in _rows(list(read_records(path)))] == [f"{path}#{n}" for n in range(3)]
+    nested = list(read_records(path, text_field="meta.lang"))
+    assert [r.text for r in _rows(nested)] == ["en"]
+    assert len(_skips(nested)) == 2
+
+
+def test_every_bad_row_is_a_skip_record_and_reading_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    good = json.dumps({"text": "good"}).encode()
+    path.write_bytes(
+        b"\n".join(
+            [
+                good,  # row 0
+                b"{not json",  # 1
+                b'{"other": 1}',  # 2: no text field
+                b'{"text": null}',  # 3
+                b'{"text": 42}',  # 4
+                b'{"text": "bad \xff byte"}',  # 5: invalid UTF-8
+                b'{"text": "lone \\ud800 surrogate"}',  # 6
+                b"[1, 2]",  # 7: not an object
+                b'{"text": "' + b"x" * 3000 + b'"}',  # 8: longer than max_line
+                b"",  # a blank line is no row
+                good,  # 9
+            ]
+        )
+        + b"\n"
+    )
+    found = list(read_records(path, max_line=1000))
+    assert [r.row for r in _rows(found)] == [0, 9]
+    reasons = {s.path.rsplit("#", 1)[1]: s.reason for s in _skips(found)}
+    assert sorted(reasons, key=int) == ["1", "2", "3", "4", "5", "6", "7", "8"]
+    assert "not JSON" in reasons["1"] and "no text field" in reasons["2"]
+    assert "null" in reasons["3"] and "int, not a string" in reasons["4"]
+    assert "not UTF-8" in reasons["5"] and "surrogate" in reasons["6"]
+    assert "not an object" in reasons["7"] and "longer than 1000 bytes" in reasons["8"]
+    assert all(s.stage == "row" for s in _skips(found))
+
+
+@pytest.mark.parametrize("pack", [gzip.compress, lambda b: zstandard.ZstdCompressor().compress(b)])
+def test_a_truncated_stream_is_a_skip_where_it_stops(tmp_path: Path, pack) -> None:
+    data = pack(_jsonl([{"text": f"row number {n} " * 20} for n in range(2000)]))
+    path = tmp_path / "cut.jsonl.z"
+    path.write_bytes(data[: len(data) * 2 // 3])
+    found = list(read_records(path, records="jsonl"))
+    assert 0 < len(_rows(found)) < 2000
+    (skip,) = _skips(found)
+    assert "truncated" in skip.reason
+    assert skip.path == f"{path}#{len(_rows(found))}"
+
+
+def test_zstd_of_several_frames(tmp_path: Path) -> None:
+    frames = b"".join(zstandard.ZstdCompressor().compress(_jsonl([r])) for r in LINES)
+    path = tmp_path / "frames.jsonl.zst"
+    path.write_bytes(frames)
+    assert len(_rows(list(read_records(path)))) == 3
+
+
+def test_csv_and_tsv_with_their_dialects(tmp_path: Path) -> None:
+    csv_path = tmp_path / "d.csv"
+    csv_path.write_text(
+        'id;text;n\n7;"a text; with a semicolon\nand a line break";1\n8;plain;2\n', "utf-8"
+    )
+    rows = _rows(list(read_records(csv_path, id_field="id")))
+    assert [(r.key, r.text, r.line) for r in rows] == [
+        ("7", "a text; with a semicolon\nand a line break", 2),
+        ("8", "plain", 4),
+    ]
+    tsv = tmp_path / "d.tsv.gz"
+    tsv.write_bytes(gzip.compress(b"text\tid\nhello there\t1\n"))
+    assert [r.text for r in _rows(list(read_records(tsv)))] == ["hello there"]
+
+
+def test_a_csv_field_over_the_limit_is_one_skip(tmp_path: Path) -> None:
+    path = tmp_path / "big.csv"
+    path.write_text("text\nsmall\n" + "y" * 5000 + "\nafter\n", "utf-8")
+    found = list(read_records(path, max_line=1000))
+    assert [r.text for r in _rows(found)] == ["small", "after"]
+    assert len(_skips(found)) == 1 and "cannot be parsed" in _skips(found)[0].reason
+
+
+def test_parquet(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table({"id": [10, 11, 12], "text": ["one", None, "three"]})
+    path = tmp_path / "d.parquet"
+    pq.write_table(table, path)
+    found = list(read_records(path, id_field="id"))
+    assert [(r.key, r.text, r.row, r.line) for r in _rows(found)] == [
+        ("10", "one", 0, None),
+        ("12", "three", 2, None),
+    ]
+    assert [s.path for s in _skips(found)] == [f"{path}#1"]
+    missing = list(read_records(path, text_field="body"))
+    assert len(missing) == 1 and "no column 'body'" in missing[0].reason
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(path.read_bytes()[:40])
+    (skip,) = list(read_records(broken))
+    assert "not a readable Parquet file" in skip.reason
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(Exception, match="unknown records format"):
+        RowOptions(records="xml")
+
+
+# -- dedup_records ------------------------------------------------------------------------------
+
+
+def _article(seed: int, n: int = 80) -> str:
+    from conftest import pseudo_words
+
+    return " ".join(pseudo_words(seed, n).split())
+
+
+def _edited(text: str, at: int) -> str:
+    words = text.split()
+    words[at] = "changed"
+    return " ".join(words)
+
+
+def test_dedup_keeps_one_row_per_cluster_and_names_it() -> None:
+    from simdup.deduplication import dedup_records
+
+    a, b = _article(1), _article(2)
+    rows = [a, b, _edited(a, 10), a + " extra words at the end", _edited(b, 40), _article(3)]
+    found = dedup_records(rows)
+    assert found.keep.tolist() == [True, True, False, False, False, True]
+    assert found.duplicate_of.tolist() == [-1, -1, 0, 0, 1, -1]
+    assert found.cluster[2] == found.cluster[3] == found.cluster[0] != found.cluster[1]
+    assert found.cluster[5] == -1 and np.isnan(found.similarity[0])
+    assert all(0.8 <= s <= 1.0 for _, _, s in found.removals())
+    # Longest keeps the longer revision; every removed row names the kept one.
+    longest = dedup_records(rows, keep="longest")
+    assert longest.keep[[0, 2, 3, 5]].tolist() == [False, False, True, True]
+    assert longest.duplicate_of[0] == longest.duplicate_of[2] == 3
+    assert longest.keep[1] != longest.keep[4]  # one of b and its edit, the longer
+    assert all(longest.keep[kept] for _, kept, _ in longest.removals())
+
+
+def test_dedup_never_chains() -> None:
+    """A ~ B and B ~ C but not A ~ C: B goes with A, and C stays (it repeats no kept row)."""
+    from simdup.deduplication import dedup_records
+
+    base = _article(5, 120).split()
+    a = " ".join(base)
+    b = " ".join(base[:100] + _article(6, 20).split())
+    c = " ".join(base[:80] + _article(6, 20).split() + _article(7, 20).split())
+    found = dedup_records([a, b, c], min_similarity=0.7)
+    kept_for = [kept for _, kept, _ in found.removals()]
+    assert all(found.keep[kept] for kept in kept_for)  # a kept row, never a removed one
+    assert found.keep[0]
+
+
+def test_dedup_takes_rows_and_arrow(tmp_path: Path) -> None:
+    from simdup.deduplication import dedup_records
+
+    a = _article(9)
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(_jsonl([{"id": "x", "text": a}, {"text": None}, {"id": "y", "text": a}]))
+    found = dedup_records(read_records(path, id_field="id"))
+    assert found.keys == ("x", "y") and found.keep.tolist() == [True, False]
+    assert [s.reason for s in found.skipped] == ["text field 'text' is null"]
+    pa = pytest.importorskip("pyarrow")
+    table = pa.table({"text": [a, "short", _edited(a, 3)]})
+    from_arrow = dedup_records(table)
+    assert from_arrow.keep.tolist() == [True, True, False] and from_arrow.too_short == 1
