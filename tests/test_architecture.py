@@ -40,7 +40,7 @@ TOP_LEVEL = {
     **dict.fromkeys(
         ["discovery"], 2),
     **dict.fromkeys(
-        ["options", "scanning", "comparing", "calibration", "deduplication",
+        ["options", "scanning", "comparing", "calibration", "deduplication", "datasets",
          "baseline", "outcome", "config"], 3),
     **dict.fromkeys(["__main__"], 4),
 }  # fmt: skip

@@ -228,3 +228,57 @@ def test_dedup_takes_rows_and_arrow(tmp_path: Path) -> None:
     table = pa.table({"text": [a, "short", _edited(a, 3)]})
     from_arrow = dedup_records(table)
     assert from_arrow.keep.tolist() == [True, True, False] and from_arrow.too_short == 1
+
+
+# -- simdup dedup -------------------------------------------------------------------------------
+
+
+def test_dedup_command_writes_kept_lines_byte_for_byte(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    a, b = _article(20), _article(21)
+    lines = [
+        b'{"id": 1, "text": ' + json.dumps(a).encode() + b', "extra": "keep me  exactly"}\n',
+        b'{"id": 2,   "text": ' + json.dumps(_edited(a, 7)).encode() + b"}\n",
+        b"{broken\n",
+        b'{"id": 3, "text": ' + json.dumps(b).encode() + b"}\n",
+        b'{"id": 4, "text": ' + json.dumps(_edited(b, 9)).encode() + b"}",  # no final newline
+    ]
+    data = tmp_path / "data.jsonl.zst"
+    data.write_bytes(zstandard.ZstdCompressor().compress(b"".join(lines)))
+    out, removed = tmp_path / "clean.jsonl.zst", tmp_path / "removed.jsonl"
+    args = ["dedup", str(data), "-o", str(out), "--removed", str(removed), "--id-field", "id"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    kept = zstandard.ZstdDecompressor().stream_reader(out.read_bytes()).read()
+    assert kept == lines[0] + lines[3]  # byte for byte, the bad row dropped
+    listed = [json.loads(line) for line in removed.read_text("utf-8").splitlines()]
+    pairs = [(r["key"], r["duplicate_of"], r["line"]) for r in listed]
+    assert pairs == [("2", "1", 2), ("4", "3", 5)]
+    assert "5 rows read: 2 kept, 2 removed, 1 skipped" in result.stderr
+    strict = CliRunner().invoke(cli, [*args, "--strict", "-q"])
+    assert strict.exit_code == 3 and "not JSON" in strict.stderr
+
+
+def test_dedup_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input changed between the two reads: exit 4, and no output file appears."""
+    from click.testing import CliRunner
+
+    import simdup.datasets as datasets
+    from simdup.cli import cli
+
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(_jsonl([{"text": _article(30)}, {"text": _article(31)}]))
+    real = datasets.dedup_records
+
+    def touching(*args, **kwargs):
+        found = real(*args, **kwargs)
+        data.write_bytes(data.read_bytes() + b'{"text": "appended"}\n')
+        return found
+
+    monkeypatch.setattr(datasets, "dedup_records", touching)
+    result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 4 and "changed" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl"]

@@ -1,8 +1,8 @@
 """The ``simdup`` command: parses options, calls the library, renders, exits.
 
 No algorithm lives here, and no output format: one module per command (``scan``,
-``compare``, ``check``, ``hash``, ``calibrate``, ``cache``, ``index`` with ``query``,
-``config``), each registered on the group below; ``options`` holds the shared options and
+``compare``, ``check``, ``dedup``, ``hash``, ``calibrate``, ``cache``, ``index`` with
+``query``, ``config``), each registered on the group below; ``options`` holds the shared options and
 their translation into the library's settings, ``edge`` the mapping of library errors and
 signals to exit codes (chosen in ``simdup.exitcodes``), ``output`` where a report is written.
 Only this package imports click and tqdm.
@@ -33,6 +33,7 @@ COMMANDS = {
     "scan": "scan:scan_command",
     "compare": "compare:compare_command",
     "check": "check:check_command",
+    "dedup": "dedup:dedup_command",
     "hash": "hash:hash_command",
     "calibrate": "calibrate:calibrate_command",
     "cache": "cache:cache_group",

@@ -1,0 +1,143 @@
+"""``dedup_files``: a dataset of rows deduplicated into a new file of the same format.
+
+The rows are read once to decide (``read_records`` into ``dedup_records``), then the input is
+read again and the kept rows are written: a JSON Lines row is copied byte for byte (its line
+as stored, after decompression), so nothing about a kept row changes. The output is written
+to a temporary file beside it and moved into place only when complete (a stopped run leaves
+no partial output), compressed as its name says (``.gz``, ``.zst``, ``.bz2``, ``.xz``). An
+input that changed between the two reads (size, modification time or inode) stops the run:
+its second read would not be the rows decided on.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import json
+import lzma
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .deduplication import Dedup, dedup_records
+from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
+from .options import ScanOptions
+from .readers.rows import Row, RowOptions, format_of, open_binary, read_records
+from .records import SkippedFile
+
+
+class InputChangedError(SimdupError):
+    """An input file changed while it was being deduplicated."""
+
+
+@dataclass(frozen=True)
+class DedupRun:
+    """What ``dedup_files`` did: the decisions, where each row was (file and line), and the
+    counts for the summary."""
+
+    decisions: Dedup
+    places: tuple[tuple[str, int | None], ...]
+    written: int
+
+    @property
+    def skipped(self) -> tuple[SkippedFile, ...]:
+        return self.decisions.skipped
+
+
+def _identity(path: str) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@contextlib.contextmanager
+def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
+    """A binary stream to ``target``, compressed as its name says, moved into place when the
+    block ends without an error."""
+    directory = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(directory):
+        raise OutputError(f"{target}: no such folder: {directory}")
+    fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            suffix = os.path.splitext(target)[1].lower()
+            stream: Any
+            if suffix == ".gz":
+                stream = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
+            elif suffix == ".bz2":
+                stream = bz2.BZ2File(raw, "wb")
+            elif suffix == ".xz":
+                stream = lzma.LZMAFile(raw, "wb")  # noqa: SIM115 (closed by the with below)
+            elif suffix in (".zst", ".zstd"):
+                try:
+                    import zstandard
+                except ImportError as exc:
+                    raise MissingExtraError("writing zstd-compressed rows", "rows") from exc
+                stream = zstandard.ZstdCompressor().stream_writer(raw, closefd=False)
+            else:
+                stream = None
+            if stream is None:
+                yield raw
+            else:
+                with stream:
+                    yield stream
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def dedup_files(
+    inputs: Sequence[str],
+    output: str,
+    *,
+    rows: RowOptions | None = None,
+    options: ScanOptions | None = None,
+    keep: str = "first",
+    removed: str | None = None,
+) -> DedupRun:
+    """Deduplicate the rows of ``inputs`` (JSON Lines, compressed or not) into ``output``,
+    and list each removed row with the row it repeats in ``removed`` (JSON Lines)."""
+    rows = rows or RowOptions()
+    for path in inputs:
+        if format_of(path, rows) != "jsonl":
+            raise ConfigError(f"{path}: only JSON Lines datasets can be written back yet")
+    before = {path: _identity(path) for path in inputs}
+    places: list[tuple[str, int | None]] = []
+
+    def documents() -> Iterator[Row | SkippedFile]:
+        for found in read_records(inputs, rows):
+            if isinstance(found, Row):
+                places.append((found.file, found.line))
+            yield found
+
+    decisions = dedup_records(documents(), options, keep=keep)
+    for path in inputs:
+        if _identity(path) != before[path]:
+            raise InputChangedError(f"{path} changed while it was being deduplicated")
+    kept = {places[n] for n in range(len(places)) if decisions.keep[n]}
+    written = 0
+    with _atomic_binary(output) as out:
+        for path in inputs:
+            with open_binary(path) as stream:
+                for number, line in enumerate(stream, start=1):
+                    if (path, number) in kept:
+                        out.write(line if line.endswith(b"\n") else line + b"\n")
+                        written += 1
+    if removed is not None:
+        with _atomic_binary(removed) as out:
+            for row, kept_row, similarity in decisions.removals():
+                record = {
+                    "key": decisions.keys[row],
+                    "file": places[row][0],
+                    "line": places[row][1],
+                    "duplicate_of": decisions.keys[kept_row],
+                    "duplicate_of_file": places[kept_row][0],
+                    "duplicate_of_line": places[kept_row][1],
+                    "similarity": round(similarity, 4),
+                }
+                out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+    return DedupRun(decisions, tuple(places), written)
