@@ -2,7 +2,8 @@
 
 The rows are read once to decide (``read_records`` into ``dedup_records``), then the input is
 read again and the kept rows are written: a JSON Lines row is copied byte for byte (its line
-as stored, after decompression), so nothing about a kept row changes. The output is written
+as stored, after decompression), so nothing about a kept row changes; Parquet is filtered row
+group by row group with its schema, key-value metadata and compression. The output is written
 to a temporary file beside it and moved into place only when complete (a stopped run leaves
 no partial output), compressed as its name says (``.gz``, ``.zst``, ``.bz2``, ``.xz``). An
 input that changed between the two reads (size, modification time or inode) stops the run:
@@ -90,6 +91,41 @@ def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
         raise
 
 
+def _write_parquet(inputs: Sequence[str], output: str, kept: set[tuple[str, int]]) -> int:
+    """The kept rows of Parquet ``inputs`` into ``output``, row group by row group, with the
+    first input's schema, key-value metadata (a ``huggingface`` key included) and
+    compression."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    first = pq.ParquetFile(inputs[0])
+    schema = first.schema_arrow
+    meta = first.metadata
+    compression = (
+        meta.row_group(0).column(0).compression.lower() if meta.num_row_groups else "snappy"
+    )
+    written = 0
+    with _atomic_binary(output) as out:
+        writer = pq.ParquetWriter(out, schema, compression=compression)
+        try:
+            for path in inputs:
+                source = pq.ParquetFile(path)
+                if not source.schema_arrow.equals(schema, check_metadata=False):
+                    raise ConfigError(f"{path}: its schema is not {inputs[0]}'s")
+                offset = 0
+                for group in range(source.metadata.num_row_groups):
+                    table = source.read_row_group(group)
+                    mask = [(path, offset + n) in kept for n in range(table.num_rows)]
+                    offset += table.num_rows
+                    chosen = table.filter(pa.array(mask, type=pa.bool_()))
+                    if chosen.num_rows:
+                        writer.write_table(chosen)
+                        written += chosen.num_rows
+        finally:
+            writer.close()
+    return written
+
+
 def dedup_files(
     inputs: Sequence[str],
     output: str,
@@ -99,43 +135,55 @@ def dedup_files(
     keep: str = "first",
     removed: str | None = None,
 ) -> DedupRun:
-    """Deduplicate the rows of ``inputs`` (JSON Lines, compressed or not) into ``output``,
-    and list each removed row with the row it repeats in ``removed`` (JSON Lines)."""
+    """Deduplicate the rows of ``inputs`` (all JSON Lines, compressed or not, or all Parquet)
+    into ``output`` in their format, and list each removed row with the row it repeats in
+    ``removed`` (JSON Lines)."""
     rows = rows or RowOptions()
-    for path in inputs:
-        if format_of(path, rows) != "jsonl":
-            raise ConfigError(f"{path}: only JSON Lines datasets can be written back yet")
+    kinds = {format_of(path, rows) for path in inputs}
+    if not kinds <= {"jsonl"} and kinds != {"parquet"}:
+        raise ConfigError(
+            "the inputs must all be JSON Lines or all Parquet to be written back "
+            f"(found {', '.join(sorted(kinds))}; CSV is not written back yet)"
+        )
     before = {path: _identity(path) for path in inputs}
     places: list[tuple[str, int | None]] = []
+    numbers: list[tuple[str, int]] = []
 
     def documents() -> Iterator[Row | SkippedFile]:
         for found in read_records(inputs, rows):
             if isinstance(found, Row):
                 places.append((found.file, found.line))
+                numbers.append((found.file, found.row))
             yield found
 
     decisions = dedup_records(documents(), options, keep=keep)
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
-    kept = {places[n] for n in range(len(places)) if decisions.keep[n]}
-    written = 0
-    with _atomic_binary(output) as out:
-        for path in inputs:
-            with open_binary(path) as stream:
-                for number, line in enumerate(stream, start=1):
-                    if (path, number) in kept:
-                        out.write(line if line.endswith(b"\n") else line + b"\n")
-                        written += 1
+    if kinds == {"parquet"}:
+        kept_rows = {numbers[n] for n in range(len(numbers)) if decisions.keep[n]}
+        written = _write_parquet(inputs, output, kept_rows)
+    else:
+        kept = {places[n] for n in range(len(places)) if decisions.keep[n]}
+        written = 0
+        with _atomic_binary(output) as out:
+            for path in inputs:
+                with open_binary(path) as stream:
+                    for number, line in enumerate(stream, start=1):
+                        if (path, number) in kept:
+                            out.write(line if line.endswith(b"\n") else line + b"\n")
+                            written += 1
     if removed is not None:
         with _atomic_binary(removed) as out:
             for row, kept_row, similarity in decisions.removals():
                 record = {
                     "key": decisions.keys[row],
                     "file": places[row][0],
+                    "row": numbers[row][1],
                     "line": places[row][1],
                     "duplicate_of": decisions.keys[kept_row],
                     "duplicate_of_file": places[kept_row][0],
+                    "duplicate_of_row": numbers[kept_row][1],
                     "duplicate_of_line": places[kept_row][1],
                     "similarity": round(similarity, 4),
                 }

@@ -282,3 +282,29 @@ def test_dedup_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.Monk
     result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 4 and "changed" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl"]
+
+
+def test_dedup_command_keeps_a_parquet_schema_and_metadata(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    a, b = _article(40), _article(41)
+    texts = [a, b, _edited(a, 5), None, _edited(b, 6), _article(42)]
+    schema = pa.schema(
+        [("id", pa.int64()), ("text", pa.string()), ("score", pa.float32())],
+        metadata={"huggingface": '{"info": {"features": {}}}'},
+    )
+    table = pa.table({"id": list(range(6)), "text": texts, "score": [0.5] * 6}, schema=schema)
+    data = tmp_path / "data.parquet"
+    pq.write_table(table, data, row_group_size=2, compression="zstd")
+    out = tmp_path / "clean.parquet"
+    result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(out), "--id-field", "id"])
+    assert result.exit_code == 0, result.output
+    clean = pq.ParquetFile(out)
+    assert clean.schema_arrow.equals(schema, check_metadata=True)
+    assert clean.metadata.row_group(0).column(0).compression.lower() == "zstd"
+    assert clean.read().column("id").to_pylist() == [0, 1, 5]  # the null text row is skipped
+    assert "6 rows read: 3 kept, 2 removed, 1 skipped" in result.stderr
