@@ -167,8 +167,8 @@ def dedup_files(
     removed: str | None = None,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
-    or not, or Parquet) into ``output`` in their format, and list each removed row with the row it repeats in
-    ``removed`` (JSON Lines)."""
+    or not, or Parquet) into ``output`` in their format, and list each removed row with the
+    row it repeats in ``removed`` (JSON Lines)."""
     rows = rows or RowOptions()
     kinds = {format_of(path, rows) for path in inputs}
     if len(kinds) != 1:
