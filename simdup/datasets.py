@@ -2,8 +2,9 @@
 
 The rows are read once to decide (``read_records`` into ``dedup_records``), then the input is
 read again and the kept rows are written: a JSON Lines row is copied byte for byte (its line
-as stored, after decompression), so nothing about a kept row changes; Parquet is filtered row
-group by row group with its schema, key-value metadata and compression. The output is written
+as stored, after decompression), so nothing about a kept row changes, and so is a CSV or TSV
+record (its lines as stored, after the header); Parquet is filtered row group by row group
+with its schema, key-value metadata and compression. The output is written
 to a temporary file beside it and moved into place only when complete (a stopped run leaves
 no partial output), compressed as its name says (``.gz``, ``.zst``, ``.bz2``, ``.xz``). An
 input that changed between the two reads (size, modification time or inode) stops the run:
@@ -26,7 +27,14 @@ from typing import IO, Any
 from .deduplication import Dedup, dedup_records
 from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
 from .options import ScanOptions
-from .readers.rows import Row, RowOptions, format_of, open_binary, read_records
+from .readers.rows import (
+    Row,
+    RowOptions,
+    delimited_raw,
+    format_of,
+    open_binary,
+    read_records,
+)
 from .records import SkippedFile
 
 
@@ -91,6 +99,29 @@ def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
         raise
 
 
+def _write_delimited(
+    inputs: Sequence[str], output: str, kept: set[tuple[str, int]], rows: RowOptions
+) -> int:
+    """The kept records of CSV or TSV ``inputs`` into ``output`` as they were stored (the
+    same dialect, quoting and line ends), after the first input's header; every input must
+    have that header."""
+    written = 0
+    header: str | None = None
+    with _atomic_binary(output) as out:
+        for path in inputs:
+            for row, raw in delimited_raw(path, rows):
+                if row == -1:
+                    if header is None:
+                        header = raw
+                        out.write(raw.encode("utf-8", "surrogateescape"))
+                    elif raw.rstrip("\r\n") != header.rstrip("\r\n"):
+                        raise ConfigError(f"{path}: its header is not {inputs[0]}'s")
+                elif row is not None and (path, row) in kept:
+                    out.write(raw.encode("utf-8", "surrogateescape"))
+                    written += 1
+    return written
+
+
 def _write_parquet(inputs: Sequence[str], output: str, kept: set[tuple[str, int]]) -> int:
     """The kept rows of Parquet ``inputs`` into ``output``, row group by row group, with the
     first input's schema, key-value metadata (a ``huggingface`` key included) and
@@ -135,15 +166,15 @@ def dedup_files(
     keep: str = "first",
     removed: str | None = None,
 ) -> DedupRun:
-    """Deduplicate the rows of ``inputs`` (all JSON Lines, compressed or not, or all Parquet)
-    into ``output`` in their format, and list each removed row with the row it repeats in
-    ``removed`` (JSON Lines)."""
+    """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
+    or not, or Parquet) into ``output`` in their format, and list each removed row with the
+    row it repeats in ``removed`` (JSON Lines)."""
     rows = rows or RowOptions()
     kinds = {format_of(path, rows) for path in inputs}
-    if not kinds <= {"jsonl"} and kinds != {"parquet"}:
+    if len(kinds) != 1:
         raise ConfigError(
-            "the inputs must all be JSON Lines or all Parquet to be written back "
-            f"(found {', '.join(sorted(kinds))}; CSV is not written back yet)"
+            f"the inputs must all be of one format to be written back (found "
+            f"{', '.join(sorted(kinds))})"
         )
     before = {path: _identity(path) for path in inputs}
     places: list[tuple[str, int | None]] = []
@@ -160,9 +191,11 @@ def dedup_files(
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
+    kept_rows = {numbers[n] for n in range(len(numbers)) if decisions.keep[n]}
     if kinds == {"parquet"}:
-        kept_rows = {numbers[n] for n in range(len(numbers)) if decisions.keep[n]}
         written = _write_parquet(inputs, output, kept_rows)
+    elif kinds & {"csv", "tsv"}:
+        written = _write_delimited(inputs, output, kept_rows, rows)
     else:
         kept = {places[n] for n in range(len(places)) if decisions.keep[n]}
         written = 0

@@ -308,3 +308,28 @@ def test_dedup_command_keeps_a_parquet_schema_and_metadata(tmp_path: Path) -> No
     assert clean.metadata.row_group(0).column(0).compression.lower() == "zstd"
     assert clean.read().column("id").to_pylist() == [0, 1, 5]  # the null text row is skipped
     assert "6 rows read: 3 kept, 2 removed, 1 skipped" in result.stderr
+
+
+def test_dedup_command_writes_csv_records_as_stored(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    a, b = _article(50), _article(51)
+    raw = [
+        "id;text;note\r\n",
+        f'1;"{a}";"multi\r\nline note"\r\n',
+        f"2;{_edited(a, 4)};x\r\n",
+        f"3;{b};y\r\n",
+        f'4;"{_edited(b, 8)}";z\r\n',
+    ]
+    data = tmp_path / "data.csv.gz"
+    data.write_bytes(gzip.compress("".join(raw).encode()))
+    out = tmp_path / "clean.csv.gz"
+    result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(out), "--id-field", "id"])
+    assert result.exit_code == 0, result.output
+    assert gzip.decompress(out.read_bytes()).decode() == raw[0] + raw[1] + raw[3]
+    other = tmp_path / "x.jsonl"
+    other.write_bytes(_jsonl([{"text": a}]))
+    mixed = CliRunner().invoke(cli, ["dedup", str(data), str(other), "-o", str(tmp_path / "o")])
+    assert mixed.exit_code == 2 and "one format" in mixed.stderr

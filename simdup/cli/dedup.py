@@ -51,8 +51,7 @@ An input that changes during the run exits 4; no partial output is left.
     type=click.Choice(FORMATS),
     default="auto",
     show_default=True,
-    help="The input format (auto: by name, then first bytes). JSON Lines and Parquet are "
-    "written back; CSV not yet.",
+    help="The input format (auto: by name, then first bytes); the output has the same.",
 )
 @click.option("--text-field", default="text", show_default=True, help="Dotted path to the text.")
 @click.option("--id-field", default=None, help="Dotted path to the row's id (else file#row).")
@@ -69,8 +68,9 @@ An input that changes during the run exits 4; no partial output is left.
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
 def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> None:
-    """Write the rows of INPUTS (JSON Lines, gzip, zstd, bz2 or xz compressed, or Parquet) to
-    OUTPUT, in their format, without their near-duplicates, keeping one row of each cluster."""
+    """Write the rows of INPUTS (JSON Lines, CSV or TSV, gzip, zstd, bz2 or xz compressed, or
+    Parquet) to OUTPUT, in their format, without their near-duplicates, keeping one row of each
+    cluster."""
     with usage_errors():
         for target in (kw["output"], kw["removed"]):
             if target:

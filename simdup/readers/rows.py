@@ -344,8 +344,14 @@ class _Chained(Iterator[str]):
         self._pending = ""
         self._rest = rest
         self._first_done = False
+        self.taken: list[str] = []  # the lines given since it was last cleared
 
     def __next__(self) -> str:
+        line = self._next()
+        self.taken.append(line)
+        return line
+
+    def _next(self) -> str:
         if not self._first_done:
             line = next(self._lines, None)
             if line is not None:
@@ -359,6 +365,43 @@ class _Chained(Iterator[str]):
         if not line:
             raise StopIteration
         return line
+
+
+def delimited_raw(path: str, options: RowOptions) -> Iterator[tuple[int | None, str]]:
+    """The records of a CSV or TSV file as stored (their lines, line ends included; read as
+    ``read_records`` reads them, so the same dialect), each with the row number
+    ``read_records`` gives it (-1: the header; None: a blank line, which is no row)."""
+    tabs = format_of(path, options) == "tsv"
+    csv.field_size_limit(options.max_line)
+    with open_binary(path) as binary:
+        text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
+        sample = text.read(1 << 16)
+        dialect: Any = csv.excel_tab if tabs else csv.excel
+        if not tabs:
+            try:
+                dialect = csv.Sniffer().sniff(sample, delimiters=",;|\t")
+            except csv.Error:
+                dialect = csv.excel
+        lines = _Chained(sample, text)
+        reader = csv.reader(lines, dialect)
+        if next(reader, None) is None:
+            return
+        yield -1, "".join(lines.taken)
+        row = 0
+        while True:
+            lines.taken.clear()
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error:
+                row += 1
+                continue
+            if not fields:
+                yield None, "".join(lines.taken)
+                continue
+            yield row, "".join(lines.taken)
+            row += 1
 
 
 def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
