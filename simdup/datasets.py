@@ -99,6 +99,33 @@ def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
         raise
 
 
+def _write_annotated(
+    inputs: Sequence[str],
+    output: str,
+    decisions: Dedup,
+    places: Sequence[tuple[str, int | None]],
+) -> int:
+    """Every row that is a document, with its ``cluster_id`` (None: alone) and
+    ``duplicate_of`` (None: kept) added, in input order."""
+    at = {place: n for n, place in enumerate(places)}
+    written = 0
+    with _atomic_binary(output) as out:
+        for path in inputs:
+            with open_binary(path) as stream:
+                for number, line in enumerate(stream, start=1):
+                    n = at.get((path, number))
+                    if n is None:
+                        continue
+                    record = json.loads(line)
+                    cluster = int(decisions.cluster[n])
+                    kept = int(decisions.duplicate_of[n])
+                    record["cluster_id"] = cluster if cluster >= 0 else None
+                    record["duplicate_of"] = decisions.keys[kept] if kept >= 0 else None
+                    out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+                    written += 1
+    return written
+
+
 def _write_delimited(
     inputs: Sequence[str], output: str, kept: set[tuple[str, int]], rows: RowOptions
 ) -> int:
@@ -165,12 +192,17 @@ def dedup_files(
     options: ScanOptions | None = None,
     keep: str = "first",
     removed: str | None = None,
+    annotate: bool = False,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
-    row it repeats in ``removed`` (JSON Lines)."""
+    row it repeats in ``removed`` (JSON Lines). With ``annotate`` every row is written, with
+    ``cluster_id`` and ``duplicate_of`` (the key of the row kept for it) added (JSON Lines
+    only: those rows are written again, not copied)."""
     rows = rows or RowOptions()
     kinds = {format_of(path, rows) for path in inputs}
+    if annotate and kinds != {"jsonl"}:
+        raise ConfigError("--annotate writes JSON Lines only (not yet CSV or Parquet)")
     if len(kinds) != 1:
         raise ConfigError(
             f"the inputs must all be of one format to be written back (found "
@@ -192,7 +224,9 @@ def dedup_files(
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
     kept_rows = {numbers[n] for n in range(len(numbers)) if decisions.keep[n]}
-    if kinds == {"parquet"}:
+    if annotate:
+        written = _write_annotated(inputs, output, decisions, places)
+    elif kinds == {"parquet"}:
         written = _write_parquet(inputs, output, kept_rows)
     elif kinds & {"csv", "tsv"}:
         written = _write_delimited(inputs, output, kept_rows, rows)

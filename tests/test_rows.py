@@ -333,3 +333,32 @@ def test_dedup_command_writes_csv_records_as_stored(tmp_path: Path) -> None:
     other.write_bytes(_jsonl([{"text": a}]))
     mixed = CliRunner().invoke(cli, ["dedup", str(data), str(other), "-o", str(tmp_path / "o")])
     assert mixed.exit_code == 2 and "one format" in mixed.stderr
+
+
+def test_dedup_annotate_keeps_every_row(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    a = _article(60)
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(
+        _jsonl(
+            [
+                {"id": "p", "text": a},
+                {"id": "q", "text": _edited(a, 2)},
+                {"id": "r", "text": _article(61)},
+            ]
+        )
+    )
+    out = tmp_path / "annotated.jsonl"
+    args = ["dedup", str(data), "-o", str(out), "--annotate", "--id-field", "id"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [(r["id"], r["cluster_id"], r["duplicate_of"]) for r in records] == [
+        ("p", 0, None),
+        ("q", 0, "p"),
+        ("r", None, None),
+    ]
+    assert "3 rows read: 2 kept, 1 removed, 0 skipped (3 written, annotated)" in result.stderr

@@ -40,6 +40,11 @@ An input that changes during the run exits 4; no partial output is left.
 @click.option("-o", "--output", required=True, metavar="FILE", help="The deduplicated dataset.")
 @click.option("--removed", metavar="FILE", help="List each removed row (JSON Lines).")
 @click.option(
+    "--annotate",
+    is_flag=True,
+    help="Keep every row and add cluster_id and duplicate_of to it (JSON Lines).",
+)
+@click.option(
     "--keep",
     type=click.Choice(KEEP_POLICIES),
     default="first",
@@ -86,6 +91,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             options=resolve_options(None, {f: kw[f] for f in fields}),
             keep=kw["keep"],
             removed=kw["removed"],
+            annotate=kw["annotate"],
         )
     decisions = run.decisions
     skipped = run.skipped
@@ -96,7 +102,9 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
     if not kw["quiet"]:
         sys.stderr.write(
-            f"{len(decisions) + len(skipped)} rows read: {run.written} kept, "
-            f"{decisions.removed} removed, {len(skipped)} skipped\n"
+            f"{len(decisions) + len(skipped)} rows read: {len(decisions) - decisions.removed} "
+            f"kept, {decisions.removed} removed, {len(skipped)} skipped"
+            + (f" ({run.written} written, annotated)" if kw["annotate"] else "")
+            + "\n"
         )
     ctx.exit(ExitCode.FILES_SKIPPED if kw["strict"] and skipped else ExitCode.OK)
