@@ -36,6 +36,8 @@ from .options import (
     feature_options,
     passage_options,
     passage_settings,
+    records_options,
+    row_options,
     scan_options,
     verify_options,
 )
@@ -206,6 +208,7 @@ Examples:
     help="With --passages: a passage found in more documents than this is reported once, as "
     "a repeated passage with its count and places, not as pairs (0: always as pairs).",
 )
+@records_options
 @feature_options
 @click.pass_context
 def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
@@ -244,10 +247,21 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             )
         try:
             engine_for = _local_engine
-            cache = _scan_cache(kw, all_paths)
+            # Rows are not remembered by the scan cache (it knows files).
+            cache = _scan_cache(kw, all_paths) if not kw["records"] else None
             if cache is not None:
                 stack.callback(cache.close)
-            if kw["passages"]:
+            if kw["records"]:
+                from ..datasets import scan_rows
+
+                result = scan_rows(
+                    all_paths,
+                    row_options(kw),
+                    options,
+                    reference=reference,
+                    keep_signatures=bool(kw["write_fingerprints"]),
+                )
+            elif kw["passages"]:
                 from ..passages import scan_passages
 
                 result = scan_passages(
@@ -366,6 +380,12 @@ def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
         raise click.UsageError("--passages runs with --engine local only")
     if kw["scheduler"] and kw["engine"] != "dask":
         raise click.UsageError("--scheduler needs --engine dask")
+    if kw["records"]:
+        for flag, name in (("passages", "--passages"), ("fingerprints", "--fingerprints")):
+            if kw[flag]:
+                raise click.UsageError(f"--records does not go with {name}")
+        if kw["engine"] == "dask":
+            raise click.UsageError("--records runs with --engine local")
     if kw["write_fingerprints"]:
         check_not_scanned("--write-fingerprints", kw["write_fingerprints"], paths)
 
