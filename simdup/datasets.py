@@ -34,11 +34,11 @@ import numpy as np
 from .deduplication import (
     Dedup,
     dedup_rows,
-    fingerprint_chunks,
+    fingerprint_dataset,
     rows_scan_options,
     verified_pairs,
 )
-from .engines.rows import fingerprint_rows
+from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
 from .join import Reference
 from .join.local import LocalJoin, with_reference
@@ -318,13 +318,15 @@ def dedup_files(
     removed: str | None = None,
     annotate: bool = False,
     against: Reference | None = None,
+    engine: RowEngine | None = None,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
     row it repeats in ``removed`` (JSON Lines). With ``annotate`` every row is written, with
     ``cluster_id`` and ``duplicate_of`` (the key of the row kept for it) added. With
     ``against`` (a stored index), rows that are near-duplicates of a stored document are
-    removed too (``duplicate_of``: its key)."""
+    removed too (``duplicate_of``: its key). ``engine``: where the rows are fingerprinted
+    (default: worker processes here; ``DaskRowEngine``: a Dask cluster)."""
     rows = rows or RowOptions()
     inputs = list(inputs)
     kinds = {format_of(path, rows) for path in inputs}
@@ -334,7 +336,7 @@ def dedup_files(
             f"{', '.join(sorted(kinds))})"
         )
     before = {path: _identity(path) for path in inputs}
-    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against)
+    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine)
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
@@ -401,10 +403,10 @@ def row_documents(
         yield from unreadable
         unreadable.clear()
         path, ids = names[result.file], result.ids
-        keys = [
-            ids[k] if ids is not None and ids[k] is not None else f"{path}#{result.first_row + k}"
-            for k in range(result.count)
-        ]
+        keys: list[str] = []
+        for k in range(result.count):
+            ident = ids[k] if ids is not None else None
+            keys.append(ident if ident is not None else f"{path}#{result.first_row + k}")
         yield from result.batch.records(keys)
     yield from unreadable
 
@@ -416,6 +418,7 @@ def scan_rows(
     *,
     reference: Reference | None = None,
     keep_signatures: bool = False,
+    engine: RowEngine | None = None,
 ) -> ScanResult:
     """``scan`` of the rows of dataset files (``scan --records``): each row is a document
     named by its key (its id, else ``file#row``), and the result is a scan's (pairs,
@@ -428,16 +431,8 @@ def scan_rows(
     names = list(inputs)
     started = time.perf_counter()
     skipped: list[SkippedFile] = []
-
-    def chunks() -> Iterator[RowChunk]:
-        for found in row_chunks(names, rows):
-            if isinstance(found, SkippedFile):
-                skipped.append(found)
-            else:
-                yield found
-
-    got = fingerprint_chunks(chunks(), names, rows, options, skipped, keep_short=True,
-                             keep_signatures=keep_signatures)  # fmt: skip
+    got = fingerprint_dataset(names, rows, options, skipped, engine=engine, keep_short=True,
+                              keep_signatures=keep_signatures)  # fmt: skip
     fingerprinted = time.perf_counter()
     docs = got.table
     candidates, verified = verified_pairs(got, options)

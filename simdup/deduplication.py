@@ -33,7 +33,8 @@ from typing import Any, overload
 import numpy as np
 
 from .document_table import DocumentTable, FingerprintBatch, TableBuilder
-from .engines.rows import fingerprint_rows
+from .engines.base import BandLayout
+from .engines.rows import ChunkResult, LocalRowEngine, RowEngine, fingerprint_rows
 from .errors import ConfigError
 from .join import Reference
 from .join.verify import VerifiedPair, Verifier, band_layout, candidate_pairs
@@ -44,7 +45,6 @@ from .readers.rows import (
     Row,
     RowChunk,
     RowOptions,
-    row_chunks,
     rows_description,
 )
 from .records import SkippedFile
@@ -220,9 +220,12 @@ def dedup_records(
     field_name = keep_field(keep)
     skipped: list[SkippedFile] = []
     row_options = RowOptions(text_field=text_field, order_field=field_name)
-    chunks = _item_chunks(items, text_field, skipped)
-    return _decide(chunks, (), row_options, rows_scan_options(options, overrides), keep, against,
-                   skipped)  # fmt: skip
+    options = rows_scan_options(options, overrides)
+    bands = row_bands(options)
+    results = fingerprint_rows(_item_chunks(items, text_field, skipped), options.features,
+                               row_options, jobs=options.jobs, bands=bands)  # fmt: skip
+    got = collect_rows(results, (), skipped, bands=bands)
+    return _decide(got, (), row_options, options, keep, against, skipped)
 
 
 def dedup_rows(
@@ -232,23 +235,18 @@ def dedup_rows(
     *,
     keep: str = "first",
     against: Reference | None = None,
+    engine: RowEngine | None = None,
     **overrides: Any,
 ) -> Dedup:
     """``dedup_records`` of the rows of dataset files, read a chunk at a time and fingerprinted
-    by worker processes (``options.jobs``); the rows are not held."""
+    by ``engine`` (default: worker processes here, ``options.jobs``; ``DaskRowEngine``: on a
+    Dask cluster, the same decisions); the rows are not held."""
     field_name = keep_field(keep)
     rows = replace(rows or RowOptions(), order_field=field_name)
+    options = rows_scan_options(options, overrides)
     skipped: list[SkippedFile] = []
-
-    def chunks() -> Iterator[RowChunk]:
-        for found in row_chunks(paths, rows):
-            if isinstance(found, SkippedFile):
-                skipped.append(found)
-            else:
-                yield found
-
-    return _decide(chunks(), tuple(paths), rows, rows_scan_options(options, overrides), keep,
-                   against, skipped)  # fmt: skip
+    got = fingerprint_dataset(paths, rows, options, skipped, engine=engine)
+    return _decide(got, tuple(paths), rows, options, keep, against, skipped)
 
 
 @dataclass
@@ -359,26 +357,47 @@ class SketchSpill:
         self._file.close()
 
 
-def fingerprint_chunks(
-    chunks: Iterable[RowChunk],
-    files: Sequence[str],
+def row_bands(options: ScanOptions, keep_signatures: bool = False) -> BandLayout | None:
+    """The band layout whose keys the workers send instead of MinHash signatures (None: not
+    a MinHash run, or the signatures are kept: ``--write-fingerprints``)."""
+    return band_layout(options) if options.method == "minhash" and not keep_signatures else None
+
+
+def fingerprint_dataset(
+    paths: Sequence[str],
     rows: RowOptions,
     options: ScanOptions,
     skipped: list[SkippedFile],
     *,
+    engine: RowEngine | None = None,
     keep_short: bool = False,
     keep_signatures: bool = False,
 ) -> FingerprintedRows:
-    """The rows of ``chunks`` fingerprinted with ``options`` (resolved: a method, not
-    ``auto``) by ``options.jobs`` workers; rows that are no document become skip records
-    ``file#row`` (``#row`` for items given in memory), added to ``skipped``; so do rows too
-    short to fingerprint with ``keep_short`` (a scan lists them; deduplication keeps them).
-    The table's sketches are in ``spill`` until ``verified_pairs`` reads those it needs.
-    ``keep_signatures``: the table holds the MinHash signatures (``--write-fingerprints``),
-    not only their band keys."""
-    minhash = options.method == "minhash"
-    bands = band_layout(options) if minhash and not keep_signatures else None
-    results = fingerprint_rows(chunks, options.features, rows, jobs=options.jobs, bands=bands)
+    """The rows of dataset files fingerprinted with ``options`` (resolved: a method, not
+    ``auto``) by ``engine`` (default: ``LocalRowEngine(options.jobs)``); see
+    ``collect_rows``."""
+    bands = row_bands(options, keep_signatures)
+    engine = engine or LocalRowEngine(options.jobs)
+    results = engine.results(paths, rows, options.features, bands, skipped)
+    return collect_rows(results, paths, skipped, bands=bands, keep_short=keep_short,
+                        keep_signatures=keep_signatures)  # fmt: skip
+
+
+def collect_rows(
+    results: Iterable[ChunkResult],
+    files: Sequence[str],
+    skipped: list[SkippedFile],
+    *,
+    bands: BandLayout | None,
+    keep_short: bool = False,
+    keep_signatures: bool = False,
+) -> FingerprintedRows:
+    """What an engine made of the rows (``results``, in input order) as columns: rows that
+    are no document become skip records ``file#row`` (``#row`` for items given in memory),
+    added to ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan
+    lists them; deduplication keeps them). The table's sketches go to ``spill`` until
+    ``verified_pairs`` reads those it needs. ``keep_signatures``: the table holds the MinHash
+    signatures (``--write-fingerprints``), not only their band keys."""
     spill = SketchSpill()
     files_col, rows_col, lines_col, chars_col = [], [], [], []
     orders_col: list[np.ndarray] = []
@@ -439,7 +458,7 @@ def fingerprint_chunks(
             stop = start + int(batch.at.size)
             span = np.arange(start, stop, dtype=np.int64)
             builder.put(span, batch)
-            if band is not None and batch.at.size:
+            if band is not None and batch.band_keys is not None and batch.at.size:
                 band[start:stop] = batch.band_keys
             start = stop
         del batches
@@ -494,7 +513,7 @@ def _order(candidates: Iterable[int], keep: str, chars: np.ndarray,
 
 
 def _decide(
-    chunks: Iterable[RowChunk],
+    got: FingerprintedRows,
     files: tuple[str, ...],
     rows: RowOptions,
     options: ScanOptions,
@@ -502,7 +521,6 @@ def _decide(
     against: Reference | None,
     skipped: list[SkippedFile],
 ) -> Dedup:
-    got = fingerprint_chunks(chunks, files, rows, options, skipped)
     n = int(got.row.size)
     row_of = got.fingerprinted
     keys, table = got.keys, got.table

@@ -273,3 +273,22 @@ def test_annotate_parquet_adds_two_columns(tmp_path: Path) -> None:
     assert got.column("id").to_pylist() == ["p", "r", "s"]  # the null text row is no document
     assert got.column("cluster_id").to_pylist() == [0, 0, None]
     assert got.column("duplicate_of").to_pylist() == [None, "p", None]
+
+
+def test_scan_records_fingerprints_written_and_scanned_again(tmp_path: Path) -> None:
+    """``scan --records --write-fingerprints DIR``, then ``scan --fingerprints DIR``: the same
+    pairs and clusters, keyed by the rows' ids."""
+    pytest.importorskip("pyarrow")
+    a = _article(120)
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(_jsonl([{"id": "x", "text": a}, {"id": "y", "text": _edited(a, 2)},
+                             {"id": "z", "text": _article(121)}]))  # fmt: skip
+    store = tmp_path / "fingerprints"
+    first = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--id-field", "id",
+                                     "--write-fingerprints", str(store), "-f", "json"])  # fmt: skip
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(cli, ["scan", "--fingerprints", str(store), "-f", "json"])
+    assert again.exit_code == 0, again.output
+    before, after = json.loads(first.stdout), json.loads(again.stdout)
+    assert [(p["a"], p["b"]) for p in after["pairs"]] == [("x", "y")]
+    assert after["clusters"] == before["clusters"]

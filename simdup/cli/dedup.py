@@ -10,7 +10,7 @@ import click
 
 from ..datasets import dedup_files
 from ..deduplication import KEEP_POLICIES, keep_field
-from ..errors import ConfigError
+from ..errors import ConfigError, MissingExtraError
 from ..exitcodes import ExitCode, exit_code_help
 from ..names import display_path
 from ..options import resolve_options
@@ -94,6 +94,21 @@ An input that changes during the run exits 4; no partial output is left.
 @verify_options
 @click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
               help="Worker processes (default: all cores).")  # fmt: skip
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where the rows are read and fingerprinted: this machine, or a Dask cluster (pip "
+    'install "simdup[dask]"; Parquet by row groups, plain JSON Lines by byte ranges): the same '
+    "result.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a local "
+    "cluster with one worker per core).",
+)
 @click.option("--strict", is_flag=True, help="Exit 3 when some rows could not be read.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
@@ -119,6 +134,18 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             against = stack.enter_context(
                 Index(kw["against"], create=False, params=options.features)
             )
+        if kw["scheduler"] and kw["engine"] != "dask":
+            raise click.UsageError("--scheduler needs --engine dask")
+        engine = None
+        if kw["engine"] == "dask":
+            try:
+                from ..distributed.session import DaskSession
+
+                session = DaskSession(kw["scheduler"], workers=kw["jobs"])
+            except MissingExtraError as exc:
+                raise click.UsageError(str(exc)) from exc
+            stack.callback(session.close)
+            engine = session.row_engine()
         run = dedup_files(
             list(inputs),
             kw["output"],
@@ -128,6 +155,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             removed=kw["removed"],
             annotate=kw["annotate"],
             against=against,
+            engine=engine,
         )
     decisions = run.decisions
     skipped = run.skipped

@@ -17,6 +17,7 @@ from ..algorithms.index import MAX_THRESHOLD
 from ..baseline import Baseline, write_baseline
 from ..discovery import read_path_list
 from ..engines import Engine, make_engine
+from ..engines.rows import RowEngine
 from ..errors import ConfigError
 from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..names import display_path
@@ -260,6 +261,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                     options,
                     reference=reference,
                     keep_signatures=bool(kw["write_fingerprints"]),
+                    engine=_row_engine(kw, stack),
                 )
             elif kw["passages"]:
                 from ..passages import scan_passages
@@ -384,10 +386,27 @@ def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
         for flag, name in (("passages", "--passages"), ("fingerprints", "--fingerprints")):
             if kw[flag]:
                 raise click.UsageError(f"--records does not go with {name}")
-        if kw["engine"] == "dask":
-            raise click.UsageError("--records runs with --engine local")
     if kw["write_fingerprints"]:
         check_not_scanned("--write-fingerprints", kw["write_fingerprints"], paths)
+
+
+def _row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:
+    """The engine of ``--records``: a Dask cluster's with --engine dask (closed with
+    ``stack``), else None (worker processes here)."""
+    if kw["engine"] != "dask":
+        return None
+    from ..errors import MissingExtraError
+
+    try:
+        from ..distributed.session import DaskSession
+
+        session = DaskSession(kw["scheduler"])
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    stack.callback(session.close)
+    if not kw["quiet"] and session.dashboard:
+        click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
+    return session.row_engine()
 
 
 def _scan_engine(

@@ -17,15 +17,15 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..document_table import FingerprintBatch
 from ..params import FeatureParams
-from ..readers.rows import NoRow, RowChunk, RowOptions, parse_jsonl_line
+from ..readers.rows import NoRow, RowChunk, RowOptions, parse_jsonl_line, row_chunks
 from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
 from .base import BandLayout
 from .batching import keyed
@@ -57,7 +57,8 @@ _PROCESSOR: Any = None
 _ROW_OPTIONS: RowOptions | None = None
 
 
-def _init(params: FeatureParams, options: RowOptions) -> None:
+def init_row_worker(params: FeatureParams, options: RowOptions) -> None:
+    """The processor and row options ``fingerprint_chunk`` uses in this process."""
     global _PROCESSOR, _ROW_OPTIONS
     from ..text.processor import processor_for
 
@@ -144,7 +145,7 @@ def fingerprint_rows(
     all cores) as the chunks are read, or in this process with one job or a single chunk (a
     pool would cost more than it saves)."""
     jobs = jobs or default_jobs()
-    _init(params, options)  # dictionaries loaded once, before the workers fork
+    init_row_worker(params, options)  # dictionaries loaded once, before the workers fork
     stream = iter(chunks)
     first = list(itertools.islice(stream, 2))
     if jobs == 1 or len(first) < 2:
@@ -153,7 +154,7 @@ def fingerprint_rows(
         return
     work = functools.partial(fingerprint_chunk, bands=bands)
     pool: WorkerPool[RowChunk, ChunkResult] = WorkerPool(
-        work, jobs, initializer=_init, initargs=(params, options), describe=_describe
+        work, jobs, initializer=init_row_worker, initargs=(params, options), describe=_describe
     )
     waiting: dict[int, ChunkResult] = {}  # finished before an earlier chunk
     due = 0
@@ -163,3 +164,43 @@ def fingerprint_rows(
             while due in waiting:
                 yield waiting.pop(due)
                 due += 1
+
+
+class RowEngine(Protocol):
+    """The engine seam for datasets of rows: the rows of ``paths`` fingerprinted with
+    ``params`` (band keys in ``bands`` instead of MinHash signatures), as ``ChunkResult``s in
+    input order; a file that cannot be read at all is added to ``skipped``. Engines differ
+    only in where the rows are read and fingerprinted, never in the result."""
+
+    def results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        params: FeatureParams,
+        bands: BandLayout | None,
+        skipped: list[SkippedFile],
+    ) -> Iterator[ChunkResult]: ...
+
+
+class LocalRowEngine:
+    """Rows read here, a chunk at a time, and fingerprinted by ``jobs`` worker processes."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = jobs
+
+    def results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        params: FeatureParams,
+        bands: BandLayout | None,
+        skipped: list[SkippedFile],
+    ) -> Iterator[ChunkResult]:
+        def chunks() -> Iterator[RowChunk]:
+            for found in row_chunks(paths, rows):
+                if isinstance(found, SkippedFile):
+                    skipped.append(found)
+                else:
+                    yield found
+
+        return fingerprint_rows(chunks(), params, rows, jobs=self.jobs, bands=bands)

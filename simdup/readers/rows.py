@@ -24,7 +24,7 @@ import io
 import json
 import lzma
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
@@ -289,17 +289,63 @@ def _blocks(path: str) -> Iterator[bytes]:
             raise TruncatedStream("the zstd stream ends inside a frame")
 
 
-def jsonl_lines(path: str, options: RowOptions) -> Iterator[RawLine]:
+def _span_blocks(path: str, start: int, stop: int) -> Iterator[bytes]:
+    """The bytes of the lines of an uncompressed file that begin at offsets ``[start,
+    stop)``: from the first line start at or after ``start`` to the end of the line that holds
+    byte ``stop - 1`` (the partitions of a Dask run, each line in exactly one)."""
+    with open(path, "rb") as fh:
+        at = 0
+        if start > 0:
+            fh.seek(start - 1)
+            at = start - 1
+            while True:  # the rest of the line that began before ``start``, passed over
+                block = fh.read(_CHUNK)
+                if not block:
+                    return
+                end = block.find(b"\n")
+                if end >= 0:
+                    at += end + 1
+                    break
+                at += len(block)
+            fh.seek(at)
+        left = stop - at
+        last = b"\n"
+        while left > 0:
+            block = fh.read(min(_CHUNK, left))
+            if not block:
+                return
+            left -= len(block)
+            last = block[-1:]
+            yield block
+        if last == b"\n":
+            return
+        while block := fh.read(_CHUNK):  # the end of the last line begun in the span
+            end = block.find(b"\n")
+            if end >= 0:
+                yield block[: end + 1]
+                return
+            yield block
+
+
+def jsonl_lines(
+    path: str,
+    options: RowOptions,
+    span: tuple[int, int] | None = None,
+    first_line: int = 1,
+    counted: list[int] | None = None,
+) -> Iterator[RawLine]:
     """The rows of a JSON Lines file as stored (blank lines are no rows): ``(line, bytes)``,
     or ``(line, reason)`` for a line too long to hold (over ``max_line`` bytes before its line
     end: read past, never held) and for a truncated or damaged stream (the last item then).
     One read of the file serves the decisions and the writing back. The file is read a block
-    at a time and cut into lines there."""
+    at a time and cut into lines there. ``span``: only the lines that begin at those byte
+    offsets of an uncompressed file, the first numbered ``first_line`` (a Dask partition);
+    ``counted`` gets the number of lines read, blank ones included, when the lines are done."""
     limit = options.max_line
-    line_number = 0
+    line_number = first_line - 1
     tail = b""  # the start of a line whose end is in a later block
     dropping = False  # inside a line too long to hold
-    blocks = _blocks(path)
+    blocks = _blocks(path) if span is None else _span_blocks(path, *span)
     while True:
         try:
             block = next(blocks, b"")
@@ -332,6 +378,8 @@ def jsonl_lines(path: str, options: RowOptions) -> Iterator[RawLine]:
             yield line_number, f"line {line_number} is longer than {limit} bytes"
         elif tail.strip():
             yield line_number, tail
+    if counted is not None:
+        counted.append(line_number - first_line + 1)
 
 
 def parse_jsonl_line(
@@ -507,8 +555,13 @@ def delimited_raw(path: str, options: RowOptions) -> Iterator[tuple[int | None, 
             row += 1
 
 
-def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
+def _parquet(
+    path: str, options: RowOptions, groups: range | None = None, first_row: int = 0
+) -> Iterator[Row | SkippedFile]:
+    """The rows of a Parquet file (of its row groups ``groups``, the first numbered
+    ``first_row``: a partition read on a Dask worker)."""
     rows = _Rows(path, options)
+    rows.row = first_row
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:
@@ -526,7 +579,8 @@ def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
     columns = [top] + [f.split(".")[0] for f in (options.id_field, options.order_field) if f]
     columns = [c for c in dict.fromkeys(columns) if c in names]
     try:
-        for batch in parquet.iter_batches(columns=columns, batch_size=4096):
+        chosen = list(groups) if groups is not None else None
+        for batch in parquet.iter_batches(columns=columns, batch_size=4096, row_groups=chosen):
             for record in batch.to_pylist():
                 found, text = _field(record, options.text_field)
                 if not found:
@@ -592,14 +646,17 @@ CHUNK_BYTES = 4 << 20
 
 
 def _chunked(
-    file: int, items: Iterable[tuple[int | None, ChunkItem]], rows: int, size: int
+    file: int,
+    items: Iterable[tuple[int | None, ChunkItem]],
+    rows: int,
+    size: int,
+    first: int = 0,
 ) -> Iterator[RowChunk]:
     """``items`` (each with its line) in chunks of at most ``rows`` rows or about ``size``
-    bytes."""
+    bytes, the first row numbered ``first``."""
     batch: list[ChunkItem] = []
     lines: list[int] = []
     held = 0
-    first = 0
     for line, item in items:
         batch.append(item)
         lines.append(-1 if line is None else line)
@@ -612,6 +669,31 @@ def _chunked(
             batch, lines, held = [], [], 0
     if batch:
         yield RowChunk(file, first, batch, lines)
+
+
+def _file_items(
+    path: str, kind: str, options: RowOptions
+) -> Iterator[tuple[int | None, ChunkItem]]:
+    """The rows of one file as chunk items with their lines."""
+    if kind == "jsonl":
+        return (
+            (number, NoRow(line) if isinstance(line, str) else line)
+            for number, line in jsonl_lines(path, options)
+        )
+    read = (
+        _parquet(path, options)
+        if kind == "parquet"
+        else (_delimited(path, options, tabs=kind == "tsv"))
+    )
+    return _found_items(read)
+
+
+def _found_items(read: Iterable[Row | SkippedFile]) -> Iterator[tuple[int | None, ChunkItem]]:
+    for found in read:
+        if isinstance(found, SkippedFile):
+            yield None, NoRow(found.reason)
+        else:
+            yield found.line, (found.text, found.id, found.order)
 
 
 def row_chunks(
@@ -630,24 +712,128 @@ def row_chunks(
         except OSError as exc:
             yield SkippedFile(path, "read", exc.strerror or str(exc))
             continue
-        items: Iterable[tuple[int | None, ChunkItem]]
-        if kind == "jsonl":
-            items = (
-                (number, NoRow(line) if isinstance(line, str) else line)
-                for number, line in jsonl_lines(path, options)
-            )
+        yield from _chunked(file, _file_items(path, kind, options), rows, size)
+
+
+@dataclass(frozen=True, slots=True)
+class RowPartition:
+    """A part of one input (``file``: its index) that a worker reads on its own: Parquet row
+    groups ``[start, stop)``, the lines of an uncompressed JSON Lines file that begin at byte
+    offsets ``[start, stop)``, or the whole file (``stop`` -1: a compressed stream or a CSV
+    file cannot be cut). ``first_row`` and ``first_line`` number its first row and line
+    (-1: not known yet; ``count_partition`` counts a JSON Lines span's rows and lines)."""
+
+    file: int
+    path: str
+    kind: str
+    start: int = 0
+    stop: int = -1
+    first_row: int = 0
+    first_line: int = 1
+
+
+PARTITION_BYTES = 64 << 20
+
+
+def row_partitions(
+    paths: Sequence[str], options: RowOptions, size: int = PARTITION_BYTES
+) -> Iterator[RowPartition | SkippedFile]:
+    """The partitions of dataset files, about ``size`` bytes each, in input order (see
+    ``RowPartition``), and the record of each file that cannot be read at all."""
+    for file, path in enumerate(paths):
+        try:
+            kind = format_of(path, options)
+            with open(path, "rb") as fh:
+                head = fh.read(8)
+            total = os.path.getsize(path)
+        except OSError as exc:
+            yield SkippedFile(path, "read", exc.strerror or str(exc))
+            continue
+        whole = RowPartition(file, path, kind)
+        if kind == "jsonl" and compression_of(path, head) is None and total > size:
+            for start in range(0, total, size):
+                first = 0 if start == 0 else -1
+                yield RowPartition(file, path, kind, start, min(start + size, total), first,
+                                   1 if start == 0 else -1)  # fmt: skip
+        elif kind == "parquet":
+            yield from _parquet_partitions(whole, options, size)
         else:
-            read = (
-                _parquet(path, options)
-                if kind == "parquet"
-                else (_delimited(path, options, tabs=kind == "tsv"))
-            )
-            items = (
-                (None, NoRow(found.reason)) if isinstance(found, SkippedFile)
-                else (found.line, (found.text, found.id, found.order))
-                for found in read
-            )  # fmt: skip
-        yield from _chunked(file, items, rows, size)
+            yield whole
+
+
+def _parquet_partitions(
+    whole: RowPartition, options: RowOptions, size: int
+) -> Iterator[RowPartition]:
+    """Runs of row groups of about ``size`` bytes; the whole file when it cannot be read or
+    lacks the text column (read whole, it gives the skip record a local run gives)."""
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.ParquetFile(whole.path).metadata
+        names = pq.ParquetFile(whole.path).schema_arrow.names
+    except Exception:  # a damaged file, pyarrow missing: the whole file says why
+        yield whole
+        return
+    if options.text_field.split(".")[0] not in names or meta.num_row_groups == 0:
+        yield whole
+        return
+    start, held, first, row = 0, 0, 0, 0
+    for group in range(meta.num_row_groups):
+        held += meta.row_group(group).total_byte_size
+        row += meta.row_group(group).num_rows
+        if held >= size or group == meta.num_row_groups - 1:
+            yield RowPartition(whole.file, whole.path, "parquet", start, group + 1, first, -1)
+            start, held, first = group + 1, 0, row
+
+
+def count_partition(part: RowPartition, options: RowOptions) -> tuple[int, int]:
+    """The rows and lines of a JSON Lines span (blank lines are lines, not rows)."""
+    counted: list[int] = []
+    rows = sum(1 for _ in jsonl_lines(part.path, options, (part.start, part.stop), 1, counted))
+    return rows, counted[0] if counted else 0
+
+
+def is_span(part: RowPartition) -> bool:
+    """A byte span of a JSON Lines file, numbered only once the spans before it are counted."""
+    return part.kind == "jsonl" and part.stop >= 0
+
+
+def numbered(
+    parts: Sequence[RowPartition], counts: dict[int, tuple[int, int]]
+) -> list[RowPartition]:
+    """``parts`` (in input order) with the first row and line of each JSON Lines span, from
+    the ``(rows, lines)`` counted in each span (``counts``, by position in ``parts``)."""
+    out: list[RowPartition] = []
+    row = line = 0
+    for n, part in enumerate(parts):
+        if n == 0 or parts[n - 1].file != part.file:
+            row = line = 0
+        if is_span(part):
+            part = replace(part, first_row=row, first_line=line + 1)
+            rows, lines = counts[n]
+            row, line = row + rows, line + lines
+        out.append(part)
+    return out
+
+
+def partition_chunks(
+    part: RowPartition, options: RowOptions, *, rows: int = CHUNK_ROWS, size: int = CHUNK_BYTES
+) -> Iterator[RowChunk]:
+    """The rows of a partition in chunks, numbered as a read of the whole file numbers them
+    (its ``first_row`` and ``first_line`` known)."""
+    items: Iterable[tuple[int | None, ChunkItem]]
+    if part.stop < 0:
+        items = _file_items(part.path, part.kind, options)
+    elif part.kind == "parquet":
+        groups = range(part.start, part.stop)
+        items = _found_items(_parquet(part.path, options, groups, part.first_row))
+    else:
+        span = (part.start, part.stop)
+        items = (
+            (number, NoRow(line) if isinstance(line, str) else line)
+            for number, line in jsonl_lines(part.path, options, span, part.first_line)
+        )
+    return _chunked(part.file, items, rows, size, part.first_row)
 
 
 def read_records(
