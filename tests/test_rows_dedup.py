@@ -125,7 +125,7 @@ def test_a_stream_of_tasks_is_taken_as_workers_free_up() -> None:
 
     with WorkerPool(abs, 2) as pool:
         seen = []
-        for index, value in pool.results(tasks()):
+        for _, value in pool.results(tasks()):
             seen.append(value)
             assert len(taken) <= len(seen) + 2  # the answered ones and one per worker
     assert sorted(seen) == list(range(40))
@@ -216,10 +216,14 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl.gz"
     import gzip
 
-    data.write_bytes(gzip.compress(_jsonl([
-        {"id": "x", "text": a}, {"id": "y", "text": _article(91)}, {"id": "z", "text": _edited(a, 4)},
-        {"id": "w", "text": 5}, {"id": "v", "text": "short"},
-    ])))  # fmt: skip
+    records = [
+        {"id": "x", "text": a},
+        {"id": "y", "text": _article(91)},
+        {"id": "z", "text": _edited(a, 4)},
+        {"id": "w", "text": 5},
+        {"id": "v", "text": "short"},
+    ]
+    data.write_bytes(gzip.compress(_jsonl(records)))
     result = CliRunner().invoke(
         cli, ["scan", str(data), "--records", "auto", "--id-field", "id", "-f", "json",
               "--fail-on-duplicates"]
@@ -228,7 +232,8 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert [(p["a"], p["b"]) for p in report["pairs"]] == [("x", "z")]
     assert report["settings"]["records"]["reader"].startswith("1 (")
-    assert {s["path"]: s["stage"] for s in report["skipped"]} == {f"{data}#3": "row", "v": "features"}
+    stages = {s["path"]: s["stage"] for s in report["skipped"]}
+    assert stages == {f"{data}#3": "row", "v": "features"}
     clash = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--passages"])
     assert clash.exit_code == 2 and "--records" in clash.output
 
