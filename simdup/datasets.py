@@ -31,13 +31,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .deduplication import (
-    Dedup,
-    dedup_rows,
-    fingerprint_dataset,
-    rows_scan_options,
-    verified_pairs,
-)
+from .deduplication import Dedup, dedup_rows
 from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
 from .join import Reference
@@ -45,6 +39,7 @@ from .join.local import LocalJoin, with_reference
 from .join.verify import duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers.rows import (
+    PARQUET_READ,
     RowChunk,
     RowOptions,
     delimited_dialect,
@@ -55,6 +50,7 @@ from .readers.rows import (
     rows_description,
 )
 from .records import FingerprintedDocument, ScanResult, SkippedFile
+from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
 from .text.segmentation import resolve_backend
 
 
@@ -261,6 +257,8 @@ def _write_parquet(inputs: Sequence[str], output: str, decisions: Dedup, annotat
     compression = (
         meta.row_group(0).column(0).compression.lower() if meta.num_row_groups else "snappy"
     )
+    index: list[np.ndarray] = []
+    kept: list[np.ndarray] = []
     if annotate:
         index = _index_of_rows(decisions, len(inputs))
         written_schema = schema.append(pa.field("cluster_id", pa.int64())).append(
@@ -274,38 +272,57 @@ def _write_parquet(inputs: Sequence[str], output: str, decisions: Dedup, annotat
         writer = pq.ParquetWriter(out, written_schema, compression=compression)
         try:
             for f, path in enumerate(inputs):
-                source = pq.ParquetFile(path)
+                source = pq.ParquetFile(path, **PARQUET_READ)
                 if not source.schema_arrow.equals(schema, check_metadata=False):
                     raise ConfigError(f"{path}: its schema is not {inputs[0]}'s")
                 offset = 0
                 for group in range(source.metadata.num_row_groups):
-                    table = source.read_row_group(group)
-                    numbers = np.arange(offset, offset + table.num_rows)
-                    offset += table.num_rows
-                    if annotate:
-                        found = np.full(numbers.size, -1, dtype=np.int64)
-                        inside = numbers < index[f].size
-                        found[inside] = index[f][numbers[inside]]
-                        chosen = table.filter(pa.array(found >= 0))
-                        notes = [_annotation(decisions, int(n)) for n in found[found >= 0]]
-                        chosen = chosen.append_column(
-                            written_schema.field("cluster_id"),
-                            pa.array([c for c, _ in notes], type=pa.int64()),
-                        ).append_column(
-                            written_schema.field("duplicate_of"),
-                            pa.array([d for _, d in notes], type=pa.string()),
-                        )
-                    else:
-                        mask = np.zeros(numbers.size, dtype=bool)
-                        inside = numbers < kept[f].size
-                        mask[inside] = kept[f][numbers[inside]]
-                        chosen = table.filter(pa.array(mask))
-                    if chosen.num_rows:
-                        writer.write_table(chosen)
-                        written += chosen.num_rows
+                    # A batch at a time, so that a row group is held once (its kept rows),
+                    # not read whole and then copied by the filter.
+                    kept_batches = []
+                    for batch in source.iter_batches(batch_size=8192, row_groups=[group]):
+                        numbers = np.arange(offset, offset + batch.num_rows)
+                        offset += batch.num_rows
+                        chosen = _chosen(batch, numbers, f, annotate, index, kept, decisions,
+                                         written_schema)  # fmt: skip
+                        if chosen.num_rows:
+                            kept_batches.append(chosen)
+                    if kept_batches:
+                        table = pa.Table.from_batches(kept_batches, written_schema)
+                        writer.write_table(table)
+                        written += table.num_rows
         finally:
             writer.close()
     return written
+
+
+def _chosen(
+    batch: Any,
+    numbers: np.ndarray,
+    f: int,
+    annotate: bool,
+    index: list[np.ndarray],
+    kept: list[np.ndarray],
+    decisions: Dedup,
+    schema: Any,
+) -> Any:
+    """The rows of a Parquet record batch (rows ``numbers`` of input ``f``) that are written:
+    the kept ones, or (``annotate``) every document with its two columns."""
+    import pyarrow as pa
+
+    if not annotate:
+        mask = np.zeros(numbers.size, dtype=bool)
+        inside = numbers < kept[f].size
+        mask[inside] = kept[f][numbers[inside]]
+        return batch.filter(pa.array(mask))
+    found = np.full(numbers.size, -1, dtype=np.int64)
+    inside = numbers < index[f].size
+    found[inside] = index[f][numbers[inside]]
+    chosen = batch.filter(pa.array(found >= 0))
+    notes = [_annotation(decisions, int(n)) for n in found[found >= 0]]
+    columns = [*chosen.columns, pa.array([c for c, _ in notes], type=pa.int64()),
+               pa.array([d for _, d in notes], type=pa.string())]  # fmt: skip
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
 def dedup_files(

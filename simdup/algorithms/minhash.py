@@ -181,12 +181,14 @@ def keyed_candidates(
         # the bands' codes are made distinct (and put in (i, j) order) by sorting.
         if lanes is None:
             pairs = equal_key_pairs(keys[:, band])
-            return pairs[:, 0] * np.int64(n) + pairs[:, 1]
+            coded: np.ndarray = pairs[:, 0] * np.int64(n) + pairs[:, 1]
+            return coded
         key = keys[:, band]
         both = equal_key_pairs(np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)]))
         i, j = both[:, 0] % n, both[:, 1] % n
         keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
-        return np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep]
+        laned: np.ndarray = np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep]
+        return laned
 
     found: list[np.ndarray] = []
     held = distinct = 0
