@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-formats clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-formats clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -111,6 +111,18 @@ bench-store: $(BENCH_VENV)/.installed
 # rjieba + rensa and rjieba + datasketch at N = 1e4 and 1e5. N = 1e6: SCALE_ARGS=--large.
 bench-scale: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/scale.py --bench $(SHARED)/bench/visible $(SCALE_ARGS)
+
+# The bench venv with the rows extra too (pyarrow, zstandard), which bench-rows reads and writes.
+$(BENCH_VENV)/.rows-installed: pyproject.toml $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench,docs,rows]'
+	touch $@
+
+# Datasets of rows (generated, cached in benchmarks/results/rows-N/): simdup dedup of 10^5 short
+# rows in one .jsonl.zst and in Parquet against a one-process rjieba + rensa script reading the
+# .jsonl.zst. 10^6 rows: ROWS_ARGS=--large.
+ROWS_ARGS ?=
+bench-rows: $(BENCH_VENV)/.rows-installed
+	$(BENCH_VENV)/bin/python benchmarks/rows.py --bench $(SHARED)/bench/visible $(ROWS_ARGS)
 
 # Documents in other formats: the set converted to DOCX, ODT, HTML, EPUB, RTF, .doc and PDF
 # (pandoc, LibreOffice, Chromium; cached in benchmarks/results/formats/, ~25 minutes the first

@@ -197,6 +197,40 @@ def doc_path(root: Path, doc_id: int) -> Path:
     return root / "docs" / f"{doc_id // 1000:04d}" / f"{doc_id:07d}.txt"
 
 
+def planted_corpus(
+    n: int, seed: int, pool: list[str], boiler: list[str]
+) -> tuple[list[str], list[int], list[dict[str, Any]]]:
+    """``(texts, ids, planted)``: ``n`` document texts, the shuffled id of each (copies and
+    their sources land anywhere), and the planted copy pairs as ids (``a`` the source's, ``b``
+    the copy's) with their word-set Jaccard, length ratio and edits."""
+    rng = random.Random(seed)
+    copies = round(n * COPY_SHARE)
+    originals = [make_document(rng, pool, boiler) for _ in range(n - copies)]
+    ids = list(range(n))
+    rng.shuffle(ids)  # copies and their sources land anywhere in the tree
+    sources = rng.sample(range(n - copies), copies)  # one copy per source at most
+    texts: list[str] = ["\n\n".join(p) + "\n" for p in originals]
+    planted = []
+    for k, src in enumerate(sources):
+        paras, kinds = edit_copy(rng, originals[src], pool)
+        text = "\n\n".join(paras) + "\n"
+        if rng.random() < 0.25:
+            kinds.append("blank_lines")
+            text = text.replace("\n\n", "\n\n\n")
+        texts.append(text)
+        planted.append(
+            {
+                "a": ids[src],
+                "b": ids[n - copies + k],
+                "jaccard": round(jaccard(word_set(texts[src]), word_set(text)), 4),
+                # Shorter over longer, in characters of whitespace-collapsed text.
+                "length_ratio": round(length_ratio(texts[src], text), 4),
+                "edits": kinds,
+            }
+        )
+    return texts, ids, planted
+
+
 def generate(n: int, seed: int, docs: Path) -> tuple[Path, dict[str, Any]]:
     """The tree of ``n`` documents in results/scale-N/ and its manifest (cached)."""
     root = RESULTS / f"scale-{n}"
@@ -212,32 +246,11 @@ def generate(n: int, seed: int, docs: Path) -> tuple[Path, dict[str, Any]]:
     if root.exists():
         shutil.rmtree(root)
     pool, boiler = paragraph_pool(docs)
-    rng = random.Random(seed)
-    copies = round(n * COPY_SHARE)
-    originals = [make_document(rng, pool, boiler) for _ in range(n - copies)]
-    ids = list(range(n))
-    rng.shuffle(ids)  # copies and their sources land anywhere in the tree
-    sources = rng.sample(range(n - copies), copies)  # one copy per source at most
-    texts: list[str] = ["\n\n".join(p) + "\n" for p in originals]
+    texts, ids, planted = planted_corpus(n, seed, pool, boiler)
     truth = []
-    for k, src in enumerate(sources):
-        paras, kinds = edit_copy(rng, originals[src], pool)
-        text = "\n\n".join(paras) + "\n"
-        if rng.random() < 0.25:
-            kinds.append("blank_lines")
-            text = text.replace("\n\n", "\n\n\n")
-        texts.append(text)
-        a, b = f"{ids[src]:07d}.txt", f"{ids[n - copies + k]:07d}.txt"
-        truth.append(
-            {
-                "a": min(a, b),
-                "b": max(a, b),
-                "jaccard": round(jaccard(word_set(texts[src]), word_set(text)), 4),
-                # Shorter over longer, in characters of whitespace-collapsed text.
-                "length_ratio": round(length_ratio(texts[src], text), 4),
-                "edits": kinds,
-            }
-        )
+    for t in planted:
+        a, b = f"{t['a']:07d}.txt", f"{t['b']:07d}.txt"
+        truth.append({**t, "a": min(a, b), "b": max(a, b)})
     total = 0
     made: set[Path] = set()
     for i, text in enumerate(texts):
@@ -366,18 +379,23 @@ def collapsed_text(root: Path, name: str) -> str:
     return " ".join(doc_path(root, int(name.split(".")[0])).read_text("utf-8").split())
 
 
+def edit_similarity(a: str, b: str) -> float:
+    """1 - Levenshtein distance / longer length, on whitespace-collapsed texts (rapidfuzz)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return float(Levenshtein.normalized_similarity(" ".join(a.split()), " ".join(b.split())))
+
+
 def add_edit_similarity(root: Path, manifest: dict[str, Any]) -> None:
     """Each planted pair's edit similarity (rapidfuzz's Levenshtein), measured once and kept
     in the manifest (the generated tree is unchanged, so its key is too)."""
     planted = manifest["planted"]
     if all("edit_similarity" in t for t in planted):
         return
-    from rapidfuzz.distance import Levenshtein
-
     log(f"measuring the edit similarity of {len(planted):,} planted pairs ...")
     for t in planted:
         a, b = collapsed_text(root, t["a"]), collapsed_text(root, t["b"])
-        t["edit_similarity"] = round(Levenshtein.normalized_similarity(a, b), 4)
+        t["edit_similarity"] = round(edit_similarity(a, b), 4)
     write_json(root / "manifest.json", manifest)
 
 
@@ -386,16 +404,13 @@ def score(pairs: set[tuple[str, str]], planted: list[dict[str, Any]], root: Path
     was not planted is still right when it is a near-duplicate by the definition (edit
     similarity ≥ 0.9, measured here): documents drawn from paragraphs of revisions of one
     file can be near-copies that nobody planted."""
-    from rapidfuzz.distance import Levenshtein
-
     truth = {(t["a"], t["b"]) for t in planted}
     near = {(t["a"], t["b"]) for t in planted if t["edit_similarity"] >= NEAR_EDIT_SIMILARITY}
     hits = pairs & truth
     misses = [t for t in planted if (t["a"], t["b"]) not in pairs]
     extra = sorted(pairs - truth)
     extra_near = sum(
-        Levenshtein.normalized_similarity(collapsed_text(root, a), collapsed_text(root, b))
-        >= NEAR_EDIT_SIMILARITY
+        edit_similarity(collapsed_text(root, a), collapsed_text(root, b)) >= NEAR_EDIT_SIMILARITY
         for a, b in extra
     )
     return {

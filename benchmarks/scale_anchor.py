@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 NUM_PERM = 128
 THRESHOLD = 0.8
@@ -37,25 +39,37 @@ def walk(root: str) -> list[str]:
     return out
 
 
-def word_sets(paths: list[str]):
+def words(text: str) -> set[str]:
+    """The set of ``rjieba.cut`` tokens of ``text``, whitespace-only tokens dropped."""
     import rjieba
 
+    return {w for w in rjieba.cut(text) if not w.isspace()}
+
+
+def word_sets(paths: list[str]):
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
-        yield {w for w in rjieba.cut(text) if not w.isspace()}
+        yield words(text)
 
 
-def run_rensa(paths: list[str], bands: int) -> tuple[list[tuple[int, int, float]], dict]:
+def rensa_index(sets: Iterable[set[str]], bands: int) -> tuple[list[Any], Any]:
+    """``(sketches, lsh)``: an ``RMinHash(NUM_PERM, SEED)`` of each word set, inserted into an
+    ``RMinHashLSH(THRESHOLD, NUM_PERM, bands)`` under its number."""
     from rensa import RMinHash, RMinHashLSH
 
     sketches = []
     lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=bands)
-    for i, words in enumerate(word_sets(paths)):
+    for i, ws in enumerate(sets):
         m = RMinHash(num_perm=NUM_PERM, seed=SEED)
-        m.update(list(words))
+        m.update(list(ws))
         lsh.insert(i, m)
         sketches.append(m)
+    return sketches, lsh
+
+
+def run_rensa(paths: list[str], bands: int) -> tuple[list[tuple[int, int, float]], dict]:
+    sketches, lsh = rensa_index(word_sets(paths), bands)
     pairs = []
     for i, m in enumerate(sketches):
         for j in lsh.query(m):

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from .algorithms.simhash import hamming
     from .checking import CheckOptions, CheckResult, DocumentCheck, FragmentRule, check
     from .comparing import compare
-    from .deduplication import Dedup, dedup_records
+    from .datasets import dedup_files, scan_rows
+    from .deduplication import Dedup, dedup_records, dedup_rows
     from .options import ScanOptions
     from .readers.rows import Row, RowOptions, read_records
     from .records import (
@@ -37,6 +38,9 @@ _LAZY = {
     "compare": "comparing",
     "Dedup": "deduplication",
     "dedup_records": "deduplication",
+    "dedup_rows": "deduplication",
+    "dedup_files": "datasets",
+    "scan_rows": "datasets",
     "check": "checking",
     "CheckOptions": "checking",
     "CheckResult": "checking",
@@ -102,10 +106,13 @@ __all__ = [
     "__version__",
     "check",
     "compare",
+    "dedup_files",
     "dedup_records",
+    "dedup_rows",
     "fingerprint",
     "hamming",
     "near_pairs",
     "read_records",
     "scan",
+    "scan_rows",
 ]

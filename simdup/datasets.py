@@ -1,41 +1,57 @@
 """``dedup_files``: a dataset of rows deduplicated into a new file of the same format.
 
-The rows are read once to decide (``read_records`` into ``dedup_records``), then the input is
-read again and the kept rows are written: a JSON Lines row is copied byte for byte (its line
-as stored, after decompression), so nothing about a kept row changes, and so is a CSV or TSV
-record (its lines as stored, after the header); Parquet is filtered row group by row group
-with its schema, key-value metadata and compression. The output is written
-to a temporary file beside it and moved into place only when complete (a stopped run leaves
-no partial output), compressed as its name says (``.gz``, ``.zst``, ``.bz2``, ``.xz``). An
-input that changed between the two reads (size, modification time or inode) stops the run:
-its second read would not be the rows decided on.
+The rows are read once to decide (``dedup_rows``: chunks of rows fingerprinted by worker
+processes, no row held), then the input is read again and the kept rows are written: a JSON
+Lines row is copied byte for byte (its line as stored, after decompression), so nothing about
+a kept row changes, and so is a CSV or TSV record (its lines as stored, after the header);
+Parquet is filtered row group by row group with its schema, key-value metadata and
+compression. ``annotate`` writes every row instead, with ``cluster_id`` and ``duplicate_of``
+added (a JSON object's keys, CSV columns in the record's dialect, Parquet columns). The output
+is written to a temporary file beside it and moved into place only when complete (a stopped
+run leaves no partial output), compressed as its name says (``.gz``, ``.zst``, ``.bz2``,
+``.xz``). An input that changed between the two reads (size, modification time or inode)
+stops the run: its second read would not be the rows decided on.
 """
 
 from __future__ import annotations
 
 import bz2
 import contextlib
+import csv
 import gzip
+import io
 import json
 import lzma
 import os
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .deduplication import Dedup, dedup_records
+import numpy as np
+
+from .deduplication import Dedup, dedup_rows
+from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
-from .options import ScanOptions
+from .join import Reference
+from .join.local import LocalJoin, with_reference
+from .join.verify import duplicate_pair
+from .options import ScanOptions, resolve_options
 from .readers.rows import (
-    Row,
+    PARQUET_READ,
+    RowChunk,
     RowOptions,
+    delimited_dialect,
     delimited_raw,
     format_of,
-    open_binary,
-    read_records,
+    jsonl_lines,
+    row_chunks,
+    rows_description,
 )
-from .records import SkippedFile
+from .records import FingerprintedDocument, ScanResult, SkippedFile
+from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
+from .text.segmentation import resolve_backend
 
 
 class InputChangedError(SimdupError):
@@ -44,11 +60,10 @@ class InputChangedError(SimdupError):
 
 @dataclass(frozen=True)
 class DedupRun:
-    """What ``dedup_files`` did: the decisions, where each row was (file and line), and the
-    counts for the summary."""
+    """What ``dedup_files`` did: the decisions (where each row was among them) and how many
+    rows it wrote."""
 
     decisions: Dedup
-    places: tuple[tuple[str, int | None], ...]
     written: int
 
     @property
@@ -84,7 +99,9 @@ def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
                     import zstandard
                 except ImportError as exc:
                     raise MissingExtraError("writing zstd-compressed rows", "rows") from exc
-                stream = zstandard.ZstdCompressor().stream_writer(raw, closefd=False)
+                # Compressed on every core (the rows are written after the workers are done).
+                compressor = zstandard.ZstdCompressor(threads=-1)
+                stream = compressor.stream_writer(raw, closefd=False)
             else:
                 stream = None
             if stream is None:
@@ -99,60 +116,138 @@ def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
         raise
 
 
-def _write_annotated(
-    inputs: Sequence[str],
-    output: str,
-    decisions: Dedup,
-    places: Sequence[tuple[str, int | None]],
+def _row_masks(decisions: Dedup, files: int, rows: np.ndarray) -> list[np.ndarray]:
+    """Per input, a mask over its row numbers of the document rows in ``rows`` (an index
+    into the decisions)."""
+    masks = []
+    for f in range(files):
+        chosen = decisions.row[rows[decisions.file[rows] == f]]
+        mask = np.zeros(int(chosen.max()) + 1 if chosen.size else 0, dtype=bool)
+        mask[chosen] = True
+        masks.append(mask)
+    return masks
+
+
+def _index_of_rows(decisions: Dedup, files: int) -> list[np.ndarray]:
+    """Per input, the decision index of each of its row numbers (-1: no document)."""
+    out = []
+    for f in range(files):
+        ours = np.flatnonzero(decisions.file == f)
+        rows = decisions.row[ours]
+        index = np.full(int(rows.max()) + 1 if rows.size else 0, -1, dtype=np.int64)
+        index[rows] = ours
+        out.append(index)
+    return out
+
+
+def _in(mask: np.ndarray, row: int) -> bool:
+    return row < mask.size and bool(mask[row])
+
+
+def _annotation(decisions: Dedup, n: int) -> tuple[int | None, str | None]:
+    """The ``cluster_id`` and ``duplicate_of`` added to row ``n``."""
+    cluster = int(decisions.cluster[n])
+    kept = int(decisions.duplicate_of[n])
+    if kept >= 0:
+        duplicate_of: str | None = decisions.keys[kept]
+    else:
+        duplicate_of = decisions.stored_match.get(n)
+    return (cluster if cluster >= 0 else None), duplicate_of
+
+
+def _write_jsonl(
+    inputs: Sequence[str], output: str, decisions: Dedup, rows: RowOptions, annotate: bool
 ) -> int:
-    """Every row that is a document, with its ``cluster_id`` (None: alone) and
-    ``duplicate_of`` (None: kept) added, in input order."""
-    at = {place: n for n, place in enumerate(places)}
+    """The kept JSON lines as stored, or (``annotate``) every row that is a document with its
+    ``cluster_id`` (None: alone) and ``duplicate_of`` (None: kept) added."""
     written = 0
+    if annotate:
+        index = _index_of_rows(decisions, len(inputs))
+    else:
+        kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
+    held: list[bytes] = []
     with _atomic_binary(output) as out:
-        for path in inputs:
-            with open_binary(path) as stream:
-                for number, line in enumerate(stream, start=1):
-                    n = at.get((path, number))
-                    if n is None:
-                        continue
-                    record = json.loads(line)
-                    cluster = int(decisions.cluster[n])
-                    kept = int(decisions.duplicate_of[n])
-                    record["cluster_id"] = cluster if cluster >= 0 else None
-                    record["duplicate_of"] = decisions.keys[kept] if kept >= 0 else None
-                    out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
-                    written += 1
+        for f, path in enumerate(inputs):
+            for row, (_, line) in enumerate(jsonl_lines(path, rows)):
+                if isinstance(line, str):
+                    continue  # no row: a line too long, a damaged stream
+                if not annotate:
+                    if _in(kept[f], row):
+                        held.append(line if line.endswith(b"\n") else line + b"\n")
+                        written += 1
+                        if len(held) >= 1024:  # a write per row cost more than the copy
+                            out.write(b"".join(held))
+                            held.clear()
+                    continue
+                n = int(index[f][row]) if row < index[f].size else -1
+                if n < 0:
+                    continue
+                record = json.loads(line)
+                record["cluster_id"], record["duplicate_of"] = _annotation(decisions, n)
+                out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+                written += 1
+            out.write(b"".join(held))
+            held.clear()
     return written
 
 
 def _write_delimited(
-    inputs: Sequence[str], output: str, kept: set[tuple[str, int]], rows: RowOptions
+    inputs: Sequence[str], output: str, decisions: Dedup, rows: RowOptions, annotate: bool
 ) -> int:
     """The kept records of CSV or TSV ``inputs`` into ``output`` as they were stored (the
     same dialect, quoting and line ends), after the first input's header; every input must
-    have that header."""
+    have that header. ``annotate``: every record that is a document, with the columns
+    ``cluster_id`` and ``duplicate_of`` added at its end (written in its dialect)."""
     written = 0
     header: str | None = None
+    if annotate:
+        index = _index_of_rows(decisions, len(inputs))
+    else:
+        kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
     with _atomic_binary(output) as out:
-        for path in inputs:
+        for f, path in enumerate(inputs):
+            dialect = delimited_dialect(path, rows)
             for row, raw in delimited_raw(path, rows):
                 if row == -1:
                     if header is None:
                         header = raw
+                        if annotate:
+                            raw = _extended(raw, ["cluster_id", "duplicate_of"], dialect)
                         out.write(raw.encode("utf-8", "surrogateescape"))
                     elif raw.rstrip("\r\n") != header.rstrip("\r\n"):
                         raise ConfigError(f"{path}: its header is not {inputs[0]}'s")
-                elif row is not None and (path, row) in kept:
-                    out.write(raw.encode("utf-8", "surrogateescape"))
-                    written += 1
+                    continue
+                if row is None:
+                    continue
+                if annotate:
+                    n = int(index[f][row]) if row < index[f].size else -1
+                    if n < 0:
+                        continue
+                    cluster, duplicate_of = _annotation(decisions, n)
+                    values = ["" if cluster is None else str(cluster), duplicate_of or ""]
+                    raw = _extended(raw, values, dialect)
+                elif not _in(kept[f], row):
+                    continue
+                out.write(raw.encode("utf-8", "surrogateescape"))
+                written += 1
     return written
 
 
-def _write_parquet(inputs: Sequence[str], output: str, kept: set[tuple[str, int]]) -> int:
+def _extended(raw: str, values: list[str], dialect: Any) -> str:
+    """A record as stored with ``values`` added as fields at its end, before its line end,
+    quoted as its dialect quotes."""
+    body = raw.rstrip("\r\n")
+    end = raw[len(body) :] or "\n"
+    buffer = io.StringIO()
+    csv.writer(buffer, dialect, lineterminator="").writerow(values)
+    return f"{body}{dialect.delimiter}{buffer.getvalue()}{end}"
+
+
+def _write_parquet(inputs: Sequence[str], output: str, decisions: Dedup, annotate: bool) -> int:
     """The kept rows of Parquet ``inputs`` into ``output``, row group by row group, with the
     first input's schema, key-value metadata (a ``huggingface`` key included) and
-    compression."""
+    compression; ``annotate``: every row that is a document, with the columns ``cluster_id``
+    (int64) and ``duplicate_of`` (string) added."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -162,26 +257,72 @@ def _write_parquet(inputs: Sequence[str], output: str, kept: set[tuple[str, int]
     compression = (
         meta.row_group(0).column(0).compression.lower() if meta.num_row_groups else "snappy"
     )
+    index: list[np.ndarray] = []
+    kept: list[np.ndarray] = []
+    if annotate:
+        index = _index_of_rows(decisions, len(inputs))
+        written_schema = schema.append(pa.field("cluster_id", pa.int64())).append(
+            pa.field("duplicate_of", pa.string())
+        )
+    else:
+        kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
+        written_schema = schema
     written = 0
     with _atomic_binary(output) as out:
-        writer = pq.ParquetWriter(out, schema, compression=compression)
+        writer = pq.ParquetWriter(out, written_schema, compression=compression)
         try:
-            for path in inputs:
-                source = pq.ParquetFile(path)
+            for f, path in enumerate(inputs):
+                source = pq.ParquetFile(path, **PARQUET_READ)
                 if not source.schema_arrow.equals(schema, check_metadata=False):
                     raise ConfigError(f"{path}: its schema is not {inputs[0]}'s")
                 offset = 0
                 for group in range(source.metadata.num_row_groups):
-                    table = source.read_row_group(group)
-                    mask = [(path, offset + n) in kept for n in range(table.num_rows)]
-                    offset += table.num_rows
-                    chosen = table.filter(pa.array(mask, type=pa.bool_()))
-                    if chosen.num_rows:
-                        writer.write_table(chosen)
-                        written += chosen.num_rows
+                    # A batch at a time, so that a row group is held once (its kept rows),
+                    # not read whole and then copied by the filter.
+                    kept_batches = []
+                    for batch in source.iter_batches(batch_size=8192, row_groups=[group]):
+                        numbers = np.arange(offset, offset + batch.num_rows)
+                        offset += batch.num_rows
+                        chosen = _chosen(batch, numbers, f, annotate, index, kept, decisions,
+                                         written_schema)  # fmt: skip
+                        if chosen.num_rows:
+                            kept_batches.append(chosen)
+                    if kept_batches:
+                        table = pa.Table.from_batches(kept_batches, written_schema)
+                        writer.write_table(table)
+                        written += table.num_rows
         finally:
             writer.close()
     return written
+
+
+def _chosen(
+    batch: Any,
+    numbers: np.ndarray,
+    f: int,
+    annotate: bool,
+    index: list[np.ndarray],
+    kept: list[np.ndarray],
+    decisions: Dedup,
+    schema: Any,
+) -> Any:
+    """The rows of a Parquet record batch (rows ``numbers`` of input ``f``) that are written:
+    the kept ones, or (``annotate``) every document with its two columns."""
+    import pyarrow as pa
+
+    if not annotate:
+        mask = np.zeros(numbers.size, dtype=bool)
+        inside = numbers < kept[f].size
+        mask[inside] = kept[f][numbers[inside]]
+        return batch.filter(pa.array(mask))
+    found = np.full(numbers.size, -1, dtype=np.int64)
+    inside = numbers < index[f].size
+    found[inside] = index[f][numbers[inside]]
+    chosen = batch.filter(pa.array(found >= 0))
+    notes = [_annotation(decisions, int(n)) for n in found[found >= 0]]
+    columns = [*chosen.columns, pa.array([c for c, _ in notes], type=pa.int64()),
+               pa.array([d for _, d in notes], type=pa.string())]  # fmt: skip
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
 def dedup_files(
@@ -193,66 +334,161 @@ def dedup_files(
     keep: str = "first",
     removed: str | None = None,
     annotate: bool = False,
+    against: Reference | None = None,
+    engine: RowEngine | None = None,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
     row it repeats in ``removed`` (JSON Lines). With ``annotate`` every row is written, with
-    ``cluster_id`` and ``duplicate_of`` (the key of the row kept for it) added (JSON Lines
-    only: those rows are written again, not copied)."""
+    ``cluster_id`` and ``duplicate_of`` (the key of the row kept for it) added. With
+    ``against`` (a stored index), rows that are near-duplicates of a stored document are
+    removed too (``duplicate_of``: its key). ``engine``: where the rows are fingerprinted
+    (default: worker processes here; ``DaskRowEngine``: a Dask cluster)."""
     rows = rows or RowOptions()
+    inputs = list(inputs)
     kinds = {format_of(path, rows) for path in inputs}
-    if annotate and kinds != {"jsonl"}:
-        raise ConfigError("--annotate writes JSON Lines only (not yet CSV or Parquet)")
     if len(kinds) != 1:
         raise ConfigError(
             f"the inputs must all be of one format to be written back (found "
             f"{', '.join(sorted(kinds))})"
         )
     before = {path: _identity(path) for path in inputs}
-    places: list[tuple[str, int | None]] = []
-    numbers: list[tuple[str, int]] = []
-
-    def documents() -> Iterator[Row | SkippedFile]:
-        for found in read_records(inputs, rows):
-            if isinstance(found, Row):
-                places.append((found.file, found.line))
-                numbers.append((found.file, found.row))
-            yield found
-
-    decisions = dedup_records(documents(), options, keep=keep)
+    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine)
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
-    kept_rows = {numbers[n] for n in range(len(numbers)) if decisions.keep[n]}
-    if annotate:
-        written = _write_annotated(inputs, output, decisions, places)
-    elif kinds == {"parquet"}:
-        written = _write_parquet(inputs, output, kept_rows)
+    if kinds == {"parquet"}:
+        written = _write_parquet(inputs, output, decisions, annotate)
     elif kinds & {"csv", "tsv"}:
-        written = _write_delimited(inputs, output, kept_rows, rows)
+        written = _write_delimited(inputs, output, decisions, rows, annotate)
     else:
-        kept = {places[n] for n in range(len(places)) if decisions.keep[n]}
-        written = 0
-        with _atomic_binary(output) as out:
-            for path in inputs:
-                with open_binary(path) as stream:
-                    for number, line in enumerate(stream, start=1):
-                        if (path, number) in kept:
-                            out.write(line if line.endswith(b"\n") else line + b"\n")
-                            written += 1
+        written = _write_jsonl(inputs, output, decisions, rows, annotate)
     if removed is not None:
-        with _atomic_binary(removed) as out:
-            for row, kept_row, similarity in decisions.removals():
-                record = {
-                    "key": decisions.keys[row],
-                    "file": places[row][0],
-                    "row": numbers[row][1],
-                    "line": places[row][1],
-                    "duplicate_of": decisions.keys[kept_row],
-                    "duplicate_of_file": places[kept_row][0],
-                    "duplicate_of_row": numbers[kept_row][1],
-                    "duplicate_of_line": places[kept_row][1],
-                    "similarity": round(similarity, 4),
-                }
-                out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
-    return DedupRun(decisions, tuple(places), written)
+        _write_removed(removed, decisions)
+    return DedupRun(decisions, written)
+
+
+def _write_removed(target: str, decisions: Dedup) -> None:
+    """Each removed row, with the row kept for it (or the stored document), as JSON Lines."""
+
+    def place(n: int) -> tuple[str, int, int | None]:
+        line = int(decisions.line[n])
+        return (
+            decisions.files[int(decisions.file[n])],
+            int(decisions.row[n]),
+            (line if line >= 0 else None),
+        )
+
+    with _atomic_binary(target) as out:
+        for n, kept, similarity in decisions.removals():
+            file, row, line = place(n)
+            record: dict[str, Any] = {"key": decisions.keys[n], "file": file, "row": row,
+                                      "line": line}  # fmt: skip
+            if kept >= 0:
+                kept_file, kept_row, kept_line = place(kept)
+                record.update(
+                    duplicate_of=decisions.keys[kept],
+                    duplicate_of_file=kept_file,
+                    duplicate_of_row=kept_row,
+                    duplicate_of_line=kept_line,
+                )
+            else:
+                record.update(duplicate_of=decisions.stored_match[n], stored=True)
+            record["similarity"] = round(similarity, 4)
+            out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+
+
+def row_documents(
+    inputs: Sequence[str], rows: RowOptions | None = None, options: ScanOptions | None = None
+) -> Iterator[FingerprintedDocument | SkippedFile]:
+    """Each row of dataset files fingerprinted, named by its key (its id, else ``file#row``),
+    or the record of why it is none, in input order (``index add --records``, ``query
+    --records``), by ``options.jobs`` worker processes; the rows are not held."""
+    rows = rows or RowOptions()
+    options = resolve_options(options, {})
+    names = list(inputs)
+    unreadable: list[SkippedFile] = []
+
+    def chunks() -> Iterator[RowChunk]:
+        for found in row_chunks(names, rows):
+            if isinstance(found, SkippedFile):
+                unreadable.append(found)
+            else:
+                yield found
+
+    for result in fingerprint_rows(chunks(), options.features, rows, jobs=options.jobs):
+        yield from unreadable
+        unreadable.clear()
+        path, ids = names[result.file], result.ids
+        keys: list[str] = []
+        for k in range(result.count):
+            ident = ids[k] if ids is not None else None
+            keys.append(ident if ident is not None else f"{path}#{result.first_row + k}")
+        yield from result.batch.records(keys)
+    yield from unreadable
+
+
+def scan_rows(
+    inputs: Sequence[str],
+    rows: RowOptions | None = None,
+    options: ScanOptions | None = None,
+    *,
+    reference: Reference | None = None,
+    keep_signatures: bool = False,
+    engine: RowEngine | None = None,
+) -> ScanResult:
+    """``scan`` of the rows of dataset files (``scan --records``): each row is a document
+    named by its key (its id, else ``file#row``), and the result is a scan's (pairs,
+    clusters, skip records: bad rows and rows too short to fingerprint), so every renderer
+    and exit policy applies. ``auto`` is MinHash LSH, as for ``dedup_rows``. With
+    ``reference``, pairs with its stored documents too; ``keep_signatures``: the documents
+    keep their MinHash signatures (``--write-fingerprints``)."""
+    rows = rows or RowOptions()
+    options = rows_scan_options(options)
+    names = list(inputs)
+    started = time.perf_counter()
+    skipped: list[SkippedFile] = []
+    got = fingerprint_dataset(names, rows, options, skipped, engine=engine, keep_short=True,
+                              keep_signatures=keep_signatures)  # fmt: skip
+    fingerprinted = time.perf_counter()
+    docs = got.table
+    candidates, verified = verified_pairs(got, options)
+    everyone: Sequence[FingerprintedDocument] = docs
+    stored = 0
+    if reference is not None:  # every document is compared with the stored ones
+        docs.sketch = got.spill.load(np.arange(len(docs)), len(docs))
+        everyone, verified, stored = with_reference(docs, verified, reference, options)
+    got.spill.close()
+    join = LocalJoin()
+    clusters = join.clusters(everyone, verified, options.cluster_method,
+                             options.features.sketch_size)  # fmt: skip
+    pairs = sorted((duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b))
+    finished = time.perf_counter()
+    settings = options.describe(resolve_backend(options.features.segmenter))
+    settings["records"] = rows_description(rows)
+    stats = {
+        "files_found": len(names),
+        "rows_read": int(got.row.size) + sum(1 for s in skipped if s.stage != "features"),
+        "files_fingerprinted": len(docs),
+        "files_skipped": len(skipped),
+        "files_ignored": 0,
+        "bytes_read": int(docs.size.sum()) if len(docs) else 0,
+        "candidates": candidates,
+        "pairs": len(pairs),
+        "clusters": len(clusters),
+        **({"against": reference.path, "stored_matched": stored} if reference else {}),
+        "seconds": {
+            "discovery": 0.0,
+            "fingerprint": round(fingerprinted - started, 3),
+            "index_and_cluster": round(finished - fingerprinted, 3),
+            "total": round(finished - started, 3),
+        },
+    }
+    return ScanResult(
+        settings=settings,
+        files=docs,
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+        pairs=tuple(pairs),
+        clusters=tuple(clusters),
+        stats=stats,
+    )

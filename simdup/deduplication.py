@@ -1,42 +1,84 @@
-"""``dedup_records``: which rows of a dataset to keep, and which row each removed one repeats.
+"""``dedup_records`` and ``dedup_rows``: which rows of a dataset to keep, and which row each
+removed one repeats.
 
-Rows are fingerprinted as a scan fingerprints files (the same processor, the same parameters),
-their candidate pairs come from the same index and are judged by the one ``Verifier``; then a
-cluster is made around each kept row, visiting the rows in the order of the keep policy
-(``first``: row order; ``longest``/``shortest``: by counted characters, then row order): a row
-not yet in a cluster is kept, and takes every verified near-duplicate of it not yet in one.
-So every removed row is a verified near-duplicate of the row kept for it (no chaining), and
-which row is kept follows the policy, not an accident of the index.
+Rows are fingerprinted as a scan fingerprints files (the same processor, the same parameters;
+by worker processes, a chunk of rows at a time, ``engines.rows``), their candidate pairs come
+from the same index and are judged by the one ``Verifier``; then a cluster is made around each
+kept row, visiting the rows in the order of the keep policy (``first``: row order;
+``longest``/``shortest``: by counted characters, then row order; ``max:FIELD``/``min:FIELD``:
+by the number in that field, rows without one last, then row order): a row not yet in a
+cluster is kept, and takes every verified near-duplicate of it not yet in one. So every
+removed row is a verified near-duplicate of the row kept for it (no chaining), and which row
+is kept follows the policy, not an accident of the index.
+
+With a stored index (``against``), a row that is a near-duplicate of a stored document is
+removed first, as a duplicate of it; the other rows are then clustered among themselves.
 
 A row too short to fingerprint is kept: it cannot be judged a near-duplicate.
+
+What is kept of a row is columns (``row_fingerprints``: its place, its fingerprint, its id when
+the dataset names one; its sketch in a temporary file): no text, and no object per row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError
-from .join.local import LocalJoin
-from .options import ScanOptions, resolve_options
-from .readers.rows import Row
-from .records import DecodedDocument, FingerprintedDocument, SkippedFile
-from .text.processor import processor_for
+from .join import Reference
+from .options import ScanOptions
+from .readers.rows import (
+    CHUNK_ROWS,
+    NoRow,
+    Row,
+    RowChunk,
+    RowOptions,
+    rows_description,
+)
+from .records import SkippedFile
+from .row_fingerprints import (
+    FingerprintedRows,
+    collect_rows,
+    fingerprint_dataset,
+    row_bands,
+    rows_scan_options,
+    verified_pairs,
+)
+from .text.segmentation import resolve_backend
 
 KEEP_POLICIES = ("first", "longest", "shortest")
+KEEP_BY_VALUE = ("max", "min")
+
+
+def keep_field(keep: str) -> str | None:
+    """The field a keep policy reads (``max:score`` reads ``score``), None for the others;
+    raises ``ConfigError`` for a policy that is none of them."""
+    kind, _, name = keep.partition(":")
+    if keep in KEEP_POLICIES:
+        return None
+    if kind in KEEP_BY_VALUE and name:
+        return name
+    choices = ", ".join([*KEEP_POLICIES, "max:FIELD", "min:FIELD"])
+    raise ConfigError(f"unknown keep policy {keep!r} (choose from {choices})")
 
 
 @dataclass(frozen=True)
 class Dedup:
-    """The decision on each row (in the order given; skip records apart): its ``keys``,
-    whether it is kept, its ``cluster`` (-1: alone), the row it duplicates (``duplicate_of``,
-    -1 when kept) and the similarity with that row (the verifier's word-set Jaccard; 1.0 for
-    the same text, NaN when kept)."""
+    """The decision on each row that is a document (in input order; skip records apart): its
+    ``keys``, whether it is kept, its ``cluster`` (-1: alone), the row it duplicates
+    (``duplicate_of``, -1 when kept or when it duplicates a stored document) and the
+    similarity with that row (the verifier's word-set Jaccard; 1.0 for the same text, NaN when
+    kept). Rows removed for a stored document have ``stored_match`` (the stored key). Where
+    each row is: ``files[file[r]]``, row ``row[r]`` of it (0-based, as ``read_records``
+    numbers rows), line ``line[r]`` (-1: none)."""
 
-    keys: tuple[str, ...]
+    keys: Sequence[str]
     keep: np.ndarray
     cluster: np.ndarray
     duplicate_of: np.ndarray
@@ -44,6 +86,11 @@ class Dedup:
     too_short: int
     skipped: tuple[SkippedFile, ...]
     settings: dict[str, Any]
+    files: tuple[str, ...] = ()
+    file: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
+    row: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    line: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    stored_match: dict[int, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -53,39 +100,50 @@ class Dedup:
         return int((~self.keep).sum())
 
     def removals(self) -> Iterator[tuple[int, int, float]]:
-        """``(row, kept row, similarity)`` of every removed row, in row order."""
+        """``(row, kept row, similarity)`` of every removed row, in row order (kept row -1:
+        a stored document, ``stored_match[row]``)."""
         for row in np.flatnonzero(~self.keep).tolist():
             yield row, int(self.duplicate_of[row]), float(self.similarity[row])
 
 
-def _texts(items: Any, text_field: str) -> Iterator[tuple[str, str] | SkippedFile]:
-    """``(key, text)`` of each item: strings (keyed by their number), ``Row`` records, skip
-    records (passed on), or an Arrow table or record-batch stream (polars, DuckDB and
-    ``datasets`` give them) with a ``text_field`` column."""
+def _item_chunks(items: Any, text_field: str, skipped: list[SkippedFile]) -> Iterator[RowChunk]:
+    """Chunks of in-memory items: strings (keyed by their number), ``Row`` records (their
+    keys), skip records (kept aside, no row), or an Arrow table or record-batch stream
+    (polars, DuckDB and ``datasets`` give them) with a ``text_field`` column."""
+    batch: list[Any] = []
+    first = 0
+
+    def cut() -> Iterator[RowChunk]:
+        nonlocal batch, first
+        if len(batch) >= CHUNK_ROWS:
+            yield RowChunk(0, first, batch, None)
+            first += len(batch)
+            batch = []
+
     if hasattr(items, "schema") and (
         hasattr(items, "to_batches") or hasattr(items, "read_next_batch")
     ):
-        batches = items.to_batches() if hasattr(items, "to_batches") else items
-        row = 0
-        for batch in batches:
-            for value in batch.column(text_field).to_pylist():
+        for arrow_batch in items.to_batches() if hasattr(items, "to_batches") else items:
+            for value in arrow_batch.column(text_field).to_pylist():
                 if isinstance(value, str):
-                    yield str(row), value
+                    batch.append((value, None, None))
                 else:
-                    yield SkippedFile(
-                        f"#{row}", "row", f"text is {type(value).__name__}, not a string"
-                    )
-                row += 1
-        return
-    for n, item in enumerate(items):
-        if isinstance(item, str):
-            yield str(n), item
-        elif isinstance(item, Row):
-            yield item.key, item.text
-        elif isinstance(item, SkippedFile):
-            yield item
-        else:
-            raise ConfigError(f"cannot deduplicate a {type(item).__name__} (strings or rows)")
+                    batch.append(NoRow(f"text is {type(value).__name__}, not a string"))
+                yield from cut()
+    else:
+        for item in items:
+            if isinstance(item, str):
+                batch.append((item, None, None))
+            elif isinstance(item, Row):
+                batch.append((item.text, item.key, item.order))
+            elif isinstance(item, SkippedFile):
+                skipped.append(item)
+                continue
+            else:
+                raise ConfigError(f"cannot deduplicate a {type(item).__name__} (strings or rows)")
+            yield from cut()
+    if batch:
+        yield RowChunk(0, first, batch, None)
 
 
 def dedup_records(
@@ -94,60 +152,115 @@ def dedup_records(
     *,
     keep: str = "first",
     text_field: str = "text",
+    against: Reference | None = None,
     **overrides: Any,
 ) -> Dedup:
     """Which rows of ``items`` to keep (strings, ``read_records`` results, or an Arrow table
     or record-batch stream with a ``text_field`` column); keyword arguments are
-    ``ScanOptions`` fields (``threshold``, ``min_similarity``, ...)."""
-    if keep not in KEEP_POLICIES:
-        raise ConfigError(f"unknown keep policy {keep!r} (choose from {', '.join(KEEP_POLICIES)})")
-    options = resolve_options(options, overrides)
-    if options.method == "auto":
-        options = replace(options, method="simhash")
-    options = resolve_options(options, {})
-    proc = processor_for(options.features)
-    keys: list[str] = []
-    chars: list[int] = []
-    docs: list[FingerprintedDocument] = []
-    rows_of: list[int] = []
+    ``ScanOptions`` fields (``threshold``, ``min_similarity``, ``jobs``, ...). ``keep``:
+    ``first``, ``longest``, ``shortest``, or ``max:FIELD``/``min:FIELD`` of ``Row`` items
+    read with that ``order_field``."""
+    field_name = keep_field(keep)
     skipped: list[SkippedFile] = []
-    too_short = 0
-    for found in _texts(items, text_field):
-        if isinstance(found, SkippedFile):
-            skipped.append(found)
-            continue
-        key, text = found
-        row = len(keys)
-        keys.append(key)
-        record = proc.document(DecodedDocument(key, text, "utf-8", "utf-8", 1.0, len(text)))
-        if isinstance(record, SkippedFile):
-            too_short += 1
-            chars.append(len(text))
-            continue
-        chars.append(record.chars)
-        docs.append(record)
-        rows_of.append(row)
-    n = len(keys)
+    row_options = RowOptions(text_field=text_field, order_field=field_name)
+    options = rows_scan_options(options, overrides)
+    bands = row_bands(options)
+    results = fingerprint_rows(_item_chunks(items, text_field, skipped), options.features,
+                               row_options, jobs=options.jobs, bands=bands)  # fmt: skip
+    got = collect_rows(results, (), skipped, bands=bands)
+    return _decide(got, (), row_options, options, keep, against, skipped)
+
+
+def dedup_rows(
+    paths: Sequence[str],
+    rows: RowOptions | None = None,
+    options: ScanOptions | None = None,
+    *,
+    keep: str = "first",
+    against: Reference | None = None,
+    engine: RowEngine | None = None,
+    **overrides: Any,
+) -> Dedup:
+    """``dedup_records`` of the rows of dataset files, read a chunk at a time and fingerprinted
+    by ``engine`` (default: worker processes here, ``options.jobs``; ``DaskRowEngine``: on a
+    Dask cluster, the same decisions); the rows are not held."""
+    field_name = keep_field(keep)
+    rows = replace(rows or RowOptions(), order_field=field_name)
+    options = rows_scan_options(options, overrides)
+    skipped: list[SkippedFile] = []
+    got = fingerprint_dataset(paths, rows, options, skipped, engine=engine)
+    return _decide(got, tuple(paths), rows, options, keep, against, skipped)
+
+
+def _order(candidates: Iterable[int], keep: str, chars: np.ndarray,
+           orders: np.ndarray | None) -> list[int]:  # fmt: skip
+    """The rows of ``candidates`` in the order the keep policy visits them."""
+    rows = sorted(candidates)
+    if keep == "first":
+        return rows
+    if keep == "longest":
+        return sorted(rows, key=lambda r: (-int(chars[r]), r))
+    if keep == "shortest":
+        return sorted(rows, key=lambda r: (int(chars[r]), r))
+    assert orders is not None
+    sign = -1.0 if keep.startswith("max:") else 1.0
+
+    def by_value(r: int) -> tuple[bool, float, int]:
+        value = float(orders[r])
+        return (math.isnan(value), sign * value if not math.isnan(value) else 0.0, r)
+
+    return sorted(rows, key=by_value)
+
+
+def _decide(
+    got: FingerprintedRows,
+    files: tuple[str, ...],
+    rows: RowOptions,
+    options: ScanOptions,
+    keep: str,
+    against: Reference | None,
+    skipped: list[SkippedFile],
+) -> Dedup:
+    n = int(got.row.size)
+    row_of = got.fingerprinted
+    keys, table = got.keys, got.table
     keep_mask = np.ones(n, dtype=bool)
     cluster = np.full(n, -1, dtype=np.int64)
     duplicate_of = np.full(n, -1, dtype=np.int64)
     similarity = np.full(n, np.nan, dtype=np.float64)
-    _, verified = LocalJoin().pairs(docs, options) if len(docs) > 1 else (0, [])
+    stored: dict[int, str] = {}
+    clusters = 0
+    if against is not None:
+        for start in range(0, len(table), 4096):
+            span = np.arange(start, min(start + 4096, len(table)))
+            sketches = got.spill.read(span)
+            part = [
+                replace(table[int(k)], sketch=sketch)
+                for k, sketch in zip(span.tolist(), sketches, strict=True)
+            ]
+            at = {doc.path: start + k for k, doc in enumerate(part)}
+            best: dict[int, Any] = {}
+            for match in against.match_documents(part, options):
+                r = int(row_of[at[match.path]])
+                if r not in best:  # nearest first
+                    best[r] = match
+            for r, match in best.items():
+                keep_mask[r] = False
+                stored[r] = match.key
+                value = match.similarity
+                similarity[r] = 1.0 if match.exact or value is None else float(value)
+    verified = verified_pairs(got, options)[1]
+    got.spill.close()
     neighbours: dict[int, dict[int, float]] = {}
     for pair in verified:
-        a, b = rows_of[pair.i], rows_of[pair.j]
+        a, b = int(row_of[pair.i]), int(row_of[pair.j])
+        if a in stored or b in stored:
+            continue  # removed for a stored document already
         value = 1.0 if pair.exact or pair.similarity is None else float(pair.similarity)
         neighbours.setdefault(a, {})[b] = value
         neighbours.setdefault(b, {})[a] = value
-    if keep == "first":
-        order = sorted(neighbours)
-    elif keep == "longest":
-        order = sorted(neighbours, key=lambda r: (-chars[r], r))
-    else:
-        order = sorted(neighbours, key=lambda r: (chars[r], r))
     assigned: set[int] = set()
-    clusters = 0
-    for centre in order:
+    for centre in _order(neighbours, keep, got.chars, got.orders):
         if centre in assigned:
             continue
         members = sorted(m for m in neighbours[centre] if m not in assigned)
@@ -162,15 +275,10 @@ def dedup_records(
             duplicate_of[member] = centre
             similarity[member] = neighbours[centre][member]
         clusters += 1
-    settings = options.describe(proc.segmenter.backend)
+    settings = options.describe(resolve_backend(options.features.segmenter))
     settings["keep"] = keep
+    settings["records"] = rows_description(rows)
     return Dedup(
-        tuple(keys),
-        keep_mask,
-        cluster,
-        duplicate_of,
-        similarity,
-        too_short,
-        tuple(skipped),
-        settings,
-    )
+        keys, keep_mask, cluster, duplicate_of, similarity, got.too_short, tuple(skipped),
+        settings, files, got.file, got.row, got.line, stored,
+    )  # fmt: skip

@@ -321,17 +321,19 @@ class TableBuilder:
         for r, text in batch.odd_digests.items():
             self.odd_digests[row_list[r]] = text
 
-    def table(self, rows: np.ndarray | None = None) -> DocumentTable:
-        """The table of ``rows`` (default: every row filled), in that order."""
+    def table(self, rows: np.ndarray | None = None, *, named: bool = False) -> DocumentTable:
+        """The table of ``rows`` (default: every row filled), in that order. ``named``: every
+        row is filled, and ``paths`` is the table's own sequence of names (made when asked
+        for: a million rows of a dataset), not copied."""
         if rows is None:
             rows = np.flatnonzero(self.filled)
         encodings = sorted(self._encodings, key=self._encodings.__getitem__)
         if rows.size == len(self.paths) and bool((rows == np.arange(rows.size)).all()):
             # Every row, in order (every file fingerprinted): the columns as they are.
             return DocumentTable(
-                list(self.paths), self.fingerprint, self.size, self.token_count,
-                self.feature_count, self.chars, self.digest, self.encoding, encodings,
-                self.sketch, self.signature, dict(self.odd_digests),
+                self.paths if named else list(self.paths), self.fingerprint, self.size,
+                self.token_count, self.feature_count, self.chars, self.digest, self.encoding,
+                encodings, self.sketch, self.signature, dict(self.odd_digests),
             )  # fmt: skip
         row_list = rows.tolist()
         renumber = {row: k for k, row in enumerate(row_list)} if self.odd_digests else {}

@@ -41,6 +41,7 @@ TOP_LEVEL = {
         ["discovery"], 2),
     **dict.fromkeys(
         ["options", "scanning", "comparing", "calibration", "deduplication", "datasets",
+         "row_fingerprints",
          "baseline", "outcome", "config"], 3),
     **dict.fromkeys(["__main__"], 4),
 }  # fmt: skip

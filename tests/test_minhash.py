@@ -187,3 +187,38 @@ def test_band_keys_follow_their_definition(n: int, layout: tuple[int, int], seed
             for value in signatures[i, b * rows : (b + 1) * rows].tolist():
                 k = _mix_int((k * 0x9E3779B97F4A7C15 + value) & mask)
             assert int(keys[i, b]) == k
+
+
+def test_bands_keyed_on_threads_give_the_same_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large inputs key their bands on a thread per core: the same pairs, in the same order,
+    with and without lanes."""
+    from simdup.algorithms import minhash
+
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 50, size=(3000, 7)).astype(np.uint64)  # many shared band keys
+    lanes = rng.integers(0, 4, size=3000).astype(np.int64)
+    alone = [minhash.keyed_candidates(keys), minhash.keyed_candidates(keys, lanes)]
+    monkeypatch.setattr(minhash, "_THREADED_FROM", 10)
+    monkeypatch.setattr(minhash, "_MERGE_AT", 1000)  # merges between bands, as at scale
+    threaded = [minhash.keyed_candidates(keys), minhash.keyed_candidates(keys, lanes)]
+    for (a_i, a_j), (b_i, b_j) in zip(alone, threaded, strict=True):
+        assert a_i.size > 1000 and a_i.tolist() == b_i.tolist() and a_j.tolist() == b_j.tolist()
+
+
+def test_jaccard_of_many_pairs_on_threads_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native loop shared by threads (without the GIL) gives every pair's estimate."""
+    from simdup.algorithms import sketch
+
+    rng = np.random.default_rng(6)
+    sketches = [
+        np.unique(rng.integers(0, 1 << 12, size=int(rng.integers(1, 400)))).astype("<u4").tobytes()
+        for _ in range(500)
+    ]
+    i = rng.integers(0, 500, size=20_000)
+    j = rng.integers(0, 500, size=20_000)
+    one = sketch.sketch_jaccard_pairs(sketches, i, j, 256)
+    monkeypatch.setattr(sketch, "_PAIRS_PER_THREAD", 100)
+    assert sketch.sketch_jaccard_pairs(sketches, i, j, 256).tolist() == one.tolist()
+    pairs = zip(i[:500].tolist(), j[:500].tolist(), strict=True)
+    expected = [sketch.sketch_jaccard(sketches[a], sketches[b], 256) for a, b in pairs]
+    assert one[:500].tolist() == pytest.approx(expected)

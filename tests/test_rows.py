@@ -271,14 +271,14 @@ def test_dedup_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.Monk
 
     data = tmp_path / "d.jsonl"
     data.write_bytes(_jsonl([{"text": _article(30)}, {"text": _article(31)}]))
-    real = datasets.dedup_records
+    real = datasets.dedup_rows
 
     def touching(*args, **kwargs):
         found = real(*args, **kwargs)
         data.write_bytes(data.read_bytes() + b'{"text": "appended"}\n')
         return found
 
-    monkeypatch.setattr(datasets, "dedup_records", touching)
+    monkeypatch.setattr(datasets, "dedup_rows", touching)
     result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 4 and "changed" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl"]

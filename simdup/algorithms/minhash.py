@@ -11,8 +11,10 @@ weighted towards recall (candidates are verified afterwards).
 from __future__ import annotations
 
 import math
+import os
 import sys
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -173,23 +175,26 @@ def keyed_candidates(
     shared by documents of any length then proposes only the pairs whose lengths could pass
     verification."""
     n, bands = keys.shape
-    # Each pair (i < j) as one int64 code i * n + j: half the memory of a row of two, and
-    # the bands' codes are made distinct (and put in (i, j) order) by sorting.
-    found: list[np.ndarray] = []
-    held = distinct = 0
-    for band in range(bands):
+
+    def codes_of(band: int) -> np.ndarray:
+        # Each pair (i < j) as one int64 code i * n + j: half the memory of a row of two, and
+        # the bands' codes are made distinct (and put in (i, j) order) by sorting.
         if lanes is None:
             pairs = equal_key_pairs(keys[:, band])
-            found.append(pairs[:, 0] * np.int64(n) + pairs[:, 1])
-        else:
-            key = keys[:, band]
-            both = equal_key_pairs(
-                np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)])
-            )
-            i, j = both[:, 0] % n, both[:, 1] % n
-            keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
-            found.append(np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep])
-        held += found[-1].size
+            coded: np.ndarray = pairs[:, 0] * np.int64(n) + pairs[:, 1]
+            return coded
+        key = keys[:, band]
+        both = equal_key_pairs(np.concatenate([_in_lane(key, lanes), _in_lane(key, lanes + 1)]))
+        i, j = both[:, 0] % n, both[:, 1] % n
+        keep = i != j  # a document's two keys (an unlikely 2^-64 collision)
+        laned: np.ndarray = np.minimum(i, j)[keep] * np.int64(n) + np.maximum(i, j)[keep]
+        return laned
+
+    found: list[np.ndarray] = []
+    held = distinct = 0
+    for codes in _bands_in_threads(codes_of, bands, n):
+        found.append(codes)
+        held += codes.size
         # A pair shares many bands when its documents share much text (boilerplate): the
         # codes found are merged into distinct ones whenever they outgrow twice those, so
         # that memory follows the candidates, not candidates times bands.
@@ -201,6 +206,37 @@ def keyed_candidates(
     first = codes // n
     codes -= first * n  # now the second member
     return first, codes
+
+
+# Documents below which the bands are keyed in this thread alone.
+_THREADED_FROM = 1 << 16
+
+
+def _bands_in_threads(
+    work: Callable[[int], np.ndarray], bands: int, n: int
+) -> Iterator[np.ndarray]:
+    """``work(band)`` for every band, in band order; on large inputs by a thread per core
+    (numpy's sorts run without the GIL), at most one band ahead per thread, so that memory
+    holds a few bands' pairs, not all of them."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    if cores < 2 or n < _THREADED_FROM or bands < 2:
+        for band in range(bands):
+            yield work(band)
+        return
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(cores, bands)) as pool:
+        pending: deque[Future[np.ndarray]] = deque()
+        ahead = min(cores, bands)
+        for band in range(bands):
+            pending.append(pool.submit(work, band))
+            if len(pending) >= ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 _MERGE_AT = 1 << 22

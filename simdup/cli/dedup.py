@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
 import click
 
 from ..datasets import dedup_files
-from ..deduplication import KEEP_POLICIES
+from ..deduplication import KEEP_POLICIES, keep_field
+from ..errors import ConfigError, MissingExtraError
 from ..exitcodes import ExitCode, exit_code_help
 from ..names import display_path
 from ..options import resolve_options
@@ -16,6 +18,15 @@ from ..readers.rows import FORMATS, RowOptions
 from .edge import usage_errors
 from .options import verify_options
 from .output import check_not_scanned
+
+
+def _keep_policy(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        keep_field(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    return value
+
 
 _DEDUP_CODES = exit_code_help(
     files="--strict and some rows could not be read (each is listed)",
@@ -28,6 +39,8 @@ _DEDUP_CODES = exit_code_help(
 Examples:
   simdup dedup data.jsonl.zst -o clean.jsonl.zst --removed removed.jsonl
   simdup dedup part-*.jsonl.gz -o clean.jsonl.gz --keep longest --text-field body
+  simdup dedup new.parquet -o clean.parquet --keep max:score --against seen.simdup
+  simdup index add old.jsonl.zst --records auto --id-field id --db seen.simdup
 
 \b
 Kept rows are copied byte for byte; every removed row is a verified
@@ -42,14 +55,24 @@ An input that changes during the run exits 4; no partial output is left.
 @click.option(
     "--annotate",
     is_flag=True,
-    help="Keep every row and add cluster_id and duplicate_of to it (JSON Lines).",
+    help="Keep every row and add cluster_id and duplicate_of to it (keys of a JSON object, "
+    "CSV or Parquet columns).",
 )
 @click.option(
     "--keep",
-    type=click.Choice(KEEP_POLICIES),
     default="first",
     show_default=True,
-    help="Which row of a cluster stays: the first, the longest or the shortest.",
+    callback=_keep_policy,
+    metavar="|".join([*KEEP_POLICIES, "max:FIELD", "min:FIELD"]),
+    help="Which row of a cluster stays: the first, the longest, the shortest, or the one with "
+    "the largest (max) or smallest (min) number in FIELD (rows without one last).",
+)
+@click.option(
+    "--against",
+    metavar="DB",
+    type=click.Path(dir_okay=False, exists=True),
+    help="A named index (simdup index add): also remove the rows that are near-duplicates of "
+    "its documents.",
 )
 @click.option(
     "--records",
@@ -69,6 +92,23 @@ An input that changes during the run exits 4; no partial output is left.
     help="As for scan.",
 )
 @verify_options
+@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
+              help="Worker processes (default: all cores).")  # fmt: skip
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where the rows are read and fingerprinted: this machine, or a Dask cluster (pip "
+    'install "simdup[dask]"; Parquet by row groups, plain JSON Lines by byte ranges): the same '
+    "result.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a local "
+    "cluster with one worker per core).",
+)
 @click.option("--strict", is_flag=True, help="Exit 3 when some rows could not be read.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
@@ -76,22 +116,46 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
     """Write the rows of INPUTS (JSON Lines, CSV or TSV, gzip, zstd, bz2 or xz compressed, or
     Parquet) to OUTPUT, in their format, without their near-duplicates, keeping one row of each
     cluster."""
-    with usage_errors():
+    with usage_errors(), contextlib.ExitStack() as stack:
         for target in (kw["output"], kw["removed"]):
             if target:
                 check_not_scanned("--output", target, list(inputs))
         rows = RowOptions(
             records=kw["records"], text_field=kw["text_field"], id_field=kw["id_field"]
         )
-        fields = ("threshold", "verify", "verify_radius", "min_similarity", "min_length_ratio")
+        fields = ("threshold", "verify", "verify_radius", "min_similarity", "min_length_ratio",
+                  "jobs")  # fmt: skip
+        options = resolve_options(None, {f: kw[f] for f in fields})
+        against = None
+        if kw["against"]:
+            check_not_scanned("--against", kw["against"], list(inputs))
+            from ..store.index import Index
+
+            against = stack.enter_context(
+                Index(kw["against"], create=False, params=options.features)
+            )
+        if kw["scheduler"] and kw["engine"] != "dask":
+            raise click.UsageError("--scheduler needs --engine dask")
+        engine = None
+        if kw["engine"] == "dask":
+            try:
+                from ..distributed.session import DaskSession
+
+                session = DaskSession(kw["scheduler"], workers=kw["jobs"])
+            except MissingExtraError as exc:
+                raise click.UsageError(str(exc)) from exc
+            stack.callback(session.close)
+            engine = session.row_engine()
         run = dedup_files(
             list(inputs),
             kw["output"],
             rows=rows,
-            options=resolve_options(None, {f: kw[f] for f in fields}),
+            options=options,
             keep=kw["keep"],
             removed=kw["removed"],
             annotate=kw["annotate"],
+            against=against,
+            engine=engine,
         )
     decisions = run.decisions
     skipped = run.skipped

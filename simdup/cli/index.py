@@ -3,19 +3,30 @@ queried again and again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
 from ..algorithms.index import MAX_THRESHOLD
+from ..datasets import row_documents
 from ..errors import InputError
 from ..exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
 from ..names import display_path
+from ..options import ScanOptions
+from ..readers.rows import RowOptions
+from ..records import FingerprintedDocument, SkippedFile
 from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
-from ..store.index import Index
+from ..store.index import AddResult, Index
 from .edge import ProgressBar, usage_errors
-from .options import PLAIN_CODES, feature_options, scan_options, verify_options
+from .options import (
+    PLAIN_CODES,
+    feature_options,
+    records_options,
+    row_options,
+    scan_options,
+    verify_options,
+)
 from .output import ReportTarget, check_not_scanned
 
 _QUERY_CODES = exit_code_help(
@@ -66,32 +77,68 @@ def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary.")
+@records_options
 @feature_options
 @click.pass_context
 def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
     """Fingerprint the files under PATHS and store them in the index DB, each under its path as
-    given (a file already stored under that path is replaced). Created if missing."""
+    given (a file already stored under that path is replaced). Created if missing. With
+    --records, PATHS are datasets and each row is stored under its key (its id, else
+    file#row)."""
     check_not_scanned("--db", kw["db"], list(paths))
     progress = ProgressBar(not kw["quiet"], "indexing")
     with usage_errors():
         options = scan_options(kw)
         try:
             with Index(kw["db"], rebuild=kw["rebuild"], params=options.features) as index:
-                added = index.add_files(
-                    paths, discovery=options.discovery, jobs=options.jobs, progress=progress
-                )
+                if kw["records"]:
+                    added = _add_rows(index, list(paths), row_options(kw), options)
+                else:
+                    added = index.add_files(
+                        paths, discovery=options.discovery, jobs=options.jobs, progress=progress
+                    )
                 total = len(index)
         finally:
             progress.close()
     if not kw["quiet"]:
         click.echo(
             f"simdup: {added.added} documents added to {display_path(kw['db'])} "
-            f"({total} in all), {len(added.skipped)} files skipped",
+            f"({total} in all), {len(added.skipped)} {'rows' if kw['records'] else 'files'} "
+            "skipped",
             err=True,
         )
         for skip in added.skipped[:20]:
             click.echo(f"  {display_path(skip.path)}: {skip.reason}", err=True)
     ctx.exit(ExitCode.OK)
+
+
+def _add_rows(index: Index, paths: list[str], rows: RowOptions, options: ScanOptions) -> AddResult:
+    """The rows of dataset files stored under their keys (``index add --records``)."""
+    skipped: list[SkippedFile] = []
+
+    def documents() -> Iterator[FingerprintedDocument]:
+        for found in row_documents(paths, rows, options):
+            if isinstance(found, SkippedFile):
+                skipped.append(found)
+            else:
+                yield found
+
+    added = index.add_documents(documents())
+    return AddResult(added, tuple(skipped))
+
+
+def _query_rows(
+    index: Index, paths: list[str], rows: RowOptions, options: ScanOptions
+) -> list[QueryAnswer]:
+    """A query per row of dataset files (``query --records``), named by its key."""
+    answers = []
+    for found in row_documents(paths, rows, options):
+        if isinstance(found, SkippedFile):
+            answers.append(QueryAnswer(found.path, (), found.reason))
+            continue
+        matches = [m for m in index.match_documents([found], options) if m.key != found.path]
+        answers.append(QueryAnswer(found.path, tuple(matches)))
+    return answers
 
 
 @index_group.command("remove", epilog=_REMOVE_CODES)
@@ -143,6 +190,7 @@ Examples:
   simdup query new.md --db corpus.simdup
   simdup query drafts/*.md --db corpus.simdup --format json | jq '.results[].matches'
   simdup query new.md --db corpus.simdup --fail-on-duplicates     exit 1 on a match
+  simdup query new.jsonl --records auto --id-field id --db corpus.simdup
 
 {_QUERY_CODES}""",
 )
@@ -159,18 +207,22 @@ Examples:
 @verify_options
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when a file has a match.")
+@records_options
 @feature_options
 @click.pass_context
 def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> None:
     """The stored documents of the index DB that are near-duplicates of each of FILES, under
     the scan's rules, nearest first (a file's own entry, stored under the same path, is not
-    listed). A file that cannot be fingerprinted is reported and makes the exit status 3."""
+    listed). A file that cannot be fingerprinted is reported and makes the exit status 3.
+    With --records, FILES are datasets and each row is a query, named by its key."""
     with usage_errors():
         options = scan_options(kw)
         target = ReportTarget.resolve(None)
         answers = []
         with Index(kw["db"], create=False, params=options.features) as index:
-            for path in files:
+            if kw["records"]:
+                answers = _query_rows(index, list(files), row_options(kw), options)
+            for path in files if not kw["records"] else ():
                 try:
                     # A file's own entry (stored under the same path) is not its duplicate.
                     found = [m for m in index.query_file(path, options) if m.key != path]
@@ -189,4 +241,3 @@ def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> N
             fail_on_duplicates=kw["fail_on_duplicates"],
         )
     )
-

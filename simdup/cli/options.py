@@ -22,6 +22,7 @@ from ..options import (
 )
 from ..params import WEIGHTINGS, FeatureParams
 from ..passages.options import PassageOptions
+from ..readers.rows import FORMATS, RowOptions
 from ..text.segmentation import BACKENDS
 from ..text.stopwords import read_stopword_file
 from .edge import usage_errors
@@ -164,6 +165,34 @@ def verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
 # documents of one collection most short shared passages are its templates (a newsletter's
 # standing lines), and every pair sharing one is aligned.
 SCAN_MIN_MATCH = 0.0
+
+
+def records_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--records`` and the fields of datasets of rows (scan, index add, query): PATHS are
+    then dataset files, one document per row."""
+    options = [
+        click.option(
+            "--records",
+            type=click.Choice(FORMATS),
+            default=None,
+            help="PATHS are datasets of rows (JSON Lines, CSV, TSV, Parquet; auto: by name, "
+            "then first bytes), one document per row.",
+        ),
+        click.option(
+            "--text-field", default="text", show_default=True, help="With --records: the text."
+        ),
+        click.option(
+            "--id-field", default=None, help="With --records: a row's id (else file#row)."
+        ),
+    ]
+    return _apply(options, f)
+
+
+def row_options(kw: dict[str, Any]) -> RowOptions:
+    """The ``RowOptions`` of ``--records``, ``--text-field`` and ``--id-field``."""
+    return RowOptions(
+        records=kw["records"] or "auto", text_field=kw["text_field"], id_field=kw["id_field"]
+    )
 
 
 def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -17,6 +17,7 @@ from ..algorithms.index import MAX_THRESHOLD
 from ..baseline import Baseline, write_baseline
 from ..discovery import read_path_list
 from ..engines import Engine, make_engine
+from ..engines.rows import RowEngine
 from ..errors import ConfigError
 from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..names import display_path
@@ -36,6 +37,8 @@ from .options import (
     feature_options,
     passage_options,
     passage_settings,
+    records_options,
+    row_options,
     scan_options,
     verify_options,
 )
@@ -206,6 +209,7 @@ Examples:
     help="With --passages: a passage found in more documents than this is reported once, as "
     "a repeated passage with its count and places, not as pairs (0: always as pairs).",
 )
+@records_options
 @feature_options
 @click.pass_context
 def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
@@ -244,10 +248,22 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             )
         try:
             engine_for = _local_engine
-            cache = _scan_cache(kw, all_paths)
+            # Rows are not remembered by the scan cache (it knows files).
+            cache = _scan_cache(kw, all_paths) if not kw["records"] else None
             if cache is not None:
                 stack.callback(cache.close)
-            if kw["passages"]:
+            if kw["records"]:
+                from ..datasets import scan_rows
+
+                result = scan_rows(
+                    all_paths,
+                    row_options(kw),
+                    options,
+                    reference=reference,
+                    keep_signatures=bool(kw["write_fingerprints"]),
+                    engine=_row_engine(kw, stack),
+                )
+            elif kw["passages"]:
                 from ..passages import scan_passages
 
                 result = scan_passages(
@@ -366,8 +382,31 @@ def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
         raise click.UsageError("--passages runs with --engine local only")
     if kw["scheduler"] and kw["engine"] != "dask":
         raise click.UsageError("--scheduler needs --engine dask")
+    if kw["records"]:
+        for flag, name in (("passages", "--passages"), ("fingerprints", "--fingerprints")):
+            if kw[flag]:
+                raise click.UsageError(f"--records does not go with {name}")
     if kw["write_fingerprints"]:
         check_not_scanned("--write-fingerprints", kw["write_fingerprints"], paths)
+
+
+def _row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:
+    """The engine of ``--records``: a Dask cluster's with --engine dask (closed with
+    ``stack``), else None (worker processes here)."""
+    if kw["engine"] != "dask":
+        return None
+    from ..errors import MissingExtraError
+
+    try:
+        from ..distributed.session import DaskSession
+
+        session = DaskSession(kw["scheduler"])
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    stack.callback(session.close)
+    if not kw["quiet"] and session.dashboard:
+        click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
+    return session.row_engine()
 
 
 def _scan_engine(

@@ -1,5 +1,6 @@
-"""``simdup scan --engine dask``: one connection, and the engine, join and file listing made
-on it. The CLI opens one per run (``open_session``) and closes it when the run ends."""
+"""``simdup scan --engine dask`` (and ``dedup --engine dask``): one connection, and the
+engines, join and file listing made on it. The CLI opens one per run (``open_session``) and
+closes it when the run ends."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from .cluster import Connection, connect
 from .engine import DaskEngine, is_url
 from .join import DaskJoin
 from .listing import find_urls
+from .rows import DaskRowEngine
 
 
 class DaskSession:
@@ -27,6 +29,10 @@ class DaskSession:
 
     def engine(self, options: ScanOptions) -> DaskEngine:
         return DaskEngine(options.features, options.discovery.max_size, self.connection.client)
+
+    def row_engine(self) -> DaskRowEngine:
+        """The engine of datasets of rows (``--records``, ``simdup dedup``) on this cluster."""
+        return DaskRowEngine(self.connection.client)
 
     def find(self, paths: Sequence[str], options: DiscoveryOptions) -> Discovery:
         """Local paths as a local scan finds them; fsspec URLs listed by the workers."""

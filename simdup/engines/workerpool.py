@@ -23,7 +23,7 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
@@ -182,35 +182,65 @@ class WorkerPool(Generic[Task, Result]):
         worker.conn.close()
         self._retired.append(worker.process)
 
-    def results(self, tasks: Sequence[Task]) -> Iterator[tuple[int, Result]]:
+    def results(self, tasks: Iterable[Task]) -> Iterator[tuple[int, Result]]:
         """``(index, result)`` for every task, in the order they finish.
 
-        Raises ``WorkerError`` when a task's worker died ``MAX_ATTEMPTS`` times or ``work``
-        raised.
+        ``tasks`` may be a stream: a task is taken from it only when a worker is free for it,
+        and kept only until it is answered (a retry needs it), so a stream of 10^6 rows is
+        never held whole. Raises ``WorkerError`` when a task's worker died ``MAX_ATTEMPTS``
+        times or ``work`` raised.
         """
-        pending: deque[int] = deque(range(len(tasks)))
-        attempts = [0] * len(tasks)
-        outstanding = len(tasks)
+        source = enumerate(tasks)
+        held: dict[int, Task] = {}  # taken and not answered yet
+        retry: deque[int] = deque()  # held tasks whose worker died
+        attempts: dict[int, int] = {}
+        exhausted = False
+
+        def take() -> int | None:
+            nonlocal exhausted
+            if retry:
+                return retry.popleft()
+            if exhausted:
+                return None
+            try:
+                index, task = next(source)
+            except StopIteration:
+                exhausted = True
+                return None
+            held[index] = task
+            return index
+
+        def send(worker: _Worker, index: int) -> bool:
+            try:
+                worker.conn.send((index, held[index]))
+            except OSError:  # it died after answering: its sentinel will retire it
+                retry.appendleft(index)
+                return False
+            worker.task = index
+            attempts[index] = attempts.get(index, 0) + 1
+            return True
 
         def assign(worker: _Worker) -> None:
             worker.task = None
-            if not pending:
+            index = take()
+            if index is None:
                 with contextlib.suppress(OSError):
                     worker.conn.send(None)  # no more work: exit
                 return
-            index = pending.popleft()
-            try:
-                worker.conn.send((index, tasks[index]))
-            except OSError:  # it died after answering: its sentinel will retire it
-                pending.appendleft(index)
-                return
-            worker.task = index
-            attempts[index] += 1
+            send(worker, index)
 
-        while outstanding:
+        def describe(index: int) -> str:
+            return self.describe(held[index]) if index in held else "start-up"
+
+        while True:
             # Every task waiting has a worker, up to ``jobs`` at a time.
-            while pending and sum(w.task is not None for w in self._workers) < self.jobs:
-                assign(self._start_worker())
+            while sum(w.task is not None for w in self._workers) < self.jobs:
+                index = take()
+                if index is None:
+                    break
+                send(self._start_worker(), index)
+            if not held:
+                return
             handles: dict[Any, _Worker] = {}
             for worker in self._workers:
                 handles[worker.process.sentinel] = worker
@@ -228,9 +258,9 @@ class WorkerPool(Generic[Task, Result]):
                 if reply is not None:
                     status, index, value = reply
                     if status != "ok":
-                        what = self.describe(tasks[index]) if index >= 0 else "start-up"
-                        raise WorkerError(f"a worker process failed ({what}): {value}")
-                    outstanding -= 1
+                        raise WorkerError(f"a worker process failed ({describe(index)}): {value}")
+                    del held[index]
+                    attempts.pop(index, None)
                     assign(worker)
                     yield index, value
                 if worker.process.exitcode is None:
@@ -242,10 +272,10 @@ class WorkerPool(Generic[Task, Result]):
                 if attempts[lost] >= MAX_ATTEMPTS:
                     raise WorkerError(
                         f"a worker process was {describe_exit(worker.process.exitcode)} while "
-                        f"fingerprinting {self.describe(tasks[lost])}, {attempts[lost]} times "
+                        f"fingerprinting {describe(lost)}, {attempts[lost]} times "
                         "(out of memory?)"
                     )
-                pending.appendleft(lost)  # redone by a fresh worker, first
+                retry.appendleft(lost)  # redone by a fresh worker, first
 
     def stop(self) -> None:
         """Stop every worker now (SIGTERM, then SIGKILL) and reap it: no orphans, no zombies."""

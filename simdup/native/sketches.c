@@ -196,7 +196,8 @@ static PyObject *bottom_k_jaccard(PyObject *module, PyObject *const *args, Py_ss
 PyDoc_STRVAR(jaccard_pairs_doc,
 "bottom_k_jaccard_pairs(sketches, i, j, k) -> bytes\n\n"
 "bottom_k_jaccard(sketches[i[n]], sketches[j[n]], k) for every n, as native float64: `sketches`\n"
-"a list of bytes, `i` and `j` int64 buffers of the same length.");
+"a list of bytes, `i` and `j` int64 buffers of the same length. The estimates are computed\n"
+"without the GIL (the sketches' addresses are taken first), so threads can share the work.");
 
 static PyObject *bottom_k_jaccard_pairs(PyObject *module, PyObject *const *args,
                                         Py_ssize_t nargs)
@@ -216,35 +217,59 @@ static PyObject *bottom_k_jaccard_pairs(PyObject *module, PyObject *const *args,
     Py_buffer ib, jb;
     if (two_buffers(args + 1, &ib, &jb) < 0)
         return NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *held = NULL;
+    const uint32_t **start = NULL;
+    Py_ssize_t *size = NULL;
     if (ib.len != jb.len || ib.len % (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "bottom_k_jaccard_pairs() needs two int64 arrays of one length");
         goto done;
     }
     const Py_ssize_t n = ib.len / (Py_ssize_t)sizeof(int64_t);
-    const Py_ssize_t count = PyList_GET_SIZE(sketches);
     const int64_t *ii = (const int64_t *)ib.buf, *jj = (const int64_t *)jb.buf;
+    /* The sketches' addresses and lengths, from a copy of the list (its items stay alive
+       while the GIL is released, whatever another thread does to the list). */
+    held = PyList_GetSlice(sketches, 0, PyList_GET_SIZE(sketches));
+    if (held == NULL)
+        goto done;
+    const Py_ssize_t count = PyList_GET_SIZE(held);
+    start = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(*start));
+    size = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(*size));
+    if (start == NULL || size == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t d = 0; d < count; d++) {
+        PyObject *item = PyList_GET_ITEM(held, d);
+        if (!PyBytes_Check(item)) {
+            size[d] = -1;  /* an error only if a pair uses it */
+            start[d] = NULL;
+            continue;
+        }
+        start[d] = (const uint32_t *)PyBytes_AS_STRING(item);
+        size[d] = PyBytes_GET_SIZE(item) / 4;
+    }
+    for (Py_ssize_t p = 0; p < n; p++) {
+        if (ii[p] < 0 || ii[p] >= count || jj[p] < 0 || jj[p] >= count) {
+            PyErr_SetString(PyExc_IndexError, "bottom_k_jaccard_pairs() index out of range");
+            goto done;
+        }
+        if (size[ii[p]] < 0 || size[jj[p]] < 0) {
+            PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard_pairs() needs bytes sketches");
+            goto done;
+        }
+    }
     result = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double));
     if (result == NULL)
         goto done;
     double *out = (double *)PyBytes_AS_STRING(result);
-    for (Py_ssize_t p = 0; p < n; p++) {
-        if (ii[p] < 0 || ii[p] >= count || jj[p] < 0 || jj[p] >= count) {
-            PyErr_SetString(PyExc_IndexError, "bottom_k_jaccard_pairs() index out of range");
-            Py_CLEAR(result);
-            goto done;
-        }
-        PyObject *a = PyList_GET_ITEM(sketches, ii[p]), *b = PyList_GET_ITEM(sketches, jj[p]);
-        if (!PyBytes_Check(a) || !PyBytes_Check(b)) {
-            PyErr_SetString(PyExc_TypeError, "bottom_k_jaccard_pairs() needs bytes sketches");
-            Py_CLEAR(result);
-            goto done;
-        }
-        out[p] = sketch_estimate((const uint32_t *)PyBytes_AS_STRING(a), PyBytes_GET_SIZE(a) / 4,
-                                 (const uint32_t *)PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b) / 4,
-                                 k);
-    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t p = 0; p < n; p++)
+        out[p] = sketch_estimate(start[ii[p]], size[ii[p]], start[jj[p]], size[jj[p]], k);
+    Py_END_ALLOW_THREADS
 done:
+    PyMem_Free(start);
+    PyMem_Free(size);
+    Py_XDECREF(held);
     PyBuffer_Release(&ib);
     PyBuffer_Release(&jb);
     return result;

@@ -24,7 +24,7 @@ import io
 import json
 import lzma
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
@@ -47,12 +47,14 @@ _CHUNK = 1 << 20
 class RowOptions:
     """How rows are read: the format (``auto``: by the file's name, then its first bytes),
     the text field and the id field (dotted paths into JSON; column names in CSV and Parquet),
-    and the longest line or field taken, in bytes."""
+    the longest line or field taken, in bytes, and the field read for a keep policy by value
+    (``order_field``: ``--keep max:FIELD``)."""
 
     records: str = "auto"
     text_field: str = "text"
     id_field: str | None = None
     max_line: int = DEFAULT_MAX_LINE
+    order_field: str | None = None
 
     def __post_init__(self) -> None:
         if self.records not in FORMATS:
@@ -67,7 +69,8 @@ class RowOptions:
 class Row:
     """One row as a document: its ``key`` (its id as written, else ``file#row``), its text,
     the file, its row (0-based, rows that are documents and rows skipped alike), its line
-    (1-based, JSON Lines and CSV; None in Parquet) and its id (None without ``id_field``)."""
+    (1-based, JSON Lines and CSV; None in Parquet), its id (None without ``id_field``) and
+    the value of ``order_field`` as read (None without it)."""
 
     key: str
     text: str
@@ -75,6 +78,7 @@ class Row:
     row: int
     line: int | None
     id: str | None
+    order: Any = None
 
 
 class TruncatedStream(Exception):
@@ -199,8 +203,27 @@ def _id_text(value: Any) -> str:
     return str(value)  # an int as its digits, however many; a float as Python writes it
 
 
+def row_text(
+    text: Any, id_value: Any, found_id: bool, options: RowOptions
+) -> tuple[str, str | None] | str:
+    """A row's text and id (as written; None without ``id_field``), or why the row is no
+    document (the checks every format shares)."""
+    field = options.text_field
+    if text is None:
+        return f"text field {field!r} is null"
+    if not isinstance(text, str):
+        return f"text field {field!r} is {type(text).__name__}, not a string"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"text field {field!r} holds a lone surrogate"
+    if options.id_field and not found_id:
+        return f"no id field {options.id_field!r}"
+    return text, _id_text(id_value) if options.id_field else None
+
+
 class _Rows:
-    """Numbering and the checks every format shares."""
+    """Numbering, and the checks every format shares."""
 
     def __init__(self, path: str, options: RowOptions) -> None:
         self.path = path
@@ -212,74 +235,193 @@ class _Rows:
         self.row += 1
         return found
 
-    def made(self, text: Any, id_value: Any, found_id: bool, line: int | None) -> Row | SkippedFile:
-        field = self.options.text_field
-        if text is None:
-            return self.skip(f"text field {field!r} is null")
-        if not isinstance(text, str):
-            return self.skip(f"text field {field!r} is {type(text).__name__}, not a string")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return self.skip(f"text field {field!r} holds a lone surrogate")
-        ident = _id_text(id_value) if self.options.id_field and found_id else None
-        if self.options.id_field and not found_id:
-            return self.skip(f"no id field {self.options.id_field!r}")
+    def made(
+        self, text: Any, id_value: Any, found_id: bool, line: int | None, order: Any = None
+    ) -> Row | SkippedFile:
+        checked = row_text(text, id_value, found_id, self.options)
+        if isinstance(checked, str):
+            return self.skip(checked)
+        value, ident = checked
         key = ident if ident is not None else f"{self.path}#{self.row}"
-        row = Row(key, text, self.path, self.row, line, ident)
+        row = Row(key, value, self.path, self.row, line, ident, order)
         self.row += 1
         return row
 
 
+# A JSON Lines row as its file holds it: its line number and its bytes, or the reason it is
+# no row (a line over ``max_line``, not held; a truncated stream, which ends the file).
+RawLine = tuple[int, bytes | str]
+
+
+def _blocks(path: str) -> Iterator[bytes]:
+    """The file's bytes, decompressed, a block at a time as decompression gives them (no copy
+    through a buffered reader: that doubled the cost of reading zstd). Raises what
+    ``open_binary``'s stream raises for a truncated or damaged stream, after every byte
+    before the damage."""
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if compression_of(path, head) != "zstd":
+        with open_binary(path) as stream:
+            read = getattr(stream, "read1", stream.read)
+            while block := read(_CHUNK):
+                yield block
+        return
+    try:
+        import zstandard
+    except ImportError as exc:
+        raise MissingExtraError("reading zstd-compressed rows", "rows") from exc
+    with open(path, "rb") as raw:
+        inner = zstandard.ZstdDecompressor().decompressobj()
+        started = False
+        while chunk := raw.read(_CHUNK):
+            while chunk:
+                started = True
+                out = inner.decompress(chunk)
+                if out:
+                    yield out
+                if inner.eof:  # a frame ended: the next one, if any, starts here
+                    chunk = inner.unused_data
+                    inner = zstandard.ZstdDecompressor().decompressobj()
+                    started = False
+                else:
+                    chunk = b""
+        if started and not inner.eof:
+            raise TruncatedStream("the zstd stream ends inside a frame")
+
+
+def _span_blocks(path: str, start: int, stop: int) -> Iterator[bytes]:
+    """The bytes of the lines of an uncompressed file that begin at offsets ``[start,
+    stop)``: from the first line start at or after ``start`` to the end of the line that holds
+    byte ``stop - 1`` (the partitions of a Dask run, each line in exactly one)."""
+    with open(path, "rb") as fh:
+        at = 0
+        if start > 0:
+            fh.seek(start - 1)
+            at = start - 1
+            while True:  # the rest of the line that began before ``start``, passed over
+                block = fh.read(_CHUNK)
+                if not block:
+                    return
+                end = block.find(b"\n")
+                if end >= 0:
+                    at += end + 1
+                    break
+                at += len(block)
+            fh.seek(at)
+        left = stop - at
+        last = b"\n"
+        while left > 0:
+            block = fh.read(min(_CHUNK, left))
+            if not block:
+                return
+            left -= len(block)
+            last = block[-1:]
+            yield block
+        if last == b"\n":
+            return
+        while block := fh.read(_CHUNK):  # the end of the last line begun in the span
+            end = block.find(b"\n")
+            if end >= 0:
+                yield block[: end + 1]
+                return
+            yield block
+
+
+def jsonl_lines(
+    path: str,
+    options: RowOptions,
+    span: tuple[int, int] | None = None,
+    first_line: int = 1,
+    counted: list[int] | None = None,
+) -> Iterator[RawLine]:
+    """The rows of a JSON Lines file as stored (blank lines are no rows): ``(line, bytes)``,
+    or ``(line, reason)`` for a line too long to hold (over ``max_line`` bytes before its line
+    end: read past, never held) and for a truncated or damaged stream (the last item then).
+    One read of the file serves the decisions and the writing back. The file is read a block
+    at a time and cut into lines there. ``span``: only the lines that begin at those byte
+    offsets of an uncompressed file, the first numbered ``first_line`` (a Dask partition);
+    ``counted`` gets the number of lines read, blank ones included, when the lines are done."""
+    limit = options.max_line
+    line_number = first_line - 1
+    tail = b""  # the start of a line whose end is in a later block
+    dropping = False  # inside a line too long to hold
+    blocks = _blocks(path) if span is None else _span_blocks(path, *span)
+    while True:
+        try:
+            block = next(blocks, b"")
+        except _EOF_ERRORS as exc:
+            yield line_number + 1, f"the compressed stream is truncated or damaged: {exc}"
+            return
+        if not block:
+            break
+        parts = block.split(b"\n")
+        last = parts.pop()
+        if parts:
+            if not dropping:
+                parts[0] = tail + parts[0]
+            for k, part in enumerate(parts):
+                line_number += 1
+                if (k == 0 and dropping) or len(part) > limit:
+                    yield line_number, f"line {line_number} is longer than {limit} bytes"
+                elif part.strip():
+                    yield line_number, part + b"\n"
+            dropping = False
+            tail = b""
+        if dropping:
+            continue
+        tail += last
+        if len(tail) > limit:
+            dropping, tail = True, b""
+    if dropping or tail:
+        line_number += 1
+        if dropping:
+            yield line_number, f"line {line_number} is longer than {limit} bytes"
+        elif tail.strip():
+            yield line_number, tail
+    if counted is not None:
+        counted.append(line_number - first_line + 1)
+
+
+def parse_jsonl_line(
+    line: bytes, number: int, options: RowOptions
+) -> tuple[str, str | None, Any] | str:
+    """A JSON line's text, id and the value of ``options.order_field`` (None when absent), or
+    why it is no document."""
+    try:
+        decoded = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"line {number} is not UTF-8 (byte {exc.start})"
+    try:
+        record = json.loads(decoded)
+    except ValueError as exc:
+        return f"line {number} is not JSON: {exc}"
+    if not isinstance(record, dict):
+        return f"line {number} is a JSON {type(record).__name__}, not an object"
+    found, text = _field(record, options.text_field)
+    if not found:
+        return f"line {number} has no text field {options.text_field!r}"
+    found_id, ident = _field(record, options.id_field) if options.id_field else (False, None)
+    checked = row_text(text, ident, found_id, options)
+    if isinstance(checked, str):
+        return checked
+    order = _field(record, options.order_field)[1] if options.order_field else None
+    return checked[0], checked[1], order
+
+
 def _jsonl(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
     rows = _Rows(path, options)
-    line_number = 0
-    with open_binary(path) as stream:
-        while True:
-            try:
-                line = stream.readline(options.max_line + 1)
-            except _EOF_ERRORS as exc:
-                yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
-                return
-            if not line:
-                return
-            line_number += 1
-            if len(line) > options.max_line and not line.endswith(b"\n"):
-                try:
-                    while True:  # the rest of the line, read and dropped
-                        rest = stream.readline(_CHUNK)
-                        if not rest or rest.endswith(b"\n"):
-                            break
-                except _EOF_ERRORS as exc:
-                    yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
-                    return
-                yield rows.skip(f"line {line_number} is longer than {options.max_line} bytes")
-                continue
-            if not line.strip():
-                continue
-            try:
-                decoded = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield rows.skip(f"line {line_number} is not UTF-8 (byte {exc.start})")
-                continue
-            try:
-                record = json.loads(decoded)
-            except ValueError as exc:
-                yield rows.skip(f"line {line_number} is not JSON: {exc}")
-                continue
-            if not isinstance(record, dict):
-                yield rows.skip(
-                    f"line {line_number} is a JSON {type(record).__name__}, not an object"
-                )
-                continue
-            found, text = _field(record, options.text_field)
-            if not found:
-                yield rows.skip(f"line {line_number} has no text field {options.text_field!r}")
-                continue
-            found_id, ident = (
-                _field(record, options.id_field) if options.id_field else (False, None)
-            )
-            yield rows.made(text, ident, found_id, line_number)
+    for number, line in jsonl_lines(path, options):
+        if isinstance(line, str):
+            yield rows.skip(line)
+            continue
+        parsed = parse_jsonl_line(line, number, options)
+        if isinstance(parsed, str):
+            yield rows.skip(parsed)
+            continue
+        text, ident, order = parsed
+        key = ident if ident is not None else f"{path}#{rows.row}"
+        yield Row(key, text, path, rows.row, number, ident, order)
+        rows.row += 1
 
 
 def _delimited(path: str, options: RowOptions, tabs: bool) -> Iterator[Row | SkippedFile]:
@@ -292,12 +434,7 @@ def _delimited(path: str, options: RowOptions, tabs: bool) -> Iterator[Row | Ski
         except _EOF_ERRORS as exc:
             yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
             return
-        dialect: Any = csv.excel_tab if tabs else csv.excel
-        if not tabs:
-            try:
-                dialect = csv.Sniffer().sniff(sample, delimiters=",;|\t")
-            except csv.Error:
-                dialect = csv.excel
+        dialect = _dialect(sample, tabs)
         reader = csv.reader(_Chained(sample, text), dialect)
         try:
             header = next(reader, None)
@@ -311,6 +448,7 @@ def _delimited(path: str, options: RowOptions, tabs: bool) -> Iterator[Row | Ski
             return
         text_at = header.index(options.text_field)
         id_at = header.index(options.id_field) if options.id_field in header else None
+        order_at = header.index(options.order_field) if options.order_field in header else None
         while True:
             start = reader.line_num + 1
             try:
@@ -333,7 +471,8 @@ def _delimited(path: str, options: RowOptions, tabs: bool) -> Iterator[Row | Ski
                 yield rows.skip(f"the record at line {start} is not UTF-8")
                 continue
             ident = fields[id_at] if id_at is not None and id_at < len(fields) else None
-            yield rows.made(value, ident, ident is not None, start)
+            order = fields[order_at] if order_at is not None and order_at < len(fields) else None
+            yield rows.made(value, ident, ident is not None, start, order)
 
 
 class _Chained(Iterator[str]):
@@ -367,6 +506,23 @@ class _Chained(Iterator[str]):
         return line
 
 
+def _dialect(sample: str, tabs: bool) -> Any:
+    """The CSV dialect of a file's first 64 KB (TSV: tab-separated, Excel's quoting)."""
+    if tabs:
+        return csv.excel_tab
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;|\t")
+    except csv.Error:
+        return csv.excel
+
+
+def delimited_dialect(path: str, options: RowOptions) -> Any:
+    """The dialect ``read_records`` reads a CSV or TSV file with."""
+    with open_binary(path) as binary:
+        text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
+        return _dialect(text.read(1 << 16), format_of(path, options) == "tsv")
+
+
 def delimited_raw(path: str, options: RowOptions) -> Iterator[tuple[int | None, str]]:
     """The records of a CSV or TSV file as stored (their lines, line ends included; read as
     ``read_records`` reads them, so the same dialect), each with the row number
@@ -376,12 +532,7 @@ def delimited_raw(path: str, options: RowOptions) -> Iterator[tuple[int | None, 
     with open_binary(path) as binary:
         text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
         sample = text.read(1 << 16)
-        dialect: Any = csv.excel_tab if tabs else csv.excel
-        if not tabs:
-            try:
-                dialect = csv.Sniffer().sniff(sample, delimiters=",;|\t")
-            except csv.Error:
-                dialect = csv.excel
+        dialect = _dialect(sample, tabs)
         lines = _Chained(sample, text)
         reader = csv.reader(lines, dialect)
         if next(reader, None) is None:
@@ -404,14 +555,24 @@ def delimited_raw(path: str, options: RowOptions) -> Iterator[tuple[int | None, 
             row += 1
 
 
-def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
+# Column chunks read through a 1 MB buffer, page by page, not whole: a row group of 10^5 short
+# rows otherwise costs ~200 MB at once (measured: 261 -> 159 MB peak reading 10^5 rows).
+PARQUET_READ: dict[str, Any] = {"buffer_size": 1 << 20, "pre_buffer": False}
+
+
+def _parquet(
+    path: str, options: RowOptions, groups: range | None = None, first_row: int = 0
+) -> Iterator[Row | SkippedFile]:
+    """The rows of a Parquet file (of its row groups ``groups``, the first numbered
+    ``first_row``: a partition read on a Dask worker)."""
     rows = _Rows(path, options)
+    rows.row = first_row
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise MissingExtraError("reading Parquet rows", "rows") from exc
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(path, **PARQUET_READ)
     except Exception as exc:  # pyarrow's errors: a damaged or truncated file
         yield rows.skip(f"not a readable Parquet file: {exc}")
         return
@@ -420,10 +581,11 @@ def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
     if top not in names:
         yield rows.skip(f"no column {options.text_field!r} (columns: {', '.join(names)})")
         return
-    columns = [top] + ([options.id_field.split(".")[0]] if options.id_field else [])
+    columns = [top] + [f.split(".")[0] for f in (options.id_field, options.order_field) if f]
     columns = [c for c in dict.fromkeys(columns) if c in names]
     try:
-        for batch in parquet.iter_batches(columns=columns, batch_size=4096):
+        chosen = list(groups) if groups is not None else None
+        for batch in parquet.iter_batches(columns=columns, batch_size=4096, row_groups=chosen):
             for record in batch.to_pylist():
                 found, text = _field(record, options.text_field)
                 if not found:
@@ -432,9 +594,251 @@ def _parquet(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
                 found_id, ident = (
                     _field(record, options.id_field) if options.id_field else (False, None)
                 )
-                yield rows.made(text, ident, found_id, None)
+                order = _field(record, options.order_field)[1] if options.order_field else None
+                yield rows.made(text, ident, found_id, None, order)
     except Exception as exc:  # a damaged row group
         yield rows.skip(f"the Parquet file cannot be read on: {exc}")
+
+
+# The version of how rows become texts: the formats, fields and checks above. Reported with
+# the libraries it reads with in every report and decision made from rows.
+ROWS_READER_VERSION = "1"
+
+
+def rows_description(options: RowOptions) -> dict[str, Any]:
+    """What made the texts of rows: the reader's version with its libraries, and the format
+    and fields read (a report's ``settings["records"]``)."""
+    import importlib.metadata
+
+    found = []
+    for library in ("pyarrow", "zstandard"):
+        try:
+            found.append(f"{library} {importlib.metadata.version(library)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{library} missing")
+    return {
+        "reader": f"{ROWS_READER_VERSION} ({', '.join(found)})",
+        "format": options.records,
+        "text_field": options.text_field,
+        "id_field": options.id_field,
+    }
+
+
+class NoRow(str):
+    """Why a row read by the parent is no document (a ``RowChunk`` item)."""
+
+    __slots__ = ()
+
+
+# A row in a chunk: a JSON line as stored (the worker parses it), a row read already (its
+# text, id and keep-policy value), or the reason it is no document.
+ChunkItem = bytes | tuple[str, str | None, Any] | NoRow
+
+
+@dataclass(frozen=True, slots=True)
+class RowChunk:
+    """Consecutive rows of one input (``file``: its index among the inputs), from row
+    ``first_row`` of it, with the line of each (None: Parquet, or rows given in memory)."""
+
+    file: int
+    first_row: int
+    items: list[ChunkItem]
+    lines: list[int] | None
+
+
+CHUNK_ROWS = 1024
+CHUNK_BYTES = 4 << 20
+
+
+def _chunked(
+    file: int,
+    items: Iterable[tuple[int | None, ChunkItem]],
+    rows: int,
+    size: int,
+    first: int = 0,
+) -> Iterator[RowChunk]:
+    """``items`` (each with its line) in chunks of at most ``rows`` rows or about ``size``
+    bytes, the first row numbered ``first``."""
+    batch: list[ChunkItem] = []
+    lines: list[int] = []
+    held = 0
+    for line, item in items:
+        batch.append(item)
+        lines.append(-1 if line is None else line)
+        held += (
+            len(item) if isinstance(item, bytes) else len(item[0]) if isinstance(item, tuple) else 0
+        )
+        if len(batch) >= rows or held >= size:
+            yield RowChunk(file, first, batch, lines)
+            first += len(batch)
+            batch, lines, held = [], [], 0
+    if batch:
+        yield RowChunk(file, first, batch, lines)
+
+
+def _file_items(
+    path: str, kind: str, options: RowOptions
+) -> Iterator[tuple[int | None, ChunkItem]]:
+    """The rows of one file as chunk items with their lines."""
+    if kind == "jsonl":
+        return (
+            (number, NoRow(line) if isinstance(line, str) else line)
+            for number, line in jsonl_lines(path, options)
+        )
+    read = (
+        _parquet(path, options)
+        if kind == "parquet"
+        else (_delimited(path, options, tabs=kind == "tsv"))
+    )
+    return _found_items(read)
+
+
+def _found_items(read: Iterable[Row | SkippedFile]) -> Iterator[tuple[int | None, ChunkItem]]:
+    for found in read:
+        if isinstance(found, SkippedFile):
+            yield None, NoRow(found.reason)
+        else:
+            yield found.line, (found.text, found.id, found.order)
+
+
+def row_chunks(
+    paths: Iterable[str],
+    options: RowOptions,
+    *,
+    rows: int = CHUNK_ROWS,
+    size: int = CHUNK_BYTES,
+) -> Iterator[RowChunk | SkippedFile]:
+    """The rows of dataset files in chunks, read as ``read_records`` reads them (the same
+    rows, numbers and reasons; JSON lines are left for the worker to parse), and the record
+    of each file that cannot be read at all."""
+    for file, path in enumerate(paths):
+        try:
+            kind = format_of(path, options)
+        except OSError as exc:
+            yield SkippedFile(path, "read", exc.strerror or str(exc))
+            continue
+        yield from _chunked(file, _file_items(path, kind, options), rows, size)
+
+
+@dataclass(frozen=True, slots=True)
+class RowPartition:
+    """A part of one input (``file``: its index) that a worker reads on its own: Parquet row
+    groups ``[start, stop)``, the lines of an uncompressed JSON Lines file that begin at byte
+    offsets ``[start, stop)``, or the whole file (``stop`` -1: a compressed stream or a CSV
+    file cannot be cut). ``first_row`` and ``first_line`` number its first row and line
+    (-1: not known yet; ``count_partition`` counts a JSON Lines span's rows and lines)."""
+
+    file: int
+    path: str
+    kind: str
+    start: int = 0
+    stop: int = -1
+    first_row: int = 0
+    first_line: int = 1
+
+
+PARTITION_BYTES = 64 << 20
+
+
+def row_partitions(
+    paths: Sequence[str], options: RowOptions, size: int = PARTITION_BYTES
+) -> Iterator[RowPartition | SkippedFile]:
+    """The partitions of dataset files, about ``size`` bytes each, in input order (see
+    ``RowPartition``), and the record of each file that cannot be read at all."""
+    for file, path in enumerate(paths):
+        try:
+            kind = format_of(path, options)
+            with open(path, "rb") as fh:
+                head = fh.read(8)
+            total = os.path.getsize(path)
+        except OSError as exc:
+            yield SkippedFile(path, "read", exc.strerror or str(exc))
+            continue
+        whole = RowPartition(file, path, kind)
+        if kind == "jsonl" and compression_of(path, head) is None and total > size:
+            for start in range(0, total, size):
+                first = 0 if start == 0 else -1
+                yield RowPartition(file, path, kind, start, min(start + size, total), first,
+                                   1 if start == 0 else -1)  # fmt: skip
+        elif kind == "parquet":
+            yield from _parquet_partitions(whole, options, size)
+        else:
+            yield whole
+
+
+def _parquet_partitions(
+    whole: RowPartition, options: RowOptions, size: int
+) -> Iterator[RowPartition]:
+    """Runs of row groups of about ``size`` bytes; the whole file when it cannot be read or
+    lacks the text column (read whole, it gives the skip record a local run gives)."""
+    try:
+        import pyarrow.parquet as pq
+
+        opened = pq.ParquetFile(whole.path)
+        meta, names = opened.metadata, opened.schema_arrow.names
+    except Exception:  # a damaged file, pyarrow missing: the whole file says why
+        yield whole
+        return
+    if options.text_field.split(".")[0] not in names or meta.num_row_groups == 0:
+        yield whole
+        return
+    start, held, first, row = 0, 0, 0, 0
+    for group in range(meta.num_row_groups):
+        held += meta.row_group(group).total_byte_size
+        row += meta.row_group(group).num_rows
+        if held >= size or group == meta.num_row_groups - 1:
+            yield RowPartition(whole.file, whole.path, "parquet", start, group + 1, first, -1)
+            start, held, first = group + 1, 0, row
+
+
+def count_partition(part: RowPartition, options: RowOptions) -> tuple[int, int]:
+    """The rows and lines of a JSON Lines span (blank lines are lines, not rows)."""
+    counted: list[int] = []
+    rows = sum(1 for _ in jsonl_lines(part.path, options, (part.start, part.stop), 1, counted))
+    return rows, counted[0] if counted else 0
+
+
+def is_span(part: RowPartition) -> bool:
+    """A byte span of a JSON Lines file, numbered only once the spans before it are counted."""
+    return part.kind == "jsonl" and part.stop >= 0
+
+
+def numbered(
+    parts: Sequence[RowPartition], counts: dict[int, tuple[int, int]]
+) -> list[RowPartition]:
+    """``parts`` (in input order) with the first row and line of each JSON Lines span, from
+    the ``(rows, lines)`` counted in each span (``counts``, by position in ``parts``)."""
+    out: list[RowPartition] = []
+    row = line = 0
+    for n, part in enumerate(parts):
+        if n == 0 or parts[n - 1].file != part.file:
+            row = line = 0
+        if is_span(part):
+            part = replace(part, first_row=row, first_line=line + 1)
+            rows, lines = counts[n]
+            row, line = row + rows, line + lines
+        out.append(part)
+    return out
+
+
+def partition_chunks(
+    part: RowPartition, options: RowOptions, *, rows: int = CHUNK_ROWS, size: int = CHUNK_BYTES
+) -> Iterator[RowChunk]:
+    """The rows of a partition in chunks, numbered as a read of the whole file numbers them
+    (its ``first_row`` and ``first_line`` known)."""
+    items: Iterable[tuple[int | None, ChunkItem]]
+    if part.stop < 0:
+        items = _file_items(part.path, part.kind, options)
+    elif part.kind == "parquet":
+        groups = range(part.start, part.stop)
+        items = _found_items(_parquet(part.path, options, groups, part.first_row))
+    else:
+        span = (part.start, part.stop)
+        items = (
+            (number, NoRow(line) if isinstance(line, str) else line)
+            for number, line in jsonl_lines(part.path, options, span, part.first_line)
+        )
+    return _chunked(part.file, items, rows, size, part.first_row)
 
 
 def read_records(

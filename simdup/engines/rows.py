@@ -1,0 +1,206 @@
+"""The engine for datasets of rows: runs of rows (``RowChunk``) become batches of columns.
+
+A file is one document in a scan; a dataset file holds millions, so its rows travel to the
+workers in chunks of ``CHUNK_ROWS`` as the parent reads them: JSON lines as stored (the
+worker parses them, so that the parent only decompresses and splits lines), rows already read
+from CSV and Parquet. A worker gives back a ``ChunkResult``: a ``FingerprintBatch`` of the
+chunk's documents (``at``: their offsets in the chunk), every row that is no document with its
+reason, and each row's id and keep-policy value. The parent holds a few chunks in flight, never
+the dataset: what it keeps of a row is its columns.
+
+The work is the same here and in the workers (``fingerprint_chunk``), with the processor a
+scan uses, so a row's fingerprint is that of the same text in a file.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..document_table import FingerprintBatch
+from ..params import FeatureParams
+from ..readers.rows import NoRow, RowChunk, RowOptions, parse_jsonl_line, row_chunks
+from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
+from .base import BandLayout
+from .batching import keyed
+from .local import default_jobs
+from .workerpool import WorkerPool
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkResult:
+    """What a worker made of a chunk: where its rows are (``file``, ``first_row``, ``lines``:
+    -1 where a row has none), its documents as columns (``batch``; a row too short to
+    fingerprint is among ``batch.skipped`` at stage ``features``), the rows that are no
+    document (``batch.skipped`` at stage ``row``, keyed by nothing yet), each row's id (None:
+    no id) and keep-policy value (NaN: none)."""
+
+    file: int
+    first_row: int
+    lines: np.ndarray
+    batch: FingerprintBatch
+    ids: list[str | None] | None
+    orders: np.ndarray | None
+
+    @property
+    def count(self) -> int:
+        return int(self.lines.size)
+
+
+_PROCESSOR: Any = None
+_ROW_OPTIONS: RowOptions | None = None
+
+
+def init_row_worker(params: FeatureParams, options: RowOptions) -> None:
+    """The processor and row options ``fingerprint_chunk`` uses in this process."""
+    global _PROCESSOR, _ROW_OPTIONS
+    from ..text.processor import processor_for
+
+    _PROCESSOR = processor_for(params)
+    _ROW_OPTIONS = options
+
+
+def order_value(value: Any) -> float:
+    """A keep-policy value as a number (NaN when it is none: missing, not a number)."""
+    if isinstance(value, bool) or value is None:
+        return math.nan
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return math.nan
+    return math.nan
+
+
+def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> ChunkResult:
+    """The chunk's rows fingerprinted (in this process: a worker's, or the parent's)."""
+    processor, options = _PROCESSOR, _ROW_OPTIONS
+    assert processor is not None and options is not None
+    results: list[FingerprintedDocument | SkippedFile] = []
+    ids: list[str | None] = []
+    orders: list[float] = []
+    for offset, item in enumerate(chunk.items):
+        if isinstance(item, NoRow):
+            results.append(SkippedFile("", "row", str(item)))
+            ids.append(None)
+            orders.append(math.nan)
+            continue
+        if isinstance(item, bytes):
+            line = int(chunk.lines[offset]) if chunk.lines is not None else 0
+            parsed = parse_jsonl_line(item, line, options)
+            if isinstance(parsed, str):
+                results.append(SkippedFile("", "row", parsed))
+                ids.append(None)
+                orders.append(math.nan)
+                continue
+            text, ident, order = parsed
+        else:
+            text, ident, order = item
+        ids.append(ident)
+        orders.append(order_value(order))
+        decoded = DecodedDocument("", text, "utf-8", "utf-8", 1.0, len(text))
+        try:
+            results.append(processor.document(decoded))
+        except MemoryError:
+            results.append(SkippedFile("", "internal", "out of memory while fingerprinting it"))
+        except Exception as exc:  # one bad row never stops a run
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            results.append(SkippedFile("", "internal", reason))
+    lines = (
+        np.asarray(chunk.lines, dtype=np.int64)
+        if chunk.lines is not None
+        else np.full(len(chunk.items), -1, dtype=np.int64)
+    )
+    return ChunkResult(
+        chunk.file,
+        chunk.first_row,
+        lines,
+        keyed(FingerprintBatch.pack(results), bands),
+        ids if any(i is not None for i in ids) else None,
+        np.array(orders, dtype=np.float64) if options.order_field else None,
+    )
+
+
+def _describe(chunk: RowChunk) -> str:
+    return f"{len(chunk.items)} rows from row {chunk.first_row} of input {chunk.file}"
+
+
+def fingerprint_rows(
+    chunks: Iterable[RowChunk],
+    params: FeatureParams,
+    options: RowOptions,
+    *,
+    jobs: int | None = None,
+    bands: BandLayout | None = None,
+) -> Iterator[ChunkResult]:
+    """What ``chunks`` hold, fingerprinted, in their order: by ``jobs`` worker processes (None:
+    all cores) as the chunks are read, or in this process with one job or a single chunk (a
+    pool would cost more than it saves)."""
+    jobs = jobs or default_jobs()
+    init_row_worker(params, options)  # dictionaries loaded once, before the workers fork
+    stream = iter(chunks)
+    first = list(itertools.islice(stream, 2))
+    if jobs == 1 or len(first) < 2:
+        for chunk in itertools.chain(first, stream):
+            yield fingerprint_chunk(chunk, bands)
+        return
+    work = functools.partial(fingerprint_chunk, bands=bands)
+    pool: WorkerPool[RowChunk, ChunkResult] = WorkerPool(
+        work, jobs, initializer=init_row_worker, initargs=(params, options), describe=_describe
+    )
+    waiting: dict[int, ChunkResult] = {}  # finished before an earlier chunk
+    due = 0
+    with pool:
+        for index, result in pool.results(itertools.chain(first, stream)):
+            waiting[index] = result
+            while due in waiting:
+                yield waiting.pop(due)
+                due += 1
+
+
+class RowEngine(Protocol):
+    """The engine seam for datasets of rows: the rows of ``paths`` fingerprinted with
+    ``params`` (band keys in ``bands`` instead of MinHash signatures), as ``ChunkResult``s in
+    input order; a file that cannot be read at all is added to ``skipped``. Engines differ
+    only in where the rows are read and fingerprinted, never in the result."""
+
+    def results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        params: FeatureParams,
+        bands: BandLayout | None,
+        skipped: list[SkippedFile],
+    ) -> Iterator[ChunkResult]: ...
+
+
+class LocalRowEngine:
+    """Rows read here, a chunk at a time, and fingerprinted by ``jobs`` worker processes."""
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = jobs
+
+    def results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        params: FeatureParams,
+        bands: BandLayout | None,
+        skipped: list[SkippedFile],
+    ) -> Iterator[ChunkResult]:
+        def chunks() -> Iterator[RowChunk]:
+            for found in row_chunks(paths, rows):
+                if isinstance(found, SkippedFile):
+                    skipped.append(found)
+                else:
+                    yield found
+
+        return fingerprint_rows(chunks(), params, rows, jobs=self.jobs, bands=bands)

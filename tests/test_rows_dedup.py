@@ -1,0 +1,299 @@
+"""Datasets of rows beyond reading: the row engine (worker processes, the same result as one
+process), keep policies by value, ``--against`` a stored index, ``index add`` / ``query`` /
+``scan`` with ``--records``, and ``--annotate`` for CSV and Parquet."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simdup.cli import cli
+from simdup.readers import rows as rows_module
+from simdup.readers.rows import RowOptions, jsonl_lines
+
+zstandard = pytest.importorskip("zstandard")
+
+
+def _article(seed: int, n: int = 80) -> str:
+    from conftest import pseudo_words
+
+    return " ".join(pseudo_words(seed, n).split())
+
+
+def _edited(text: str, at: int) -> str:
+    words = text.split()
+    words[at] = "changed"
+    return " ".join(words)
+
+
+def _jsonl(rows: list[object]) -> bytes:
+    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in rows)
+
+
+# -- reading lines a block at a time -----------------------------------------------------------
+
+
+def _reference_lines(data: bytes, limit: int) -> list[tuple[int, bytes | str]]:
+    """What ``jsonl_lines`` must give, from the whole file at once."""
+    out: list[tuple[int, bytes | str]] = []
+    pieces = data.split(b"\n")
+    for number, piece in enumerate(pieces, 1):
+        last = number == len(pieces)
+        if last and not piece:
+            break
+        if len(piece) > limit:
+            out.append((number, f"line {number} is longer than {limit} bytes"))
+        elif piece.strip():
+            out.append((number, piece if last else piece + b"\n"))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"a", b"{}", b" ", b"\n", b"xyz", b"\r"]), max_size=60).map(
+        b"".join
+    ),
+    block=st.integers(1, 9),
+    limit=st.integers(1, 8),
+)
+def test_lines_read_a_block_at_a_time_are_the_files_lines(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, limit: int
+) -> None:
+    """Lines cut across blocks, lines too long (read past, never held), blank lines and a
+    last line without its end: the same as splitting the whole file."""
+    path = tmp_path_factory.mktemp("lines") / "d.jsonl"
+    path.write_bytes(data)
+    chunk = rows_module._CHUNK
+    rows_module._CHUNK = block
+    try:
+        found = list(jsonl_lines(str(path), RowOptions(max_line=limit)))
+    finally:
+        rows_module._CHUNK = chunk
+    assert found == _reference_lines(data, limit)
+
+
+# -- the row engine ----------------------------------------------------------------------------
+
+
+def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
+    """Rows in many chunks fingerprinted by two workers: the same decisions, keys and places
+    as in this process (and bad rows skipped at their row)."""
+    from simdup.deduplication import dedup_rows
+
+    texts = []
+    for k in range(150):
+        base = _article(1000 + k, 40)
+        texts += [base, _edited(base, 3)] if k % 3 == 0 else [base]
+    records: list[object] = [{"id": f"r{n}", "text": t} for n, t in enumerate(texts)]
+    records.insert(7, "not an object")
+    data = tmp_path / "d.jsonl.zst"
+    data.write_bytes(zstandard.ZstdCompressor().compress(_jsonl(records)))
+    rows = RowOptions(id_field="id")
+    chunk = rows_module.CHUNK_ROWS
+    rows_module.CHUNK_ROWS = 16  # ~13 chunks
+    try:
+        serial = dedup_rows([str(data)], rows, jobs=1)
+        pooled = dedup_rows([str(data)], rows, jobs=2)
+    finally:
+        rows_module.CHUNK_ROWS = chunk
+    assert list(pooled.keys) == list(serial.keys) and len(serial) == len(texts)
+    assert pooled.keep.tolist() == serial.keep.tolist()
+    assert pooled.duplicate_of.tolist() == serial.duplicate_of.tolist()
+    assert pooled.row.tolist() == serial.row.tolist() and serial.row[7] == 8
+    assert serial.removed == 50
+    assert [s.path for s in pooled.skipped] == [f"{data}#7"] == [s.path for s in serial.skipped]
+
+
+def test_a_stream_of_tasks_is_taken_as_workers_free_up() -> None:
+    """The pool takes a task from a stream only when a worker is free for it: a stream of
+    rows is never read far ahead of the workers."""
+    from simdup.engines.workerpool import WorkerPool
+
+    taken = []
+
+    def tasks():
+        for n in range(40):
+            taken.append(n)
+            yield n
+
+    with WorkerPool(abs, 2) as pool:
+        seen = []
+        for _, value in pool.results(tasks()):
+            seen.append(value)
+            assert len(taken) <= len(seen) + 2  # the answered ones and one per worker
+    assert sorted(seen) == list(range(40))
+
+
+# -- keep policies by value --------------------------------------------------------------------
+
+
+def test_keep_max_and_min_of_a_field(tmp_path: Path) -> None:
+    a = _article(70)
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(
+        _jsonl(
+            [
+                {"id": "low", "text": a, "score": 1},
+                {"id": "high", "text": _edited(a, 5), "score": "7.5"},
+                {"id": "none", "text": _edited(a, 9)},
+                {"id": "other", "text": _article(71), "score": 100},
+            ]
+        )
+    )
+    for keep, kept in (("max:score", "high"), ("min:score", "low")):
+        removed = tmp_path / f"{keep[:3]}.jsonl"
+        out = tmp_path / f"{keep[:3]}-out.jsonl"
+        args = ["dedup", str(data), "-o", str(out), "--removed", str(removed), "--id-field",
+                "id", "--keep", keep]  # fmt: skip
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+        assert ids == sorted([kept, "other"], key=["low", "high", "none", "other"].index)
+        gone = [json.loads(line) for line in removed.read_text().splitlines()]
+        assert {g["duplicate_of"] for g in gone} == {kept}  # the row without a score is not kept
+    bad = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(tmp_path / "x.jsonl"),
+                                   "--keep", "largest"])  # fmt: skip
+    assert bad.exit_code == 2 and "max:FIELD" in bad.output
+
+
+# -- a stored index: index add --records, query --records, dedup --against ----------------------
+
+
+def test_rows_against_a_stored_index(tmp_path: Path) -> None:
+    old_a, old_b = _article(80), _article(81)
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(_jsonl([{"id": "o1", "text": old_a}, {"id": "o2", "text": old_b},
+                            {"id": "o3", "text": "too short"}]))  # fmt: skip
+    db = tmp_path / "seen.simdup"
+    added = CliRunner().invoke(
+        cli, ["index", "add", str(old), "--records", "auto", "--id-field", "id", "--db", str(db)]
+    )
+    assert added.exit_code == 0, added.output
+    assert "2 documents added" in added.stderr and "1 rows skipped" in added.stderr
+
+    new = tmp_path / "new.jsonl"
+    new_rows = [
+        {"id": "n1", "text": _edited(old_a, 3)},
+        {"id": "n2", "text": _article(82)},
+        {"id": "n3", "text": _edited(_article(82), 7)},
+    ]
+    new.write_bytes(_jsonl(new_rows))
+    query = CliRunner().invoke(
+        cli,
+        ["query", str(new), "--records", "jsonl", "--id-field", "id", "--db", str(db), "-f",
+         "json"],
+    )  # fmt: skip
+    assert query.exit_code == 0, query.output
+    results = json.loads(query.stdout)["results"]
+    answers = {r["path"]: [m["key"] for m in r["matches"]] for r in results}
+    assert answers == {"n1": ["o1"], "n2": [], "n3": []}
+
+    out, removed = tmp_path / "clean.jsonl", tmp_path / "removed.jsonl"
+    args = ["dedup", str(new), "-o", str(out), "--removed", str(removed), "--id-field", "id",
+            "--against", str(db)]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["n2"]
+    gone = [json.loads(x) for x in removed.read_text().splitlines()]
+    assert [(g["key"], g["duplicate_of"], g.get("stored")) for g in gone] == [
+        ("n1", "o1", True),
+        ("n3", "n2", None),
+    ]
+
+
+# -- scan --records ----------------------------------------------------------------------------
+
+
+def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
+    a = _article(90)
+    data = tmp_path / "d.jsonl.gz"
+    import gzip
+
+    records = [
+        {"id": "x", "text": a},
+        {"id": "y", "text": _article(91)},
+        {"id": "z", "text": _edited(a, 4)},
+        {"id": "w", "text": 5},
+        {"id": "v", "text": "short"},
+    ]
+    data.write_bytes(gzip.compress(_jsonl(records)))
+    result = CliRunner().invoke(
+        cli, ["scan", str(data), "--records", "auto", "--id-field", "id", "-f", "json",
+              "--fail-on-duplicates"]
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert [(p["a"], p["b"]) for p in report["pairs"]] == [("x", "z")]
+    assert report["settings"]["records"]["reader"].startswith("1 (")
+    stages = {s["path"]: s["stage"] for s in report["skipped"]}
+    assert stages == {f"{data}#3": "row", "v": "features"}
+    clash = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--passages"])
+    assert clash.exit_code == 2 and "--records" in clash.output
+
+
+# -- --annotate for CSV and Parquet -------------------------------------------------------------
+
+
+def test_annotate_csv_adds_two_columns_in_its_dialect(tmp_path: Path) -> None:
+    a = _article(100)
+    raw = "id;text\r\n" + f"1;{a}\r\n" + f'2;"{_edited(a, 3)}"\r\n' + f"3;{_article(101)}\r\n"
+    data = tmp_path / "d.csv"
+    data.write_bytes(raw.encode())
+    out = tmp_path / "annotated.csv"
+    result = CliRunner().invoke(
+        cli, ["dedup", str(data), "-o", str(out), "--annotate", "--id-field", "id"]
+    )
+    assert result.exit_code == 0, result.output
+    written = out.read_bytes().decode()
+    assert written.startswith("id;text;cluster_id;duplicate_of\r\n")
+    records = list(csv.reader(io.StringIO(written, newline=""), delimiter=";"))
+    assert [(r[0], r[2], r[3]) for r in records[1:]] == [("1", "0", ""), ("2", "0", "1"),
+                                                        ("3", "", "")]  # fmt: skip
+
+
+def test_annotate_parquet_adds_two_columns(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    a = _article(110)
+    schema = pa.schema([("id", pa.string()), ("text", pa.string())], metadata={"k": "v"})
+    table = pa.table({"id": ["p", "q", "r", "s"], "text": [a, None, _edited(a, 6), _article(111)]},
+                     schema=schema)  # fmt: skip
+    data = tmp_path / "d.parquet"
+    pq.write_table(table, data, row_group_size=3)
+    out = tmp_path / "annotated.parquet"
+    result = CliRunner().invoke(
+        cli, ["dedup", str(data), "-o", str(out), "--annotate", "--id-field", "id"]
+    )
+    assert result.exit_code == 0, result.output
+    got = pq.read_table(out)
+    assert got.schema.metadata == {b"k": b"v"}
+    assert got.column_names == ["id", "text", "cluster_id", "duplicate_of"]
+    assert got.column("id").to_pylist() == ["p", "r", "s"]  # the null text row is no document
+    assert got.column("cluster_id").to_pylist() == [0, 0, None]
+    assert got.column("duplicate_of").to_pylist() == [None, "p", None]
+
+
+def test_scan_records_fingerprints_written_and_scanned_again(tmp_path: Path) -> None:
+    """``scan --records --write-fingerprints DIR``, then ``scan --fingerprints DIR``: the same
+    pairs and clusters, keyed by the rows' ids."""
+    pytest.importorskip("pyarrow")
+    a = _article(120)
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(_jsonl([{"id": "x", "text": a}, {"id": "y", "text": _edited(a, 2)},
+                             {"id": "z", "text": _article(121)}]))  # fmt: skip
+    store = tmp_path / "fingerprints"
+    first = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--id-field", "id",
+                                     "--write-fingerprints", str(store), "-f", "json"])  # fmt: skip
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(cli, ["scan", "--fingerprints", str(store), "-f", "json"])
+    assert again.exit_code == 0, again.output
+    before, after = json.loads(first.stdout), json.loads(again.stdout)
+    assert [(p["a"], p["b"]) for p in after["pairs"]] == [("x", "y")]
+    assert after["clusters"] == before["clusters"]
