@@ -194,6 +194,8 @@ def test_rows_against_a_stored_index(tmp_path: Path) -> None:
     results = json.loads(query.stdout)["results"]
     answers = {r["path"]: [m["key"] for m in r["matches"]] for r in results}
     assert answers == {"n1": ["o1"], "n2": [], "n3": []}
+    assert [(r["file"], r["row"], r["line"]) for r in results] == [(str(new), n, n + 1)
+                                                                   for n in range(3)]  # fmt: skip
 
     out, removed = tmp_path / "clean.jsonl", tmp_path / "removed.jsonl"
     args = ["dedup", str(new), "-o", str(out), "--removed", str(removed), "--id-field", "id",
@@ -232,6 +234,13 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert [(p["a"], p["b"]) for p in report["pairs"]] == [("x", "z")]
     assert report["settings"]["records"]["reader"].startswith("1 (")
+    places = {f["path"]: (f["file"], f["row"], f["line"]) for f in report["files"]}
+    assert places == {"x": (str(data), 0, 1), "y": (str(data), 1, 2), "z": (str(data), 2, 3)}
+    lines = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--id-field", "id",
+                                     "-f", "jsonl"]).stdout.splitlines()  # fmt: skip
+    files = [json.loads(x) for x in lines if '"type": "file"' in x]
+    assert [(f["path"], f["row"], f["line"]) for f in files] == [("x", 0, 1), ("y", 1, 2),
+                                                                 ("z", 2, 3)]  # fmt: skip
     stages = {s["path"]: s["stage"] for s in report["skipped"]}
     assert stages == {f"{data}#3": "row", "v": "features"}
     clash = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--passages"])
