@@ -32,6 +32,7 @@ from typing import IO, Any, overload
 import numpy as np
 
 from .deduplication import Dedup, dedup_rows
+from .engines.base import Progress
 from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
 from .join import Reference
@@ -336,6 +337,7 @@ def dedup_files(
     annotate: bool = False,
     against: Reference | None = None,
     engine: RowEngine | None = None,
+    progress: Progress | None = None,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
@@ -353,7 +355,8 @@ def dedup_files(
             f"{', '.join(sorted(kinds))})"
         )
     before = {path: _identity(path) for path in inputs}
-    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine)
+    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine,
+                           progress=progress)  # fmt: skip
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
@@ -440,6 +443,7 @@ def scan_rows(
     reference: Reference | None = None,
     keep_signatures: bool = False,
     engine: RowEngine | None = None,
+    progress: Progress | None = None,
 ) -> ScanResult:
     """``scan`` of the rows of dataset files (``scan --records``): each row is a document
     named by its key (its id, else ``file#row``), and the result is a scan's (pairs,
@@ -453,7 +457,7 @@ def scan_rows(
     started = time.perf_counter()
     skipped: list[SkippedFile] = []
     got = fingerprint_dataset(names, rows, options, skipped, engine=engine, keep_short=True,
-                              keep_signatures=keep_signatures)  # fmt: skip
+                              keep_signatures=keep_signatures, progress=progress)  # fmt: skip
     fingerprinted = time.perf_counter()
     docs = got.table
     candidates, verified = verified_pairs(got, options)

@@ -98,9 +98,10 @@ def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
     rows = RowOptions(id_field="id")
     chunk = rows_module.CHUNK_ROWS
     rows_module.CHUNK_ROWS = 16  # ~13 chunks
+    told: list[tuple[int, int]] = []
     try:
         serial = dedup_rows([str(data)], rows, jobs=1)
-        pooled = dedup_rows([str(data)], rows, jobs=2)
+        pooled = dedup_rows([str(data)], rows, jobs=2, progress=lambda *n: told.append(n))
     finally:
         rows_module.CHUNK_ROWS = chunk
     assert list(pooled.keys) == list(serial.keys) and len(serial) == len(texts)
@@ -108,6 +109,7 @@ def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
     assert pooled.duplicate_of.tolist() == serial.duplicate_of.tolist()
     assert pooled.row.tolist() == serial.row.tolist() and serial.row[7] == 8
     assert serial.removed == 50
+    assert told[-1] == (len(records), 0) and [d for d, _ in told] == sorted(d for d, _ in told)
     assert [s.path for s in pooled.skipped] == [f"{data}#7"] == [s.path for s in serial.skipped]
 
 
