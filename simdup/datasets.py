@@ -27,11 +27,12 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, overload
 
 import numpy as np
 
 from .deduplication import Dedup, dedup_rows
+from .engines.base import Progress
 from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
 from .join import Reference
@@ -49,7 +50,7 @@ from .readers.rows import (
     row_chunks,
     rows_description,
 )
-from .records import FingerprintedDocument, ScanResult, SkippedFile
+from .records import FingerprintedDocument, RowPlace, ScanResult, SkippedFile
 from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
 from .text.segmentation import resolve_backend
 
@@ -336,6 +337,7 @@ def dedup_files(
     annotate: bool = False,
     against: Reference | None = None,
     engine: RowEngine | None = None,
+    progress: Progress | None = None,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
@@ -353,7 +355,8 @@ def dedup_files(
             f"{', '.join(sorted(kinds))})"
         )
     before = {path: _identity(path) for path in inputs}
-    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine)
+    decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine,
+                           progress=progress)  # fmt: skip
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
@@ -400,10 +403,11 @@ def _write_removed(target: str, decisions: Dedup) -> None:
 
 def row_documents(
     inputs: Sequence[str], rows: RowOptions | None = None, options: ScanOptions | None = None
-) -> Iterator[FingerprintedDocument | SkippedFile]:
+) -> Iterator[tuple[FingerprintedDocument | SkippedFile, RowPlace | None]]:
     """Each row of dataset files fingerprinted, named by its key (its id, else ``file#row``),
-    or the record of why it is none, in input order (``index add --records``, ``query
-    --records``), by ``options.jobs`` worker processes; the rows are not held."""
+    or the record of why it is none, with where the row is (None for a file that cannot be
+    read at all), in input order (``index add --records``, ``query --records``), by
+    ``options.jobs`` worker processes; the rows are not held."""
     rows = rows or RowOptions()
     options = resolve_options(options, {})
     names = list(inputs)
@@ -417,15 +421,18 @@ def row_documents(
                 yield found
 
     for result in fingerprint_rows(chunks(), options.features, rows, jobs=options.jobs):
-        yield from unreadable
+        yield from ((skip, None) for skip in unreadable)
         unreadable.clear()
         path, ids = names[result.file], result.ids
         keys: list[str] = []
         for k in range(result.count):
             ident = ids[k] if ids is not None else None
             keys.append(ident if ident is not None else f"{path}#{result.first_row + k}")
-        yield from result.batch.records(keys)
-    yield from unreadable
+        lines = result.lines.tolist()
+        for k, found in enumerate(result.batch.records(keys)):
+            line = lines[k]
+            yield found, RowPlace(path, result.first_row + k, line if line >= 0 else None)
+    yield from ((skip, None) for skip in unreadable)
 
 
 def scan_rows(
@@ -436,6 +443,7 @@ def scan_rows(
     reference: Reference | None = None,
     keep_signatures: bool = False,
     engine: RowEngine | None = None,
+    progress: Progress | None = None,
 ) -> ScanResult:
     """``scan`` of the rows of dataset files (``scan --records``): each row is a document
     named by its key (its id, else ``file#row``), and the result is a scan's (pairs,
@@ -449,7 +457,7 @@ def scan_rows(
     started = time.perf_counter()
     skipped: list[SkippedFile] = []
     got = fingerprint_dataset(names, rows, options, skipped, engine=engine, keep_short=True,
-                              keep_signatures=keep_signatures)  # fmt: skip
+                              keep_signatures=keep_signatures, progress=progress)  # fmt: skip
     fingerprinted = time.perf_counter()
     docs = got.table
     candidates, verified = verified_pairs(got, options)
@@ -491,4 +499,37 @@ def scan_rows(
         pairs=tuple(pairs),
         clusters=tuple(clusters),
         stats=stats,
+        places=RowPlaces(names, got.file, got.row, got.line, got.fingerprinted),
     )
+
+
+class RowPlaces(Sequence[RowPlace]):
+    """Where each fingerprinted row is (``rows[k]`` of the rows' columns), made when asked."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        file: np.ndarray,
+        row: np.ndarray,
+        line: np.ndarray,
+        rows: np.ndarray,
+    ) -> None:
+        self.names, self.file, self.row, self.line, self.rows = names, file, row, line, rows
+
+    def __len__(self) -> int:
+        return int(self.rows.size)
+
+    @overload
+    def __getitem__(self, index: int) -> RowPlace: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RowPlace]: ...
+
+    def __getitem__(self, index: int | slice) -> RowPlace | list[RowPlace]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self)))]
+        r = int(self.rows[index])
+        line = int(self.line[r])
+        return RowPlace(
+            self.names[int(self.file[r])], int(self.row[r]), line if line >= 0 else None
+        )

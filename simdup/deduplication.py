@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .engines.base import Progress
 from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError
 from .join import Reference
@@ -179,6 +180,7 @@ def dedup_rows(
     keep: str = "first",
     against: Reference | None = None,
     engine: RowEngine | None = None,
+    progress: Progress | None = None,
     **overrides: Any,
 ) -> Dedup:
     """``dedup_records`` of the rows of dataset files, read a chunk at a time and fingerprinted
@@ -188,7 +190,7 @@ def dedup_rows(
     rows = replace(rows or RowOptions(), order_field=field_name)
     options = rows_scan_options(options, overrides)
     skipped: list[SkippedFile] = []
-    got = fingerprint_dataset(paths, rows, options, skipped, engine=engine)
+    got = fingerprint_dataset(paths, rows, options, skipped, engine=engine, progress=progress)
     return _decide(got, tuple(paths), rows, options, keep, against, skipped)
 
 

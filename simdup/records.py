@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -353,6 +353,15 @@ class RepeatedPassage:
     occurrences: tuple[PassageSpan, ...]
 
 
+class RowPlace(NamedTuple):
+    """Where a row of a dataset is: its input file, its row (0-based) and its line (1-based;
+    None in Parquet)."""
+
+    file: str
+    row: int
+    line: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class ScanResult:
     settings: dict[str, Any]
@@ -364,6 +373,8 @@ class ScanResult:
     # Only with passages (``settings["passages"]`` is then set): duplicated passages.
     passages: tuple[PassagePair, ...] = ()
     repeated_passages: tuple[RepeatedPassage, ...] = ()
+    # Only for rows (``scan --records``): where each document of ``files`` is.
+    places: Sequence[RowPlace] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from typing import Any, overload
 import numpy as np
 
 from .document_table import DocumentTable, FingerprintBatch, TableBuilder
-from .engines.base import BandLayout
+from .engines.base import BandLayout, Progress
 from .engines.rows import ChunkResult, LocalRowEngine, RowEngine
 from .join.verify import Candidates, VerifiedPair, Verifier, band_layout, candidate_pairs
 from .options import ScanOptions, resolve_options
@@ -215,6 +215,7 @@ def fingerprint_dataset(
     engine: RowEngine | None = None,
     keep_short: bool = False,
     keep_signatures: bool = False,
+    progress: Progress | None = None,
 ) -> FingerprintedRows:
     """The rows of dataset files fingerprinted with ``options`` (resolved: a method, not
     ``auto``) by ``engine`` (default: ``LocalRowEngine(options.jobs)``); see
@@ -223,7 +224,7 @@ def fingerprint_dataset(
     engine = engine or LocalRowEngine(options.jobs)
     results = engine.results(paths, rows, options.features, bands, skipped)
     return collect_rows(results, paths, skipped, bands=bands, keep_short=keep_short,
-                        keep_signatures=keep_signatures)  # fmt: skip
+                        keep_signatures=keep_signatures, progress=progress)  # fmt: skip
 
 
 def collect_rows(
@@ -234,13 +235,15 @@ def collect_rows(
     bands: BandLayout | None,
     keep_short: bool = False,
     keep_signatures: bool = False,
+    progress: Progress | None = None,
 ) -> FingerprintedRows:
     """What an engine made of the rows (``results``, in input order) as columns: rows that
     are no document become skip records ``file#row`` (``#row`` for items given in memory),
     added to ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan
     lists them; deduplication keeps them). The table's sketches go to ``spill`` until
     ``verified_pairs`` reads those it needs. ``keep_signatures``: the table holds the MinHash
-    signatures (``--write-fingerprints``), not only their band keys."""
+    signatures (``--write-fingerprints``), not only their band keys. ``progress(rows, 0)`` is
+    told of the rows read so far (their number is not known before the end)."""
     spill = SketchSpill()
     files_col, rows_col, lines_col, chars_col = [], [], [], []
     orders_col: list[np.ndarray] = []
@@ -249,6 +252,7 @@ def collect_rows(
     batches: list[FingerprintBatch] = []
     too_short = 0
     count = 0  # rows that are documents so far
+    read = 0  # rows read so far
     with long_lived_records() as settle:
         for number, piece in enumerate(results, 1):  # in input order
             batch = piece.batch
@@ -289,6 +293,9 @@ def collect_rows(
             count += int(offsets.size)
             if number % 64 == 0:
                 settle()
+            read += n
+            if progress is not None:
+                progress(read, 0)
         at = np.concatenate(fingerprinted) if fingerprinted else np.empty(0, np.int64)
         file_col = np.concatenate(files_col) if files_col else np.empty(0, np.int32)
         row_col = np.concatenate(rows_col) if rows_col else np.empty(0, np.int64)

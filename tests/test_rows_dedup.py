@@ -98,9 +98,10 @@ def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
     rows = RowOptions(id_field="id")
     chunk = rows_module.CHUNK_ROWS
     rows_module.CHUNK_ROWS = 16  # ~13 chunks
+    told: list[tuple[int, int]] = []
     try:
         serial = dedup_rows([str(data)], rows, jobs=1)
-        pooled = dedup_rows([str(data)], rows, jobs=2)
+        pooled = dedup_rows([str(data)], rows, jobs=2, progress=lambda *n: told.append(n))
     finally:
         rows_module.CHUNK_ROWS = chunk
     assert list(pooled.keys) == list(serial.keys) and len(serial) == len(texts)
@@ -108,6 +109,7 @@ def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
     assert pooled.duplicate_of.tolist() == serial.duplicate_of.tolist()
     assert pooled.row.tolist() == serial.row.tolist() and serial.row[7] == 8
     assert serial.removed == 50
+    assert told[-1] == (len(records), 0) and [d for d, _ in told] == sorted(d for d, _ in told)
     assert [s.path for s in pooled.skipped] == [f"{data}#7"] == [s.path for s in serial.skipped]
 
 
@@ -194,6 +196,8 @@ def test_rows_against_a_stored_index(tmp_path: Path) -> None:
     results = json.loads(query.stdout)["results"]
     answers = {r["path"]: [m["key"] for m in r["matches"]] for r in results}
     assert answers == {"n1": ["o1"], "n2": [], "n3": []}
+    assert [(r["file"], r["row"], r["line"]) for r in results] == [(str(new), n, n + 1)
+                                                                   for n in range(3)]  # fmt: skip
 
     out, removed = tmp_path / "clean.jsonl", tmp_path / "removed.jsonl"
     args = ["dedup", str(new), "-o", str(out), "--removed", str(removed), "--id-field", "id",
@@ -232,6 +236,13 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert [(p["a"], p["b"]) for p in report["pairs"]] == [("x", "z")]
     assert report["settings"]["records"]["reader"].startswith("1 (")
+    places = {f["path"]: (f["file"], f["row"], f["line"]) for f in report["files"]}
+    assert places == {"x": (str(data), 0, 1), "y": (str(data), 1, 2), "z": (str(data), 2, 3)}
+    lines = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--id-field", "id",
+                                     "-f", "jsonl"]).stdout.splitlines()  # fmt: skip
+    files = [json.loads(x) for x in lines if '"type": "file"' in x]
+    assert [(f["path"], f["row"], f["line"]) for f in files] == [("x", 0, 1), ("y", 1, 2),
+                                                                 ("z", 2, 3)]  # fmt: skip
     stages = {s["path"]: s["stage"] for s in report["skipped"]}
     assert stages == {f"{data}#3": "row", "v": "features"}
     clash = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--passages"])

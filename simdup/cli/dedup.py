@@ -15,7 +15,7 @@ from ..exitcodes import ExitCode, exit_code_help
 from ..names import display_path
 from ..options import resolve_options
 from ..readers.rows import FORMATS, RowOptions
-from .edge import usage_errors
+from .edge import ProgressBar, usage_errors
 from .options import verify_options
 from .output import check_not_scanned
 
@@ -146,6 +146,8 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
                 raise click.UsageError(str(exc)) from exc
             stack.callback(session.close)
             engine = session.row_engine()
+        progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
+        stack.callback(progress.close)
         run = dedup_files(
             list(inputs),
             kw["output"],
@@ -156,6 +158,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             annotate=kw["annotate"],
             against=against,
             engine=engine,
+            progress=progress,
         )
     decisions = run.decisions
     skipped = run.skipped

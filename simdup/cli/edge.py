@@ -59,19 +59,22 @@ def warning(message: str) -> None:
 class ProgressBar:
     """tqdm on stderr, only when stderr is a terminal and not --quiet."""
 
-    def __init__(self, enabled: bool, desc: str) -> None:
+    def __init__(self, enabled: bool, desc: str, unit: str = "file") -> None:
         self.bar: Any = None
         self.enabled = enabled and sys.stderr.isatty()
         self.desc = desc
+        self.unit = unit
 
     def __call__(self, done: int, total: int) -> None:
+        """``done`` of ``total`` (0: not known, as for the rows of a stream)."""
         if not self.enabled:
             return
         if self.bar is None:
             from tqdm import tqdm
 
             tqdm.monitor_interval = 0  # no monitor thread: workers are forked
-            self.bar = tqdm(total=total, desc=self.desc, unit="file", file=sys.stderr, leave=False)
+            self.bar = tqdm(total=total or None, desc=self.desc, unit=self.unit, file=sys.stderr,
+                            leave=False)  # fmt: skip
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:

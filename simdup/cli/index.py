@@ -117,7 +117,7 @@ def _add_rows(index: Index, paths: list[str], rows: RowOptions, options: ScanOpt
     skipped: list[SkippedFile] = []
 
     def documents() -> Iterator[FingerprintedDocument]:
-        for found in row_documents(paths, rows, options):
+        for found, _ in row_documents(paths, rows, options):
             if isinstance(found, SkippedFile):
                 skipped.append(found)
             else:
@@ -132,12 +132,12 @@ def _query_rows(
 ) -> list[QueryAnswer]:
     """A query per row of dataset files (``query --records``), named by its key."""
     answers = []
-    for found in row_documents(paths, rows, options):
+    for found, place in row_documents(paths, rows, options):
         if isinstance(found, SkippedFile):
-            answers.append(QueryAnswer(found.path, (), found.reason))
+            answers.append(QueryAnswer(found.path, (), found.reason, place))
             continue
         matches = [m for m in index.match_documents([found], options) if m.key != found.path]
-        answers.append(QueryAnswer(found.path, tuple(matches)))
+        answers.append(QueryAnswer(found.path, tuple(matches), place=place))
     return answers
 
 

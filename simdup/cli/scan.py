@@ -255,6 +255,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             if kw["records"]:
                 from ..datasets import scan_rows
 
+                rows_progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
+                stack.callback(rows_progress.close)
                 result = scan_rows(
                     all_paths,
                     row_options(kw),
@@ -262,6 +264,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                     reference=reference,
                     keep_signatures=bool(kw["write_fingerprints"]),
                     engine=_row_engine(kw, stack),
+                    progress=rows_progress,
                 )
             elif kw["passages"]:
                 from ..passages import scan_passages

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
+from itertools import islice, repeat
 from typing import Any, TextIO
 
 from ..__about__ import __version__
@@ -17,6 +17,7 @@ from ..records import (
     DuplicatePair,
     FingerprintedDocument,
     PassagePair,
+    RowPlace,
     ScanResult,
     SkippedFile,
 )
@@ -41,6 +42,15 @@ def file_record(doc: FingerprintedDocument) -> dict[str, Any]:
         "features": doc.feature_count,
         "content_hash": doc.content_hash,
     }
+
+
+def row_place_record(place: RowPlace) -> dict[str, Any]:
+    """Where a row is: ``file``, ``row`` (0-based), ``line`` (1-based; null in Parquet)."""
+    return {"file": escape_path(place.file), "row": place.row, "line": place.line}
+
+
+def _place_fields(place: RowPlace) -> str:
+    return ", " + json.dumps(row_place_record(place), ensure_ascii=False)[1:-1]
 
 
 def skip_record(skip: SkippedFile) -> dict[str, Any]:
@@ -99,10 +109,17 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode
 _string = json.encoder.encode_basestring  # a str as JSON, as _encode writes it
 
 
-def file_lines(files: Iterable[FingerprintedDocument]) -> Iterator[str]:
+def file_lines(
+    files: Iterable[FingerprintedDocument], places: Sequence[RowPlace] | None = None
+) -> Iterator[str]:
     """``_encode(file_record(doc))`` of each document, written out directly: the files are
     most of a large report (10^6 records), and a dict per record, encoded, cost 2.5x more.
-    A scan's table is read column by column, with no record made per document."""
+    A scan's table is read column by column, with no record made per document. With
+    ``places`` (rows of datasets), each record also says where its row is."""
+    if places is not None:
+        for line, place in zip(file_lines(files), places, strict=True):
+            yield line[:-1] + _place_fields(place) + "}"
+        return
     if isinstance(files, DocumentTable):
         yield from _table_lines(files)
         return
@@ -152,7 +169,7 @@ _LINE_SLICE = 4096
 
 def render_json(result: ScanResult, stream: TextIO) -> None:
     doc: dict[str, Any] = header(result)
-    doc["files"] = Records(file_lines(result.files))
+    doc["files"] = Records(file_lines(result.files, result.places))
     doc["skipped"] = Records(map(skip_record, result.skipped))
     doc["clusters"] = Records(map(cluster_record, result.clusters))
     doc["pairs"] = Records(map(pair_record, result.pairs))
@@ -190,8 +207,9 @@ def write_indented(doc: dict[str, Any], stream: TextIO) -> None:
 
 def jsonl_records(result: ScanResult) -> Iterator[dict[str, Any]]:
     yield {"type": "header", **header(result)}
-    for f in result.files:
-        yield {"type": "file", **file_record(f)}
+    places = result.places if result.places is not None else repeat(None)
+    for f, place in zip(result.files, places):  # noqa: B905 (repeat() has no end)
+        yield {"type": "file", **file_record(f), **(row_place_record(place) if place else {})}
     for s in result.skipped:
         yield {"type": "skipped", **skip_record(s)}
     for p in result.pairs:

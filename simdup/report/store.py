@@ -15,8 +15,10 @@ from typing import Any, TextIO
 from ..__about__ import __version__
 from ..names import display_path, escape_path
 from ..params import ALGORITHM_VERSION
+from ..records import RowPlace
 from ..store.cache import CacheInfo
 from ..store.index import IndexMatch, IndexStats
+from .json import row_place_record
 
 QUERY_SCHEMA = "simdup-query/1"
 
@@ -28,6 +30,7 @@ class QueryAnswer:
     path: str
     matches: tuple[IndexMatch, ...]
     error: str | None = None
+    place: RowPlace | None = None  # a row of a dataset (``query --records``): where it is
 
 
 def render_query_text(answers: Sequence[QueryAnswer], db: str, stream: TextIO) -> None:
@@ -66,6 +69,7 @@ def render_query_json(answers: Sequence[QueryAnswer], db: str, stream: TextIO) -
         "results": [
             {
                 "path": escape_path(a.path),
+                **(row_place_record(a.place) if a.place is not None else {}),
                 "error": a.error,
                 "matches": [_match_record(m) for m in a.matches],
             }
