@@ -39,15 +39,14 @@ from .join import Reference
 from .join.local import LocalJoin, with_reference
 from .join.verify import duplicate_pair
 from .options import ScanOptions, resolve_options
+from .readers.chunking import RowChunk, row_chunks
 from .readers.rows import (
     PARQUET_READ,
-    RowChunk,
     RowOptions,
     delimited_dialect,
     delimited_raw,
     format_of,
     jsonl_lines,
-    row_chunks,
     rows_description,
 )
 from .records import FingerprintedDocument, RowPlace, ScanResult, SkippedFile

@@ -34,14 +34,9 @@ from .engines.rows import RowEngine, fingerprint_rows
 from .errors import ConfigError
 from .join import Reference
 from .options import ScanOptions
-from .readers.rows import (
-    CHUNK_ROWS,
-    NoRow,
-    Row,
-    RowChunk,
-    RowOptions,
-    rows_description,
-)
+from .readers import chunking
+from .readers.chunking import NoRow, RowChunk
+from .readers.rows import Row, RowOptions, rows_description
 from .records import SkippedFile
 from .row_fingerprints import (
     FingerprintedRows,
@@ -116,7 +111,7 @@ def _item_chunks(items: Any, text_field: str, skipped: list[SkippedFile]) -> Ite
 
     def cut() -> Iterator[RowChunk]:
         nonlocal batch, first
-        if len(batch) >= CHUNK_ROWS:
+        if len(batch) >= chunking.CHUNK_ROWS:
             yield RowChunk(0, first, batch, None)
             first += len(batch)
             batch = []

@@ -17,8 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from simdup.cli import cli
-from simdup.readers.rows import (
-    RowOptions,
+from simdup.readers.chunking import (
     count_partition,
     is_span,
     numbered,
@@ -26,6 +25,7 @@ from simdup.readers.rows import (
     row_chunks,
     row_partitions,
 )
+from simdup.readers.rows import RowOptions
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simdup.cli import cli
+from simdup.readers import chunking as chunks_module
 from simdup.readers import rows as rows_module
 from simdup.readers.rows import RowOptions, jsonl_lines
 
@@ -96,14 +97,15 @@ def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl.zst"
     data.write_bytes(zstandard.ZstdCompressor().compress(_jsonl(records)))
     rows = RowOptions(id_field="id")
-    chunk = rows_module.CHUNK_ROWS
-    rows_module.CHUNK_ROWS = 16  # ~13 chunks
+    chunk = chunks_module.CHUNK_ROWS
+    chunks_module.CHUNK_ROWS = 16
     told: list[tuple[int, int]] = []
     try:
+        assert len(list(chunks_module.row_chunks([str(data)], rows))) == 13  # a pool's work
         serial = dedup_rows([str(data)], rows, jobs=1)
         pooled = dedup_rows([str(data)], rows, jobs=2, progress=lambda *n: told.append(n))
     finally:
-        rows_module.CHUNK_ROWS = chunk
+        chunks_module.CHUNK_ROWS = chunk
     assert list(pooled.keys) == list(serial.keys) and len(serial) == len(texts)
     assert pooled.keep.tolist() == serial.keep.tolist()
     assert pooled.duplicate_of.tolist() == serial.duplicate_of.tolist()

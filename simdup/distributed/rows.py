@@ -23,9 +23,8 @@ from typing import Any
 from ..engines.base import BandLayout
 from ..engines.rows import ChunkResult, fingerprint_chunk, init_row_worker
 from ..params import FeatureParams
-from ..readers.rows import (
+from ..readers.chunking import (
     PARTITION_BYTES,
-    RowOptions,
     RowPartition,
     count_partition,
     is_span,
@@ -33,6 +32,7 @@ from ..readers.rows import (
     partition_chunks,
     row_partitions,
 )
+from ..readers.rows import RowOptions
 from ..records import SkippedFile
 from .cluster import ClusterError, VersionMismatch, check_version
 from .engine import Origin

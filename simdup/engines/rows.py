@@ -25,7 +25,8 @@ import numpy as np
 
 from ..document_table import FingerprintBatch
 from ..params import FeatureParams
-from ..readers.rows import NoRow, RowChunk, RowOptions, parse_jsonl_line, row_chunks
+from ..readers.chunking import NoRow, RowChunk, row_chunks
+from ..readers.rows import RowOptions, parse_jsonl_line
 from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
 from .base import BandLayout
 from .batching import keyed
