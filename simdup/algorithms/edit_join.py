@@ -1,0 +1,228 @@
+"""Short texts joined by edit similarity: every pair at or above a threshold, none missed.
+
+A short text (a review, a title, a list item) has too few words for a word set to judge it, so
+it is compared by what the project's definition of a near-duplicate says: the edit similarity
+``1 - lev(a, b) / max(len(a), len(b))`` of the two texts, computed exactly (rapidfuzz).
+
+Candidates come from a prefix filter on character bigrams (the q-gram lemma, Ukkonen 1992;
+Ed-Join, Xiao, Wang & Lin 2008), which is exact. Each text is padded with a mark at each end,
+so a text of ``n`` characters has ``n + 1`` bigrams; if ``lev(a, b) <= k`` the two share at
+least ``max(|a|, |b|) + 1 - 2k`` of them, counted with repeats. Each text's bigrams are put in
+one global order (rarest first, by how many texts hold them, then by value), and a text is
+indexed under the first ``2k + 1`` of them, ``k`` the most edits a partner may need. Two texts
+within ``k`` edits then share an indexed bigram: no pair at or above the threshold is missed
+(``tests/test_edit_join.py`` checks it against every pair). Rarest first keeps the lists
+short: the bigrams that many texts share come last in each text's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from .minhash import _GOLDEN, mix64
+
+_CODE_BITS = 21  # Unicode code points fit in 21 bits: a bigram is two of them
+_GRAM_BITS = 2 * _CODE_BITS
+
+
+def edit_similarity(a: str, b: str) -> float:
+    """``1 - lev(a, b) / max(len(a), len(b))`` (1.0 for two empty texts)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return float(Levenshtein.normalized_similarity(a, b))
+
+
+def edit_similarities(a: list[str], b: list[str]) -> np.ndarray:
+    """``edit_similarity(a[n], b[n])`` for each ``n`` (float64), on every core."""
+    if not a:
+        return np.empty(0, dtype=np.float64)
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    out = process.cpdist(
+        a, b, scorer=Levenshtein.normalized_similarity, workers=-1, dtype=np.float64
+    )
+    return np.asarray(out, dtype=np.float64)
+
+
+_BIGRAM_SEED = np.uint64(0x62696772616D7321)  # "bigrams!": never a word's hash
+
+
+def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct character bigrams of ``text`` (with a mark at each end) as stable 64-bit
+    hashes, and how often each occurs: the features of a short text's fingerprint."""
+    codes = np.frombuffer(("\x00" + text + "\x00").encode("utf-32-le", "surrogatepass"),
+                          dtype=np.uint32).astype(np.uint64)  # fmt: skip
+    grams = (codes[:-1] << np.uint64(_CODE_BITS)) | codes[1:]
+    distinct, counts = np.unique(grams, return_counts=True)
+    return mix64(distinct ^ _BIGRAM_SEED), counts.astype(np.float64)
+
+
+def max_edits(length: np.ndarray, threshold: float) -> np.ndarray:
+    """The most edits a text of ``length`` characters may be from a partner with edit
+    similarity ``>= threshold``: the partner is at most ``length / threshold`` long."""
+    if threshold <= 0.0:
+        return length.astype(np.int64)
+    longest = np.floor(length / threshold + 1e-9)
+    return np.floor((1.0 - threshold) * longest + 1e-9).astype(np.int64)
+
+
+def _qgrams(texts: list[str], q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each text's q-grams with repeats told apart: ``(doc, token)`` of every q-gram (``q - 1``
+    marks before and after each text: ``n + q - 1`` of them for ``n`` characters; equal q-grams
+    have equal values, and two different ones the same value only by a 64-bit hash collision,
+    which can only add a candidate), and each text's length."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    pad = "\x00" * (q - 1)
+    joined = pad + pad.join(texts) + pad if q > 1 else "".join(texts)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    codes = codes.astype(np.uint64)
+    count = lengths + q - 1
+    # Text t's q-grams start at each place from its pad before it (texts and pads laid end to
+    # end: ``count[t]`` places each), the last reading into the pad after it.
+    at = np.arange(int(count.sum()))
+    gram = np.zeros(at.size, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for offset in range(q):
+            gram = mix64(gram ^ codes[at + offset])
+    doc = np.repeat(np.arange(len(texts), dtype=np.int64), count)
+    # The k-th repeat of a q-gram in a text is its own token (the lemma counts repeats).
+    order = np.lexsort((gram, doc))
+    gram, doc = gram[order], doc[order]
+    first = np.ones(gram.size, dtype=bool)
+    first[1:] = (gram[1:] != gram[:-1]) | (doc[1:] != doc[:-1])
+    run_start = np.maximum.accumulate(np.where(first, np.arange(gram.size), 0))
+    repeat = (np.arange(gram.size) - run_start).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        token = mix64(gram + repeat * _GOLDEN)
+    return doc, token, lengths
+
+
+# Candidate pairs made (and verified) at a time: memory stays bounded when many short texts
+# share their rare bigrams (templates, lists of similar items).
+_PAIRS_AT_ONCE = 1 << 22
+
+
+MIN_THRESHOLD = 0.7  # below it the q-gram lemma bounds nothing for the shortest texts
+
+
+def gram_length(threshold: float) -> int:
+    """The q of the q-grams for ``threshold``: 3 from 0.8 (a text of n characters may then be
+    n / 4 edits from a partner, and n + 2 - 3n/4 > 0 of its trigrams are still shared), 2 from
+    ``MIN_THRESHOLD`` (0.43n edits: n + 1 - 0.86n > 0 bigrams shared)."""
+    if threshold < MIN_THRESHOLD:
+        raise ValueError(f"an edit similarity threshold below {MIN_THRESHOLD}: {threshold}")
+    return 3 if threshold >= 0.8 else 2
+
+
+# A q-gram in the prefixes of more than ``crowd(n)`` of n texts is not a key. Rarest first, a
+# prefix holds such a q-gram only when its text has few rarer ones (a text made of the commonest
+# letters of a small alphabet, a template), and pairing every text under it would cost the
+# square of the crowd: the join stays near-linear at the price of exactness for such texts
+# alone (their copies of the same form are still found by ``join.verify.same_form_pairs``).
+# On 67,949 distinct lines of the benchmark set's documents a crowd of 128 loses no pair (64
+# loses 8%); it grows with the number of texts, as the counts of real q-grams do.
+CROWD = 128
+CROWD_SHARE = 512  # texts per unit of crowd above CROWD
+
+
+def crowd_limit(texts: int) -> int:
+    """The crowd above which a q-gram is no key, for a join of ``texts`` texts."""
+    return max(CROWD, texts // CROWD_SHARE)
+
+
+def _candidate_blocks(
+    texts: list[str], threshold: float, q: int | None = None, crowd: int | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Candidate pairs ``(i, j)``, ``i < j``, a block at a time (a pair may come in more
+    than one block, never twice in one)."""
+    if len(texts) < 2:
+        return
+    q = gram_length(threshold) if q is None else q
+    crowd = crowd_limit(len(texts)) if crowd is None else crowd
+    doc, token, lengths = _qgrams(texts, q)
+    # Rarest first: how many texts hold each token, then the token itself.
+    _, where, held = np.unique(token, return_inverse=True, return_counts=True)
+    order = np.lexsort((token, held[where], doc))
+    doc, token = doc[order], token[order]
+    del where, held, order
+    position = np.arange(doc.size) - np.searchsorted(doc, doc)
+    prefix = position < q * max_edits(lengths, threshold)[doc] + 1
+    doc, token = doc[prefix], token[prefix]
+    # A token in the prefixes of more than ``crowd`` texts is no key (see ``crowd_limit``).
+    _, where, held = np.unique(token, return_inverse=True, return_counts=True)
+    rare = held[where] <= crowd
+    doc, token = doc[rare], token[rare]
+    del where, held, rare
+    # Pairs under one token whose lengths allow the threshold: sorted by (token, length), each
+    # entry pairs with the entries after it under its token up to length / threshold.
+    length = lengths[doc]
+    order = np.lexsort((doc, length, token))
+    doc, token, length = doc[order], token[order], length[order]
+    if not doc.size:
+        return
+    group = np.concatenate(([0], np.cumsum(token[1:] != token[:-1])))
+    span = int(lengths.max()) + 2  # keys (group, length) as one integer
+    if threshold > 0:
+        longest = np.minimum(np.floor(length / threshold + 1e-9).astype(np.int64), span - 1)
+    else:
+        longest = np.full(length.size, span - 1, dtype=np.int64)
+    stop = np.searchsorted(group * span + length, group * span + longest, side="right")
+    count = stop - np.arange(doc.size) - 1
+    ends = np.cumsum(count)
+    first = 0
+    while first < doc.size:
+        # The entries whose pairs fit in one block (at least one entry).
+        base = int(ends[first] - count[first])
+        last = max(int(np.searchsorted(ends, base + _PAIRS_AT_ONCE, side="right")), first + 1)
+        part = count[first:last]
+        if part.sum():
+            left = np.repeat(np.arange(first, last), part)
+            offset = np.arange(left.size) - np.repeat(np.cumsum(part) - part, part)
+            a, b = doc[left], doc[left + 1 + offset]
+            i, j = np.minimum(a, b), np.maximum(a, b)
+            keep = i != j
+            pair = np.unique(i[keep] * len(texts) + j[keep])
+            yield pair // len(texts), pair % len(texts)
+        first = last
+
+
+def candidate_pairs(
+    texts: list[str], threshold: float, crowd: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair ``(i[n], j[n])``, ``i < j``, of ``texts`` that could have edit similarity
+    ``>= threshold`` (a superset of those that have, when no prefix q-gram is held by more
+    than ``crowd`` texts: see the module docstring), each once."""
+    blocks = list(_candidate_blocks(texts, threshold, crowd=crowd))
+    if not blocks:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    pair = np.unique(np.concatenate([i * len(texts) + j for i, j in blocks]))
+    return pair // len(texts), pair % len(texts)
+
+
+def join(
+    texts: list[str], threshold: float, crowd: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs ``(i, j, similarity)`` of ``texts`` whose edit similarity is
+    ``>= threshold``, ``i < j``, ordered by ``(i, j)`` (all of them while no prefix q-gram is
+    held by more than ``crowd`` texts; default ``crowd_limit``)."""
+    found: list[np.ndarray] = []
+    sims: list[np.ndarray] = []
+    for i, j in _candidate_blocks(texts, threshold, crowd=crowd):
+        got = edit_similarities([texts[k] for k in i.tolist()], [texts[k] for k in j.tolist()])
+        near = got >= threshold - 1e-12
+        found.append(i[near] * len(texts) + j[near])
+        sims.append(got[near])
+    if not found:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, np.empty(0, dtype=np.float64)
+    pair, first = np.unique(np.concatenate(found), return_index=True)
+    return pair // len(texts), pair % len(texts), np.concatenate(sims)[first]
+
+
+def too_far(length_a: int, length_b: int, threshold: float) -> bool:
+    """Whether two texts of these lengths cannot reach ``threshold`` (the length filter)."""
+    return min(length_a, length_b) < math.ceil(threshold * max(length_a, length_b) - 1e-9)

@@ -1,0 +1,91 @@
+"""The edit-similarity join of short texts (``algorithms.edit_join``) against every pair."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz.distance import Levenshtein
+
+from simdup.algorithms import edit_join
+
+EXAMPLES = int(os.environ.get("SIMDUP_FUZZ_EXAMPLES", "150"))
+
+
+def brute_force(texts: list[str], threshold: float) -> set[tuple[int, int]]:
+    return {
+        (a, b)
+        for a, b in itertools.combinations(range(len(texts)), 2)
+        if Levenshtein.normalized_similarity(texts[a], texts[b]) >= threshold
+    }
+
+
+@st.composite
+def texts_with_copies(draw: st.DrawFn) -> list[str]:
+    """Texts of a small alphabet (many shared q-grams: the hard case for a filter), each with
+    an edited copy."""
+    alphabet = draw(st.sampled_from(["ab", "abc", "abcdefg", "的是了在", "a的b"]))
+    base = draw(st.lists(st.text(alphabet, max_size=40), min_size=1, max_size=12))
+    texts = list(base)
+    for text in base:
+        chars = list(text)
+        for op, at, new in draw(
+            st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60), st.sampled_from(alphabet)),
+                     max_size=4)
+        ):  # fmt: skip
+            at = at % (len(chars) + 1)
+            if op == 0:
+                chars.insert(at, new)
+            elif at < len(chars):
+                if op == 1:
+                    del chars[at]
+                else:
+                    chars[at] = new
+        texts.append("".join(chars))
+    return texts
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(texts_with_copies(), st.sampled_from([0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]))
+def test_the_join_misses_no_pair_at_or_above_the_threshold(texts: list[str], threshold: float):
+    # With no crowd limit the prefix filter is exact: the q-gram lemma.
+    i, j, sims = edit_join.join(texts, threshold, crowd=10**9)
+    assert set(zip(i.tolist(), j.tolist(), strict=True)) == brute_force(texts, threshold)
+    for a, b, s in zip(i.tolist(), j.tolist(), sims.tolist(), strict=True):
+        assert s == pytest.approx(Levenshtein.normalized_similarity(texts[a], texts[b]))
+
+
+def test_candidates_are_each_pair_once_in_order() -> None:
+    texts = ["abcdefghij", "abcdefghik", "abcdefghij", "zzzzzzzzzz"]
+    i, j = edit_join.candidate_pairs(texts, 0.9)
+    pairs = list(zip(i.tolist(), j.tolist(), strict=True))
+    assert pairs == sorted(set(pairs))
+    assert all(a < b for a, b in pairs)
+    assert {(0, 1), (0, 2), (1, 2)} <= set(pairs)
+
+
+def test_a_crowded_q_gram_is_no_key_but_rare_ones_still_join() -> None:
+    # 600 texts of one template: the template's q-grams are in every prefix (a crowd); the
+    # copies differ in their rare part, which still pairs them.
+    texts = [f"order number {n:05d} was shipped today" for n in range(600)]
+    texts.append("order number 00007 was shipped today!")
+    i, j, _ = edit_join.join(texts, 0.9, crowd=128)
+    found = set(zip(i.tolist(), j.tolist(), strict=True))
+    assert found <= brute_force(texts, 0.9)
+    assert (7, 600) in found
+
+
+def test_texts_below_the_lowest_threshold_are_refused() -> None:
+    with pytest.raises(ValueError, match="below"):
+        edit_join.join(["a", "b"], 0.5)
+
+
+def test_bigram_features_are_stable_and_distinct() -> None:
+    hashes, counts = edit_join.bigram_features("abab")
+    assert hashes.size == counts.size == 4  # ^a, ab, ba, b$
+    assert counts.sum() == 5
+    again, _ = edit_join.bigram_features("abab")
+    assert hashes.tolist() == again.tolist()
