@@ -28,7 +28,7 @@ from .records import (
     Place,
     SharedTerm,
 )
-from .text.processor import processor_for
+from .text.processor import NOTHING_TO_JUDGE, processor_for
 
 
 def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
@@ -69,9 +69,9 @@ def compare(
         texts.append(decoded.text)
         where.append(decoded.locations)
         fv = proc.features(decoded.text)
-        if len(fv) < params.min_features:  # what scan refuses, compare refuses
-            raise InputError(path, proc.too_short(len(fv)))
-        fp, sketch, _ = proc.fingerprint_features(fv)
+        if not fv.form:  # what scan cannot judge, compare cannot either
+            raise InputError(path, NOTHING_TO_JUDGE)
+        fp, sketch, _, feature_count = proc.record_parts(fv)
         vectors.append(fv)
         docs.append(
             FingerprintedDocument(
@@ -81,7 +81,7 @@ def compare(
                 decoded.encoding_source,
                 decoded.size,
                 fv.token_count,
-                len(fv),
+                feature_count,
                 fv.content_hash,
                 fv.chars,
                 sketch,
@@ -98,7 +98,7 @@ def compare(
     # The word sets a scan's sketches hold: the terms and the words of the markup removed
     # (as their 64-bit hashes: the markup words are not terms).
     wa, wb = set(va.word_hashes.tolist()), set(vb.word_hashes.tolist())
-    jaccard = len(wa & wb) / len(wa | wb)
+    jaccard = len(wa & wb) / len(wa | wb) if wa | wb else 0.0
     distance = hamming(a.fingerprint, b.fingerprint)
     length_ratio = min(a.chars, b.chars) / max(a.chars, b.chars, 1)
     verdict = Verifier(options).judge(a, b, distance, similarity=jaccard)

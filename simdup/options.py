@@ -20,6 +20,8 @@ DEFAULT_THRESHOLD = 3
 DEFAULT_VERIFY_RADIUS = 12
 DEFAULT_MIN_SIMILARITY = 0.8
 DEFAULT_MIN_LENGTH_RATIO = 0.9
+# Short texts: the project's definition of a near-duplicate itself (README).
+DEFAULT_MIN_EDIT_SIMILARITY = 0.9
 METHODS_CANDIDATES = ("auto", "simhash", "minhash")
 # An exact Hamming join at the verification radius grows with N^2 / 2^(key bits): ~1 s for
 # 20,000 documents, ~13 s for 100,000, hours for millions. Above this many files "auto"
@@ -38,6 +40,8 @@ class ScanOptions:
     verify_radius: int = DEFAULT_VERIFY_RADIUS
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     min_length_ratio: float = DEFAULT_MIN_LENGTH_RATIO
+    # Two short texts (``params.SHORT_TEXT_CHARS``) are near-duplicates at this edit similarity.
+    min_edit_similarity: float = DEFAULT_MIN_EDIT_SIMILARITY
     cluster_method: str = "centers"
     jobs: int | None = None  # None: all cores
     # Candidate generation: "simhash" block index, "minhash" LSH, or "auto" (simhash up to
@@ -54,6 +58,8 @@ class ScanOptions:
             raise ConfigError("min_similarity must be between 0 and 1")
         if not 0.0 <= self.min_length_ratio <= 1.0:
             raise ConfigError("min_length_ratio must be between 0 and 1")
+        if not 0.7 <= self.min_edit_similarity <= 1.0:
+            raise ConfigError("min_edit_similarity must be between 0.7 and 1")
         if self.cluster_method not in METHODS:
             raise ConfigError(f"unknown cluster method {self.cluster_method!r}")
         if self.method not in METHODS_CANDIDATES:
@@ -79,6 +85,7 @@ class ScanOptions:
             "verify_radius": self.verify_radius if self.verify else None,
             "min_similarity": self.min_similarity if self.verify else None,
             "min_length_ratio": self.min_length_ratio if self.verify else None,
+            "min_edit_similarity": self.min_edit_similarity if self.verify else None,
             "cluster_method": self.cluster_method,
             "features": features,
             "max_size": self.discovery.max_size,

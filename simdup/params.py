@@ -15,7 +15,13 @@ from typing import Any
 
 from .errors import ConfigError
 
-ALGORITHM_VERSION = "simdup-simhash64/4"
+ALGORITHM_VERSION = "simdup-simhash64/5"
+
+# Texts shorter than this many characters (whitespace collapsed) are judged by their characters,
+# not their words: a fingerprint of character bigrams, and the edit similarity of their
+# comparison forms (``text.normalize.comparison_form``) verifies a pair. Measured with
+# ``make bench-short`` (docs/performance.md): below it word sets miss reworded copies.
+SHORT_TEXT_CHARS = 400
 
 WEIGHTINGS = ("tf", "logtf", "binary", "tfidf")
 
@@ -30,7 +36,6 @@ class FeatureParams:
     user_dict: str | None = None  # path of a jieba user dictionary
     weighting: str = "tfidf"  # (1 + ln tf) * idf, idf from jieba's table
     ngram: int = 1  # 1: words; 2: words and word bigrams
-    min_features: int = 20  # fewer distinct features: too short to fingerprint
     sketch_size: int = 256  # bottom-k sketch size kept per document for verification
     segmenter: str = "auto"  # backend only: both give identical tokens
     minhash_perms: int = 0  # MinHash signature length (0: not computed; --method minhash)
@@ -42,8 +47,6 @@ class FeatureParams:
             )
         if self.ngram not in (1, 2):
             raise ConfigError("ngram must be 1 or 2")
-        if self.min_features < 1:
-            raise ConfigError("min_features must be at least 1")
         if self.minhash_perms and not 16 <= self.minhash_perms <= 1024:
             raise ConfigError("minhash_perms must be 0 or between 16 and 1024")
         if not 8 <= self.sketch_size <= 4096:
@@ -52,6 +55,7 @@ class FeatureParams:
     def describe(self) -> dict[str, Any]:
         """Settings as reported in output (stopword additions as a count and digest)."""
         data = asdict(self)
+        data["short_text_chars"] = SHORT_TEXT_CHARS
         extra = sorted(self.extra_stopwords)
         data["extra_stopwords"] = {
             "count": len(extra),

@@ -236,13 +236,16 @@ class FeatureVector:
     weights: np.ndarray  # float64
     token_count: int
     chars: int  # length of the whitespace-collapsed text
-    # xxh3-128 of the whitespace-collapsed text: equal means "exact duplicate".
+    # xxh3-128 of the comparison form (``text.normalize.comparison_form``): equal means "exact
+    # duplicate".
     content_hash: str
     # The hashes of the words of the markup removed before weighting (URLs, link targets,
     # tags, front matter; ``features.markup_word_hashes``): not features (they would make
     # unrelated documents collide), but words of the text all the same, which the word set
     # that verifies a pair counts.
     markup_hashes: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
+    # The comparison form itself (what a short text is judged by).
+    form: str = ""
 
     @property
     def terms(self) -> list[str]:
@@ -275,7 +278,9 @@ class FingerprintedDocument:
     feature_count: int
     content_hash: str
     chars: int
-    # Bottom-k sketch of the term hashes (little-endian uint32, ascending), for verification.
+    # What verifies the document against another. A text of ``SHORT_TEXT_CHARS`` characters or
+    # more: the bottom-k sketch of its word set (little-endian uint32, ascending). A shorter one:
+    # its comparison form (UTF-8), compared by edit similarity (``join.verify``).
     sketch: bytes = field(repr=False, default=b"")
     # MinHash signature (little-endian uint64), only for --method minhash.
     minhash: bytes = field(repr=False, default=b"")

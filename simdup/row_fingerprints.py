@@ -24,7 +24,14 @@ import numpy as np
 from .document_table import DocumentTable, FingerprintBatch, TableBuilder
 from .engines.base import BandLayout, Progress
 from .engines.rows import ChunkResult, LocalRowEngine, RowEngine
-from .join.verify import Candidates, VerifiedPair, Verifier, band_layout, candidate_pairs
+from .join.verify import (
+    Candidates,
+    VerifiedPair,
+    Verifier,
+    band_layout,
+    candidate_pairs,
+    short_rows,
+)
 from .options import ScanOptions, resolve_options
 from .readers.rows import RowOptions
 from .records import SkippedFile
@@ -338,7 +345,10 @@ def verified_pairs(got: FingerprintedRows, options: ScanOptions) -> tuple[int, l
     table = got.table
     if len(table) < 2:
         return 0, []
+    # The short rows' sketches (their comparison forms) are what their candidates come from.
+    table.sketch = got.spill.load(short_rows(table.chars), len(table))
     candidates = candidate_pairs(table, options, got.band_keys)
+    table.sketch = []
     got.band_keys = None  # used once
     verifier = Verifier(options)
     verified: list[VerifiedPair] = []

@@ -216,17 +216,18 @@ def test_a_rescan_with_other_settings_reuses_records_but_joins_again(
 
 
 def test_only_content_skips_are_remembered(tmp_path: Path, sample_corpus: Path) -> None:
-    """Binary (decode stage), too-short (features stage) and empty files are remembered like
-    fingerprints (the scan after reads none of them); a file that could not be read is not
-    (the next test)."""
+    """Binary (decode stage), nothing-to-judge (features stage: whitespace alone) and empty
+    files are remembered like fingerprints (the scan after reads none of them); a file that
+    could not be read is not (the next test)."""
     root = sample_copy(tmp_path, sample_corpus)
+    (root / "misc" / "blank.txt").write_text(" \n\t\n", encoding="utf-8")
     cached([root])
     result, inner, _ = cached([root])
     assert inner.asked == []
     skipped = {os.path.relpath(s.path, root): s.stage for s in result.skipped}
     assert skipped == {
         "misc/empty.txt": "read",
-        "misc/hello.txt": "features",
+        "misc/blank.txt": "features",
         "misc/image.bin": "decode",
     }
     assert comparable(result) == comparable(plain([root]))

@@ -59,9 +59,9 @@ def test_scan_text(corpus: Path) -> None:
     assert result.exit_code == 0, explain(result)
     assert result.stdout.count("Cluster ") == 10
     assert "representative" in result.stdout
-    assert re.search(r"^45 documents fingerprinted, 3 skipped; 10 clusters", result.stdout, re.M)
+    assert re.search(r"^46 documents fingerprinted, 2 skipped; 10 clusters", result.stdout, re.M)
     # The skip summary goes to stderr, not stdout.
-    assert "skipped 3 files" in result.stderr
+    assert "skipped 2 files" in result.stderr
     assert "corpus/misc/empty.txt: empty file" in result.stderr
     assert "empty file" not in result.stdout
 
@@ -75,15 +75,18 @@ def test_scan_json_structure(corpus: Path) -> None:
     assert doc["simdup_version"] == __version__
     assert doc["algorithm_version"] == ALGORITHM_VERSION
     assert doc["settings"]["threshold"] == 3
-    assert doc["summary"]["files_fingerprinted"] == len(doc["files"]) == 45
+    assert doc["summary"]["files_fingerprinted"] == len(doc["files"]) == 46
     for f in doc["files"]:
         assert re.fullmatch(r"[0-9a-f]{16}", f["fingerprint"])
         assert {"path", "encoding", "encoding_source", "size"} <= set(f)
     assert {(s["path"], s["stage"]) for s in doc["skipped"]} == {
         ("corpus/misc/empty.txt", "read"),
         ("corpus/misc/image.bin", "decode"),
-        ("corpus/misc/hello.txt", "features"),
     }
+    # A two-word text is a short text, fingerprinted by its character bigrams: "hello world"
+    # with a mark at each end has 12 distinct ones.
+    (hello,) = [f for f in doc["files"] if f["path"] == "corpus/misc/hello.txt"]
+    assert hello["tokens"] == 2 and hello["features"] == 12
     assert all(s["reason"] for s in doc["skipped"])
     assert len(doc["clusters"]) == 10
     for c in doc["clusters"]:
@@ -107,8 +110,8 @@ def test_scan_jsonl_every_line_parses(corpus: Path) -> None:
     assert records[0]["algorithm_version"] == ALGORITHM_VERSION
     kinds = [r["type"] for r in records]
     assert kinds.count("header") == 1
-    assert kinds.count("file") == 45
-    assert kinds.count("skipped") == 3
+    assert kinds.count("file") == 46
+    assert kinds.count("skipped") == 2
     assert kinds.count("cluster") == 10
     assert kinds.count("pair") == records[0]["summary"]["pairs"] > 0
 
@@ -550,8 +553,8 @@ def test_calibrate_json(corpus: Path) -> None:
     result = run("calibrate", "corpus", "--format", "json", "-q", "-j", "1", "--radius", "8")
     assert result.exit_code == 0, explain(result)
     doc = json.loads(result.stdout)
-    assert doc["documents"] == 45
-    assert doc["skipped"] == 3
+    assert doc["documents"] == 46
+    assert doc["skipped"] == 2
     assert doc["radius"] == 8
     assert len(doc["nearest"]) == 9
     assert sum(doc["nearest"]) + doc["isolated"] == doc["documents"]
@@ -806,15 +809,23 @@ def test_hash_of_a_folder_exits_0_despite_an_image_inside(tmp_path: Path) -> Non
 
 
 def test_compare_refuses_what_scan_refuses(tmp_path: Path) -> None:
-    """A 2-word file is too short for scan, and so for compare (the same reason)."""
+    """A file of whitespace alone has nothing to judge: scan skips it and compare refuses it,
+    for the same reason. A 2-word file is a short text, which both accept."""
     docs = _two_versions(tmp_path, exact=True)
+    (docs / "blank.txt").write_text("  \n\t\n   \n")
     (docs / "short.txt").write_text("hello world")
-    result = CliRunner().invoke(cli, ["compare", str(docs / "a.txt"), str(docs / "short.txt")])
+    result = CliRunner().invoke(cli, ["compare", str(docs / "a.txt"), str(docs / "blank.txt")])
     assert result.exit_code == 3
-    assert "too short to fingerprint: 2 distinct words (minimum 20)" in result.stderr
+    assert "too short to judge: no text" in result.stderr
+    short = CliRunner().invoke(cli, ["compare", str(docs / "a.txt"), str(docs / "short.txt")])
+    assert short.exit_code == 0, short.stderr
+    assert "not near-duplicates" in short.stdout
     scanned = CliRunner().invoke(cli, ["scan", str(docs), "-f", "json", "-j", "1"])
-    reasons = {s["reason"] for s in json.loads(scanned.stdout)["skipped"]}
-    assert "too short to fingerprint: 2 distinct words (minimum 20)" in reasons
+    doc = json.loads(scanned.stdout)
+    assert {(Path(s["path"]).name, s["stage"], s["reason"]) for s in doc["skipped"]} == {
+        ("blank.txt", "features", "too short to judge: no text")
+    }
+    assert "short.txt" in {Path(f["path"]).name for f in doc["files"]}
 
 
 def test_counts_are_singular_when_one(tmp_path: Path) -> None:

@@ -438,3 +438,30 @@ def test_scheduler_and_two_worker_processes_give_the_local_result(
     assert dask.exit_code == 0, dask.stderr
     assert report(dask.stdout) == report(local.stdout)
     assert report(local.stdout)["pairs"]
+
+
+@pytest.mark.dask
+def test_scan_engine_dask_finds_short_texts_and_same_forms(
+    dask_cluster: Any, tmp_path: Path
+) -> None:
+    """Short texts (edit similarity) and copies of one form (case, punctuation) are found on a
+    Dask cluster as here: the same report, with those pairs in it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    review = "The kettle boils fast and the lid closes properly; happy with it overall."
+    for name, text in {
+        "a.txt": review,
+        "b.txt": review.upper(),  # the same form
+        "c.txt": review.replace("fast", "quickly"),  # an edited short copy
+        "d.txt": "你好",
+        "e.txt": "你好！",
+        "f.txt": "Something else entirely.",
+    }.items():
+        (docs / name).write_text(text + "\n", encoding="utf-8")
+    local = run("scan", str(docs), "-f", "json", "--no-cache")
+    dask = run("scan", str(docs), "-f", "json", "--engine", "dask",
+               "--scheduler", dask_cluster.address)  # fmt: skip
+    assert local.exit_code == dask.exit_code == 0, dask.stderr
+    assert report(dask.stdout) == report(local.stdout)
+    pairs = {(Path(p["a"]).name, Path(p["b"]).name) for p in report(local.stdout)["pairs"]}
+    assert pairs == {("a.txt", "b.txt"), ("a.txt", "c.txt"), ("b.txt", "c.txt"), ("d.txt", "e.txt")}

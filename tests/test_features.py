@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from simdup.algorithms.hashing import token_hash
+from simdup.algorithms.hashing import content_hash, token_hash
 from simdup.params import WEIGHTINGS, FeatureParams
 from simdup.text.features import (
     Vocabulary,
@@ -109,18 +109,28 @@ def test_extract_features_counts_tokens_and_chars() -> None:
     assert fv.chars == len("The cat and the DOG.")
 
 
-def test_content_hash_ignores_whitespace_layout_only() -> None:
-    """Texts differing only in whitespace runs (re-wrapped, re-indented, CRLF) share a content
-    hash; a changed word or a changed case does not (they are still the same terms)."""
+def test_content_hash_is_of_the_comparison_form() -> None:
+    """Texts differing only in whitespace runs (re-wrapped, re-indented, CRLF), case,
+    punctuation, full-width forms or spaces between ideographs share a content hash: the
+    xxh3-128 of their comparison form. A changed or added word does not."""
     seg = get_segmenter()
     a = extract_features("Hello,  World\n中文", seg, NO_STOPWORDS)
-    b = extract_features("  Hello,\r\n\tWorld 中文\n", seg, NO_STOPWORDS)
-    c = extract_features("Hello, Word 中文", seg, NO_STOPWORDS)
-    d = extract_features("hello, world 中文", seg, NO_STOPWORDS)
-    assert a.content_hash == b.content_hash
-    assert a.content_hash != c.content_hash
-    assert a.content_hash != d.content_hash
-    assert a.as_dict() == d.as_dict()
+    same = [
+        "  Hello,\r\n\tWorld 中文\n",  # whitespace layout
+        "hello, world 中文",  # case
+        "Hello World -- 中文!!!",  # punctuation
+        "ＨＥＬＬＯ，ｗｏｒｌｄ！ 中 文",  # full width, a space between two ideographs
+    ]
+    assert a.form == "hello world 中文"
+    assert a.content_hash == content_hash(a.form)
+    for text in same:
+        other = extract_features(text, seg, NO_STOPWORDS)
+        assert other.form == a.form, text
+        assert other.content_hash == a.content_hash, text
+        assert other.as_dict() == a.as_dict(), text
+    for text in ("Hello, Word 中文", "Hello, World 中文 extra", "Hello, World 英文"):
+        other = extract_features(text, seg, NO_STOPWORDS)
+        assert other.content_hash != a.content_hash, text
 
 
 def test_markup_is_not_a_feature_unless_kept() -> None:
@@ -164,13 +174,41 @@ def test_markup_words_are_runs_of_letters_and_digits_case_folded_in_ascii() -> N
     assert one("").size == 0 and one("__--//").size == 0
 
 
-def test_markup_still_counts_for_exact_duplicates() -> None:
-    """The exact-duplicate digest is taken on the text with markup: different links differ."""
+def test_only_what_a_reader_sees_counts_for_exact_duplicates() -> None:
+    """The exact-duplicate digest is taken on the text with tags, link targets and front matter
+    removed: texts differing only there are exact duplicates. A bare URL is shown to a reader,
+    so it stays in the comparison form: different bare URLs differ (though neither is a
+    feature). With markup=False nothing is removed."""
     seg = get_segmenter()
-    a = extract_features("see [docs](https://a.example)", seg, NO_STOPWORDS)
-    b = extract_features("see [docs](https://b.example)", seg, NO_STOPWORDS)
-    assert a.as_dict() == b.as_dict()
-    assert a.content_hash != b.content_hash
+    plain = extract_features("see docs", seg, NO_STOPWORDS)
+    for text in (
+        "see [docs](https://a.example)",
+        "see [docs](https://b.example)",
+        "see <b>docs</b>",
+        "---\ntitle: x\n---\nsee docs",
+    ):
+        fv = extract_features(text, seg, NO_STOPWORDS)
+        assert fv.form == "see docs", text
+        assert fv.content_hash == plain.content_hash, text
+        assert fv.as_dict() == plain.as_dict(), text
+    a = extract_features("see docs https://a.example", seg, NO_STOPWORDS)
+    b = extract_features("see docs https://b.example", seg, NO_STOPWORDS)
+    assert a.as_dict() == b.as_dict() == plain.as_dict()
+    assert a.form == "see docs https a example"
+    assert len({a.content_hash, b.content_hash, plain.content_hash}) == 3
+    kept = extract_features("see [docs](https://a.example)", seg, NO_STOPWORDS, markup=False)
+    assert kept.content_hash == a.content_hash != plain.content_hash
+
+
+def test_a_text_of_punctuation_alone_is_its_own_form() -> None:
+    """With no letter or digit the comparison form is the text as written (whitespace
+    collapsed): such a text is still something to judge, and unlike other punctuation."""
+    seg = get_segmenter()
+    a = extract_features("!!!  ... ???", seg, NO_STOPWORDS)
+    b = extract_features("!!! ...\n???", seg, NO_STOPWORDS)
+    c = extract_features("???", seg, NO_STOPWORDS)
+    assert a.form == "!!! ... ???" and a.content_hash == b.content_hash != c.content_hash
+    assert extract_features(" \n\t ", seg, NO_STOPWORDS).form == ""
 
 
 @pytest.mark.parametrize("weighting", WEIGHTINGS)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from simdup.errors import ConfigError
-from simdup.params import ALGORITHM_VERSION, FeatureParams
+from simdup.params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams
 
 
 @pytest.mark.parametrize(
@@ -15,10 +15,10 @@ from simdup.params import ALGORITHM_VERSION, FeatureParams
     [
         {"weighting": "bm25"},
         {"ngram": 3},
-        {"min_features": 0},
         {"sketch_size": 4},
         {"sketch_size": 5000},
         {"minhash_perms": 8},
+        {"minhash_perms": 2048},
     ],
 )
 def test_invalid_parameters_are_config_errors(bad: dict[str, object]) -> None:
@@ -81,6 +81,16 @@ def test_describe_reports_extra_stopwords_as_count_and_digest() -> None:
     assert d["extra_stopwords"]["count"] == 2
     assert len(d["extra_stopwords"]["sha256"]) == 16
     assert d["weighting"] == "tfidf"
+
+
+def test_describe_reports_the_short_text_limit() -> None:
+    """The length under which a text is judged by its characters is part of the settings;
+    there is no minimum number of words any more (issue 32)."""
+    d = FeatureParams().describe()
+    assert d["short_text_chars"] == SHORT_TEXT_CHARS == 400
+    assert "min_features" not in d
+    with pytest.raises(TypeError):
+        FeatureParams(min_features=20)  # type: ignore[call-arg]
 
 
 def test_algorithm_version_names_the_fingerprint() -> None:

@@ -174,7 +174,7 @@ def test_rows_against_a_stored_index(tmp_path: Path) -> None:
     old_a, old_b = _article(80), _article(81)
     old = tmp_path / "old.jsonl"
     old.write_bytes(_jsonl([{"id": "o1", "text": old_a}, {"id": "o2", "text": old_b},
-                            {"id": "o3", "text": "too short"}]))  # fmt: skip
+                            {"id": "o3", "text": "  \t "}]))  # fmt: skip
     db = tmp_path / "seen.simdup"
     added = CliRunner().invoke(
         cli, ["index", "add", str(old), "--records", "auto", "--id-field", "id", "--db", str(db)]
@@ -227,7 +227,8 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
         {"id": "y", "text": _article(91)},
         {"id": "z", "text": _edited(a, 4)},
         {"id": "w", "text": 5},
-        {"id": "v", "text": "short"},
+        {"id": "v", "text": "short"},  # a short text: a document like the others
+        {"id": "u", "text": " "},  # nothing to judge
     ]
     data.write_bytes(gzip.compress(_jsonl(records)))
     result = CliRunner().invoke(
@@ -239,14 +240,15 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     assert [(p["a"], p["b"]) for p in report["pairs"]] == [("x", "z")]
     assert report["settings"]["records"]["reader"].startswith("1 (")
     places = {f["path"]: (f["file"], f["row"], f["line"]) for f in report["files"]}
-    assert places == {"x": (str(data), 0, 1), "y": (str(data), 1, 2), "z": (str(data), 2, 3)}
+    assert places == {"x": (str(data), 0, 1), "y": (str(data), 1, 2), "z": (str(data), 2, 3),
+                      "v": (str(data), 4, 5)}  # fmt: skip
     lines = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--id-field", "id",
                                      "-f", "jsonl"]).stdout.splitlines()  # fmt: skip
     files = [json.loads(x) for x in lines if '"type": "file"' in x]
-    assert [(f["path"], f["row"], f["line"]) for f in files] == [("x", 0, 1), ("y", 1, 2),
-                                                                 ("z", 2, 3)]  # fmt: skip
+    rows = [(f["path"], f["row"], f["line"]) for f in files]
+    assert rows == [("x", 0, 1), ("y", 1, 2), ("z", 2, 3), ("v", 4, 5)]
     stages = {s["path"]: s["stage"] for s in report["skipped"]}
-    assert stages == {f"{data}#3": "row", "v": "features"}
+    assert stages == {f"{data}#3": "row", "u": "features"}
     clash = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--passages"])
     assert clash.exit_code == 2 and "--records" in clash.output
 

@@ -19,7 +19,7 @@ import simdup.engines.workerpool
 import simdup.options
 import simdup.text.segmentation
 from simdup.options import ScanOptions
-from simdup.params import FeatureParams
+from simdup.params import SHORT_TEXT_CHARS, FeatureParams
 from simdup.records import DecodedDocument, ScanResult
 
 try:
@@ -86,22 +86,27 @@ def test_sample_corpus_singletons_are_in_no_cluster_and_no_pair(
     assert not singletons & paired
 
 
-def test_sample_corpus_skips_empty_binary_and_too_short_files(
+def test_sample_corpus_skips_only_the_empty_and_binary_files(
     corpus_result: ScanResult, sample_corpus: Path
 ) -> None:
-    """The empty file is skipped at 'read', the binary at 'decode', the too-short one at
-    'features'; nothing else is skipped."""
+    """The empty file is skipped at 'read', the binary at 'decode'; nothing else is skipped.
+    The two-word file of the ```too-short block is a short text now: fingerprinted (by its
+    characters, its comparison form in place of a sketch) and in no pair."""
     skipped = {rel(s.path, sample_corpus): s for s in corpus_result.skipped}
-    expected_skips = readme_block(sample_corpus, "skipped") + readme_block(
-        sample_corpus, "too-short"
-    )
-    assert set(skipped) == set(expected_skips)
+    assert set(skipped) == set(readme_block(sample_corpus, "skipped"))
     assert skipped["misc/empty.txt"].stage == "read"
     assert skipped["misc/empty.txt"].reason == "empty file"
     assert skipped["misc/image.bin"].stage == "decode"
     assert skipped["misc/image.bin"].reason.startswith("binary file")
-    assert skipped["misc/hello.txt"].stage == "features"
-    assert skipped["misc/hello.txt"].reason.startswith("too short to fingerprint")
+    files = {rel(f.path, sample_corpus): f for f in corpus_result.files}
+    paired = {rel(p, sample_corpus) for pair in corpus_result.pairs for p in (pair.a, pair.b)}
+    short = readme_block(sample_corpus, "too-short")
+    assert short == ["misc/hello.txt"]
+    hello = files["misc/hello.txt"]
+    assert hello.chars == len("hello world") < SHORT_TEXT_CHARS
+    assert hello.sketch == b"hello world"
+    assert hello.fingerprint == simdup.fingerprint("hello world")
+    assert "misc/hello.txt" not in paired
 
 
 def test_scan_result_is_internally_consistent(corpus_result: ScanResult) -> None:
@@ -397,24 +402,53 @@ def test_fingerprint_ignores_layout_case_and_width() -> None:
     assert simdup.fingerprint(variant) == simdup.fingerprint(base)
 
 
+LONG_TEXT = (
+    "The quick brown fox jumps over the lazy dog near the river bank, and the dog, who had "
+    "been asleep in the warm afternoon sun, barely lifts his head to watch it go. Later the "
+    "fox comes back along the same path with two of her cubs, and the three of them drink "
+    "from the river while a heron stands very still in the reeds on the far side. The farmer "
+    "who owns the field beside the bank says that the fox has lived there for years and that "
+    "the dog has never once chased her, the fox, the cubs or the heron."
+)
+
+
 def test_fingerprint_options_change_the_fingerprint() -> None:
-    """Weighting and stopword options are part of the fingerprint."""
-    text = TEXTS[1] + " the the the fox fox"
+    """Weighting and stopword options are part of the fingerprint of a text judged by its
+    words; a short text is judged by its characters, which they do not touch."""
+    text = LONG_TEXT + " the the the fox fox"
+    assert len(text) >= SHORT_TEXT_CHARS
     fps = {simdup.fingerprint(text, weighting=w) for w in ("tf", "binary", "logtf", "tfidf")}
     assert len(fps) >= 2
     assert simdup.fingerprint(text, stopwords=False) != simdup.fingerprint(text)
+    short = TEXTS[1] + " the the the fox fox"
+    assert len(short) < SHORT_TEXT_CHARS
+    fps = {simdup.fingerprint(short, weighting=w) for w in ("tf", "binary", "logtf", "tfidf")}
+    assert fps == {simdup.fingerprint(short)}
+    assert simdup.fingerprint(short, stopwords=False) == simdup.fingerprint(short)
 
 
-def test_empty_text_fingerprint_is_zero() -> None:
-    """A text with no words has fingerprint 0."""
-    assert simdup.fingerprint("") == 0
-    assert simdup.fingerprint("，。！") == 0
+def test_nothing_to_judge_has_one_fingerprint_and_punctuation_is_a_text() -> None:
+    """Every text with nothing in it (empty, whitespace alone) has the fingerprint 0 (scan
+    and compare skip such a text); a text of punctuation alone is a text of its own."""
+    nothing = simdup.fingerprint("")
+    assert nothing == 0
+    assert simdup.fingerprint(" \n\t\u3000 ") == nothing
+    punctuation = simdup.fingerprint("，。！")
+    assert punctuation != nothing
+    assert simdup.fingerprint("，。！\n") == punctuation
+    assert simdup.fingerprint("？？？") not in (nothing, punctuation)
 
 
 def test_swapping_paragraphs_keeps_the_fingerprint() -> None:
-    """Two paragraphs in either order have the same words and counts: same fingerprint."""
-    p1, p2 = "pepper candle velvet castle lamp.", "ladder tunnel barrel stone saddle."
+    """Two paragraphs in either order have the same words and counts: a text judged by its
+    words (at least SHORT_TEXT_CHARS characters) keeps its fingerprint. A short text is judged
+    by its characters in order: swapping its paragraphs changes its fingerprint."""
+    p1 = " ".join(f"pepper{i} candle{i} velvet{i}" for i in range(12)) + "."
+    p2 = " ".join(f"ladder{i} tunnel{i} barrel{i}" for i in range(12)) + "."
+    assert len(p1) + len(p2) >= SHORT_TEXT_CHARS
     assert simdup.fingerprint(f"{p1}\n\n{p2}") == simdup.fingerprint(f"{p2}\n\n{p1}")
+    s1, s2 = "pepper candle velvet castle lamp.", "ladder tunnel barrel stone saddle."
+    assert simdup.fingerprint(f"{s1}\n\n{s2}") != simdup.fingerprint(f"{s2}\n\n{s1}")
 
 
 # ---------------------------------------------------------------- compare
@@ -480,12 +514,16 @@ def test_compare_binary_file_is_an_input_error(sample_corpus: Path) -> None:
         assert bad.split("/")[-1] in str(info.value)
 
 
-def test_compare_text_without_words_is_an_input_error(write_doc: DocWriter) -> None:
-    """A file with only punctuation has no words to compare: too short, as scan says."""
-    words = write_doc("a.txt", " ".join(f"word{i}" for i in range(40)))
-    empty = write_doc("b.txt", "，。！？ ... ---")
-    with pytest.raises(simdup.InputError, match="b.txt: too short to fingerprint: 0 distinct"):
-        simdup.compare(words, empty)
+def test_compare_text_with_nothing_in_it_is_an_input_error(write_doc: DocWriter) -> None:
+    """A file of whitespace alone has nothing to compare, as scan says; a file of punctuation
+    alone is a (short) text, compared and found unlike a long one."""
+    words = write_doc("a.txt", " ".join(f"word{i}" for i in range(120)))
+    blank = write_doc("b.txt", " \n\t\u3000\n ")
+    with pytest.raises(simdup.InputError, match="b.txt: too short to judge: no text"):
+        simdup.compare(words, blank)
+    punctuation = write_doc("c.txt", "，。！？ ... ---")
+    c = simdup.compare(words, punctuation)
+    assert c.near_duplicate is False
 
 
 BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"

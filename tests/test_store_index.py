@@ -448,10 +448,8 @@ def test_query_file_agrees_with_scan_on_the_sample_corpus(
     and none of its template-sharing traps."""
     with Index(tmp_path / "i.simdup") as idx:
         added = idx.add_files([str(sample_corpus)], jobs=1)
-        assert added.added == 45
-        assert {s.path.rsplit("/", 1)[-1] for s in added.skipped} == {
-            "empty.txt", "hello.txt", "image.bin",
-        }  # fmt: skip
+        assert added.added == 46
+        assert {s.path.rsplit("/", 1)[-1] for s in added.skipped} == {"empty.txt", "image.bin"}
         found: set[tuple[str, str]] = set()
         for key in list(idx.keys()):
             for match in idx.query_file(key):
@@ -475,6 +473,9 @@ def test_query_file_agrees_with_scan_on_the_sample_corpus(
             assert (min(pair), max(pair)) in found
         matches = idx.query_file(sample_corpus / "zh" / "newsletter" / "weekly-012.txt")
         assert [m.key for m in matches] == [f"{root}/zh/newsletter/weekly-012.txt"]
+        # The two-word file is a short text now: stored and queried, its own only match.
+        matches = idx.query_file(sample_corpus / "misc" / "hello.txt")
+        assert [(m.key, m.exact) for m in matches] == [(f"{root}/misc/hello.txt", True)]
 
 
 def test_query_file_orders_nearest_first_and_explains(tmp_path: Path, sample_corpus: Path) -> None:
@@ -518,15 +519,22 @@ def test_query_file_follows_the_options(tmp_path: Path, sample_corpus: Path) -> 
 def test_query_file_of_an_unusable_file_is_an_input_error(
     tmp_path: Path, sample_corpus: Path
 ) -> None:
-    """A file that cannot be fingerprinted (missing, empty, binary, too short, a folder)
-    raises ``InputError`` from ``query_file``; ``add_file`` returns its ``SkippedFile``."""
+    """A file that cannot be fingerprinted (missing, empty, binary, whitespace alone, a
+    folder) raises ``InputError`` from ``query_file``; ``add_file`` returns its
+    ``SkippedFile``."""
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" \n\t\n  \n", encoding="utf-8")
+    unusable = [sample_corpus / name for name in ("misc/empty.txt", "misc/image.bin")]
+    unusable += [blank, sample_corpus / "no-such.txt", sample_corpus / "en"]
     with Index(tmp_path / "i.simdup") as idx:
-        for name in ("misc/empty.txt", "misc/image.bin", "misc/hello.txt", "no-such.txt", "en"):
+        for path in unusable:
             with pytest.raises(InputError):
-                idx.query_file(sample_corpus / name)
-            skipped = idx.add_file(sample_corpus / name)
+                idx.query_file(path)
+            skipped = idx.add_file(path)
             assert isinstance(skipped, simdup.SkippedFile)
         assert len(idx) == 0
+        with pytest.raises(InputError, match="too short to judge: no text"):
+            idx.query_file(blank)
 
 
 def test_match_documents_returns_only_cross_pairs(tmp_path: Path, sample_corpus: Path) -> None:
@@ -571,6 +579,6 @@ def test_stats(tmp_path: Path, sample_corpus: Path) -> None:
         idx.commit()
         stats = idx.stats()
     assert (stats.documents, stats.verifiable) == (3, 1)
-    assert stats.database_bytes > 0 and stats.schema_version == 1
+    assert stats.database_bytes > 0 and stats.schema_version == 2
     assert stats.algorithm_version == simdup.ALGORITHM_VERSION
     assert stats.params["weighting"] == "tfidf" and "segmenter" not in stats.params

@@ -124,7 +124,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             records=kw["records"], text_field=kw["text_field"], id_field=kw["id_field"]
         )
         fields = ("threshold", "verify", "verify_radius", "min_similarity", "min_length_ratio",
-                  "jobs")  # fmt: skip
+                  "min_edit_similarity", "jobs")  # fmt: skip
         options = resolve_options(None, {f: kw[f] for f in fields})
         against = None
         if kw["against"]:
@@ -171,6 +171,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         sys.stderr.write(
             f"{len(decisions) + len(skipped)} rows read: {len(decisions) - decisions.removed} "
             f"kept, {decisions.removed} removed, {len(skipped)} skipped"
+            + (f", {decisions.too_short} too short to judge (kept)" if decisions.too_short else "")
             + (f" ({run.written} written, annotated)" if kw["annotate"] else "")
             + "\n"
         )

@@ -15,6 +15,7 @@ from ..config import OptionSpec, Settings, find_config, resolve_settings
 from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
 from ..exitcodes import exit_code_help
 from ..options import (
+    DEFAULT_MIN_EDIT_SIMILARITY,
     DEFAULT_MIN_LENGTH_RATIO,
     DEFAULT_MIN_SIMILARITY,
     DEFAULT_VERIFY_RADIUS,
@@ -157,6 +158,14 @@ def verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Verification also requires the shorter text to be at least this share of "
             "the longer.",
         ),
+        click.option(
+            "--min-edit-similarity",
+            type=click.FloatRange(0.7, 1.0),
+            default=DEFAULT_MIN_EDIT_SIMILARITY,
+            show_default=True,
+            help="Two short texts (under 400 characters) are near-duplicates at this edit "
+            "similarity of their comparison forms (1 - Levenshtein / longer length).",
+        ),
     ]
     return _apply(options, f)
 
@@ -262,6 +271,7 @@ _SCAN_FIELDS = (
     "verify_radius",
     "min_similarity",
     "min_length_ratio",
+    "min_edit_similarity",
     "cluster_method",
     "jobs",
     "method",

@@ -49,7 +49,7 @@ from ..algorithms.clustering import connected_components
 from ..algorithms.index import Layout, choose_layout, table_pairs
 from ..algorithms.minhash import band_keys, choose_bands, equal_key_pairs
 from ..join.local import build_clusters
-from ..join.verify import VerifiedPair, Verifier
+from ..join.verify import VerifiedPair, Verifier, form_and_short_candidates
 from ..options import ScanOptions
 from ..records import Cluster, FingerprintedDocument
 
@@ -431,7 +431,17 @@ class DaskJoin:
             npartitions = self._npartitions(rows)
             candidates = candidate_frame(records, options, len(docs), npartitions).persist()
             verified = verified_frame(candidates, records, options, npartitions)
-            count, found = self.client.compute([candidates.shape[0], verified], sync=True)
+            # Documents of one form and short texts within the edit similarity: proposed here,
+            # where the records are (a digest and a short form each); counted once with the
+            # index's candidates, as the local join counts them.
+            extra = form_and_short_candidates(docs, options)
+            import pandas as pd
+
+            proposed = pd.DataFrame({"i": extra.i, "j": extra.j})
+            both = candidates[["i", "j"]].merge(proposed, on=["i", "j"]).shape[0]
+            count, found, overlap = self.client.compute(
+                [candidates.shape[0], verified, both], sync=True
+            )
         found = found.sort_values(["i", "j"])
         out = [
             VerifiedPair(int(i), int(j), int(d), None if math.isnan(s) else float(s), bool(e))
@@ -444,7 +454,10 @@ class DaskJoin:
                 strict=True,
             )
         ]
-        return int(count), out
+        seen = {(p.i, p.j) for p in out}
+        out += [p for p in Verifier(options).pairs(docs, extra) if (p.i, p.j) not in seen]
+        out.sort(key=lambda p: (p.i, p.j))
+        return int(count) + len(extra) - int(overlap), out
 
     def components(self, n: int, pairs: Sequence[VerifiedPair]) -> list[list[int]]:
         """The connected components (lists of document positions) with at least one pair."""

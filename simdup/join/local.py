@@ -9,12 +9,11 @@ import numpy as np
 
 from ..algorithms.clustering import cluster, max_pairwise_distance
 from ..algorithms.simhash import hamming
-from ..algorithms.sketch import sketch_jaccard
 from ..document_table import DocumentTable
 from ..options import ScanOptions
 from ..records import Cluster, ClusterMember, FingerprintedDocument
 from . import Reference
-from .verify import VerifiedPair, Verifier, candidate_pairs
+from .verify import VerifiedPair, Verifier, candidate_pairs, document_similarity
 
 
 def build_clusters(
@@ -38,7 +37,7 @@ def build_clusters(
             exact = doc.content_hash == r.content_hash and (m != rep or twins)
             sim: float | None = 1.0 if exact or m == rep else None
             if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has none
-                sim = round(sketch_jaccard(r.sketch, doc.sketch, sketch_size), 4)
+                sim = round(document_similarity(r, doc, sketch_size), 4)
             rows.append(
                 ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
             )

@@ -7,11 +7,19 @@ MinHash LSH); ``Verifier.judge`` is the one rule that decides, for ``scan``, ``c
 * the same normalised text is always a near-duplicate (``exact``);
 * without verification, a pair is a near-duplicate when its Hamming distance is within
   ``threshold``;
-* with verification, a pair within the search radius (any LSH candidate for
+* with verification, two short texts (both under ``SHORT_TEXT_CHARS`` characters) are
+  near-duplicates when the edit similarity of their comparison forms reaches
+  ``min_edit_similarity`` (the project's definition itself: a sentence has too few words for a
+  word set to judge it); a short text and a long one never are (unless the same text);
+* with verification, a pair of long texts within the search radius (any LSH candidate for
   ``method="minhash"``) is a near-duplicate when the shorter text is at least
   ``min_length_ratio`` of the longer and the word-set Jaccard (estimated from the bottom-k
   sketches, unless the caller knows it exactly) reaches ``min_similarity``. The method only
   proposes pairs; both methods judge them alike.
+
+Candidates: the block index or LSH bands among the long texts; every pair of the same
+comparison form (whatever its length); and the exact edit-similarity join among the short
+texts (``algorithms.edit_join``), so no short pair at or above the threshold is missed.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms import edit_join
 from ..algorithms.index import near_pairs, near_pairs_touching
 from ..algorithms.minhash import (
     band_keys,
@@ -32,6 +41,7 @@ from ..algorithms.minhash import (
 from ..algorithms.sketch import sketch_jaccard, sketch_jaccard_pairs
 from ..document_table import DocumentTable
 from ..options import ScanOptions
+from ..params import SHORT_TEXT_CHARS
 from ..records import DuplicatePair, FingerprintedDocument
 
 
@@ -111,11 +121,139 @@ def candidate_pairs_touching(
     keys: np.ndarray | None = None,
 ) -> Candidates:
     """``candidate_pairs``, only those that hold a ``touched`` document (a bool per
-    document; None: every pair). A rescan looks for the pairs of its changed documents only."""
+    document; None: every pair). A rescan looks for the pairs of its changed documents only.
+    With verification, short texts come from the edit join (their sketches, which hold their
+    forms, must be in the table) and the long ones from the index; without, every document
+    from the index. Documents of the same comparison form are always candidates."""
     table = DocumentTable.of(docs)
     if options.method == "minhash" and len(table) and keys is None:
         keys = signature_band_keys(docs, options)
-    return candidates_of(table.fingerprint, table.chars, keys, options, touched)
+    verifying = options.verify or options.method == "minhash"
+    short = short_rows(table.chars) if verifying else np.empty(0, dtype=np.int64)
+    if not short.size:
+        found = candidates_of(table.fingerprint, table.chars, keys, options, touched)
+        parts = [(found.i, found.j)]
+    else:
+        long = np.flatnonzero(table.chars >= SHORT_TEXT_CHARS)
+        found = candidates_of(
+            table.fingerprint[long], table.chars[long], None if keys is None else keys[long],
+            options, None if touched is None else touched[long],
+        )  # fmt: skip
+        parts = [(long[found.i], long[found.j]), short_text_pairs(table, short, options)]
+        del found
+    parts.append(same_form_pairs(table))
+    ii = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    jj = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    if len(parts) > 1 and ii.size:  # each pair once
+        lo, hi = np.minimum(ii, jj), np.maximum(ii, jj)
+        pair = np.unique(lo * len(table) + hi)
+        ii, jj = pair // len(table), pair % len(table)
+    if touched is not None and ii.size:
+        hit = touched[ii] | touched[jj]
+        ii, jj = ii[hit], jj[hit]
+    fps = table.fingerprint
+    distance = np.empty(ii.size, dtype=np.uint8)
+    for start in range(0, ii.size, _VERIFY_SLICE):
+        part = slice(start, start + _VERIFY_SLICE)
+        distance[part] = np.bitwise_count(fps[ii[part]] ^ fps[jj[part]])
+    return Candidates(ii, jj, distance)
+
+
+def form_and_short_candidates(
+    docs: Sequence[FingerprintedDocument], options: ScanOptions
+) -> Candidates:
+    """The candidates that come from no index: documents of one comparison form, and short
+    texts within the edit similarity (for a join that makes the index's candidates elsewhere:
+    ``DaskJoin`` adds these, made in the process that holds the records)."""
+    table = DocumentTable.of(docs)
+    parts = [same_form_pairs(table)]
+    if options.verify or options.method == "minhash":
+        short = short_rows(table.chars)
+        if short.size > 1:
+            parts.append(short_text_pairs(table, short, options))
+    ii = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    jj = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    lo, hi = np.minimum(ii, jj), np.maximum(ii, jj)
+    pair = np.unique(lo * max(len(table), 1) + hi)
+    ii, jj = pair // max(len(table), 1), pair % max(len(table), 1)
+    distance = np.bitwise_count(table.fingerprint[ii] ^ table.fingerprint[jj]).astype(np.uint8)
+    return Candidates(ii, jj, distance)
+
+
+def short_rows(chars: np.ndarray) -> np.ndarray:
+    """The rows of the documents judged as short texts."""
+    return np.flatnonzero(chars < SHORT_TEXT_CHARS)
+
+
+def short_form(sketch: bytes) -> str:
+    """A short text's comparison form, from its record's sketch."""
+    return sketch.decode("utf-8", "surrogatepass")
+
+
+# A group of documents of one comparison form larger than this is joined as a star (each to
+# its first document), not as every pair: ten thousand rows of "thanks!" would otherwise make
+# fifty million pairs.
+SAME_FORM_CLIQUE = 256
+
+
+def same_form_pairs(table: DocumentTable) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of documents whose content digests are equal (the same comparison form, the
+    verifier confirms): every pair of a group up to ``SAME_FORM_CLIQUE`` documents, a star
+    around its first document above."""
+    keys = table.digest_keys()
+    empty = np.empty(0, dtype=np.int64)
+    if keys.size < 2:
+        return empty, empty
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    start = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    size = np.diff(np.append(start, keys.size))
+    ii: list[np.ndarray] = []
+    jj: list[np.ndarray] = []
+    for first, n in zip(start[size > 1].tolist(), size[size > 1].tolist(), strict=True):
+        members = order[first : first + n]
+        if n <= SAME_FORM_CLIQUE:
+            a, b = np.triu_indices(n, 1)
+            ii.append(members[a])
+            jj.append(members[b])
+        else:
+            head = members.min()
+            rest = members[members != head]
+            ii.append(np.full(rest.size, head))
+            jj.append(rest)
+    if not ii:
+        return empty, empty
+    return np.concatenate(ii), np.concatenate(jj)
+
+
+def short_text_pairs(
+    table: DocumentTable, short: np.ndarray, options: ScanOptions
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of short texts (rows ``short`` of ``table``) whose edit similarity reaches
+    ``min_edit_similarity``: the edit join over their distinct forms, each form's pairs
+    given to every document of that form (the first one only in a group over
+    ``SAME_FORM_CLIQUE``: the star of ``same_form_pairs`` joins the rest)."""
+    sketches = table.sketch
+    forms = [short_form(sketches[r]) for r in short.tolist()]
+    distinct: dict[str, int] = {}
+    form_of = np.fromiter((distinct.setdefault(f, len(distinct)) for f in forms),
+                          dtype=np.int64, count=len(forms))  # fmt: skip
+    del forms
+    fi, fj, _ = edit_join.join(list(distinct), options.min_edit_similarity)
+    empty = np.empty(0, dtype=np.int64)
+    if not fi.size:
+        return empty, empty
+    # The documents of each form (short rows, grouped), capped at the clique size.
+    order = np.argsort(form_of, kind="stable")
+    starts = np.searchsorted(form_of[order], np.arange(len(distinct) + 1))
+    counts = np.minimum(np.diff(starts), SAME_FORM_CLIQUE)
+    counts[np.diff(starts) > SAME_FORM_CLIQUE] = 1
+    reps = np.repeat(np.arange(fi.size), counts[fi] * counts[fj])
+    within = np.arange(reps.size) - np.repeat(np.cumsum(counts[fi] * counts[fj])
+                                              - counts[fi] * counts[fj], counts[fi] * counts[fj])
+    a = short[order[starts[fi[reps]] + within // counts[fj[reps]]]]
+    b = short[order[starts[fj[reps]] + within % counts[fj[reps]]]]
+    return a, b
 
 
 def candidates_of(
@@ -159,10 +297,12 @@ class Verifier:
         return min(a.chars, b.chars) >= self.options.min_length_ratio * max(a.chars, b.chars)
 
     def estimate(self, a: FingerprintedDocument, b: FingerprintedDocument) -> float:
-        """Estimated word-set Jaccard, from the bottom-k sketches whatever found the pair: a
-        sketch is exact below ``sketch_size`` distinct words (most short documents) and its
-        256 values vary less than a 128-value MinHash estimate above it."""
-        return sketch_jaccard(a.sketch, b.sketch, self.options.features.sketch_size)
+        """The similarity the rule judges (a, b) by: for two short texts the edit similarity of
+        their forms; for two long ones the word-set Jaccard estimated from the bottom-k
+        sketches, whatever found the pair (a sketch is exact below ``sketch_size`` distinct
+        words and its 256 values vary less than a 128-value MinHash estimate above it); 0.0
+        for a short text and a long one."""
+        return document_similarity(a, b, self.options.features.sketch_size)
 
     def judge(
         self,
@@ -177,6 +317,19 @@ class Verifier:
         rule, near, sim = self._decide(a, b, distance, similarity)
         if rule == "same":
             return Verdict(True, True, 1.0, "identical normalised text")
+        if rule == "edit":
+            assert sim is not None
+            relation = ">=" if near else "<"
+            return Verdict(
+                near, False, round(sim, 4),
+                f"short texts: edit similarity {sim:.2f} {relation} {o.min_edit_similarity}",
+            )  # fmt: skip
+        if rule == "kinds":
+            return Verdict(
+                False, False, None,
+                f"one text is short (under {SHORT_TEXT_CHARS} characters, judged by its "
+                "characters), the other long (judged by its words)",
+            )  # fmt: skip
         if rule == "threshold":
             relation = "<=" if near else ">"
             return Verdict(
@@ -201,14 +354,21 @@ class Verifier:
         distance: int,
         similarity: float | None,
     ) -> tuple[str, bool, float | None]:
-        """The rule itself: which check settles (a, b) ("same", "threshold", "radius",
-        "length" or "similarity"), whether it is near, and the similarity judged. ``judge``
-        words the reason; ``pairs`` calls this for every candidate without wording one."""
+        """The rule itself: which check settles (a, b) ("same", "threshold", "edit", "kinds",
+        "radius", "length" or "similarity"), whether it is near, and the similarity judged.
+        ``judge`` words the reason; ``pairs`` calls this for every candidate without wording
+        one. ``similarity``: the exact word-set Jaccard of two long texts, when known."""
         o = self.options
         if a.content_hash == b.content_hash:
             return "same", True, 1.0
         if not o.verify and o.method != "minhash":
             return "threshold", distance <= o.threshold, None
+        short_a, short_b = a.chars < SHORT_TEXT_CHARS, b.chars < SHORT_TEXT_CHARS
+        if short_a and short_b:
+            sim = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
+            return "edit", sim >= o.min_edit_similarity, sim
+        if short_a or short_b:
+            return "kinds", False, None
         if o.method != "minhash" and distance > self._radius:
             return "radius", False, None
         if not self.length_ok(a, b):
@@ -273,26 +433,46 @@ class Verifier:
         jj: np.ndarray,
         dd: np.ndarray,
         same: np.ndarray,
+        short_texts: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The rule of ``judge`` on arrays, for a verifying rule: the positions ``p`` of the
         candidates ``(ii[p], jj[p])`` at distance ``dd[p]`` that are near-duplicates, and their
-        estimated similarity (unrounded; 1.0 where ``same[p]``, the caller's finding that the
-        two texts are the same). ``chars`` and ``sketches`` are the items' (a document's, a
-        passage window's) lengths and bottom-k sketches."""
+        similarity (unrounded; 1.0 where ``same[p]``, the caller's finding that the two texts
+        are the same). ``chars`` and ``sketches`` are the items' lengths and what verifies
+        them: documents' (a short text's sketch is its form), or, with ``short_texts`` False,
+        word sets of any size (passage windows: ``chars`` is then their word counts)."""
         o = self.options
         if not (o.verify or o.method == "minhash"):
             raise ValueError("Verifier.near needs a rule that verifies")
-        # The others must be within the radius (SimHash candidates) and pass the length check.
         a, b = chars[ii], chars[jj]
-        keep = np.minimum(a, b) >= o.min_length_ratio * np.maximum(a, b)
+        if short_texts:
+            short_a, short_b = a < SHORT_TEXT_CHARS, b < SHORT_TEXT_CHARS
+        else:
+            short_a = short_b = np.zeros(ii.size, dtype=bool)
+        # Two short texts: the edit similarity of their forms.
+        both_short = np.flatnonzero(short_a & short_b & ~same)
+        edit = edit_join.edit_similarities(
+            [short_form(sketches[k]) for k in ii[both_short].tolist()],
+            [short_form(sketches[k]) for k in jj[both_short].tolist()],
+        )
+        # Two long ones must be within the radius (SimHash candidates) and pass the length
+        # check; a short text and a long one only when the same text.
+        keep = ~(short_a | short_b) & (np.minimum(a, b) >= o.min_length_ratio * np.maximum(a, b))
         if o.method != "minhash":
             keep &= dd <= self._radius
         keep |= same
         kept = np.flatnonzero(keep)
-        estimated = sketch_jaccard_pairs(sketches, ii[kept], jj[kept], o.features.sketch_size)
-        sims = np.where(same[kept], 1.0, estimated)
+        sims = np.ones(kept.size, dtype=np.float64)  # the same text: 1.0
+        words = kept[~same[kept]]  # two long texts, judged by their word sets
+        sims[~same[kept]] = sketch_jaccard_pairs(
+            sketches, ii[words], jj[words], o.features.sketch_size
+        )
         near = same[kept] | (sims >= o.min_similarity)
-        return kept[near], sims[near]
+        close = edit >= o.min_edit_similarity
+        at = np.concatenate((kept[near], both_short[close]))
+        values = np.concatenate((sims[near], edit[close]))
+        order = np.argsort(at, kind="stable")
+        return at[order], values[order]
 
     def _one_by_one(
         self,
@@ -310,6 +490,19 @@ class Verifier:
                 reported = sim if exact or sim is None else round(sim, 4)
                 out.append(VerifiedPair(i, j, d, reported, exact))
         return out
+
+
+def document_similarity(
+    a: FingerprintedDocument, b: FingerprintedDocument, sketch_size: int
+) -> float:
+    """What ``Verifier.estimate`` says of (a, b): edit similarity of two short texts' forms,
+    estimated word-set Jaccard of two long texts, 0.0 for one of each."""
+    short_a, short_b = a.chars < SHORT_TEXT_CHARS, b.chars < SHORT_TEXT_CHARS
+    if short_a and short_b:
+        return edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
+    if short_a or short_b:
+        return 0.0
+    return sketch_jaccard(a.sketch, b.sketch, sketch_size)
 
 
 def duplicate_pair(docs: Sequence[FingerprintedDocument], pair: VerifiedPair) -> DuplicatePair:

@@ -151,6 +151,7 @@ def match_passages(
         np.searchsorted(chosen, right),
         distance,
         (windows.key[left] == windows.key[right]) & (windows.words[left] == windows.words[right]),
+        short_texts=False,  # windows: word sets whatever their size
     )
     near[at] = True
     good = np.zeros(ua.size, dtype=bool)

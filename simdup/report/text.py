@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TextIO
 
 from ..names import display_path
+from ..params import SHORT_TEXT_CHARS
 from ..records import Comparison, Place, ScanResult
 from .passages import has_passages, render_passages_text
 
@@ -81,8 +82,11 @@ def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> 
 def render_comparison_text(c: Comparison, stream: TextIO) -> None:
     w = stream.write
     verdict = "near-duplicates" if c.near_duplicate else "not near-duplicates"
-    w(f"A: {display_path(c.a.path)}  ({c.a.encoding}, {c.a.feature_count} distinct words)\n")
-    w(f"B: {display_path(c.b.path)}  ({c.b.encoding}, {c.b.feature_count} distinct words)\n")
+    for side, doc in (("A", c.a), ("B", c.b)):
+        # A short text's features are its character bigrams (params.SHORT_TEXT_CHARS).
+        kind = "character bigrams" if doc.chars < SHORT_TEXT_CHARS else "words"
+        counted = f"{doc.feature_count} distinct {kind}"
+        w(f"{side}: {display_path(doc.path)}  ({doc.encoding}, {counted})\n")
     w(f"fingerprints       {c.a.fingerprint:016x}  {c.b.fingerprint:016x}\n")
     s = c.settings
     if s.get("verify", True):

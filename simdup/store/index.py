@@ -41,13 +41,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..algorithms import edit_join
 from ..algorithms.index import MAX_THRESHOLD
+from ..algorithms.simhash import hamming
 from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..engines import Engine, Progress, make_engine
 from ..errors import ConfigError, InputError, StoreError
-from ..join.verify import Verifier
+from ..join.verify import Verifier, short_form
 from ..options import ScanOptions
-from ..params import ALGORITHM_VERSION, FeatureParams
+from ..params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
 from ..text.processor import processor_for
 from .database import Migration, check_integrity, open_database
@@ -120,6 +122,17 @@ def _schema_1(params_key: str, description: str) -> Migration:
         )
 
     return migrate
+
+
+def _schema_2(conn: sqlite3.Connection) -> None:
+    """Documents of one comparison form, and the short texts, found without reading every row
+    (algorithm 5: exact duplicates and short texts are matched apart from the SimHash blocks).
+    """
+    conn.execute("CREATE INDEX docs_content ON docs (content_hash) WHERE content_hash IS NOT NULL")
+    conn.execute(
+        f"CREATE INDEX docs_short ON docs (chars) WHERE content_hash IS NOT NULL "
+        f"AND chars < {SHORT_TEXT_CHARS}"
+    )
 
 
 def _identity(params: FeatureParams) -> str:
@@ -258,7 +271,8 @@ class Index:
         identity = _identity(self.params)
         description = json.dumps(_describe(self.params), sort_keys=True)
         self._conn: sqlite3.Connection | None = open_database(
-            self.path, "index", [_schema_1(identity, description)], create=create, rebuild=rebuild
+            self.path, "index", [_schema_1(identity, description), _schema_2],
+            create=create, rebuild=rebuild
         )
         try:
             with self._guard():
@@ -666,15 +680,31 @@ class Index:
         return replace(options, method="simhash")
 
     def _matches(
-        self, doc: FingerprintedDocument, options: ScanOptions, verifier: Verifier
+        self,
+        doc: FingerprintedDocument,
+        options: ScanOptions,
+        verifier: Verifier,
+        short: Sequence[int] | None = None,
     ) -> list[IndexMatch]:
+        """The stored near-duplicates of ``doc``: its candidates are the fingerprints within
+        the search radius, the stored documents of its comparison form and, for a short text,
+        the stored short texts within the edit similarity (``short``: their ids, when the
+        caller joined them already; else they are read and compared here)."""
         ids, distances = self._near(doc.fingerprint, options.search_radius)
         distance_of = dict(zip(ids.tolist(), distances.tolist(), strict=True))
+        others = [row_id for (row_id,) in self._db.execute(
+            "SELECT id FROM docs WHERE content_hash = ?", (doc.content_hash,)
+        )]  # fmt: skip
+        if doc.chars < SHORT_TEXT_CHARS and options.verify:
+            others += short if short is not None else self._short_near([doc], options)[0]
+        extra = np.array(sorted(set(others) - set(distance_of)), dtype=np.int64)
         found: list[IndexMatch] = []
-        for row in self._rows_of(ids):
+        for row in self._rows_of(np.concatenate((ids, extra))):
             key = _key_text(row[1])
-            distance = distance_of[row[0]]
             stored = _document(row)
+            distance = distance_of.get(row[0])
+            if distance is None:
+                distance = hamming(doc.fingerprint, int(row[2]) & ((1 << 64) - 1))
             if stored is None:
                 # A bare fingerprint: the classic SimHash rule is all there is to apply.
                 if distance <= options.threshold:
@@ -690,6 +720,28 @@ class Index:
                 )
         found.sort(key=lambda m: (m.distance, m.key))
         return found
+
+    def _short_near(
+        self, docs: Sequence[FingerprintedDocument], options: ScanOptions
+    ) -> list[list[int]]:
+        """For each of ``docs`` (short texts), the ids of the stored short texts whose forms
+        are within the edit similarity of its form: one edit join of them all
+        (``algorithms.edit_join``), exact."""
+        rows = self._db.execute(
+            f"SELECT id, sketch FROM docs WHERE content_hash IS NOT NULL "
+            f"AND chars < {SHORT_TEXT_CHARS}"
+        ).fetchall()
+        near: list[list[int]] = [[] for _ in docs]
+        if not rows:
+            return near
+        forms = [short_form(bytes(d.sketch)) for d in docs]
+        forms += [short_form(bytes(sketch or b"")) for _, sketch in rows]
+        i, j, _ = edit_join.join(forms, options.min_edit_similarity)
+        new = len(docs)
+        for a, b in zip(i.tolist(), j.tolist(), strict=True):
+            if a < new <= b:  # a new document and a stored one (i < j: the new one first)
+                near[a].append(int(rows[b - new][0]))
+        return near
 
     def query_file(
         self, path: str | os.PathLike[str], options: ScanOptions | None = None
@@ -714,9 +766,15 @@ class Index:
         options = self._query_options(options)
         verifier = Verifier(options)
         found: list[IndexMatch] = []
+        docs = list(docs)
         with self._guard(), self._snapshot():
+            shorts = [d for d in docs if d.chars < SHORT_TEXT_CHARS]
+            short_ids = dict(
+                zip((d.path for d in shorts), self._short_near(shorts, options), strict=True)
+            ) if shorts and options.verify else {}  # fmt: skip
             for doc in docs:
-                found += [m for m in self._matches(doc, options, verifier) if m.key != doc.path]
+                matches = self._matches(doc, options, verifier, short_ids.get(doc.path, []))
+                found += [m for m in matches if m.key != doc.path]
         found.sort(key=lambda m: (m.path, m.distance, m.key))
         return found
 

@@ -22,7 +22,15 @@ from ..algorithms.minhash import mix64
 from ..native import speedups
 from ..records import FeatureVector
 from .idf import jieba_table
-from .normalize import normalize_term, strip_ignorables, strip_markup
+from .normalize import (
+    MARK_URL,
+    comparison_form,
+    markup_marks,
+    normalize_term,
+    strip_ignorables,
+    strip_markup,
+    strip_urls,
+)
 from .segmentation import Segmenter
 from .textscan import (
     CJK_RANGE,
@@ -255,11 +263,18 @@ def extract_features(
 ) -> FeatureVector:
     # Before anything looks at the words: a zero-width character must not split one.
     text = strip_ignorables(text)
-    # Exact duplicates are judged on the whole text, markup included, whitespace runs collapsed.
     collapsed = collapse(text)
-    identity = content_hash(collapsed)
     removed: list[str] = []
-    cleaned = strip_markup(text, removed) if markup else text
+    # What a reader sees: no tags, link targets or front matter; a bare URL is shown, so it is
+    # kept here and removed only from the words that weigh (its path fragments would make
+    # unrelated documents collide).
+    visible = strip_markup(text, removed, urls=False) if markup else text
+    urls = markup and markup_marks(visible) & MARK_URL
+    cleaned = strip_urls(visible, removed) if urls else visible
+    # Exact duplicates are judged on the comparison form: the same words in the same order,
+    # whatever the case, width, punctuation and spacing. A text of punctuation or markup alone
+    # is its own form, as written.
+    form = comparison_form(visible) or collapsed
     vocab = vocabulary(segmenter, stopwords)
     vocab.ensure_room()
     if ngram == 2:
@@ -273,8 +288,9 @@ def extract_features(
         table = vocab.terms
         hashes, idf = vocab.hashes[slots], vocab.idf[slots]
     return FeatureVector(
-        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed), identity,
-        markup_word_hashes("\n".join(removed)) if removed else _NO_HASHES,
+        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed),
+        content_hash(form), markup_word_hashes("\n".join(removed)) if removed else _NO_HASHES,
+        form,
     )  # fmt: skip
 
 

@@ -138,9 +138,9 @@ strip_link_targets: Callable[[str, list[str] | None], str] = (
 )
 
 
-def strip_markup(text: str, removed: list[str] | None = None) -> str:
-    """Remove front matter, HTML tags/comments, link targets and URLs (keep link text); each
-    piece removed is appended to ``removed`` when given.
+def strip_markup(text: str, removed: list[str] | None = None, urls: bool = True) -> str:
+    """Remove front matter, HTML tags/comments, link targets and (unless ``urls`` is False)
+    bare URLs; keep link text. Each piece removed is appended to ``removed`` when given.
 
     Each pattern runs only when the text holds what it starts with (``markup_marks``, of the
     text as given: a removal never makes one of those marks, so the patterns it skips would
@@ -156,7 +156,7 @@ def strip_markup(text: str, removed: list[str] | None = None) -> str:
         text = strip_link_targets(text, removed)
     if marks & MARK_REFERENCE:
         text = _sub(_MD_REFERENCE, " ", text, removed)
-    if marks & MARK_URL:
+    if urls and marks & MARK_URL:
         text = strip_urls(text, removed)
     return text
 
@@ -201,6 +201,31 @@ def strip_urls_python(text: str, removed: list[str] | None = None) -> str:
 strip_urls: Callable[[str, list[str] | None], str] = (
     speedups.strip_urls if speedups else strip_urls_python
 )
+
+
+# Spaces between two ideographs (or kana) carry nothing: "中 文" is "中文" (a PDF's spacing).
+_CJK_GAP = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]) "
+                      r"(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def comparison_form(text: str) -> str:
+    """The text as duplicates are compared: NFKC, case folded, every run of what is not a
+    letter or digit (punctuation in either width, whitespace, symbols) one space, none at the
+    ends, none between two ideographs. Two texts with the same form are the same text (an
+    exact duplicate); short texts are compared by the edit similarity of their forms. The
+    caller strips markup first (``strip_markup``) and default-ignorables (``strip_ignorables``).
+    """
+    # Separators first: what is left is mostly NFKC already (full-width punctuation is gone),
+    # so the whole-text NFKC (~90 us a 1 KB text) is rarely needed; after it, and after case
+    # folding, separators are looked for again ("½" becomes "1⁄2").
+    spaced = _NOT_WORD.sub(" ", text)
+    if not spaced.isascii() and not unicodedata.is_normalized("NFKC", spaced):
+        spaced = _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", spaced))
+    folded = spaced.casefold()
+    if not folded.isascii() and not unicodedata.is_normalized("NFKC", folded):
+        folded = _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", folded))
+    return _CJK_GAP.sub("", " ".join(folded.split()))
 
 
 def normalize_term(word: str) -> str:

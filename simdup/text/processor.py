@@ -15,11 +15,12 @@ from typing import Any, TypeVar
 import numpy as np
 import xxhash
 
+from ..algorithms.edit_join import bigram_features
 from ..algorithms.minhash import signature_bytes as minhash_signature
 from ..algorithms.simhash import simhash
 from ..algorithms.sketch import bottom_k_bytes
 from ..native import speedups
-from ..params import FeatureParams
+from ..params import SHORT_TEXT_CHARS, FeatureParams
 from ..readers import document_of, documents_of
 from ..readers.files import read_or_skip
 from ..records import (
@@ -58,11 +59,14 @@ else:
     document_parts = document_parts_python
 
 
-TOO_SHORT = "too short to fingerprint"
+_NO_HASHES = np.empty(0, dtype=np.uint64)
+
+TOO_SHORT = "too short to judge"
+NOTHING_TO_JUDGE = f"{TOO_SHORT}: no text"
 
 
 def is_too_short(skip: SkippedFile) -> bool:
-    """Whether a file was skipped only for being too short to fingerprint (it was read)."""
+    """Whether a file was skipped only for having no text to judge (it was read)."""
     return skip.stage == "features" and skip.reason.startswith(TOO_SHORT)
 
 
@@ -100,17 +104,29 @@ class DocumentProcessor:
             p.sketch_size, p.minhash_perms,
         )  # fmt: skip
 
-    def too_short(self, words: int) -> str:
-        """Why a text of ``words`` distinct words has no fingerprint (scan and compare alike)."""
-        return (
-            f"{TOO_SHORT}: {words} distinct words (minimum {self.params.min_features})"
+    def fingerprint_short(self, fv: FeatureVector) -> tuple[int, bytes, bytes, int]:
+        """A short text's SimHash fingerprint and MinHash signature, of its character bigrams;
+        its comparison form (UTF-8) in place of a sketch (edit similarity verifies it); and the
+        number of distinct bigrams."""
+        hashes, counts = bigram_features(fv.form)
+        fp, _, signature = document_parts(
+            hashes, counts, _NO_HASHES, self.params.sketch_size, self.params.minhash_perms
         )
+        return fp, fv.form.encode("utf-8", "surrogatepass"), signature, int(hashes.size)
+
+    def record_parts(self, fv: FeatureVector) -> tuple[int, bytes, bytes, int]:
+        """Fingerprint, sketch (or a short text's form), MinHash signature and feature count of
+        a document's features: by characters below ``SHORT_TEXT_CHARS``, else by words."""
+        if fv.chars < SHORT_TEXT_CHARS:
+            return self.fingerprint_short(fv)
+        fp, sketch, signature = self.fingerprint_features(fv)
+        return fp, sketch, signature, len(fv)
 
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
         fv = self.features(doc.text)
-        if len(fv) < self.params.min_features:
-            return SkippedFile(doc.path, "features", self.too_short(len(fv)))
-        fp, sketch, signature = self.fingerprint_features(fv)
+        if not fv.form:
+            return SkippedFile(doc.path, "features", NOTHING_TO_JUDGE)
+        fp, sketch, signature, feature_count = self.record_parts(fv)
         return FingerprintedDocument(
             path=doc.path,
             fingerprint=fp,
@@ -118,7 +134,7 @@ class DocumentProcessor:
             encoding_source=doc.encoding_source,
             size=doc.size,
             token_count=fv.token_count,
-            feature_count=len(fv),
+            feature_count=feature_count,
             content_hash=fv.content_hash,
             chars=fv.chars,
             sketch=sketch,
@@ -156,8 +172,7 @@ class DocumentProcessor:
         if task is None or document is None:
             return result, None, digest
         if isinstance(result, SkippedFile) and not is_too_short(result):
-            # A text too short to fingerprint still goes to the task: a short document copied
-            # whole into a longer one is a passage of it.
+            # A text with nothing to judge still goes to the task, which decides for itself.
             return result, None, digest
         try:
             return result, task(document), digest
@@ -212,4 +227,7 @@ def fingerprint(text: str, params: FeatureParams | None = None, **options: Any) 
     """
     params = replace(params or FeatureParams(), **options) if options else params or FeatureParams()
     proc = processor_for(params)
-    return proc.fingerprint_features(proc.features(text))[0]
+    features = proc.features(text)
+    if not features.form:  # nothing to judge: what scan skips (NOTHING_TO_JUDGE)
+        return 0
+    return proc.record_parts(features)[0]
