@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-formats clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -123,6 +123,14 @@ $(BENCH_VENV)/.rows-installed: pyproject.toml $(BENCH_VENV)/.installed
 ROWS_ARGS ?=
 bench-rows: $(BENCH_VENV)/.rows-installed
 	$(BENCH_VENV)/bin/python benchmarks/rows.py --bench $(SHARED)/bench/visible $(ROWS_ARGS)
+
+# Short texts (issue 32): rows of 20-300 characters cut from the set's Markdown (generated,
+# cached in benchmarks/results/short-N/) with planted exact, normalised and edited copies and
+# hard negatives: simdup dedup's recall by length band and false removals, beside the rjieba +
+# rensa script of bench-rows. SHORT_ARGS="--rows 2000 --repeat 1" for a quick run.
+SHORT_ARGS ?=
+bench-short: $(BENCH_VENV)/.rows-installed
+	$(BENCH_VENV)/bin/python benchmarks/short.py --bench $(SHARED)/bench/visible $(SHORT_ARGS)
 
 # Documents in other formats: the set converted to DOCX, ODT, HTML, EPUB, RTF, .doc and PDF
 # (pandoc, LibreOffice, Chromium; cached in benchmarks/results/formats/, ~25 minutes the first
