@@ -131,6 +131,7 @@ bench-rows: $(BENCH_VENV)/.rows-installed
 SHORT_ARGS ?=
 bench-short: $(BENCH_VENV)/.rows-installed
 	$(BENCH_VENV)/bin/python benchmarks/short.py --bench $(SHARED)/bench/visible $(SHORT_ARGS)
+	$(BENCH_VENV)/bin/python benchmarks/short_crossover.py --bench $(SHARED)/bench/visible
 
 # Documents in other formats: the set converted to DOCX, ODT, HTML, EPUB, RTF, .doc and PDF
 # (pandoc, LibreOffice, Chromium; cached in benchmarks/results/formats/, ~25 minutes the first
