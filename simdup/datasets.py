@@ -51,6 +51,7 @@ from .readers.rows import (
 )
 from .records import FingerprintedDocument, RowPlace, ScanResult, SkippedFile
 from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
+from .text.processor import NOTHING_TO_JUDGE
 from .text.segmentation import resolve_backend
 
 
@@ -184,6 +185,8 @@ def _write_jsonl(
                     continue
                 record = json.loads(line)
                 record["cluster_id"], record["duplicate_of"] = _annotation(decisions, n)
+                if not decisions.judged[n]:
+                    record["judged"] = False  # nothing to judge: an empty or blank text
                 out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
                 written += 1
             out.write(b"".join(held))
@@ -371,7 +374,8 @@ def dedup_files(
 
 
 def _write_removed(target: str, decisions: Dedup) -> None:
-    """Each removed row, with the row kept for it (or the stored document), as JSON Lines."""
+    """Each removed row, with the row kept for it (or the stored document), as JSON Lines;
+    then each row kept because it has nothing to judge (``"judged": false`` and why)."""
 
     def place(n: int) -> tuple[str, int, int | None]:
         line = int(decisions.line[n])
@@ -397,6 +401,12 @@ def _write_removed(target: str, decisions: Dedup) -> None:
             else:
                 record.update(duplicate_of=decisions.stored_match[n], stored=True)
             record["similarity"] = round(similarity, 4)
+            out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+        # The rows kept without being judged (nothing in them), said so, after the removed ones.
+        for n in np.flatnonzero(~decisions.judged).tolist():
+            file, row, line = place(n)
+            record = {"key": decisions.keys[n], "file": file, "row": row, "line": line,
+                      "judged": False, "reason": NOTHING_TO_JUDGE}  # fmt: skip
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
 
 

@@ -14,7 +14,8 @@ is kept follows the policy, not an accident of the index.
 With a stored index (``against``), a row that is a near-duplicate of a stored document is
 removed first, as a duplicate of it; the other rows are then clustered among themselves.
 
-A row too short to fingerprint is kept: it cannot be judged a near-duplicate.
+A row with nothing to judge (an empty or blank text) is kept, counted (``too_short``) and marked
+(``judged``): it cannot be a near-duplicate of anything.
 
 What is kept of a row is columns (``row_fingerprints``: its place, its fingerprint, its id when
 the dataset names one; its sketch in a temporary file): no text, and no object per row.
@@ -87,6 +88,8 @@ class Dedup:
     row: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     line: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     stored_match: dict[int, str] = field(default_factory=dict)
+    # False for a row with nothing to judge (an empty or blank text): kept, never compared.
+    judged: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -275,7 +278,9 @@ def _decide(
     settings = options.describe(resolve_backend(options.features.segmenter))
     settings["keep"] = keep
     settings["records"] = rows_description(rows)
+    judged = np.zeros(n, dtype=bool)
+    judged[row_of] = True
     return Dedup(
         keys, keep_mask, cluster, duplicate_of, similarity, got.too_short, tuple(skipped),
-        settings, files, got.file, got.row, got.line, stored,
+        settings, files, got.file, got.row, got.line, stored, judged,
     )  # fmt: skip

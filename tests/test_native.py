@@ -51,6 +51,7 @@ count_controls_python = native.twin("count_controls")
 markup_word_hashes_python = native.twin("markup_word_hashes")
 markup_marks_python = native.twin("markup_marks")
 strip_ignorables_python = native.twin("strip_ignorables")
+word_runs_python = native.twin("word_runs")
 strip_link_targets_python = native.twin("strip_link_targets")
 strip_urls_python = native.twin("strip_urls")
 _edge_chain_python = native.twin("edge_chain")
@@ -428,6 +429,23 @@ def test_markup_word_hashes_match_python(text: str) -> None:
 def test_markup_marks_match_python(text: str) -> None:
     assert native.speedups is not None
     assert native.speedups.markup_marks(text) == markup_marks_python(text)
+
+
+# Word characters and separators of every width, the edges of the ideograph and kana ranges.
+_WORD_RUN_CHARS = list("aZ9_ -,，。\n\t½²ǅ\u0301\U00020bb7") + [
+    chr(cp) for lo, hi in ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
+    for cp in (lo - 1, lo, hi, hi + 1)
+]
+
+
+@needs_native
+@many
+@given(st.text(max_size=200) | st.text(st.sampled_from(_WORD_RUN_CHARS), max_size=200))
+def test_word_runs_match_python(text: str) -> None:
+    """Runs of letters and digits joined by one space, none between two ideographs or kana:
+    the native pass gives what the regular expressions give, for any text."""
+    assert native.speedups is not None
+    assert native.speedups.word_runs(text) == word_runs_python(text)
 
 
 _IGNORABLE_EDGES = [chr(cp) for lo, hi in DEFAULT_IGNORABLE for cp in (lo - 1, lo, hi, hi + 1)]

@@ -91,9 +91,19 @@ def test_dedup_removes_identical_short_reviews_and_counts_empty_rows(tmp_path: P
     assert code == 0, err
     kept = [json.loads(line)["id"] for line in out.read_text().splitlines()]
     assert kept == ["a", "d", "g", "h"]
-    gone = {r["key"]: r["duplicate_of"] for r in map(json.loads, removed.read_text().splitlines())}
+    listed = [json.loads(line) for line in removed.read_text().splitlines()]
+    gone = {r["key"]: r["duplicate_of"] for r in listed if "duplicate_of" in r}
     assert gone == {"b": "a", "c": "a", "e": "d", "f": "a"}
+    [blank] = [r for r in listed if "duplicate_of" not in r]
+    assert blank["key"] == "g" and blank["judged"] is False and blank["row"] == 6
+    assert "too short to judge" in blank["reason"]
     assert "1 too short to judge" in err
+    annotated = tmp_path / "out" / "annotated.jsonl"
+    code, _, err = run("dedup", str(source), "-o", str(annotated), "--annotate", "--id-field", "id")
+    assert code == 0, err
+    lines = annotated.read_text().splitlines()
+    marks = {r["id"]: r.get("judged", True) for r in map(json.loads, lines)}
+    assert marks == {k: k != "g" for k in "abcdefgh"}
 
 
 def test_scan_finds_a_one_line_file_and_its_copies(tmp_path: Path) -> None:

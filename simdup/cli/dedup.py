@@ -51,12 +51,17 @@ An input that changes during the run exits 4; no partial output is left.
 )
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", required=True, metavar="FILE", help="The deduplicated dataset.")
-@click.option("--removed", metavar="FILE", help="List each removed row (JSON Lines).")
+@click.option(
+    "--removed",
+    metavar="FILE",
+    help="List each removed row (JSON Lines), then each row kept unjudged because it has no "
+    'text ("judged": false).',
+)
 @click.option(
     "--annotate",
     is_flag=True,
     help="Keep every row and add cluster_id and duplicate_of to it (keys of a JSON object, "
-    "CSV or Parquet columns).",
+    'CSV or Parquet columns); a JSON row with no text to judge also gets "judged": false.',
 )
 @click.option(
     "--keep",

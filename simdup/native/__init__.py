@@ -45,6 +45,7 @@ TWINS: dict[str, str] = {
     "strip_urls": "simdup.text.normalize:strip_urls_python",
     "strip_link_targets": "simdup.text.normalize:strip_link_targets_python",
     "markup_marks": "simdup.text.normalize:markup_marks_python",
+    "word_runs": "simdup.text.normalize:word_runs_python",
     "markup_word_hashes": "simdup.text.features:markup_word_hashes_python",
     # fingerprints and sketches
     "simhash": "simdup.algorithms.simhash:simhash_python",

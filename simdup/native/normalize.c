@@ -459,7 +459,50 @@ static PyObject *markup_word_hashes(PyObject *module, PyObject *text)
     return result;
 }
 
+/* ------------------------------------------------------------------ word_runs */
+
+PyDoc_STRVAR(word_runs_doc,
+"word_runs(text) -> str\n\n"
+"simdup.text.normalize.word_runs_python(text): the maximal runs of alphanumeric characters,\n"
+"joined by one space, with no space between two ideographs or kana.");
+
+/* The ideographs and kana between which a space carries nothing (normalize._CJK). */
+static inline int is_cjk_char(Py_UCS4 ch)
+{
+    return (ch >= 0x3040 && ch <= 0x30FF) || (ch >= 0x3400 && ch <= 0x4DBF) ||
+           (ch >= 0x4E00 && ch <= 0x9FFF) || (ch >= 0xF900 && ch <= 0xFAFF);
+}
+
+static PyObject *word_runs(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "word_runs") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 *out = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Py_UCS4));
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t len = 0;
+    int pending_space = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (!is_alnum(ch)) {
+            pending_space = len > 0;
+            continue;
+        }
+        if (pending_space && !(is_cjk_char(out[len - 1]) && is_cjk_char(ch)))
+            out[len++] = ' ';
+        pending_space = 0;
+        out[len++] = ch;
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, len);
+    PyMem_Free(out);
+    return result;
+}
+
 PyMethodDef simdup_normalize_methods[] = {
+    {"word_runs", word_runs, METH_O, word_runs_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
     {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},

@@ -203,10 +203,21 @@ strip_urls: Callable[[str, list[str] | None], str] = (
 )
 
 
-# Spaces between two ideographs (or kana) carry nothing: "中 文" is "中文" (a PDF's spacing).
-_CJK_GAP = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]) "
-                      r"(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
-_NOT_WORD = re.compile(r"[\W_]+")
+# Spaces between two ideographs (or kana) carry nothing: "中 文" is "中文" (a PDF's spacing, a
+# re-wrapped Chinese line).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_GAP = re.compile(f" (?<=[{_CJK}] )(?=[{_CJK}])")
+_WORD_RUN = re.compile(r"[^\W_]+")
+
+
+def word_runs_python(text: str) -> str:
+    """The maximal runs of letters and digits (``str.isalnum``) of ``text``, joined by one
+    space, with no space between two ideographs or kana (the reference implementation)."""
+    return _CJK_GAP.sub("", " ".join(_WORD_RUN.findall(text)))
+
+
+# One pass in C where the accelerator is built (~5x the regular expressions).
+word_runs: Callable[[str], str] = speedups.word_runs if speedups else word_runs_python
 
 
 def comparison_form(text: str) -> str:
@@ -219,13 +230,15 @@ def comparison_form(text: str) -> str:
     # Separators first: what is left is mostly NFKC already (full-width punctuation is gone),
     # so the whole-text NFKC (~90 us a 1 KB text) is rarely needed; after it, and after case
     # folding, separators are looked for again ("½" becomes "1⁄2").
-    spaced = _NOT_WORD.sub(" ", text)
-    if not spaced.isascii() and not unicodedata.is_normalized("NFKC", spaced):
-        spaced = _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", spaced))
-    folded = spaced.casefold()
-    if not folded.isascii() and not unicodedata.is_normalized("NFKC", folded):
-        folded = _NOT_WORD.sub(" ", unicodedata.normalize("NFKC", folded))
-    return _CJK_GAP.sub("", " ".join(folded.split()))
+    form = word_runs(text)
+    if not form.isascii() and not unicodedata.is_normalized("NFKC", form):
+        form = word_runs(unicodedata.normalize("NFKC", form))
+    folded = form.casefold()
+    if folded != form and not folded.isascii():  # "İ" folds to "i" and a combining dot
+        if not unicodedata.is_normalized("NFKC", folded):
+            folded = unicodedata.normalize("NFKC", folded)
+        folded = word_runs(folded)
+    return folded
 
 
 def normalize_term(word: str) -> str:
