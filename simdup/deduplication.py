@@ -275,6 +275,23 @@ def _decide(
             duplicate_of[member] = centre
             similarity[member] = neighbours[centre][member]
         clusters += 1
+    # A group of one comparison form larger than SAME_FORM_CLIQUE is joined as a star around
+    # its first row: when the keep policy made another row the centre, the star's other rows
+    # are left alone. They are the same text as the star's first row, so they go where it went
+    # (removed as duplicates of its centre, or of it when it is a centre).
+    for pair in verified:
+        if not pair.exact:
+            continue
+        a, b = int(row_of[pair.i]), int(row_of[pair.j])
+        for alone, placed in ((a, b), (b, a)):
+            if alone in assigned or placed not in assigned or alone in stored:
+                continue
+            centre = placed if duplicate_of[placed] < 0 else int(duplicate_of[placed])
+            assigned.add(alone)
+            keep_mask[alone] = False
+            cluster[alone] = cluster[centre]
+            duplicate_of[alone] = centre
+            similarity[alone] = neighbours[placed].get(centre, 1.0) if placed != centre else 1.0
     settings = options.describe(resolve_backend(options.features.segmenter))
     settings["keep"] = keep
     settings["records"] = rows_description(rows)

@@ -154,3 +154,56 @@ def test_dedup_against_an_index_removes_short_stored_copies(tmp_path: Path, copy
     code, _, err = run("dedup", str(source), "-o", str(out), "--against", db)
     assert code == 0, err
     assert [json.loads(line)["text"] for line in out.read_text().splitlines()] == ["new"]
+
+
+@pytest.mark.parametrize("clique", [3, 256])
+def test_same_form_pairs_are_every_pair_of_a_group_or_a_star_above_the_clique(
+    clique: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import itertools
+    import random
+
+    from simdup.document_table import DocumentTable
+    from simdup.join import verify
+
+    monkeypatch.setattr(verify, "SAME_FORM_CLIQUE", clique)
+    rng = random.Random(clique)
+    for _ in range(40):
+        n = rng.randint(0, 60)
+        values = [rng.randrange(rng.choice([2, 5, 50])) + 1 for _ in range(n)]
+        hashes = [format(v * 0x9E3779B97F4A7C15F39CC0605CEDC834 % 2**128, "032x") for v in values]
+        docs = [FingerprintedDocument(f"p{k}", 0, "", "", 0, 0, 0, h, 10)
+                for k, h in enumerate(hashes)]  # fmt: skip
+        i, j = verify.same_form_pairs(DocumentTable.of(docs))
+        got = {(min(a, b), max(a, b)) for a, b in zip(i.tolist(), j.tolist(), strict=True)}
+        assert len(got) == i.size  # each pair once
+        groups: dict[str, list[int]] = {}
+        for k, h in enumerate(hashes):
+            groups.setdefault(h, []).append(k)
+        want: set[tuple[int, int]] = set()
+        for members in groups.values():
+            if len(members) <= clique:
+                want |= set(itertools.combinations(members, 2))
+            else:
+                want |= {(members[0], m) for m in members[1:]}
+        assert got == want
+
+
+@pytest.mark.parametrize("keep", ["first", "longest", "shortest"])
+def test_a_large_group_of_one_form_keeps_one_row_whatever_the_policy(
+    keep: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over SAME_FORM_CLIQUE rows of one form are joined as a star, not every pair: one row is
+    kept all the same, and every other names it (the same text)."""
+    from simdup.deduplication import dedup_records
+    from simdup.join import verify
+
+    monkeypatch.setattr(verify, "SAME_FORM_CLIQUE", 4)
+    rows = ["Thanks!", "thanks", "THANKS!!!", "Thanks.", "thanks !", "Thanks!!", "other text"]
+    decided = dedup_records(rows, keep=keep, jobs=1)
+    kept = [rows[k] for k in range(len(rows)) if decided.keep[k]]
+    assert len(kept) == 2 and "other text" in kept
+    centre = next(k for k in range(6) if decided.keep[k])
+    assert {int(decided.duplicate_of[k]) for k in range(6) if k != centre} == {centre}
+    if keep == "longest":
+        assert rows[centre] == "THANKS!!!"

@@ -204,25 +204,22 @@ def same_form_pairs(table: DocumentTable) -> tuple[np.ndarray, np.ndarray]:
     empty = np.empty(0, dtype=np.int64)
     if keys.size < 2:
         return empty, empty
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys, kind="stable")  # each group's documents in table order
     sorted_keys = keys[order]
-    start = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    first = np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))
+    start = np.flatnonzero(first)
     size = np.diff(np.append(start, keys.size))
-    ii: list[np.ndarray] = []
-    jj: list[np.ndarray] = []
-    for first, n in zip(start[size > 1].tolist(), size[size > 1].tolist(), strict=True):
-        members = order[first : first + n]
-        if n <= SAME_FORM_CLIQUE:
-            a, b = np.triu_indices(n, 1)
-            ii.append(members[a])
-            jj.append(members[b])
-        else:
-            head = members.min()
-            rest = members[members != head]
-            ii.append(np.full(rest.size, head))
-            jj.append(rest)
-    if not ii:
-        return empty, empty
+    group_size = np.repeat(size, size)  # per entry of ``order``
+    place = np.arange(keys.size) - np.repeat(start, size)  # its place in its group
+    # Groups up to the clique size: each entry with every entry after it in its group.
+    count = np.where(group_size <= SAME_FORM_CLIQUE, group_size - 1 - place, 0)
+    left = np.repeat(np.arange(keys.size), count)
+    offset = np.arange(left.size) - np.repeat(np.cumsum(count) - count, count)
+    ii, jj = [order[left]], [order[left + 1 + offset]]
+    # Larger groups: a star around the group's first document.
+    star = (group_size > SAME_FORM_CLIQUE) & (place > 0)
+    ii.append(order[(np.arange(keys.size) - place)[star]])
+    jj.append(order[star])
     return np.concatenate(ii), np.concatenate(jj)
 
 
