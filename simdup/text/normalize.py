@@ -227,18 +227,15 @@ def comparison_form(text: str) -> str:
     exact duplicate); short texts are compared by the edit similarity of their forms. The
     caller strips markup first (``strip_markup``) and default-ignorables (``strip_ignorables``).
     """
-    # Separators first: what is left is mostly NFKC already (full-width punctuation is gone),
-    # so the whole-text NFKC (~90 us a 1 KB text) is rarely needed; after it, and after case
-    # folding, separators are looked for again ("½" becomes "1⁄2").
-    form = word_runs(text)
+    # Case folded, then split into runs: what is left is mostly NFKC already (full-width
+    # punctuation is gone), so the whole-text NFKC (~90 us a 1 KB text) is rarely needed. NFKC
+    # can make capitals ("Ａ" is "A") and separators ("½" is "1⁄2"): folded and split again.
+    form = word_runs(text.casefold())
     if not form.isascii() and not unicodedata.is_normalized("NFKC", form):
-        form = word_runs(unicodedata.normalize("NFKC", form))
-    folded = form.casefold()
-    if folded != form and not folded.isascii():  # "İ" folds to "i" and a combining dot
-        if not unicodedata.is_normalized("NFKC", folded):
-            folded = unicodedata.normalize("NFKC", folded)
-        folded = word_runs(folded)
-    return folded
+        form = word_runs(unicodedata.normalize("NFKC", form).casefold())
+        if not unicodedata.is_normalized("NFKC", form):  # folding can leave NFKC ("ǰ")
+            form = word_runs(unicodedata.normalize("NFKC", form))
+    return form
 
 
 def normalize_term(word: str) -> str:
