@@ -52,6 +52,7 @@ markup_word_hashes_python = native.twin("markup_word_hashes")
 markup_marks_python = native.twin("markup_marks")
 strip_ignorables_python = native.twin("strip_ignorables")
 word_runs_python = native.twin("word_runs")
+bigram_hashes_python = native.twin("bigram_hashes")
 strip_link_targets_python = native.twin("strip_link_targets")
 strip_urls_python = native.twin("strip_urls")
 _edge_chain_python = native.twin("edge_chain")
@@ -446,6 +447,15 @@ def test_word_runs_match_python(text: str) -> None:
     the native pass gives what the regular expressions give, for any text."""
     assert native.speedups is not None
     assert native.speedups.word_runs(text) == word_runs_python(text)
+
+
+@needs_native
+@many
+@given(st.text(max_size=200))
+def test_bigram_hashes_match_python(text: str) -> None:
+    assert native.speedups is not None
+    raw = native.speedups.bigram_hashes(text)
+    assert np.frombuffer(raw, dtype=np.uint64).tolist() == bigram_hashes_python(text).tolist()
 
 
 _IGNORABLE_EDGES = [chr(cp) for lo, hi in DEFAULT_IGNORABLE for cp in (lo - 1, lo, hi, hi + 1)]

@@ -18,10 +18,12 @@ short: the bigrams that many texts share come last in each text's order.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 
 import numpy as np
 
+from ..native import speedups
 from .minhash import _GOLDEN, mix64
 
 _CODE_BITS = 21  # Unicode code points fit in 21 bits: a bigram is two of them
@@ -51,14 +53,24 @@ def edit_similarities(a: list[str], b: list[str]) -> np.ndarray:
 _BIGRAM_SEED = np.uint64(0x62696772616D7321)  # "bigrams!": never a word's hash
 
 
-def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct character bigrams of ``text`` (with a mark at each end) as stable 64-bit
-    hashes, and how often each occurs: the features of a short text's fingerprint."""
+def bigram_hashes_python(text: str) -> np.ndarray:
+    """The stable 64-bit hash of each character bigram of ``text`` with a mark (code 0) at
+    each end, in order, repeats kept (the reference implementation)."""
     codes = np.frombuffer(("\x00" + text + "\x00").encode("utf-32-le", "surrogatepass"),
                           dtype=np.uint32).astype(np.uint64)  # fmt: skip
     grams = (codes[:-1] << np.uint64(_CODE_BITS)) | codes[1:]
-    distinct, counts = np.unique(grams, return_counts=True)
-    return mix64(distinct ^ _BIGRAM_SEED), counts.astype(np.float64)
+    return mix64(grams ^ _BIGRAM_SEED)
+
+
+def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct character bigrams of ``text`` (with a mark at each end) as stable 64-bit
+    hashes, and how often each occurs: the features of a short text's fingerprint."""
+    if speedups is not None and sys.byteorder == "little":
+        hashes = np.frombuffer(speedups.bigram_hashes(text), dtype=np.uint64)
+    else:
+        hashes = bigram_hashes_python(text)
+    distinct, counts = np.unique(hashes, return_counts=True)
+    return distinct, counts.astype(np.float64)
 
 
 def max_edits(length: np.ndarray, threshold: float) -> np.ndarray:

@@ -501,8 +501,39 @@ static PyObject *word_runs(PyObject *module, PyObject *text)
     return result;
 }
 
+/* ------------------------------------------------------------------ bigram_hashes */
+
+/* Seed of a short text's bigrams (simdup.algorithms.edit_join._BIGRAM_SEED: "bigrams!"). */
+#define BIGRAM_SEED UINT64_C(0x62696772616D7321)
+
+PyDoc_STRVAR(bigram_hashes_doc,
+"bigram_hashes(text) -> bytes\n\n"
+"simdup.algorithms.edit_join.bigram_hashes_python(text) as native-order uint64: the hash of\n"
+"each character bigram of text with a mark (0) at each end, in order, repeats kept.");
+
+static PyObject *bigram_hashes(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "bigram_hashes") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    PyObject *result = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(uint64_t));
+    if (result == NULL)
+        return NULL;
+    uint64_t *out = (uint64_t *)PyBytes_AS_STRING(result);
+    uint64_t previous = 0; /* the mark before the text */
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        uint64_t ch = i < n ? (uint64_t)PyUnicode_READ(kind, data, i) : 0;
+        out[i] = mh_mix(((previous << 21) | ch) ^ BIGRAM_SEED);
+        previous = ch;
+    }
+    return result;
+}
+
 PyMethodDef simdup_normalize_methods[] = {
     {"word_runs", word_runs, METH_O, word_runs_doc},
+    {"bigram_hashes", bigram_hashes, METH_O, bigram_hashes_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
     {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},

@@ -260,7 +260,12 @@ def extract_features(
     markup: bool = True,
     weighting: str = "tfidf",
     ngram: int = 1,
+    words_from: int = 0,
 ) -> FeatureVector:
+    """The weighted words of ``text`` and its comparison form. A text shorter than
+    ``words_from`` characters (whitespace collapsed) gets its form only, no words (a short
+    text is judged by its characters: segmenting it would be wasted), and counts as tokens the
+    ideographs and the other runs of its form."""
     # Before anything looks at the words: a zero-width character must not split one.
     text = strip_ignorables(text)
     collapsed = collapse(text)
@@ -275,6 +280,11 @@ def extract_features(
     # whatever the case, width, punctuation and spacing. A text of punctuation or markup alone
     # is its own form, as written.
     form = comparison_form(visible) or collapsed
+    if len(collapsed) < words_from:
+        return FeatureVector(
+            (), _NO_SLOTS, _NO_HASHES, _NO_WEIGHTS, len(_FORM_TOKEN.findall(form)),
+            len(collapsed), content_hash(form), _NO_HASHES, form,
+        )  # fmt: skip
     vocab = vocabulary(segmenter, stopwords)
     vocab.ensure_room()
     if ngram == 2:
@@ -295,6 +305,11 @@ def extract_features(
 
 
 _NO_HASHES = np.empty(0, dtype=np.uint64)
+_NO_SLOTS = np.empty(0, dtype=np.int64)
+_NO_WEIGHTS = np.empty(0, dtype=np.float64)
+# A short text's tokens: each ideograph or kana, each other run of its form.
+_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_FORM_TOKEN = re.compile(f"[{_IDEOGRAPHS}]|[^\\s{_IDEOGRAPHS}]+")
 
 # The words of the markup are hashed on their own, not as terms: most are URL fragments (ids,
 # paths) seen once, which would fill the vocabulary and its memo (~40% of the characters of a

@@ -82,7 +82,9 @@ class DocumentProcessor:
         self.vocabulary = vocabulary(self.segmenter, self.stopwords)
         jieba_table()
 
-    def features(self, text: str) -> FeatureVector:
+    def features(self, text: str, words_from: int = 0) -> FeatureVector:
+        """The text's weighted words and comparison form; below ``words_from`` characters its
+        form only (``extract_features``)."""
         p = self.params
         return extract_features(
             text,
@@ -91,6 +93,7 @@ class DocumentProcessor:
             markup=p.markup,
             weighting=p.weighting,
             ngram=p.ngram,
+            words_from=words_from,
         )
 
     def fingerprint_features(self, fv: FeatureVector) -> tuple[int, bytes, bytes]:
@@ -123,7 +126,8 @@ class DocumentProcessor:
         return fp, sketch, signature, len(fv)
 
     def document(self, doc: DecodedDocument) -> FingerprintedDocument | SkippedFile:
-        fv = self.features(doc.text)
+        # A short text's words are not needed: it is judged by its characters.
+        fv = self.features(doc.text, words_from=SHORT_TEXT_CHARS)
         if not fv.form:
             return SkippedFile(doc.path, "features", NOTHING_TO_JUDGE)
         fp, sketch, signature, feature_count = self.record_parts(fv)
