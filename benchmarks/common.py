@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -417,3 +418,52 @@ def anchor_python(create: bool = True) -> tuple[Path | None, str]:
         return None, f"could not create the anchor venv: {exc} {' '.join(tail)}".strip()
     stamp.write_text(wanted)
     return python, f"{ANCHOR_VENV.relative_to(REPO)} ({', '.join(wanted.splitlines())})"
+
+
+def rounds_of_dedup_runs(
+    runnable: list[dict[str, Any]],
+    repeat: int,
+    label: str,
+    rotated: Callable[[list[Any], int], list[Any]],
+    removals: Callable[[Path], Any],
+    first_score: Callable[[dict[str, Any], Any], dict[str, Any]],
+) -> None:
+    """Run each contender (``name``, ``command``, ``folder``, ``removed_file``) in a fresh
+    process, ``repeat`` rounds in rotated order (ABC BCA CAB ...), appending a record of each run
+    to its ``runs``: seconds, exit status, peak memory, and whether it removed what its first
+    successful run removed (``removals`` reads that from ``removed_file``); the first
+    successful run is scored (``first_score(contender, removed)``, into ``score``)."""
+    for c in runnable:
+        c["runs"] = []
+    for round_no in range(repeat):
+        for c in rotated(runnable, round_no):
+            shutil.rmtree(c["folder"], ignore_errors=True)
+            c["folder"].mkdir(parents=True)
+            log(f"{label} round {round_no + 1}/{repeat}: {c['name']} ...")
+            m = run_measured(
+                c["command"],
+                cwd=REPO,
+                heartbeat=lambda s, name=c["name"]: log(f"  ... {name} {s:.0f} s"),
+            )
+            run: dict[str, Any] = {
+                "seconds": m.seconds,
+                "returncode": m.returncode,
+                "max_rss_mb": m.max_rss_mb,
+                "tree_peak_rss_mb": m.tree_peak_rss_mb,
+                "tree_peak_pss_mb": m.tree_peak_pss_mb,
+            }
+            log(
+                f"  {m.seconds:.1f} s, tree peak PSS {m.tree_peak_pss_mb or 0:.0f} MB "
+                f"(RSS sum {m.tree_peak_rss_mb or 0:.0f} MB)"
+            )
+            if m.returncode != 0:
+                run["stderr"] = m.stderr[-2000:]
+                log(f"  failed ({m.returncode}): {m.stderr.strip().splitlines()[-1:]}")
+            else:
+                removed = removals(c["removed_file"])
+                if "score" not in c:
+                    log("  scoring ...")
+                    c["score"] = first_score(c, removed)
+                    c["removals"] = removed
+                run["same_removals"] = removed == c["removals"]
+            c["runs"].append(run)

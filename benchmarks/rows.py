@@ -45,7 +45,6 @@ from typing import Any
 from common import (
     DEFAULT_BENCH,
     MB,
-    REPO,
     RESULTS,
     bench_folders,
     environment,
@@ -54,7 +53,7 @@ from common import (
     markdown_table,
     median,
     reproduce_command,
-    run_measured,
+    rounds_of_dedup_runs,
     write_json,
     write_report,
 )
@@ -317,41 +316,13 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
     root, manifest = generate(n, args.seed, docs)
     plan = contenders(args, root)
     runnable = [c for c in plan if "command" in c]
-    for c in runnable:
-        c["runs"] = []
-    for round_no in range(args.repeat):
-        for c in rotated(runnable, round_no):
-            shutil.rmtree(c["folder"], ignore_errors=True)
-            c["folder"].mkdir(parents=True)
-            log(f"rows={n:,} round {round_no + 1}/{args.repeat}: {c['name']} ...")
-            m = run_measured(
-                c["command"],
-                cwd=REPO,
-                heartbeat=lambda s, name=c["name"]: log(f"  ... {name} {s:.0f} s"),
-            )
-            run: dict[str, Any] = {
-                "seconds": m.seconds,
-                "returncode": m.returncode,
-                "max_rss_mb": m.max_rss_mb,
-                "tree_peak_rss_mb": m.tree_peak_rss_mb,
-                "tree_peak_pss_mb": m.tree_peak_pss_mb,
-            }
-            log(
-                f"  {m.seconds:.1f} s, tree peak PSS {m.tree_peak_pss_mb or 0:.0f} MB "
-                f"(RSS sum {m.tree_peak_rss_mb or 0:.0f} MB)"
-            )
-            if m.returncode != 0:
-                run["stderr"] = m.stderr[-2000:]
-                log(f"  failed ({m.returncode}): {m.stderr.strip().splitlines()[-1:]}")
-            else:
-                removed = read_removed(c["removed_file"])
-                if "score" not in c:
-                    log("  scoring ...")
-                    c["score"] = score(removed, manifest["planted"], root)
-                    c["score"].update(check_output(c["output"], removed, n))
-                    c["removals"] = removed
-                run["same_removals"] = removed == c["removals"]
-            c["runs"].append(run)
+
+    def first_score(c: dict[str, Any], removed: Any) -> dict[str, Any]:
+        found = score(removed, manifest["planted"], root)
+        found.update(check_output(c["output"], removed, n))
+        return found
+
+    rounds_of_dedup_runs(runnable, args.repeat, f"rows={n:,}", rotated, read_removed, first_score)
     result: dict[str, Any] = {
         "rows": n,
         "bytes": manifest["bytes"],

@@ -81,6 +81,7 @@ from common import (
     markdown_table,
     median,
     reproduce_command,
+    rounds_of_dedup_runs,
     run_measured,
     write_json,
     write_report,
@@ -786,37 +787,13 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
     texts = {str(row["id"]): row["text"] for row in read_rows(root / "rows.jsonl")}
     ids = list(texts)
     runnable = plan(args, root)
-    for c in runnable:
-        c["runs"] = []
-    for round_no in range(args.repeat):
-        for c in rotated(runnable, round_no):
-            shutil.rmtree(c["folder"], ignore_errors=True)
-            c["folder"].mkdir(parents=True)
-            log(f"short-{n} round {round_no + 1}/{args.repeat}: {c['name']} ...")
-            m = run_measured(
-                c["command"],
-                cwd=REPO,
-                heartbeat=lambda s, name=c["name"]: log(f"  ... {name} {s:.0f} s"),
-            )
-            run: dict[str, Any] = {
-                "seconds": m.seconds,
-                "returncode": m.returncode,
-                "max_rss_mb": m.max_rss_mb,
-                "tree_peak_rss_mb": m.tree_peak_rss_mb,
-                "tree_peak_pss_mb": m.tree_peak_pss_mb,
-            }
-            log(f"  {m.seconds:.1f} s, tree peak PSS {m.tree_peak_pss_mb or 0:.0f} MB")
-            if m.returncode != 0:
-                run["stderr"] = m.stderr[-2000:]
-                log(f"  failed ({m.returncode}): {m.stderr.strip().splitlines()[-1:]}")
-            else:
-                removed = read_removed(c["removed_file"])
-                if "score" not in c:
-                    c["score"] = score(removed, manifest, texts, args.examples)
-                    c["score"].update(check_output(c["output"], removed, ids))
-                    c["removals"] = removed
-                run["same_removals"] = removed == c["removals"]
-            c["runs"].append(run)
+
+    def first_score(c: dict[str, Any], removed: Any) -> dict[str, Any]:
+        found = score(removed, manifest, texts, args.examples)
+        found.update(check_output(c["output"], removed, ids))
+        return found
+
+    rounds_of_dedup_runs(runnable, args.repeat, f"short-{n}", rotated, read_removed, first_score)
     result: dict[str, Any] = {k: v for k, v in manifest.items() if k not in ("planted", "key")}
     result["contenders"] = [
         {k: v for k, v in c.items() if k not in ("folder", "output", "removed_file", "removals")}
