@@ -93,13 +93,13 @@ def _qgrams(texts: list[str], q: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     codes = codes.astype(np.uint64)
     count = lengths + q - 1
-    # Text t's q-grams start at each place from its pad before it (texts and pads laid end to
-    # end: ``count[t]`` places each), the last reading into the pad after it.
-    at = np.arange(int(count.sum()))
-    gram = np.zeros(at.size, dtype=np.uint64)
+    # Texts and pads laid end to end: text t's q-grams start at each of ``count[t]`` places
+    # from its pad before it, the last reading into the pad after it.
+    total = int(count.sum())
+    gram = np.zeros(total, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for offset in range(q):
-            gram = mix64(gram ^ codes[at + offset])
+            gram = mix64(gram ^ codes[offset : offset + total])
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), count)
     # The k-th repeat of a q-gram in a text is its own token (the lemma counts repeats).
     order = np.lexsort((gram, doc))

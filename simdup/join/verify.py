@@ -129,11 +129,9 @@ def candidate_pairs_touching(
     if options.method == "minhash" and len(table) and keys is None:
         keys = signature_band_keys(docs, options)
     verifying = options.verify or options.method == "minhash"
-    short = short_rows(table.chars) if verifying else np.empty(0, dtype=np.int64)
-    if not short.size:
+    if not (verifying and short_rows(table.chars).size):
         found = candidates_of(table.fingerprint, table.chars, keys, options, touched)
         ii, jj = found.i, found.j
-        extra = same_form_pairs(table)
     else:
         long = np.flatnonzero(table.chars >= SHORT_TEXT_CHARS)
         found = candidates_of(
@@ -141,9 +139,8 @@ def candidate_pairs_touching(
             options, None if touched is None else touched[long],
         )  # fmt: skip
         ii, jj = long[found.i], long[found.j]
-        same, near = same_form_pairs(table), short_text_pairs(table, short, options)
-        extra = (np.concatenate((same[0], near[0])), np.concatenate((same[1], near[1])))
     del found
+    extra = unindexed_pairs(table, options)
     # The pairs of one form or of short texts that the index did not propose (most pairs of
     # one form it did: the same words). Looked up a slice of the index's candidates at a time,
     # and joined to them only when there are some: the candidates of 10^6 rows are ~9 million.
@@ -185,18 +182,23 @@ def form_and_short_candidates(
     texts within the edit similarity (for a join that makes the index's candidates elsewhere:
     ``DaskJoin`` adds these, made in the process that holds the records)."""
     table = DocumentTable.of(docs)
-    parts = [same_form_pairs(table)]
-    if options.verify or options.method == "minhash":
-        short = short_rows(table.chars)
-        if short.size > 1:
-            parts.append(short_text_pairs(table, short, options))
-    ii = np.concatenate([p[0] for p in parts]).astype(np.int64)
-    jj = np.concatenate([p[1] for p in parts]).astype(np.int64)
-    lo, hi = np.minimum(ii, jj), np.maximum(ii, jj)
-    pair = np.unique(lo * max(len(table), 1) + hi)
-    ii, jj = pair // max(len(table), 1), pair % max(len(table), 1)
+    n = max(len(table), 1)
+    pair = _not_among(unindexed_pairs(table, options), np.empty(0, np.int64),
+                      np.empty(0, np.int64), n)  # fmt: skip
+    ii, jj = pair // n, pair % n
     distance = np.bitwise_count(table.fingerprint[ii] ^ table.fingerprint[jj]).astype(np.uint8)
     return Candidates(ii, jj, distance)
+
+
+def unindexed_pairs(table: DocumentTable, options: ScanOptions) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs no index proposes: documents of one comparison form, and (with verification)
+    short texts within the edit similarity. A pair may come twice."""
+    same = same_form_pairs(table)
+    short = short_rows(table.chars)
+    if not (options.verify or options.method == "minhash") or short.size < 2:
+        return same
+    near = short_text_pairs(table, short, options)
+    return np.concatenate((same[0], near[0])), np.concatenate((same[1], near[1]))
 
 
 def short_rows(chars: np.ndarray) -> np.ndarray:
@@ -262,11 +264,12 @@ def short_text_pairs(
     # The documents of each form (short rows, grouped), capped at the clique size.
     order = np.argsort(form_of, kind="stable")
     starts = np.searchsorted(form_of[order], np.arange(len(distinct) + 1))
-    counts = np.minimum(np.diff(starts), SAME_FORM_CLIQUE)
-    counts[np.diff(starts) > SAME_FORM_CLIQUE] = 1
-    reps = np.repeat(np.arange(fi.size), counts[fi] * counts[fj])
-    within = np.arange(reps.size) - np.repeat(np.cumsum(counts[fi] * counts[fj])
-                                              - counts[fi] * counts[fj], counts[fi] * counts[fj])
+    counts = np.diff(starts)
+    counts[counts > SAME_FORM_CLIQUE] = 1
+    # Each pair of forms gives counts[fi] * counts[fj] pairs of documents.
+    per = counts[fi] * counts[fj]
+    reps = np.repeat(np.arange(fi.size), per)
+    within = np.arange(reps.size) - np.repeat(np.cumsum(per) - per, per)
     a = short[order[starts[fi[reps]] + within // counts[fj[reps]]]]
     b = short[order[starts[fj[reps]] + within % counts[fj[reps]]]]
     return a, b
