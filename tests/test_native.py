@@ -12,6 +12,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Callable
@@ -36,7 +37,7 @@ from simdup.algorithms.sketch import (
 from simdup.passages import EdgeVocabulary
 from simdup.text import textscan
 from simdup.text.blocks import split_lines
-from simdup.text.normalize import DEFAULT_IGNORABLE
+from simdup.text.normalize import DEFAULT_IGNORABLE, INERT_LETTERS
 from simdup.text.segmentation import get_segmenter
 from simdup.text.textscan import (
     RUN_SEPARATOR,
@@ -52,6 +53,7 @@ markup_word_hashes_python = native.twin("markup_word_hashes")
 markup_marks_python = native.twin("markup_marks")
 strip_ignorables_python = native.twin("strip_ignorables")
 word_runs_python = native.twin("word_runs")
+folded_word_runs_python = native.twin("folded_word_runs")
 bigram_hashes_python = native.twin("bigram_hashes")
 strip_link_targets_python = native.twin("strip_link_targets")
 strip_urls_python = native.twin("strip_urls")
@@ -65,6 +67,16 @@ collapse_python = native.twin("collapse")
 digest_python = native.twin("digest")
 
 PURE = os.environ.get("SIMDUP_PURE_PYTHON", "") not in ("", "0")
+
+
+def comparison_form_long_way(text: str) -> str:
+    """The comparison form by its definition: NFKC and case folding until they hold, then the
+    runs of letters and digits."""
+    form = word_runs_python(text.casefold())
+    while not unicodedata.is_normalized("NFKC", form) or form.casefold() != form:
+        form = word_runs_python(unicodedata.normalize("NFKC", form).casefold())
+    return form
+
 # `make fuzz` raises this (SIMDUP_FUZZ_EXAMPLES) for the C code's sake.
 EXAMPLES = int(os.environ.get("SIMDUP_FUZZ_EXAMPLES", "150"))
 many = settings(max_examples=EXAMPLES, deadline=None)
@@ -447,6 +459,31 @@ def test_word_runs_match_python(text: str) -> None:
     the native pass gives what the regular expressions give, for any text."""
     assert native.speedups is not None
     assert native.speedups.word_runs(text) == word_runs_python(text)
+
+
+# Letters that take the one-pass way and letters that send a text the long way ("É", "ß", "Ａ",
+# "ゟ", the compatibility ideographs, U+0345), separators of every width, the ranges' edges.
+_FOLDED_CHARS = _WORD_RUN_CHARS + list("AbZÉéßĳǅΣς\u0345ＡＢ１ゟヿ가힣ﬁ™") + [
+    chr(cp) for lo, hi in INERT_LETTERS for cp in (lo - 1, lo, hi, hi + 1)
+]
+
+
+@needs_native
+@many
+@given(st.text(max_size=200) | st.text(st.sampled_from(_FOLDED_CHARS), max_size=200))
+def test_folded_word_runs_match_python(text: str) -> None:
+    """The one-pass comparison form: the same form, or the same refusal, as the twin."""
+    assert native.speedups is not None
+    assert native.speedups.folded_word_runs(text) == folded_word_runs_python(text)
+
+
+@many
+@given(st.text(max_size=200) | st.text(st.sampled_from(_FOLDED_CHARS), max_size=200))
+def test_folded_word_runs_is_the_comparison_form_when_it_answers(text: str) -> None:
+    """Where the one pass answers, its answer is the long way's: case folded, NFKC, runs."""
+    folded = folded_word_runs_python(text)
+    if folded is not None:
+        assert folded == comparison_form_long_way(text)
 
 
 @needs_native

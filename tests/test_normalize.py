@@ -19,6 +19,7 @@ from simdup.text.normalize import (
     _MD_REFERENCE,
     _URL,
     DEFAULT_IGNORABLE,
+    INERT_LETTERS,
     normalize_term,
     strip_ignorables,
     strip_ignorables_python,
@@ -332,3 +333,23 @@ def test_ordinary_characters_are_kept() -> None:
     assert strip_ignorables(text) == strip_ignorables_python(text) == text
     ascii_text = "plain ASCII text"
     assert strip_ignorables_python(ascii_text) is ascii_text
+
+
+def test_inert_letters_are_left_alone_by_case_folding_and_nfkc() -> None:
+    """The letters of the one-pass comparison form (``INERT_LETTERS``): each is a letter or
+    digit that case folding and NFKC leave as it is, in this Python's Unicode."""
+    for lo, hi in INERT_LETTERS:
+        for cp in range(lo, hi + 1):
+            ch = chr(cp)
+            assert ch.isalnum(), hex(cp)
+            assert ch.casefold() == ch and unicodedata.normalize("NFKC", ch) == ch, hex(cp)
+
+
+def test_only_u0345_is_a_non_letter_that_folds_to_a_letter() -> None:
+    """The one-pass form drops every character that is no letter or digit, except U+0345,
+    which case folding turns into one (it sends the text the long way)."""
+    folding_into_letters = [
+        cp for cp in range(0x110000)
+        if not chr(cp).isalnum() and any(c.isalnum() for c in chr(cp).casefold())
+    ]  # fmt: skip
+    assert folding_into_letters == [0x0345]

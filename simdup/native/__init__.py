@@ -46,6 +46,7 @@ TWINS: dict[str, str] = {
     "strip_link_targets": "simdup.text.normalize:strip_link_targets_python",
     "markup_marks": "simdup.text.normalize:markup_marks_python",
     "word_runs": "simdup.text.normalize:word_runs_python",
+    "folded_word_runs": "simdup.text.normalize:folded_word_runs_python",
     "bigram_hashes": "simdup.algorithms.edit_join:bigram_hashes_python",
     "markup_word_hashes": "simdup.text.features:markup_word_hashes_python",
     # fingerprints and sketches

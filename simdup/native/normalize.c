@@ -501,6 +501,85 @@ static PyObject *word_runs(PyObject *module, PyObject *text)
     return result;
 }
 
+/* ------------------------------------------------------------------ folded_word_runs */
+
+PyDoc_STRVAR(folded_word_runs_doc,
+"folded_word_runs(text) -> str | None\n\n"
+"simdup.text.normalize.folded_word_runs_python(text): word_runs(text.casefold()) when every\n"
+"letter or digit of text is ASCII, an ideograph, kana or a Hangul syllable (characters that\n"
+"case folding and NFKC leave alone) and text has no U+0345; None otherwise.");
+
+/* Letters that casefold() and NFKC leave as they are (normalize.INERT_LETTERS, checked
+   against unicodedata by the tests): the unified ideographs and Extension A, the kana letters
+   but U+309F and U+30FF (NFKC spells them out), the Hangul syllables. */
+static inline int is_inert_letter(Py_UCS4 ch)
+{
+    return (ch >= 0x4E00 && ch <= 0x9FFF) || (ch >= 0x3400 && ch <= 0x4DBF) ||
+           (ch >= 0xAC00 && ch <= 0xD7A3) || (ch >= 0x3041 && ch <= 0x3096) ||
+           (ch >= 0x309D && ch <= 0x309E) || (ch >= 0x30A1 && ch <= 0x30FA) ||
+           (ch >= 0x30FC && ch <= 0x30FE);
+}
+
+/* One pass of folded_word_runs over characters of type T into out (of the same type): the
+   length written, or -1 when a character sends the text the long way. */
+#define FOLDED_WORD_RUNS(T)                                                                   \
+    static Py_ssize_t folded_word_runs_##T(const T *in, Py_ssize_t n, T *out)                \
+    {                                                                                         \
+        Py_ssize_t len = 0;                                                                   \
+        int pending_space = 0;                                                                \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                  \
+            Py_UCS4 ch = in[i];                                                               \
+            if (ch < 128) {                                                                   \
+                if (ascii_class[ch] != 1) {                                                   \
+                    pending_space = len > 0;                                                  \
+                    continue;                                                                 \
+                }                                                                             \
+                if (ch >= 'A' && ch <= 'Z')                                                   \
+                    ch += 'a' - 'A';                                                          \
+            }                                                                                 \
+            else if (!is_inert_letter(ch)) {                                                  \
+                /* U+0345 is no letter, but folds to one (iota). */                           \
+                if (ch == 0x0345 || Py_UNICODE_ISALNUM(ch))                                   \
+                    return -1;                                                                \
+                pending_space = len > 0;                                                      \
+                continue;                                                                     \
+            }                                                                                 \
+            if (pending_space && !(is_cjk_char(out[len - 1]) && is_cjk_char(ch)))             \
+                out[len++] = ' ';                                                             \
+            pending_space = 0;                                                                \
+            out[len++] = (T)ch;                                                               \
+        }                                                                                     \
+        return len;                                                                           \
+    }
+
+FOLDED_WORD_RUNS(Py_UCS1)
+FOLDED_WORD_RUNS(Py_UCS2)
+FOLDED_WORD_RUNS(Py_UCS4)
+
+static PyObject *folded_word_runs(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "folded_word_runs") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    /* The form is no longer than the text, and its characters are the text's (or lower). */
+    void *out = PyMem_Malloc((size_t)(n > 0 ? n : 1) * (size_t)kind);
+    if (out == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t len;
+    if (kind == PyUnicode_1BYTE_KIND)
+        len = folded_word_runs_Py_UCS1(data, n, out);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        len = folded_word_runs_Py_UCS2(data, n, out);
+    else
+        len = folded_word_runs_Py_UCS4(data, n, out);
+    /* FromKindAndData finds the narrowest kind the form fits (a string's canonical form). */
+    PyObject *result = len < 0 ? Py_NewRef(Py_None) : PyUnicode_FromKindAndData(kind, out, len);
+    PyMem_Free(out);
+    return result;
+}
+
 /* ------------------------------------------------------------------ bigram_hashes */
 
 /* Seed of a short text's bigrams (simdup.algorithms.edit_join._BIGRAM_SEED: "bigrams!"). */
@@ -533,6 +612,7 @@ static PyObject *bigram_hashes(PyObject *module, PyObject *text)
 
 PyMethodDef simdup_normalize_methods[] = {
     {"word_runs", word_runs, METH_O, word_runs_doc},
+    {"folded_word_runs", folded_word_runs, METH_O, folded_word_runs_doc},
     {"bigram_hashes", bigram_hashes, METH_O, bigram_hashes_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},

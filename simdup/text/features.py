@@ -273,8 +273,10 @@ def extract_features(
     # What a reader sees: no tags, link targets or front matter; a bare URL is shown, so it is
     # kept here and removed only from the words that weigh (its path fragments would make
     # unrelated documents collide).
-    visible = strip_markup(text, removed, urls=False) if markup else text
-    urls = markup and markup_marks(visible) & MARK_URL
+    marks = markup_marks(text) if markup else 0
+    visible = strip_markup(text, removed, urls=False, marks=marks) if marks else text
+    # A removal never makes a mark: the visible text can hold a URL only if the text did.
+    urls = marks & MARK_URL and markup_marks(visible) & MARK_URL
     cleaned = strip_urls(visible, removed) if urls else visible
     # Exact duplicates are judged on the comparison form: the same words in the same order,
     # whatever the case, width, punctuation and spacing. A text of punctuation or markup alone
