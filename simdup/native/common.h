@@ -38,6 +38,13 @@
 #define CJK_FIRST 0x4E00
 #define CJK_LAST 0x9FD5
 
+/* A hint that memory at p is about to be read (a no-op where the compiler has none). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 static inline int is_cjk(Py_UCS4 ch) { return ch >= CJK_FIRST && ch <= CJK_LAST; }
 
 /* 0: separator, 1: word character, 2: whitespace (a separator that can sit inside a CJK
