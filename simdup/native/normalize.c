@@ -215,6 +215,41 @@ PyDoc_STRVAR(markup_marks_doc,
 "markup_marks(text) -> int\n\n"
 "simdup.text.normalize.markup_marks_python(text): which markup strip_markup may find, in one pass.");
 
+/* One loop per character width (plain array reads); every mark starts with an ASCII
+   character, so the rest are passed over with one comparison. */
+#define MARKUP_MARKS(T)                                                                       \
+    static long markup_marks_##T(const T *s, Py_ssize_t n)                                    \
+    {                                                                                         \
+        long marks = 0;                                                                       \
+        if (n >= 3 && s[0] == '-' && s[1] == '-' && s[2] == '-')                              \
+            marks |= MARK_FRONT_MATTER;                                                       \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                  \
+            Py_UCS4 ch = s[i];                                                                \
+            if (ch > 'w')                                                                     \
+                continue;                                                                     \
+            if (ch == '<') {                                                                  \
+                marks |= MARK_TAG;                                                            \
+            }                                                                                 \
+            else if (ch == ']' && i + 1 < n) {                                                \
+                Py_UCS4 next = s[i + 1];                                                      \
+                marks |= next == '(' ? MARK_LINK : next == ':' ? MARK_REFERENCE : 0;          \
+            }                                                                                 \
+            else if (ch == ':' && i + 2 < n && s[i + 1] == '/' && s[i + 2] == '/') {          \
+                marks |= MARK_URL;                                                            \
+            }                                                                                 \
+            else if ((ch == 'w' || ch == 'W') && i + 3 < n && s[i + 1] == ch &&               \
+                     s[i + 2] == ch && s[i + 3] == '.') {                                     \
+                marks |= MARK_URL;                                                            \
+            }                                                                                 \
+        }                                                                                     \
+        return marks;                                                                         \
+    }
+
+MARKUP_MARKS(Py_UCS1)
+MARKUP_MARKS(Py_UCS2)
+MARKUP_MARKS(Py_UCS4)
+#undef MARKUP_MARKS
+
 static PyObject *markup_marks(PyObject *module, PyObject *text)
 {
     if (check_text(text, "markup_marks") < 0)
@@ -222,28 +257,9 @@ static PyObject *markup_marks(PyObject *module, PyObject *text)
     const int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-#define CH(k) PyUnicode_READ(kind, data, (k))
-    long marks = 0;
-    if (n >= 3 && CH(0) == '-' && CH(1) == '-' && CH(2) == '-')
-        marks |= MARK_FRONT_MATTER;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 ch = CH(i);
-        if (ch == '<') {
-            marks |= MARK_TAG;
-        }
-        else if (ch == ']' && i + 1 < n) {
-            Py_UCS4 next = CH(i + 1);
-            marks |= next == '(' ? MARK_LINK : next == ':' ? MARK_REFERENCE : 0;
-        }
-        else if (ch == ':' && i + 2 < n && CH(i + 1) == '/' && CH(i + 2) == '/') {
-            marks |= MARK_URL;
-        }
-        else if ((ch == 'w' || ch == 'W') && i + 3 < n && CH(i + 1) == ch && CH(i + 2) == ch &&
-                 CH(i + 3) == '.') {
-            marks |= MARK_URL;
-        }
-    }
-#undef CH
+    long marks = kind == PyUnicode_1BYTE_KIND   ? markup_marks_Py_UCS1(data, n)
+                 : kind == PyUnicode_2BYTE_KIND ? markup_marks_Py_UCS2(data, n)
+                                                : markup_marks_Py_UCS4(data, n);
     return PyLong_FromLong(marks);
 }
 

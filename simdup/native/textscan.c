@@ -350,41 +350,58 @@ static int tally_codes(Tally *t, const int32_t *codes, Py_ssize_t n)
    break is inside a token only when it sits in whitespace between two ideographs), with
    surrounding whitespace trimmed. Finds the unit starting at or after *pos; returns 0 at the
    end of the text. */
+/* One loop per character width, so that reads are plain array accesses (reading through
+   PyUnicode_READ tested the width at every character: a third of a digest). */
+#define NEXT_UNIT(T)                                                                          \
+    static int next_unit_##T(const T *s, Py_ssize_t n, Py_ssize_t *pos, Py_ssize_t *start,   \
+                             Py_ssize_t *end)                                                 \
+    {                                                                                         \
+        Py_ssize_t i = *pos;                                                                  \
+        while (i < n && is_space(s[i]))                                                       \
+            i++;                                                                              \
+        if (i >= n)                                                                           \
+            return 0;                                                                         \
+        *start = i;                                                                           \
+        for (;;) {                                                                            \
+            /* the next whitespace run that holds a line break */                             \
+            while (i < n && !is_space(s[i]))                                                  \
+                i++;                                                                          \
+            if (i >= n) {                                                                     \
+                *end = *pos = n;                                                              \
+                return 1;                                                                     \
+            }                                                                                 \
+            Py_ssize_t gap = i, newline = 0;                                                  \
+            while (i < n && is_space(s[i])) {                                                 \
+                if (s[i] == '\n')                                                             \
+                    newline = 1;                                                              \
+                i++;                                                                          \
+            }                                                                                 \
+            if (i >= n) {                                                                     \
+                *end = gap;                                                                   \
+                *pos = n;                                                                     \
+                return 1;                                                                     \
+            }                                                                                 \
+            if (newline && !(is_cjk(s[gap - 1]) && is_cjk(s[i]))) {                           \
+                *end = gap;                                                                   \
+                *pos = i;                                                                     \
+                return 1;                                                                     \
+            }                                                                                 \
+        }                                                                                     \
+    }
+
+NEXT_UNIT(Py_UCS1)
+NEXT_UNIT(Py_UCS2)
+NEXT_UNIT(Py_UCS4)
+#undef NEXT_UNIT
+
 static int next_unit(int kind, const void *data, Py_ssize_t n, Py_ssize_t *pos,
                      Py_ssize_t *start, Py_ssize_t *end)
 {
-    Py_ssize_t i = *pos;
-    while (i < n && is_space(PyUnicode_READ(kind, data, i)))
-        i++;
-    if (i >= n)
-        return 0;
-    *start = i;
-    for (;;) {
-        /* the next whitespace run that holds a line break */
-        while (i < n && !is_space(PyUnicode_READ(kind, data, i)))
-            i++;
-        if (i >= n) {
-            *end = *pos = n;
-            return 1;
-        }
-        Py_ssize_t gap = i, newline = 0;
-        while (i < n && is_space(PyUnicode_READ(kind, data, i))) {
-            if (PyUnicode_READ(kind, data, i) == '\n')
-                newline = 1;
-            i++;
-        }
-        if (i >= n) {
-            *end = gap;
-            *pos = n;
-            return 1;
-        }
-        if (newline && !(is_cjk(PyUnicode_READ(kind, data, gap - 1)) &&
-                         is_cjk(PyUnicode_READ(kind, data, i)))) {
-            *end = gap;
-            *pos = i;
-            return 1;
-        }
-    }
+    if (kind == PyUnicode_1BYTE_KIND)
+        return next_unit_Py_UCS1(data, n, pos, start, end);
+    if (kind == PyUnicode_2BYTE_KIND)
+        return next_unit_Py_UCS2(data, n, pos, start, end);
+    return next_unit_Py_UCS4(data, n, pos, start, end);
 }
 
 /* ---- the memo of units, natively (unit_memo) ---- */
