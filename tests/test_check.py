@@ -439,3 +439,81 @@ def test_html_report_from_the_command_line(refs: Path, tmp_path: Path):
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and 'class="copied' in page
     assert "web.md" in page and "simdup-check/1" in page
+
+
+# -- a class, own work (issue 33) ------------------------------------------------------------
+
+
+def write_class(folder: Path) -> dict[str, str]:
+    """Three theses: b copies a paragraph of a, c is original; a's text is its own."""
+    folder.mkdir()
+    a_par, b_own, c_own, a_rest = hanzi(801, 300), hanzi(802, 400), hanzi(803, 600), hanzi(804, 300)
+    theses = {
+        "a.md": f"# 论文甲\n\n{a_par}\n\n{a_rest}\n",
+        "b.md": f"# 论文乙\n\n{b_own}\n\n{a_par}\n",
+        "c.md": f"# 论文丙\n\n{c_own}\n",
+    }
+    for name, text in theses.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return theses
+
+
+def test_a_class_checked_against_its_own_folder_is_checked_each_against_the_others(
+    tmp_path: Path,
+):
+    """Cross-checking a class (互查): every thesis against the others, never against itself."""
+    folder = tmp_path / "class"
+    write_class(folder)
+    result = check([str(folder)], against=[str(folder)])
+    by_name = {Path(d.path).name: d for d in result.documents}
+    assert set(by_name) == {"a.md", "b.md", "c.md"}
+    # a and b share a's paragraph: each is the other's source; c shares nothing.
+    assert [Path(s.source).name for s in by_name["a.md"].sources] == ["b.md"]
+    assert [Path(s.source).name for s in by_name["b.md"].sources] == ["a.md"]
+    assert 0.3 < by_name["b.md"].copy_ratio < 0.6
+    assert by_name["c.md"].copy_ratio == 0.0 and not by_name["c.md"].sources
+    assert result.source_count == 3
+    # One thesis checked alone against the folder it is in: the others are its sources.
+    alone = check([str(folder / "b.md")], against=[str(folder)]).documents[0]
+    assert alone.copy_ratio == by_name["b.md"].copy_ratio
+    # The same through the command line, in JSON: the classmate named.
+    out = invoke("check", str(folder), "--against", str(folder), "-f", "json")
+    data = json.loads(out.stdout)
+    named = {Path(d["path"]).name: [Path(s["source"]).name for s in d["sources"]]
+             for d in data["documents"]}  # fmt: skip
+    assert named == {"a.md": ["b.md"], "b.md": ["a.md"], "c.md": []}
+
+
+def test_two_students_handing_in_one_file_are_each_the_others_source(tmp_path: Path):
+    folder = tmp_path / "class"
+    theses = write_class(folder)
+    (folder / "d.md").write_text(theses["c.md"], encoding="utf-8")  # c's file, handed in twice
+    result = check([str(folder)], against=[str(folder)])
+    by_name = {Path(d.path).name: d for d in result.documents}
+    assert by_name["c.md"].copy_ratio == 1.0 and by_name["d.md"].copy_ratio == 1.0
+    assert [Path(s.source).name for s in by_name["c.md"].sources] == ["d.md"]
+
+
+def test_own_work_among_the_sources_is_one_source_counted_as_own(tmp_path: Path):
+    """The author's paper in the reference library and named with --self: one source, own
+    work (去除本人文献复制比), whether the library holds that file or a copy of it."""
+    library = tmp_path / "library"
+    library.mkdir()
+    paper, other = hanzi(811, 400), hanzi(812, 400)
+    (library / "my-paper.md").write_text(paper, encoding="utf-8")
+    (library / "someone.md").write_text(other, encoding="utf-8")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "my-paper-copy.md").write_text(paper, encoding="utf-8")
+    thesis = tmp_path / "thesis.md"
+    thesis.write_text(f"{hanzi(813, 800)}\n\n{paper}\n\n{other}\n", encoding="utf-8")
+    for own in (library / "my-paper.md", mine):
+        checked = check([str(thesis)], against=[str(library)], own=[str(own)]).documents[0]
+        shares = {Path(s.source).name: s for s in checked.sources}
+        assert len(shares) == 2, shares
+        (own_share,) = [s for s in shares.values() if s.own]
+        assert own_share.source.endswith("my-paper.md")
+        assert not shares["someone.md"].own
+        assert checked.ratio_without_own == pytest.approx(shares["someone.md"].ratio)
+        assert checked.ratio_without_own < checked.copy_ratio - 0.2
+        assert {f.kind for f in checked.fragments} == {"own", "copied"}

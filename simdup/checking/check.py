@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import xxhash
 
 from ..__about__ import __version__
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
@@ -74,42 +75,76 @@ class _Source:
     text: str
     tokens: Tokens
     locations: Locations | None
+    identity: Identity | None = None  # the file's (device, inode), when it is a file
 
 
 Progress = Callable[[str], None]
 
 
 class Corpus:
-    """The sources a document is checked against, tokenised and indexed."""
+    """The sources a document is checked against, tokenised and indexed: each file once,
+    however many of ``against``, ``own`` and an index name it; and the author's own work once,
+    as own work, when a file of the other sources holds the same text (a reference library
+    with the author's paper in it)."""
 
     def __init__(self, rule: FragmentRule) -> None:
         self.rule = rule
         self.index = SourceIndex(rule)
         self.sources: list[_Source] = []
         self.skipped: list[SkippedFile] = []
+        self._by_identity: dict[Identity, _Source] = {}
+        self._by_text: dict[bytes, list[_Source]] = {}
+        # The documents read, by file: a checked document that is also a source is read once.
+        self.documents: dict[Identity, DecodedDocument] = {}
 
-    def add(self, document: DecodedDocument, *, own: bool = False) -> None:
+    def add(
+        self, document: DecodedDocument, *, own: bool = False, identity: Identity | None = None
+    ) -> None:
+        """``document`` as a source (its own work if ``own``). The same file is not added
+        again, nor a text of the author's own work again: a source with the text of own work
+        is own work. (Two other files with one text stay two sources: two students may hand
+        in the same file, and each is then the other's source.)"""
+        digest = xxhash.xxh3_128_digest(document.text.encode("utf-8", "surrogatepass"))
+        known = self._by_identity.get(identity) if identity is not None else None
+        same_text = self._by_text.get(digest, [])
+        if known is None and any(own or other.own for other in same_text):
+            for other in same_text:  # every file of the author's text is own work
+                other.own = True
+            known = same_text[0]
+        if known is not None:
+            known.own = known.own or own
+            if identity is not None:
+                self._by_identity.setdefault(identity, known)
+            return
         tokens = tokenize(document.text)
         self.index.add(tokens.hashes)
-        self.sources.append(_Source(document.path, own, document.text, tokens, document.locations))
+        source = _Source(
+            document.path, own, document.text, tokens, document.locations, identity
+        )  # fmt: skip
+        self.sources.append(source)
+        self._by_text.setdefault(digest, []).append(source)
+        if identity is not None:
+            self._by_identity[identity] = source
 
     def add_paths(
-        self,
-        paths: Iterable[str],
-        discovery: DiscoveryOptions,
-        *,
-        own: bool = False,
-        avoid: Sequence[str] = (),
+        self, paths: Iterable[str], discovery: DiscoveryOptions, *, own: bool = False
     ) -> None:
-        """Every readable file under ``paths`` (found as a scan finds them), except the files
-        of ``avoid`` (the checked documents: a document is not its own source)."""
+        """Every readable file under ``paths`` (found as a scan finds them); a file already
+        among the sources is read once (and becomes own work if ``own``)."""
         files, skipped = discover(list(paths), discovery)
         self.skipped.extend(skipped)
-        avoided = {_identity(p) for p in avoid}
-        for source in files:
-            if _identity(source.path) in avoided:
+        for found in files:
+            identity = file_identity(found.path)
+            known = self._by_identity.get(identity)
+            if known is not None:
+                known.own = known.own or own
                 continue
-            self.add_read(read_document(source, discovery.max_size), own=own)
+            read = read_document(found, discovery.max_size)
+            if isinstance(read, SkippedFile):
+                self.skipped.append(read)
+                continue
+            self.documents[identity] = read
+            self.add(read, own=own, identity=identity)
 
     def add_read(self, found: DecodedDocument | SkippedFile, *, own: bool = False) -> None:
         if isinstance(found, SkippedFile):
@@ -117,19 +152,30 @@ class Corpus:
         else:
             self.add(found, own=own)
 
-    def matches(self, tokens: Tokens) -> list[tuple[_Source, list[Match]]]:
-        """Each source that ``tokens`` share copied fragments with, and the fragments."""
+    def matches(
+        self, tokens: Tokens, leave_out: Identity | None = None
+    ) -> list[tuple[_Source, list[Match]]]:
+        """Each source that ``tokens`` share copied fragments with, and the fragments; the
+        source that is the file ``leave_out`` (the checked document itself) is passed over."""
         found = []
         weights = tokens.weights
         for number in self.index.candidates(tokens.hashes):
             source = self.sources[number]
+            if leave_out is not None and source.identity == leave_out:
+                continue
             matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
             if matches:
                 found.append((source, matches))
         return found
 
 
-def _identity(path: str) -> tuple[int, int] | str:
+# A file as the system knows it: (device, inode), or its absolute path when it cannot be
+# looked at.
+Identity = tuple[int, int] | str
+
+
+def file_identity(path: str) -> Identity:
+    """Which file ``path`` names: two paths of one file (a link, ``./a`` and ``a``) are one."""
     try:
         st = os.stat(path)
     except OSError:
@@ -175,8 +221,10 @@ def check_document(
     templates: Corpus | None = None,
 ) -> DocumentCheck:
     """The duplicate check of one document against ``corpus`` (text matching a document of
-    ``templates`` is left out of the count)."""
+    ``templates`` is left out of the count). A document is never its own source: a source that
+    is the same file is passed over (a class checked against its own folder)."""
     text = document.text
+    itself = file_identity(document.path) if document.path not in ("", "-") else None
     tokens = tokenize(text)
     excluded: list[ExcludedRange] = []
     if options.exclude_references:
@@ -200,7 +248,7 @@ def check_document(
     covered_others = np.zeros(len(tokens), dtype=bool)
     fragments: list[CopiedFragment] = []
     shares: list[SourceShare] = []
-    for source, matches in corpus.matches(tokens):
+    for source, matches in corpus.matches(tokens, leave_out=itself):
         mine = np.zeros(len(tokens), dtype=bool)
         kept = 0
         for m in matches:
@@ -326,14 +374,15 @@ def check(
     with reading_session():
         targets, missing = discover(list(paths), options.discovery)
         skipped.extend(missing)
-        avoid = [t.path for t in targets]
         if progress:
             progress("reading sources")
-        corpus.add_paths(against, options.discovery, avoid=avoid)
-        corpus.add_paths(own, options.discovery, own=True, avoid=avoid)
+        # Every source is kept, the checked documents too (checked against its own folder, a
+        # class is checked each against the others); each document leaves out only itself.
+        corpus.add_paths(against, options.discovery)
+        corpus.add_paths(own, options.discovery, own=True)
         if db is not None:
             stored, gone = _stored_paths(db)
-            corpus.add_paths(stored, options.discovery, avoid=avoid)
+            corpus.add_paths(stored, options.discovery)
             corpus.skipped.extend(gone)
         if templates is not None:
             templates.add_paths(ignore, options.discovery)
@@ -342,7 +391,9 @@ def check(
         for target in targets:
             if progress:
                 progress(target.path)
-            found = read_document(target, options.discovery.max_size)
+            found = corpus.documents.get(file_identity(target.path)) or read_document(
+                target, options.discovery.max_size
+            )
             if isinstance(found, SkippedFile):
                 skipped.append(found)
                 continue
