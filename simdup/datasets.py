@@ -34,7 +34,7 @@ import numpy as np
 from .deduplication import Dedup, dedup_rows
 from .engines.base import Progress
 from .engines.rows import RowEngine, fingerprint_rows
-from .errors import ConfigError, MissingExtraError, OutputError, SimdupError
+from .errors import ConfigError, InputError, MissingExtraError, OutputError, SimdupError
 from .join import Reference
 from .join.local import LocalJoin, with_reference
 from .join.verify import duplicate_pair
@@ -46,6 +46,7 @@ from .readers.rows import (
     delimited_dialect,
     delimited_raw,
     format_of,
+    is_damage,
     jsonl_lines,
     rows_description,
 )
@@ -57,6 +58,39 @@ from .text.segmentation import resolve_backend
 
 class InputChangedError(SimdupError):
     """An input file changed while it was being deduplicated."""
+
+
+class DamagedInputError(InputError):
+    """An input is truncated or damaged (a partial download, a file cut inside a compressed
+    frame): deduplicating the rows before the damage would give a clean file that silently
+    lacks the rest, so nothing is written unless the caller accepts it."""
+
+
+def _damage(decisions: Dedup) -> DamagedInputError | None:
+    """The error for the first damaged input, if any (its skip record says where)."""
+    for skip in decisions.skipped:
+        if is_damage(skip.reason):
+            path, _, row = skip.path.rpartition("#")
+            before = f"after {row} rows" if row.isdigit() else "before its end"
+            return DamagedInputError(
+                path or skip.path,
+                f"{skip.reason} ({before}); nothing was written (--accept-damaged keeps the rows "
+                "read before the damage)",
+            )
+    return None
+
+
+def _unreadable(decisions: Dedup, inputs: Sequence[str]) -> list[dict[int, str]]:
+    """Per input, its rows that are no document (not JSON, no text field, a null text...) and
+    why, by row number (their skip records, ``file#row``)."""
+    number = {path: f for f, path in enumerate(inputs)}
+    found: list[dict[int, str]] = [{} for _ in inputs]
+    for skip in decisions.skipped:
+        path, _, row = skip.path.rpartition("#")
+        f = number.get(path)
+        if f is not None and row.isdigit():
+            found[f][int(row)] = skip.reason
+    return found
 
 
 @dataclass(frozen=True)
@@ -164,6 +198,7 @@ def _write_jsonl(
     written = 0
     if annotate:
         index = _index_of_rows(decisions, len(inputs))
+        unreadable = _unreadable(decisions, inputs)
     else:
         kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
     held: list[bytes] = []
@@ -171,7 +206,7 @@ def _write_jsonl(
         for f, path in enumerate(inputs):
             for row, (_, line) in enumerate(jsonl_lines(path, rows)):
                 if isinstance(line, str):
-                    continue  # no row: a line too long, a damaged stream
+                    continue  # no bytes held: a line too long, a damaged stream
                 if not annotate:
                     if _in(kept[f], row):
                         held.append(line if line.endswith(b"\n") else line + b"\n")
@@ -181,7 +216,9 @@ def _write_jsonl(
                             held.clear()
                     continue
                 n = int(index[f][row]) if row < index[f].size else -1
-                if n < 0:
+                if n < 0:  # no document, kept all the same: annotated with why, if it can be
+                    out.write(_annotated_unreadable(line, unreadable[f].get(row, "")))
+                    written += 1
                     continue
                 record = json.loads(line)
                 record["cluster_id"], record["duplicate_of"] = _annotation(decisions, n)
@@ -192,6 +229,20 @@ def _write_jsonl(
             out.write(b"".join(held))
             held.clear()
     return written
+
+
+def _annotated_unreadable(line: bytes, reason: str) -> bytes:
+    """A JSON line that is no document, for ``--annotate``: a JSON object gets ``cluster_id``
+    and ``duplicate_of`` (null) and ``skipped`` (why); anything else (not JSON, not UTF-8, not
+    an object) is written as stored."""
+    try:
+        record = json.loads(line)
+    except ValueError:  # not UTF-8 (UnicodeDecodeError is a ValueError) or not JSON
+        record = None
+    if not isinstance(record, dict):
+        return line if line.endswith(b"\n") else line + b"\n"
+    record.update(cluster_id=None, duplicate_of=None, skipped=reason)
+    return json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def _write_delimited(
@@ -222,11 +273,9 @@ def _write_delimited(
                     continue
                 if row is None:
                     continue
-                if annotate:
+                if annotate:  # every record, a record that is no document with empty values
                     n = int(index[f][row]) if row < index[f].size else -1
-                    if n < 0:
-                        continue
-                    cluster, duplicate_of = _annotation(decisions, n)
+                    cluster, duplicate_of = _annotation(decisions, n) if n >= 0 else (None, None)
                     values = ["" if cluster is None else str(cluster), duplicate_of or ""]
                     raw = _extended(raw, values, dialect)
                 elif not _in(kept[f], row):
@@ -321,9 +370,9 @@ def _chosen(
     found = np.full(numbers.size, -1, dtype=np.int64)
     inside = numbers < index[f].size
     found[inside] = index[f][numbers[inside]]
-    chosen = batch.filter(pa.array(found >= 0))
-    notes = [_annotation(decisions, int(n)) for n in found[found >= 0]]
-    columns = [*chosen.columns, pa.array([c for c, _ in notes], type=pa.int64()),
+    # Every row: one that is no document (a null text) with null values.
+    notes = [_annotation(decisions, n) if n >= 0 else (None, None) for n in found.tolist()]
+    columns = [*batch.columns, pa.array([c for c, _ in notes], type=pa.int64()),
                pa.array([d for _, d in notes], type=pa.string())]  # fmt: skip
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
@@ -340,6 +389,7 @@ def dedup_files(
     against: Reference | None = None,
     engine: RowEngine | None = None,
     progress: Progress | None = None,
+    accept_damaged: bool = False,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
@@ -347,7 +397,12 @@ def dedup_files(
     ``cluster_id`` and ``duplicate_of`` (the key of the row kept for it) added. With
     ``against`` (a stored index), rows that are near-duplicates of a stored document are
     removed too (``duplicate_of``: its key). ``engine``: where the rows are fingerprinted
-    (default: worker processes here; ``DaskRowEngine``: a Dask cluster)."""
+    (default: worker processes here; ``DaskRowEngine``: a Dask cluster).
+
+    A row that is no document (not JSON, no text field, a null text) is not written, and is
+    listed in ``removed`` with why; with ``annotate`` it is written (annotated with why where
+    it can be). A truncated or damaged input raises ``DamagedInputError`` and nothing is
+    written, unless ``accept_damaged``: then the rows read before the damage are."""
     rows = rows or RowOptions()
     inputs = list(inputs)
     kinds = {format_of(path, rows) for path in inputs}
@@ -362,6 +417,9 @@ def dedup_files(
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
+    damage = None if accept_damaged else _damage(decisions)
+    if damage is not None:
+        raise damage
     if kinds == {"parquet"}:
         written = _write_parquet(inputs, output, decisions, annotate)
     elif kinds & {"csv", "tsv"}:
@@ -407,6 +465,13 @@ def _write_removed(target: str, decisions: Dedup) -> None:
             file, row, line = place(n)
             record = {"key": decisions.keys[n], "file": file, "row": row, "line": line,
                       "judged": False, "reason": NOTHING_TO_JUDGE}  # fmt: skip
+            out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+        # Then the rows that are no document (written only with --annotate), and why.
+        for skip in decisions.skipped:
+            file, _, number = skip.path.rpartition("#")
+            record = {"key": skip.path, "file": file or None,
+                      "row": int(number) if number.isdigit() else None, "line": None,
+                      "judged": False, "reason": skip.reason, "unreadable": True}  # fmt: skip
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
 
 

@@ -256,8 +256,12 @@ def test_dedup_command_writes_kept_lines_byte_for_byte(tmp_path: Path) -> None:
     kept = zstandard.ZstdDecompressor().stream_reader(out.read_bytes()).read()
     assert kept == lines[0] + lines[3]  # byte for byte, the bad row dropped
     listed = [json.loads(line) for line in removed.read_text("utf-8").splitlines()]
-    pairs = [(r["key"], r["duplicate_of"], r["line"]) for r in listed]
+    pairs = [(r["key"], r["duplicate_of"], r["line"]) for r in listed if "duplicate_of" in r]
     assert pairs == [("2", "1", 2), ("4", "3", 5)]
+    # The bad row is listed too, with why (issue 33: it no longer vanishes).
+    (bad,) = [r for r in listed if r.get("unreadable")]
+    assert (bad["file"], bad["row"], bad["judged"]) == (str(data), 2, False)
+    assert "line 3 is not JSON" in bad["reason"]
     assert "5 rows read: 2 kept, 2 removed, 1 skipped" in result.stderr
     strict = CliRunner().invoke(cli, [*args, "--strict", "-q"])
     assert strict.exit_code == 3 and "not JSON" in strict.stderr
@@ -363,3 +367,84 @@ def test_dedup_annotate_keeps_every_row(tmp_path: Path) -> None:
         ("r", None, None),
     ]
     assert "3 rows read: 2 kept, 1 removed, 0 skipped (3 written, annotated)" in result.stderr
+
+
+def test_a_truncated_compressed_input_is_an_error_unless_accepted(tmp_path: Path) -> None:
+    """A .jsonl.zst cut inside a frame (a partial download): exit 3 and nothing written, not a
+    clean file that silently lacks the rest; --accept-damaged keeps the rows read before."""
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    texts = [_article(300 + k) for k in range(400)]  # > one zstd block (128 KB): some decode
+    whole = zstandard.ZstdCompressor().compress(_jsonl([{"text": t} for t in texts]))
+    data = tmp_path / "cut.jsonl.zst"
+    data.write_bytes(whole[: len(whole) * 2 // 3])
+    out, removed = tmp_path / "clean.jsonl", tmp_path / "removed.jsonl"
+    args = ["dedup", str(data), "-o", str(out), "--removed", str(removed)]
+    result = CliRunner().invoke(cli, [*args, "-q"])
+    assert result.exit_code == 3, result.output
+    assert "truncated or damaged" in result.stderr and "--accept-damaged" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.jsonl.zst"]
+    accepted = CliRunner().invoke(cli, [*args, "--accept-damaged"])
+    assert accepted.exit_code == 0, accepted.output
+    kept = [json.loads(line)["text"] for line in out.read_text("utf-8").splitlines()]
+    assert 0 < len(kept) < len(texts) and kept == texts[: len(kept)]
+    listed = [json.loads(line) for line in removed.read_text("utf-8").splitlines()]
+    assert any("truncated or damaged" in r["reason"] for r in listed)
+
+
+def test_annotate_keeps_rows_that_are_no_document(tmp_path: Path) -> None:
+    """--annotate keeps every row: a line that is not JSON as stored, a JSON object without
+    a text with "skipped" (why); the documents annotated as before."""
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    a = _article(70)
+    lines = [
+        json.dumps({"id": "p", "text": a}).encode() + b"\n",
+        b"{not json\n",
+        json.dumps({"id": "q", "body": "no text field"}).encode() + b"\n",
+        json.dumps({"id": "r", "text": _edited(a, 3)}).encode() + b"\n",
+    ]
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(b"".join(lines))
+    out = tmp_path / "annotated.jsonl"
+    args = ["dedup", str(data), "-o", str(out), "--annotate", "--id-field", "id"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    written = out.read_bytes().splitlines(keepends=True)
+    assert len(written) == 4 and written[1] == lines[1]
+    p, q, r = (json.loads(written[k]) for k in (0, 2, 3))
+    assert (p["cluster_id"], p["duplicate_of"]) == (0, None)
+    assert (r["cluster_id"], r["duplicate_of"]) == (0, "p")
+    assert q["id"] == "q" and q["duplicate_of"] is None and "no text field" in q["skipped"]
+
+
+def test_annotate_keeps_csv_and_parquet_rows_that_are_no_document(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    a = _article(80)
+    table = pa.table({"id": [0, 1, 2], "text": [a, None, _edited(a, 4)]})
+    data = tmp_path / "d.parquet"
+    pq.write_table(table, data)
+    out = tmp_path / "annotated.parquet"
+    result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(out), "--annotate"])
+    assert result.exit_code == 0, result.output
+    got = pq.read_table(out).to_pylist()
+    assert [(g["id"], g["cluster_id"], g["duplicate_of"] is None) for g in got] == [
+        (0, 0, True), (1, None, True), (2, 0, False)
+    ]  # fmt: skip
+    csv_data = tmp_path / "d.csv"
+    csv_data.write_text(f"id,text\n0,{a}\n1\n2,{_edited(a, 4)}\n", encoding="utf-8")
+    csv_out = tmp_path / "annotated.csv"
+    result = CliRunner().invoke(cli, ["dedup", str(csv_data), "-o", str(csv_out), "--annotate"])
+    assert result.exit_code == 0, result.output
+    rows = csv_out.read_text("utf-8").splitlines()
+    assert rows[0] == "id,text,cluster_id,duplicate_of" and len(rows) == 4
+    assert rows[2] == "1,," and rows[1].endswith(",0,") and rows[3].split(",")[-2] == "0"

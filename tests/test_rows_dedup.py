@@ -290,9 +290,10 @@ def test_annotate_parquet_adds_two_columns(tmp_path: Path) -> None:
     got = pq.read_table(out)
     assert got.schema.metadata == {b"k": b"v"}
     assert got.column_names == ["id", "text", "cluster_id", "duplicate_of"]
-    assert got.column("id").to_pylist() == ["p", "r", "s"]  # the null text row is no document
-    assert got.column("cluster_id").to_pylist() == [0, 0, None]
-    assert got.column("duplicate_of").to_pylist() == [None, "p", None]
+    # Every row, the null text row (no document) too, with null values (issue 33).
+    assert got.column("id").to_pylist() == ["p", "q", "r", "s"]
+    assert got.column("cluster_id").to_pylist() == [0, None, 0, None]
+    assert got.column("duplicate_of").to_pylist() == [None, None, "p", None]
 
 
 def test_scan_records_fingerprints_written_and_scanned_again(tmp_path: Path) -> None:

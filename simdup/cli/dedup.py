@@ -29,7 +29,8 @@ def _keep_policy(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 _DEDUP_CODES = exit_code_help(
-    files="--strict and some rows could not be read (each is listed)",
+    files="--strict and some rows could not be read (each is listed), or an input is\n"
+    "       truncated or damaged (nothing written; --accept-damaged keeps the rows before it)",
 )
 
 
@@ -45,6 +46,9 @@ Examples:
 \b
 Kept rows are copied byte for byte; every removed row is a verified
 near-duplicate of the row kept for it (--removed lists them with it).
+A row that is no document (not JSON, no text field) is not written and
+is listed in --removed; --annotate writes it too. A truncated or damaged
+input (a cut download) exits 3 and writes nothing unless --accept-damaged.
 An input that changes during the run exits 4; no partial output is left.
 
 {_DEDUP_CODES}""",
@@ -55,13 +59,21 @@ An input that changes during the run exits 4; no partial output is left.
     "--removed",
     metavar="FILE",
     help="List each removed row (JSON Lines), then each row kept unjudged because it has no "
-    'text ("judged": false).',
+    'text ("judged": false), then each row that is no document and why ("unreadable": true).',
 )
 @click.option(
     "--annotate",
     is_flag=True,
     help="Keep every row and add cluster_id and duplicate_of to it (keys of a JSON object, "
-    'CSV or Parquet columns); a JSON row with no text to judge also gets "judged": false.',
+    'CSV or Parquet columns); a JSON row with no text to judge also gets "judged": false, '
+    'a JSON object that is no document "skipped" (why); a line that is not JSON is kept as '
+    "stored.",
+)
+@click.option(
+    "--accept-damaged",
+    is_flag=True,
+    help="A truncated or damaged input (a compressed stream cut short, an unreadable Parquet "
+    "file): deduplicate the rows read before the damage (default: exit 3, nothing written).",
 )
 @click.option(
     "--keep",
@@ -164,6 +176,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             against=against,
             engine=engine,
             progress=progress,
+            accept_damaged=kw["accept_damaged"],
         )
     decisions = run.decisions
     skipped = run.skipped

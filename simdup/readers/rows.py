@@ -166,6 +166,18 @@ def open_binary(path: str) -> IO[bytes]:
 
 _EOF_ERRORS = (EOFError, TruncatedStream, gzip.BadGzipFile, OSError, lzma.LZMAError)
 
+# Why the rest of an input could not be read (the start of a skip record's reason): the input
+# itself is damaged, not one row of it.
+DAMAGED_STREAM = "the compressed stream is truncated or damaged"
+UNREADABLE_PARQUET = "not a readable Parquet file"
+PARQUET_CUT = "the Parquet file cannot be read on"
+
+
+def is_damage(reason: str) -> bool:
+    """Whether a row's skip reason says that its input is damaged or truncated (the rows after
+    it, if any, were not read)."""
+    return reason.startswith((DAMAGED_STREAM, UNREADABLE_PARQUET, PARQUET_CUT))
+
 
 def format_of(path: str, options: RowOptions) -> str:
     """The format of a dataset file: ``options.records``, or by its name without the
@@ -350,7 +362,7 @@ def jsonl_lines(
         try:
             block = next(blocks, b"")
         except _EOF_ERRORS as exc:
-            yield line_number + 1, f"the compressed stream is truncated or damaged: {exc}"
+            yield line_number + 1, f"{DAMAGED_STREAM}: {exc}"
             return
         if not block:
             break
@@ -432,7 +444,7 @@ def delimited_rows(path: str, options: RowOptions, tabs: bool) -> Iterator[Row |
         try:
             sample = text.read(1 << 16)
         except _EOF_ERRORS as exc:
-            yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
+            yield rows.skip(f"{DAMAGED_STREAM}: {exc}")
             return
         dialect = _dialect(sample, tabs)
         reader = csv.reader(_Chained(sample, text), dialect)
@@ -459,7 +471,7 @@ def delimited_rows(path: str, options: RowOptions, tabs: bool) -> Iterator[Row |
                 yield rows.skip(f"the record at line {start} cannot be parsed: {exc}")
                 continue
             except _EOF_ERRORS as exc:
-                yield rows.skip(f"the compressed stream is truncated or damaged: {exc}")
+                yield rows.skip(f"{DAMAGED_STREAM}: {exc}")
                 return
             if not fields:
                 continue
@@ -574,7 +586,7 @@ def parquet_rows(
     try:
         parquet = pq.ParquetFile(path, **PARQUET_READ)
     except Exception as exc:  # pyarrow's errors: a damaged or truncated file
-        yield rows.skip(f"not a readable Parquet file: {exc}")
+        yield rows.skip(f"{UNREADABLE_PARQUET}: {exc}")
         return
     top = options.text_field.split(".")[0]
     names = parquet.schema_arrow.names
@@ -597,7 +609,7 @@ def parquet_rows(
                 order = _field(record, options.order_field)[1] if options.order_field else None
                 yield rows.made(text, ident, found_id, None, order)
     except Exception as exc:  # a damaged row group
-        yield rows.skip(f"the Parquet file cannot be read on: {exc}")
+        yield rows.skip(f"{PARQUET_CUT}: {exc}")
 
 
 # The version of how rows become texts: the formats, fields and checks above. Reported with
