@@ -15,36 +15,34 @@ stops the run: its second read would not be the rows decided on.
 
 from __future__ import annotations
 
-import bz2
-import contextlib
 import csv
-import gzip
 import io
 import json
-import lzma
 import os
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, overload
+from typing import Any, overload
 
 import numpy as np
 
 from .deduplication import Dedup, dedup_rows
 from .engines.base import Progress
 from .engines.rows import RowEngine, fingerprint_rows
-from .errors import ConfigError, InputError, MissingExtraError, OutputError, SimdupError
+from .errors import ConfigError, InputError, SimdupError
 from .join import Reference
 from .join.local import LocalJoin, with_reference
 from .join.verify import duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers.chunking import RowChunk, row_chunks
 from .readers.rows import (
+    FORMAT_NAMES,
     PARQUET_READ,
     RowOptions,
+    compressed_by_name,
     delimited_dialect,
     delimited_raw,
+    format_by_name,
     format_of,
     is_damage,
     jsonl_lines,
@@ -54,6 +52,7 @@ from .records import FingerprintedDocument, RowPlace, ScanResult, SkippedFile
 from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
 from .text.processor import NOTHING_TO_JUDGE
 from .text.segmentation import resolve_backend
+from .writers.output import atomic_file
 
 
 class InputChangedError(SimdupError):
@@ -111,46 +110,6 @@ def _identity(path: str) -> tuple[int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-@contextlib.contextmanager
-def _atomic_binary(target: str) -> Iterator[IO[bytes]]:
-    """A binary stream to ``target``, compressed as its name says, moved into place when the
-    block ends without an error."""
-    directory = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(directory):
-        raise OutputError(f"{target}: no such folder: {directory}")
-    fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            suffix = os.path.splitext(target)[1].lower()
-            stream: Any
-            if suffix == ".gz":
-                stream = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
-            elif suffix == ".bz2":
-                stream = bz2.BZ2File(raw, "wb")
-            elif suffix == ".xz":
-                stream = lzma.LZMAFile(raw, "wb")  # noqa: SIM115 (closed by the with below)
-            elif suffix in (".zst", ".zstd"):
-                try:
-                    import zstandard
-                except ImportError as exc:
-                    raise MissingExtraError("writing zstd-compressed rows", "rows") from exc
-                # Compressed on every core (the rows are written after the workers are done).
-                compressor = zstandard.ZstdCompressor(threads=-1)
-                stream = compressor.stream_writer(raw, closefd=False)
-            else:
-                stream = None
-            if stream is None:
-                yield raw
-            else:
-                with stream:
-                    yield stream
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _row_masks(decisions: Dedup, files: int, rows: np.ndarray) -> list[np.ndarray]:
     """Per input, a mask over its row numbers of the document rows in ``rows`` (an index
     into the decisions)."""
@@ -202,7 +161,7 @@ def _write_jsonl(
     else:
         kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
     held: list[bytes] = []
-    with _atomic_binary(output) as out:
+    with atomic_file(output) as out:
         for f, path in enumerate(inputs):
             for row, (_, line) in enumerate(jsonl_lines(path, rows)):
                 if isinstance(line, str):
@@ -258,7 +217,7 @@ def _write_delimited(
         index = _index_of_rows(decisions, len(inputs))
     else:
         kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
-    with _atomic_binary(output) as out:
+    with atomic_file(output) as out:
         for f, path in enumerate(inputs):
             dialect = delimited_dialect(path, rows)
             for row, raw in delimited_raw(path, rows):
@@ -320,7 +279,7 @@ def _write_parquet(inputs: Sequence[str], output: str, decisions: Dedup, annotat
         kept = _row_masks(decisions, len(inputs), np.flatnonzero(decisions.keep))
         written_schema = schema
     written = 0
-    with _atomic_binary(output) as out:
+    with atomic_file(output) as out:
         writer = pq.ParquetWriter(out, written_schema, compression=compression)
         try:
             for f, path in enumerate(inputs):
@@ -411,6 +370,7 @@ def dedup_files(
             f"the inputs must all be of one format to be written back (found "
             f"{', '.join(sorted(kinds))})"
         )
+    _check_output_format(output, next(iter(kinds)))
     before = {path: _identity(path) for path in inputs}
     decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine,
                            progress=progress)  # fmt: skip
@@ -431,6 +391,29 @@ def dedup_files(
     return DedupRun(decisions, written)
 
 
+def _check_output_format(output: str, kind: str) -> None:
+    """Refuse an output whose name says another row format than the inputs' (``dedup`` writes
+    the format it reads, so that kept rows are copied as stored), or a compressed Parquet file
+    (Parquet compresses its columns itself; a compressed stream of it is no Parquet file)."""
+    named = format_by_name(output)
+    # CSV and TSV are one writer: the dialect is the input's.
+    if named is not None and {named, kind} != {"csv", "tsv"} and named != kind:
+        raise ConfigError(
+            f"-o {output}: its name says {FORMAT_NAMES[named]}, but the inputs are "
+            f"{FORMAT_NAMES[kind]}; dedup writes the format it reads (name the output "
+            f"{_EXAMPLE_NAMES[kind]})"
+        )
+    if kind == "parquet" and compressed_by_name(output):
+        raise ConfigError(
+            f"-o {output}: a Parquet file is not compressed by its name (Parquet compresses its "
+            "columns: the input's compression is kept); name it .parquet"
+        )
+
+
+_EXAMPLE_NAMES = {"jsonl": ".jsonl, .jsonl.gz or .jsonl.zst", "csv": ".csv or .csv.gz",
+                  "tsv": ".tsv or .tsv.gz", "parquet": ".parquet"}  # fmt: skip
+
+
 def _write_removed(target: str, decisions: Dedup) -> None:
     """Each removed row, with the row kept for it (or the stored document), as JSON Lines;
     then each row kept because it has nothing to judge (``"judged": false`` and why)."""
@@ -443,7 +426,7 @@ def _write_removed(target: str, decisions: Dedup) -> None:
             (line if line >= 0 else None),
         )
 
-    with _atomic_binary(target) as out:
+    with atomic_file(target) as out:
         for n, kept, similarity in decisions.removals():
             file, row, line = place(n)
             record: dict[str, Any] = {"key": decisions.keys[n], "file": file, "row": row,

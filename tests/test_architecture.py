@@ -25,6 +25,7 @@ FOLDERS = {
     "algorithms": 1,
     "text": 2,
     "readers": 2,
+    "writers": 2,
     "engines": 3,
     "join": 3,
     "passages": 3,

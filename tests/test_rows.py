@@ -7,6 +7,7 @@ import bz2
 import gzip
 import json
 import lzma
+import os
 from pathlib import Path
 
 import numpy as np
@@ -448,3 +449,53 @@ def test_annotate_keeps_csv_and_parquet_rows_that_are_no_document(tmp_path: Path
     rows = csv_out.read_text("utf-8").splitlines()
     assert rows[0] == "id,text,cluster_id,duplicate_of" and len(rows) == 4
     assert rows[2] == "1,," and rows[1].endswith(",0,") and rows[3].split(",")[-2] == "0"
+
+
+def test_dedup_outputs_follow_the_umask(tmp_path: Path) -> None:
+    """-o and --removed are ordinary files another user's job can read (were 0600); a file
+    replaced keeps its mode."""
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(_jsonl([{"text": _article(90)}, {"text": _article(91)}]))
+    out, removed = tmp_path / "clean.jsonl.gz", tmp_path / "removed.jsonl"
+    args = ["dedup", str(data), "-o", str(out), "--removed", str(removed), "-q"]
+    old = os.umask(0o027)
+    try:
+        assert CliRunner().invoke(cli, args).exit_code == 0
+        assert (out.stat().st_mode & 0o777, removed.stat().st_mode & 0o777) == (0o640, 0o640)
+        out.chmod(0o604)
+        assert CliRunner().invoke(cli, args).exit_code == 0
+        assert out.stat().st_mode & 0o777 == 0o604  # replaced: its mode kept
+    finally:
+        os.umask(old)
+
+
+def test_dedup_refuses_an_output_named_for_another_format(tmp_path: Path) -> None:
+    """-o clean.parquet for JSON Lines (and the reverse) wrote the input's format under the
+    other's name: now exit 2, saying what to name it, and nothing written."""
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    jsonl = tmp_path / "d.jsonl.zst"
+    jsonl.write_bytes(zstandard.ZstdCompressor().compress(_jsonl([{"text": _article(95)}])))
+    parquet = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"text": [_article(96)]}), parquet)
+    for source, output, said in (
+        (jsonl, "clean.parquet", "JSON Lines"),
+        (parquet, "y.jsonl", "Parquet"),
+        (jsonl, "y.csv.gz", "JSON Lines"),
+        (parquet, "y.parquet.zst", "not compressed by its name"),
+    ):
+        result = CliRunner().invoke(cli, ["dedup", str(source), "-o", str(tmp_path / output)])
+        assert result.exit_code == 2, (output, result.output)
+        assert said in result.stderr and not (tmp_path / output).exists()
+    # A name that says the inputs' format, or no format at all, is written in it.
+    for output in ("clean.jsonl.gz", "clean.ndjson", "clean.out"):
+        args = ["dedup", str(jsonl), "-o", str(tmp_path / output)]
+        assert CliRunner().invoke(cli, args).exit_code == 0

@@ -31,15 +31,15 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import click
 
 from ..errors import ConfigError, OutputError
 from ..names import display_path
+from ..writers.output import atomic_file
 
 # Descriptors closed when the process started (see guard_standard_streams).
 CLOSED_AT_START: set[int] = set()
@@ -240,29 +240,14 @@ def _in_place(target: str) -> Iterator[TextIO]:
 
 
 def _replace(target: str) -> Iterator[TextIO]:
-    directory = os.path.dirname(target)
-    try:
-        existing: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        existing = None
-    fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
-    try:
-        if existing is not None:
-            # Owner first: a chown may clear set-id bits that the chmod then restores.
-            with contextlib.suppress(OSError):
-                os.fchown(fd, existing.st_uid, existing.st_gid)
-            os.fchmod(fd, stat.S_IMODE(existing.st_mode))
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary file
-        with _text(fd) as handle:
-            yield handle
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    # The one atomic writer (a report is never compressed by its name: report.json.gz is the
+    # user's name for a JSON report).
+    with atomic_file(target, compress=False) as raw, _text_of(raw) as handle:
+        yield handle
+
+
+def _text_of(raw: IO[bytes]) -> TextIO:
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=False)
 
 
 def _inside(child: str, parent: str) -> bool:

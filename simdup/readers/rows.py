@@ -179,19 +179,37 @@ def is_damage(reason: str) -> bool:
     return reason.startswith((DAMAGED_STREAM, UNREADABLE_PARQUET, PARQUET_CUT))
 
 
+_NAMED_FORMATS = ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
+                  (".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet"))  # fmt: skip
+FORMAT_NAMES = {"jsonl": "JSON Lines", "csv": "CSV", "tsv": "TSV", "parquet": "Parquet"}
+
+
+def format_by_name(path: str) -> str | None:
+    """The row format a file's name says (its compression suffix aside), None when it says
+    none."""
+    name = path.lower()
+    stem, suffix = os.path.splitext(name)
+    if suffix in _SUFFIXES:
+        name = stem
+    for ext, kind in _NAMED_FORMATS:
+        if name.endswith(ext):
+            return kind
+    return None
+
+
+def compressed_by_name(path: str) -> bool:
+    """Whether a file's name ends in a compression suffix (``.gz``, ``.zst``, ...)."""
+    return os.path.splitext(path.lower())[1] in _SUFFIXES
+
+
 def format_of(path: str, options: RowOptions) -> str:
     """The format of a dataset file: ``options.records``, or by its name without the
     compression suffix, or by its first bytes."""
     if options.records != "auto":
         return options.records
-    name = path.lower()
-    stem, suffix = os.path.splitext(name)
-    if suffix in _SUFFIXES:
-        name = stem
-    for ext, kind in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),
-                      (".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet")):  # fmt: skip
-        if name.endswith(ext):
-            return kind
+    named = format_by_name(path)
+    if named is not None:
+        return named
     with open(path, "rb") as fh:
         if fh.read(4) == b"PAR1":
             return "parquet"

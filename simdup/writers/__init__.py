@@ -1,0 +1,1 @@
+"""Writers: what simdup writes to a file, each file appearing only complete (``output``)."""
