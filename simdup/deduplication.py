@@ -24,7 +24,7 @@ the dataset names one; its sketch in a temporary file): no text, and no object p
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,12 +32,12 @@ import numpy as np
 
 from .engines.base import Progress
 from .engines.rows import RowEngine, fingerprint_rows
-from .errors import ConfigError
+from .errors import ConfigError, MissingExtraError
 from .join import Reference
 from .options import ScanOptions
 from .readers import chunking
-from .readers.chunking import NoRow, RowChunk
-from .readers.rows import Row, RowOptions, rows_description
+from .readers.chunking import ChunkItem, NoRow, RowChunk
+from .readers.rows import Row, RowOptions, field_value, row_text, rows_description
 from .records import SkippedFile
 from .row_fingerprints import (
     FingerprintedRows,
@@ -105,66 +105,127 @@ class Dedup:
             yield row, int(self.duplicate_of[row]), float(self.similarity[row])
 
 
-def _item_chunks(items: Any, text_field: str, skipped: list[SkippedFile]) -> Iterator[RowChunk]:
-    """Chunks of in-memory items: strings (keyed by their number), ``Row`` records (their
-    keys), skip records (kept aside, no row), or an Arrow table or record-batch stream
-    (polars, DuckDB and ``datasets`` give them) with a ``text_field`` column."""
-    batch: list[Any] = []
-    first = 0
+def _arrow_batches(items: Any) -> Iterator[Any] | None:
+    """The record batches of an Arrow-like table or stream, None for anything else: a pyarrow
+    ``Table`` or ``RecordBatchReader``, a ``datasets.Dataset`` (read through its Arrow format,
+    selections and filters applied), or anything with ``__arrow_c_stream__`` (polars, DuckDB,
+    pandas >= 2.2: read through pyarrow, without importing them)."""
+    batches: Iterator[Any] | None = None
+    if hasattr(items, "with_format") and hasattr(items, "iter") and hasattr(items, "features"):
+        batches = iter(items.with_format("arrow").iter(batch_size=chunking.CHUNK_ROWS))
+    elif hasattr(items, "schema") and hasattr(items, "to_batches"):
+        batches = iter(items.to_batches())
+    elif hasattr(items, "schema") and hasattr(items, "read_next_batch"):
+        batches = iter(items)
+    elif hasattr(items, "__arrow_c_stream__"):
+        try:
+            import pyarrow as pa
+        except ImportError as exc:
+            raise MissingExtraError("reading Arrow data", "rows") from exc
+        batches = iter(pa.RecordBatchReader.from_stream(items))
+    return batches
 
-    def cut() -> Iterator[RowChunk]:
-        nonlocal batch, first
+
+def _is_arrow_batch(item: Any) -> bool:
+    """A record batch (or table) of Arrow, as a generator of them yields
+    (``ParquetFile.iter_batches()``)."""
+    return hasattr(item, "schema") and hasattr(item, "num_rows") and hasattr(item, "to_pylist")
+
+
+def _record_rows(records: Iterable[Any], rows: RowOptions) -> Iterator[ChunkItem]:
+    """Mappings (a dict a row) as chunk items: the text, id and keep-policy value at the
+    fields ``rows`` names (dotted paths), or why a record is no document."""
+    for record in records:
+        if not isinstance(record, Mapping):
+            yield NoRow(f"a {type(record).__name__}, not a record")
+            continue
+        found, text = field_value(record, rows.text_field)
+        if not found:
+            yield NoRow(f"no text field {rows.text_field!r}")
+            continue
+        found_id, ident = field_value(record, rows.id_field) if rows.id_field else (False, None)
+        checked = row_text(text, ident, found_id, rows)
+        if isinstance(checked, str):
+            yield NoRow(checked)
+            continue
+        order = field_value(record, rows.order_field)[1] if rows.order_field else None
+        yield checked[0], checked[1], order
+
+
+def _batch_rows(batch: Any, rows: RowOptions) -> Iterator[ChunkItem]:
+    """The rows of an Arrow record batch (or table), only the columns ``rows`` names read."""
+    names = list(batch.schema.names)
+    wanted = [f.split(".")[0] for f in (rows.text_field, rows.id_field, rows.order_field) if f]
+    columns = [c for c in dict.fromkeys(wanted) if c in names]
+    if hasattr(batch, "select") and columns:
+        batch = batch.select(columns)
+    yield from _record_rows(batch.to_pylist(), rows)
+
+
+def _item_rows(items: Any, rows: RowOptions, skipped: list[SkippedFile]) -> Iterator[ChunkItem]:
+    """Each of ``items`` as chunk items (an Arrow batch among them is its rows)."""
+    batches = _arrow_batches(items)
+    if batches is not None:
+        for batch in batches:
+            yield from _batch_rows(batch, rows)
+        return
+    for item in items:
+        if isinstance(item, str):
+            yield item, None, None
+        elif isinstance(item, Row):
+            yield item.text, item.key, item.order
+        elif isinstance(item, SkippedFile):
+            skipped.append(item)
+        elif isinstance(item, Mapping):
+            yield from _record_rows((item,), rows)
+        elif _is_arrow_batch(item):
+            yield from _batch_rows(item, rows)
+        else:
+            raise ConfigError(
+                f"cannot deduplicate a {type(item).__name__} (strings, dicts, Row records, "
+                "Arrow tables or record batches)"
+            )
+
+
+def _item_chunks(items: Any, rows: RowOptions, skipped: list[SkippedFile]) -> Iterator[RowChunk]:
+    """Chunks of in-memory items (``dedup_records``)."""
+    batch: list[ChunkItem] = []
+    first = 0
+    for item in _item_rows(items, rows, skipped):
+        batch.append(item)
         if len(batch) >= chunking.CHUNK_ROWS:
             yield RowChunk(0, first, batch, None)
             first += len(batch)
             batch = []
-
-    if hasattr(items, "schema") and (
-        hasattr(items, "to_batches") or hasattr(items, "read_next_batch")
-    ):
-        for arrow_batch in items.to_batches() if hasattr(items, "to_batches") else items:
-            for value in arrow_batch.column(text_field).to_pylist():
-                if isinstance(value, str):
-                    batch.append((value, None, None))
-                else:
-                    batch.append(NoRow(f"text is {type(value).__name__}, not a string"))
-                yield from cut()
-    else:
-        for item in items:
-            if isinstance(item, str):
-                batch.append((item, None, None))
-            elif isinstance(item, Row):
-                batch.append((item.text, item.key, item.order))
-            elif isinstance(item, SkippedFile):
-                skipped.append(item)
-                continue
-            else:
-                raise ConfigError(f"cannot deduplicate a {type(item).__name__} (strings or rows)")
-            yield from cut()
     if batch:
         yield RowChunk(0, first, batch, None)
 
 
 def dedup_records(
-    items: Iterable[str | Row | SkippedFile] | Any,
+    items: Iterable[Any] | Any,
     options: ScanOptions | None = None,
     *,
     keep: str = "first",
     text_field: str = "text",
+    id_field: str | None = None,
     against: Reference | None = None,
     **overrides: Any,
 ) -> Dedup:
-    """Which rows of ``items`` to keep (strings, ``read_records`` results, or an Arrow table
-    or record-batch stream with a ``text_field`` column); keyword arguments are
-    ``ScanOptions`` fields (``threshold``, ``min_similarity``, ``jobs``, ...). ``keep``:
-    ``first``, ``longest``, ``shortest``, or ``max:FIELD``/``min:FIELD`` of ``Row`` items
-    read with that ``order_field``."""
+    """Which rows of ``items`` to keep. ``items``: strings; dicts (their ``text_field`` and
+    ``id_field``, dotted paths); ``read_records`` results; an Arrow table, record batch
+    reader or generator of record batches (``ParquetFile.iter_batches()``); a
+    ``datasets.Dataset``; or anything with ``__arrow_c_stream__`` (a polars or DuckDB frame,
+    pandas >= 2.2), read through pyarrow. A row is keyed by its ``id_field`` value when given,
+    else by its number. Keyword arguments are ``ScanOptions`` fields (``threshold``,
+    ``min_similarity``, ``jobs``, ...). ``keep``: ``first``, ``longest``, ``shortest``, or
+    ``max:FIELD``/``min:FIELD`` (a field of dict and Arrow rows, the ``order_field`` of ``Row``
+    items)."""
     field_name = keep_field(keep)
     skipped: list[SkippedFile] = []
-    row_options = RowOptions(text_field=text_field, order_field=field_name)
+    row_options = RowOptions(text_field=text_field, id_field=id_field, order_field=field_name)
     options = rows_scan_options(options, overrides)
     bands = row_bands(options)
-    results = fingerprint_rows(_item_chunks(items, text_field, skipped), options.features,
+    results = fingerprint_rows(_item_chunks(items, row_options, skipped), options.features,
                                row_options, jobs=options.jobs, bands=bands)  # fmt: skip
     got = collect_rows(results, (), skipped, bands=bands)
     return _decide(got, (), row_options, options, keep, against, skipped)

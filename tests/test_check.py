@@ -254,6 +254,22 @@ def test_sections_from_markdown_headings_and_from_numbered_lines():
     assert headings("1. We tested the method on three sets, and it worked.\n") == []
 
 
+def test_a_title_above_the_chapters_is_no_section():
+    """`# title` then `## 第一章` (Markdown, or Word's Title style above Heading 2): the
+    chapters are the sections, the title and front matter one untitled section, as a PDF of
+    the same thesis gives (issue 33); back matter of the title's level stays a section."""
+    md = (
+        "# 基于深度学习的文本查重研究\n\n作者：张三\n\n## 摘要\n本文。\n\n"
+        "## 第一章 引言\nA.\n### 1.1 背景\nB.\n## 第二章 方法\nC.\n# 参考文献\n[1] x.\n"
+    )
+    assert [s.title for s in sections(md)] == ["", "摘要", "第一章 引言", "第二章 方法", "参考文献"]
+    # Two top-level chapters: the first is no title.
+    chapters = "# 第一章 引言\nA.\n## 1.1 背景\nB.\n# 第二章 方法\nC.\n"
+    assert [s.title for s in sections(chapters)] == ["第一章 引言", "第二章 方法"]
+    # A lone heading over nothing deeper is still the one section.
+    assert [s.title for s in sections("# 题目\n正文。\n")] == ["题目"]
+
+
 # -- the ratios on a thesis whose truth is known ----------------------------------------------
 
 

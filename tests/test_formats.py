@@ -367,7 +367,7 @@ def test_the_readers_and_their_libraries_are_in_every_report(tmp_path: Path) -> 
     folder = family(tmp_path, ("thesis.docx", "source.md"))
     result = CliRunner().invoke(cli, ["scan", str(folder), "--no-cache", "-f", "json"])
     settings = json.loads(result.stdout)["settings"]
-    assert settings["readers"]["docx"].startswith("1 (lxml ")
+    assert settings["readers"]["docx"].startswith("2 (lxml ")
     assert settings["readers"]["text"].startswith("2 (chardet ")
     assert settings["read_timeout"] == 60.0 and settings["read_memory"] == 2 << 30
 
@@ -454,3 +454,17 @@ def test_a_scan_reads_its_documents_in_one_reading_child(
     assert len(result.files) == len(list(folder.iterdir()))
     assert len(forks) == 1
     assert simdup.readers._SESSION is None  # closed with the run
+
+
+def test_one_thesis_has_the_same_sections_in_every_format() -> None:
+    """The title above the chapters is no section in any reader (Word's Title style, pandoc's
+    HTML title, a PDF's first line): a check of the DOCX and of the PDF gives the same
+    chapter ratios (issue 33)."""
+    from simdup.checking.rules import sections
+
+    expected = ["", "第一章 引言", "第二章 方法", "第三章 实验", "第四章 结论"]
+    for ext in ("docx", "odt", "epub", "html", "rtf", "pdf", "doc"):
+        if ext == "doc" and SKIP_DOC:
+            continue
+        doc = read(f"thesis.{ext}")
+        assert [s.title for s in sections(doc.text)] == expected, ext

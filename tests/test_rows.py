@@ -9,6 +9,7 @@ import json
 import lzma
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -230,6 +231,70 @@ def test_dedup_takes_rows_and_arrow(tmp_path: Path) -> None:
     from_arrow = dedup_records(table)
     # "short" is judged too (a short text, no near-duplicate here): nothing is left unjudged.
     assert from_arrow.keep.tolist() == [True, True, False] and from_arrow.too_short == 0
+
+
+def _records_of_a_dataset() -> tuple[list[dict], list[bool]]:
+    """Rows as a Python user holds them: id, text, score; which are kept under keep=max:score."""
+    a, b = _article(120), _article(121)
+    records = [
+        {"id": "r1", "text": a, "score": 1.0},
+        {"id": "r2", "text": _edited(a, 5), "score": 3.0},
+        {"id": "r3", "text": b, "score": 0.5},
+        {"id": "r4", "text": None, "score": 9.0},
+        {"id": "r5", "text": _edited(b, 9), "score": 0.1},
+    ]
+    return records, [False, True, True, True]
+
+
+def _check_records_result(found: Any) -> None:
+    assert found.keys == ("r1", "r2", "r3", "r5")
+    assert found.keep.tolist() == [False, True, True, False]
+    assert found.keys[found.duplicate_of[0]] == "r2" and found.keys[found.duplicate_of[3]] == "r3"
+    assert [s.reason for s in found.skipped] == ["text field 'text' is null"]
+
+
+def test_dedup_records_takes_what_python_users_hold(tmp_path: Path) -> None:
+    """A list of dicts, an Arrow table, a generator of record batches from a Parquet file,
+    a pandas frame (through __arrow_c_stream__): keyed by id_field, kept by max:score
+    (issue 33: they were refused, and id_field was a TypeError)."""
+    from simdup.deduplication import dedup_records
+
+    records, _ = _records_of_a_dataset()
+    _check_records_result(dedup_records(records, id_field="id", keep="max:score"))
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.Table.from_pylist(records)
+    _check_records_result(dedup_records(table, id_field="id", keep="max:score"))
+    path = tmp_path / "d.parquet"
+    pq.write_table(table, path, row_group_size=2)
+    batches = pq.ParquetFile(path).iter_batches(batch_size=2)
+    _check_records_result(dedup_records(batches, id_field="id", keep="max:score"))
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame(records)
+    assert hasattr(frame, "__arrow_c_stream__")
+    _check_records_result(dedup_records(frame, id_field="id", keep="max:score"))
+    # Without id_field, rows are numbered (a null text keeps its number).
+    assert dedup_records(records).keys == ("0", "1", "2", "4")
+    # Nested fields by dotted path.
+    nested = [{"meta": {"id": r["id"]}, "body": {"text": r["text"]}} for r in records]
+    assert dedup_records(nested, text_field="body.text", id_field="meta.id").keys == (
+        "r1", "r2", "r3", "r5",
+    )  # fmt: skip
+
+
+def test_dedup_records_takes_polars_and_datasets_without_importing_them() -> None:
+    from simdup.deduplication import dedup_records
+
+    records, _ = _records_of_a_dataset()
+    polars = pytest.importorskip("polars")
+    _check_records_result(dedup_records(polars.DataFrame(records), id_field="id",
+                                        keep="max:score"))  # fmt: skip
+    datasets = pytest.importorskip("datasets")
+    dataset = datasets.Dataset.from_list(records)
+    _check_records_result(dedup_records(dataset, id_field="id", keep="max:score"))
+    # A selection is what is deduplicated, not the table under it.
+    picked = dedup_records(dataset.select([0, 1]), id_field="id")
+    assert picked.keys == ("r1", "r2") and picked.keep.tolist() == [True, False]
 
 
 # -- simdup dedup -------------------------------------------------------------------------------

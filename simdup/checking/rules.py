@@ -162,14 +162,35 @@ def reference_ranges(text: str) -> list[tuple[int, int]]:
     return merge_ranges(found)
 
 
+def _is_title(heads: list[Heading]) -> bool:
+    """Whether the first heading is the document's title: the next heading is deeper, and no
+    other heading of its level but back matter (参考文献, 致谢, References...) follows. A
+    title is no section: the parts below it are (a thesis as `# title` then `## 第一章`, a
+    Word file whose Title style is above its chapters)."""
+    if len(heads) < 2 or heads[1].level <= heads[0].level:
+        return False
+    first = heads[0].level
+    return all(
+        _REFERENCES.match(_LEADING_NUMBER.sub("", h.title))
+        or _BACK_MATTER.match(_LEADING_NUMBER.sub("", h.title))
+        for h in heads[1:]
+        if h.level <= first
+    )
+
+
 def sections(text: str) -> list[Section]:
-    """The document cut at its top-level headings (the smallest level it uses); the text
-    before the first heading is a section with an empty title when it holds any words."""
+    """The document cut at its top-level headings (the smallest level it uses, below a title);
+    the text before the first section (a title and what follows it included) is a section with
+    an empty title when it holds any words, as in a PDF, whose title is no detected heading."""
     heads = headings(text)
-    if not heads:
+    if _is_title(heads):
+        top = heads[1].level
+        tops = [h for h in heads[1:] if h.level <= top]
+    elif heads:
+        top = min(h.level for h in heads)
+        tops = [h for h in heads if h.level == top]
+    else:
         return [Section("", 0, len(text))]
-    top = min(h.level for h in heads)
-    tops = [h for h in heads if h.level == top]
     found = []
     if text[: tops[0].start].strip():
         found.append(Section("", 0, tops[0].start))

@@ -5,9 +5,10 @@ Read from ``word/document.xml`` in body order: paragraphs, table cells (a paragr
 text boxes (their first rendering only: Word writes a box twice, for new and old readers),
 content controls and fields' shown results (not their codes); tracked insertions are in,
 tracked deletions and moved-from text are out; tabs and line breaks are kept as such. A
-paragraph of a heading style (``Heading 1``..``Heading 9``, ``Title``) comes out as a Markdown
-heading. Footnotes and endnotes follow the body. Each paragraph is located by its number
-(``draft.docx ¶ 41``), counted in that order.
+paragraph of a heading style (``Heading 1``..``Heading 9``) comes out as a Markdown
+heading; the ``Title`` and ``Subtitle`` styles name the document, not a part of it, and come
+out as paragraphs (as ODT's, RTF's and a PDF's title do). Footnotes and endnotes follow the
+body. Each paragraph is located by its number (``draft.docx ¶ 41``), counted in that order.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ _SKIP = frozenset({
     f"{W}footnoteReference", f"{W}endnoteReference", f"{W}commentReference",
     f"{MC}Fallback",
 })  # fmt: skip
-_HEADING = re.compile(r"^(?:heading|berschrift|titre|titolo|encabezado)\s*([1-9])$|^title$", re.I)
+_HEADING = re.compile(r"^(?:heading|berschrift|titre|titolo|encabezado)\s*([1-9])$", re.I)
 
 
 def _style(paragraph: Any) -> str:
@@ -50,7 +51,7 @@ class _Body:
         text = "".join(pieces)
         level = _HEADING.match(_style(element).replace("-", " "))
         if level and text.strip():
-            text = "#" * int(level.group(1) or 1) + " " + text.strip()
+            text = "#" * int(level.group(1)) + " " + text.strip()
         self.out.add(text, str(self.count))
         for box in boxes:  # a text box's paragraphs after the paragraph that anchors it
             self.walk(box)
@@ -108,7 +109,7 @@ class DocxReader:
     """Word documents (``.docx``, ``.docm``, ``.dotx``)."""
 
     name = "docx"
-    version = "1"
+    version = "2"  # 2: the Title style is a paragraph, not a heading
     extensions: tuple[str, ...] = (".docx", ".docm", ".dotx", ".dotm")
     contained = True
     libraries: tuple[str, ...] = ("lxml",)

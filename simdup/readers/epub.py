@@ -58,7 +58,7 @@ class EpubReader:
     """E-books (``.epub``)."""
 
     name = "epub"
-    version = "2"
+    version = "3"  # 3: a heading of class "title" is a paragraph (the HTML reader's rule)
     extensions: tuple[str, ...] = (".epub",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)

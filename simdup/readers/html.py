@@ -76,7 +76,9 @@ class _Blocks:
             if element.sourceline:
                 self.where = str(element.sourceline)
             level = _HEADINGS.get(tag)
-            if level:
+            # A heading of class "title" (pandoc's, most site generators') names the page, not
+            # a part of it: a paragraph, as a Word file's Title style is.
+            if level and "title" not in (element.get("class") or "").split():
                 self.line.append("#" * level + " ")
         if tag == "br":
             self.line.append("\0")
@@ -123,7 +125,7 @@ class HtmlReader:
     """Web pages (``.html``, ``.htm``, ``.xhtml``, or what starts like one)."""
 
     name = "html"
-    version = "1"
+    version = "2"  # 2: a heading of class "title" is a paragraph
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml", ".shtml")
     contained = True
     libraries: tuple[str, ...] = ("lxml",)

@@ -24,7 +24,7 @@ import io
 import json
 import lzma
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
@@ -216,10 +216,11 @@ def format_of(path: str, options: RowOptions) -> str:
     return "jsonl"
 
 
-def _field(record: Any, dotted: str) -> tuple[bool, Any]:
+def field_value(record: Any, dotted: str) -> tuple[bool, Any]:
+    """Whether a record (a dict of dicts) has the field at the dotted path, and its value."""
     value = record
     for part in dotted.split("."):
-        if not isinstance(value, dict) or part not in value:
+        if not isinstance(value, Mapping) or part not in value:
             return False, None
         value = value[part]
     return True, value
@@ -427,14 +428,14 @@ def parse_jsonl_line(
         return f"line {number} is not JSON: {exc}"
     if not isinstance(record, dict):
         return f"line {number} is a JSON {type(record).__name__}, not an object"
-    found, text = _field(record, options.text_field)
+    found, text = field_value(record, options.text_field)
     if not found:
         return f"line {number} has no text field {options.text_field!r}"
-    found_id, ident = _field(record, options.id_field) if options.id_field else (False, None)
+    found_id, ident = field_value(record, options.id_field) if options.id_field else (False, None)
     checked = row_text(text, ident, found_id, options)
     if isinstance(checked, str):
         return checked
-    order = _field(record, options.order_field)[1] if options.order_field else None
+    order = field_value(record, options.order_field)[1] if options.order_field else None
     return checked[0], checked[1], order
 
 
@@ -617,14 +618,14 @@ def parquet_rows(
         chosen = list(groups) if groups is not None else None
         for batch in parquet.iter_batches(columns=columns, batch_size=4096, row_groups=chosen):
             for record in batch.to_pylist():
-                found, text = _field(record, options.text_field)
+                found, text = field_value(record, options.text_field)
                 if not found:
                     yield rows.skip(f"no text field {options.text_field!r}")
                     continue
                 found_id, ident = (
-                    _field(record, options.id_field) if options.id_field else (False, None)
+                    field_value(record, options.id_field) if options.id_field else (False, None)
                 )
-                order = _field(record, options.order_field)[1] if options.order_field else None
+                order = field_value(record, options.order_field)[1] if options.order_field else None
                 yield rows.made(text, ident, found_id, None, order)
     except Exception as exc:  # a damaged row group
         yield rows.skip(f"{PARQUET_CUT}: {exc}")
