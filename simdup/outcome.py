@@ -7,7 +7,7 @@ outcome, so the status and the list of new pairs shown to the user can never dis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .baseline import Baseline, Entry, Pair
 from .exitcodes import ExitCode, scan_exit_code
@@ -66,3 +66,14 @@ def scan_outcome(
         strict=strict,
     )
     return ScanOutcome(code, fresh, failed, baseline is not None, stale, passages)
+
+
+def marked(result: ScanResult, outcome: ScanOutcome) -> ScanResult:
+    """``result`` with the pairs its baseline accepts marked (``ScanResult.accepted``), for the
+    renderers: SARIF's ``baselineState`` and suppressions, the text output's accepted
+    clusters. Unchanged without a baseline."""
+    if not outcome.baseline_used:
+        return result
+    new = {(p.a, p.b) for p in outcome.new_pairs}
+    accepted = frozenset((p.a, p.b) for p in result.pairs if (p.a, p.b) not in new)
+    return replace(result, accepted=accepted)

@@ -380,6 +380,8 @@ class ScanResult:
     repeated_passages: tuple[RepeatedPassage, ...] = ()
     # Only for rows (``scan --records``): where each document of ``files`` is.
     places: Sequence[RowPlace] | None = None
+    # Only with a baseline: the pairs ``(a, b)`` of ``pairs`` it accepts (``outcome``).
+    accepted: frozenset[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

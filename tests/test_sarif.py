@@ -179,3 +179,43 @@ def test_paths_outside_the_working_folder_are_file_uris(tmp_path: Path) -> None:
     assert artifact_uri(os.path.join(cwd, "docs", "x.md"), cwd) == ("docs/x.md", "%SRCROOT%")
     uri, base = artifact_uri("../other/y.md", cwd)
     assert base is None and uri == (tmp_path / "other" / "y.md").as_uri()
+
+
+def test_a_baseline_marks_results_new_or_unchanged_and_suppresses_the_accepted(
+    tmp_path: Path, validator: jsonschema.protocols.Validator
+) -> None:
+    """With --baseline, each result says whether the pair is new, and an accepted one is
+    suppressed (code scanning shows it dismissed, not open); the text output marks the
+    accepted clusters (issue 33)."""
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text, other = " ".join(f"term{i}" for i in range(80)), " ".join(f"other{i}" for i in range(80))
+    (docs / "a.txt").write_text(text)
+    (docs / "b.txt").write_text(text + " extra")
+    baseline = tmp_path / "baseline.json"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["scan", str(docs), "--write-baseline", str(baseline)]).exit_code == 0
+    (docs / "c.txt").write_text(other)
+    (docs / "d.txt").write_text(other + " more")
+    args = ["scan", str(docs), "--baseline", str(baseline), "-j", "1"]
+    sarif = json.loads(runner.invoke(cli, [*args, "-f", "sarif"]).stdout)
+    validator.validate(sarif)
+    results = sarif["runs"][0]["results"]
+    states = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1]:
+              (r["baselineState"], bool(r.get("suppressions"))) for r in results}  # fmt: skip
+    assert states == {"a.txt": ("unchanged", True), "c.txt": ("new", False)}
+    (accepted,) = [r for r in results if r.get("suppressions")]
+    assert accepted["suppressions"][0]["kind"] == "external"
+    text_out = runner.invoke(cli, args).stdout
+    clusters = [line for line in text_out.splitlines() if line.startswith("Cluster")]
+    assert len(clusters) == 2
+    assert sum("(accepted in the baseline)" in line for line in clusters) == 1
+    assert "2 near-duplicate pairs (1 accepted in the baseline)" in text_out
+    # Without a baseline: no baselineState, no suppression, no marks.
+    plain = json.loads(runner.invoke(cli, ["scan", str(docs), "-f", "sarif"]).stdout)
+    assert all("baselineState" not in r and "suppressions" not in r
+               for r in plain["runs"][0]["results"])  # fmt: skip

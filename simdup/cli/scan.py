@@ -22,7 +22,7 @@ from ..errors import ConfigError
 from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..names import display_path
 from ..options import METHODS_CANDIDATES, ScanOptions
-from ..outcome import scan_outcome
+from ..outcome import marked, scan_outcome
 from ..passages.options import PassageOptions
 from ..records import ScanResult
 from ..report import FORMATS, render
@@ -298,9 +298,17 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             progress.close()
     if kw["write_fingerprints"]:
         _write_fingerprints(ctx, kw["write_fingerprints"], result, options)
+    outcome = scan_outcome(
+        result,
+        fail_on_duplicates=kw["fail_on_duplicates"],
+        strict=kw["strict"],
+        baseline=baseline,
+        options=options,
+    )
     try:
         with target.open() as stream:
-            render(result, kw["fmt"], stream)
+            # The pairs the baseline accepts marked: SARIF's baselineState, the text's clusters.
+            render(marked(result, outcome), kw["fmt"], stream)
     except BrokenPipeError:
         # The reader went away (`| head`). The scan itself is complete, so the exit status
         # below still says what it found (a CI pipe must not turn duplicates into success).
@@ -320,13 +328,6 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             ctx.exit(ExitCode.ERROR)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
-    outcome = scan_outcome(
-        result,
-        fail_on_duplicates=kw["fail_on_duplicates"],
-        strict=kw["strict"],
-        baseline=baseline,
-        options=options,
-    )
     if kw["baseline"]:
         render_baseline_diff(outcome, result, kw["baseline"], kw["quiet"], sys.stderr)
     ctx.exit(outcome.code)

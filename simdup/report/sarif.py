@@ -171,7 +171,30 @@ def _message(pair: DuplicatePair) -> str:
     return f"{kind} of [{other}](1): Hamming distance {pair.distance}, {similarity}."
 
 
-def _result(pair: DuplicatePair, content: dict[str, str], cwd: str) -> dict[str, Any]:
+Accepted = frozenset[tuple[str, str]] | None
+
+
+def _baseline_state(pair: DuplicatePair, accepted: Accepted) -> dict[str, Any]:
+    """With a baseline: whether the pair is ``new`` or ``unchanged`` (accepted), and an
+    accepted pair's suppression (SARIF 3.27.24, 3.35), so that code scanning shows it as
+    dismissed, not open."""
+    if accepted is None:
+        return {}
+    if (pair.a, pair.b) not in accepted:
+        return {"baselineState": "new"}
+    return {
+        "baselineState": "unchanged",
+        "suppressions": [
+            {"kind": "external", "status": "accepted",
+             "justification": "accepted in the baseline (--baseline)"}
+        ],
+    }  # fmt: skip
+
+
+def _result(
+    pair: DuplicatePair, content: dict[str, str], cwd: str,
+    accepted: Accepted = None,
+) -> dict[str, Any]:  # fmt: skip
     rule = EXACT_RULE if pair.exact else NEAR_RULE
     return {
         "ruleId": rule,
@@ -186,6 +209,7 @@ def _result(pair: DuplicatePair, content: dict[str, str], cwd: str) -> dict[str,
             "similarity": pair.similarity,
             "exact": pair.exact,
         },
+        **_baseline_state(pair, accepted),
     }
 
 
@@ -263,7 +287,7 @@ def sarif_log(result: ScanResult, cwd: str | None = None) -> dict[str, Any]:
                         ],
                     }
                 ],
-                "results": [_result(p, content, cwd) for p in result.pairs]
+                "results": [_result(p, content, cwd, result.accepted) for p in result.pairs]
                 + [_passage_result(p, content, cwd) for p in result.passages],
                 "columnKind": "unicodeCodePoints",
                 "properties": {

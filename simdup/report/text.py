@@ -13,8 +13,11 @@ from .passages import has_passages, render_passages_text
 
 def render_text(result: ScanResult, stream: TextIO) -> None:
     w = stream.write
+    accepted = accepted_clusters(result)
     for c in result.clusters:
-        w(f"Cluster {c.id}: {plural(len(c.members), 'document')}, max distance {c.max_distance}\n")
+        mark = "  (accepted in the baseline)" if c.id in accepted else ""
+        w(f"Cluster {c.id}: {plural(len(c.members), 'document')}, max distance "
+          f"{c.max_distance}{mark}\n")  # fmt: skip
         width = max(len(display_path(m.path)) for m in c.members)
         for m in c.members:
             path = display_path(m.path).ljust(width)
@@ -36,8 +39,25 @@ def render_text(result: ScanResult, stream: TextIO) -> None:
         f"{plural(s['files_fingerprinted'], 'document')} fingerprinted, "
         f"{s['files_skipped']} skipped{ignored_text}; "
         f"{plural(len(result.clusters), 'cluster')} holding {plural(in_clusters, 'document')}, "
-        f"{plural(len(result.pairs), 'near-duplicate pair')}.\n"
+        f"{plural(len(result.pairs), 'near-duplicate pair')}"
+        + (f" ({len(result.accepted)} accepted in the baseline)" if result.accepted else "")
+        + ".\n"
     )
+
+
+def accepted_clusters(result: ScanResult) -> set[int]:
+    """The ids of the clusters whose every pair the baseline accepts (none without one)."""
+    if result.accepted is None:
+        return set()
+    open_pairs: set[tuple[str, str]] = {
+        (p.a, p.b) for p in result.pairs if (p.a, p.b) not in result.accepted
+    }
+    found = set()
+    for c in result.clusters:
+        members = {m.path for m in c.members}
+        if not any(a in members and b in members for a, b in open_pairs):
+            found.add(c.id)
+    return found
 
 
 def plural(n: int, noun: str) -> str:
