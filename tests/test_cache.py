@@ -919,3 +919,24 @@ def test_a_rescan_answered_from_the_cache_loads_no_segmenter_and_no_other_comman
     for module in ("simdup.store.index", "simdup.report.html", "simdup.passages.matching",
                    "simdup.cli.compare", "simdup.text.processor"):  # fmt: skip
         assert module not in again, module
+
+
+def test_an_empty_folder_or_a_missing_path_is_scanned_and_cached_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    """An empty folder, or only a missing path: no documents, a cache written and read back,
+    no internal error shown as a warning (issue 33: a 2-D column without rows could not be
+    written to the cache's snapshot)."""
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cache = tmp_path / "cache"
+    for paths in ([str(empty)], [str(tmp_path / "missing")]):
+        for _ in range(2):  # written, then read back
+            result = CliRunner().invoke(cli, ["scan", *paths, "--cache", str(cache)])
+            assert result.exit_code == 0, result.output
+            assert "warning" not in result.stderr and "0 documents fingerprinted" in result.stdout
+    assert "No such file or directory" in result.stderr

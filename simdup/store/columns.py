@@ -82,7 +82,8 @@ def frame_bytes(columns: Mapping[str, Column], meta: Mapping[str, Any]) -> list[
             data = np.ascontiguousarray(column)
             if data.dtype.hasobject:
                 raise TypeError(f"column {name!r} holds Python objects")
-            view = data.data.cast("B")
+            # Its bytes, flat (a memoryview of a 2-D column with no rows cannot be cast).
+            view = data.reshape(-1).view(np.uint8).data
             digest.update(view)
             size, dtype, shape = view.nbytes, data.dtype.str, list(data.shape)
             body.append(view)
