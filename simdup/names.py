@@ -44,3 +44,19 @@ def display_path(path: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: a wide or full-width character (an ideograph,
+    kana, Hangul, a full-width letter) two, a combining mark none, any other one."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` followed by spaces up to ``width`` terminal columns (``display_width``)."""
+    return text + " " * max(0, width - display_width(text))

@@ -214,3 +214,21 @@ def test_cache_info_says_where_the_cache_is_and_what_it_holds() -> None:
     assert json.loads(none.getvalue()) == {
         "path": "c", "scans": 0, "files": 0, "bytes": 0, "max_bytes": 1 << 30
     }
+
+
+def test_cjk_file_names_keep_the_text_columns_aligned(tmp_path: Path) -> None:
+    """Padding counts terminal columns, not code points: an ideograph takes two (issue 33)."""
+    from simdup.names import display_width
+
+    text = " ".join(f"term{i}" for i in range(80))
+    (tmp_path / "论文甲.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "ab.txt").write_text(text + " extra", encoding="utf-8")
+    out = io.StringIO()
+    simdup.report.render(simdup.scan([str(tmp_path)], jobs=1), "text", out)
+    members = [line for line in out.getvalue().splitlines() if line.startswith("  ")]
+    assert len(members) == 2
+    # What follows the name starts in the same terminal column on both lines.
+    after = [line.index("representative") if "representative" in line else line.index("distance")
+             for line in members]  # fmt: skip
+    starts = [display_width(line[:at]) for line, at in zip(members, after, strict=True)]
+    assert starts[0] == starts[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TextIO
 
-from ..names import display_path
+from ..names import display_path, display_width, pad
 from ..params import SHORT_TEXT_CHARS
 from ..records import Comparison, Place, ScanResult
 from .passages import has_passages, render_passages_text
@@ -18,9 +18,9 @@ def render_text(result: ScanResult, stream: TextIO) -> None:
         mark = "  (accepted in the baseline)" if c.id in accepted else ""
         w(f"Cluster {c.id}: {plural(len(c.members), 'document')}, max distance "
           f"{c.max_distance}{mark}\n")  # fmt: skip
-        width = max(len(display_path(m.path)) for m in c.members)
+        width = max(display_width(display_path(m.path)) for m in c.members)
         for m in c.members:
-            path = display_path(m.path).ljust(width)
+            path = pad(display_path(m.path), width)
             if m.path == c.representative:
                 w(f"  * {path}  representative\n")
                 continue
