@@ -870,3 +870,18 @@ def test_compare_reads_one_side_from_stdin(tmp_path: Path) -> None:
     assert "A: -  (utf-8" in result.stdout and "hamming distance   0" in result.stdout
     both = CliRunner().invoke(cli, ["compare", "-", "-"], input=b"x")
     assert both.exit_code == 2
+
+
+def test_the_main_help_summarises_every_command_whole() -> None:
+    """Each command's summary is a whole phrase on one line (click cut them mid-phrase), and
+    the examples show check and dedup (issue 33)."""
+    from simdup.cli import COMMANDS, SUMMARIES
+
+    assert set(SUMMARIES) == set(COMMANDS)
+    result = CliRunner().invoke(cli, ["--help"], terminal_width=80)
+    assert result.exit_code == 0
+    commands = result.stdout.split("Commands:")[1].split("Exit codes:")[0]
+    lines = [line for line in commands.splitlines() if line.strip()]
+    assert len(lines) == len(COMMANDS) and "..." not in commands
+    assert all(len(line) <= 80 for line in result.stdout.splitlines())
+    assert "simdup check " in result.stdout and "simdup dedup " in result.stdout

@@ -43,6 +43,22 @@ COMMANDS = {
 }
 
 
+# What each command does, for `simdup --help` (whole phrases: click would cut each command's
+# first sentence at 45 characters, and import every command to find it).
+SUMMARIES = {
+    "scan": "Clusters of near-duplicate documents under PATHS.",
+    "compare": "How close two documents are, and why.",
+    "check": "A duplicate-check report per document (查重): copy ratio, sources.",
+    "dedup": "Rows (JSON Lines, CSV, Parquet) without their near-duplicates.",
+    "hash": "The 64-bit SimHash of each file.",
+    "calibrate": "Where a corpus separates near-duplicates from the rest.",
+    "cache": "The scan cache: show what it holds, or clear it.",
+    "index": "A named index: documents stored once, queried again and again.",
+    "query": "Which stored documents of an index repeat FILES.",
+    "config": "The settings a scan would use, and where each comes from.",
+}
+
+
 class _Group(click.Group):
     """The edge of every command: Ctrl-C, SIGTERM and SIGHUP exit 130, 143 and 129 with a short
     message (click would exit 1, which means duplicates); a closed stdout pipe ends the command
@@ -51,6 +67,11 @@ class _Group(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SUMMARIES[name]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = self.commands.get(cmd_name)
@@ -103,6 +124,8 @@ def cli() -> None:
     Examples:
       simdup scan ./docs
       simdup compare a.txt b.txt
+      simdup check thesis.docx --against refs/
+      simdup dedup data.jsonl.zst -o clean.jsonl.zst
       simdup hash *.txt
       simdup calibrate ./docs
     """
