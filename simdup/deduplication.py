@@ -37,7 +37,15 @@ from .join import Reference
 from .options import ScanOptions
 from .readers import chunking
 from .readers.chunking import ChunkItem, NoRow, RowChunk
-from .readers.rows import Row, RowOptions, field_value, row_text, rows_description
+from .readers.rows import (
+    DEFAULT_ID_FIELD,
+    Row,
+    RowOptions,
+    field_value,
+    record_id,
+    row_text,
+    rows_description,
+)
 from .records import SkippedFile
 from .row_fingerprints import (
     FingerprintedRows,
@@ -143,7 +151,7 @@ def _record_rows(records: Iterable[Any], rows: RowOptions) -> Iterator[ChunkItem
         if not found:
             yield NoRow(f"no text field {rows.text_field!r}")
             continue
-        found_id, ident = field_value(record, rows.id_field) if rows.id_field else (False, None)
+        found_id, ident = record_id(record, rows)
         checked = row_text(text, ident, found_id, rows)
         if isinstance(checked, str):
             yield NoRow(checked)
@@ -155,7 +163,8 @@ def _record_rows(records: Iterable[Any], rows: RowOptions) -> Iterator[ChunkItem
 def _batch_rows(batch: Any, rows: RowOptions) -> Iterator[ChunkItem]:
     """The rows of an Arrow record batch (or table), only the columns ``rows`` names read."""
     names = list(batch.schema.names)
-    wanted = [f.split(".")[0] for f in (rows.text_field, rows.id_field, rows.order_field) if f]
+    id_name = rows.id_field or DEFAULT_ID_FIELD
+    wanted = [f.split(".")[0] for f in (rows.text_field, id_name, rows.order_field) if f]
     columns = [c for c in dict.fromkeys(wanted) if c in names]
     if hasattr(batch, "select") and columns:
         batch = batch.select(columns)

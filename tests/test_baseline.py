@@ -256,3 +256,13 @@ def test_a_malformed_baseline_is_a_config_error(
     result = run("scan", str(tmp_path / "d"), "--baseline", str(path))
     assert result.exit_code == 2, explain(result)
     assert message in result.stderr
+
+
+def test_writing_a_baseline_says_so(repo: Path) -> None:
+    """--write-baseline names the file and how many pairs it accepts (it wrote silently);
+    -q keeps it quiet (issue 33)."""
+    said = run("scan", "docs", "--write-baseline", "again.json")
+    assert said.exit_code == 0, explain(said)
+    assert "baseline written to again.json: 1 pair accepted" in said.stderr
+    quiet = run("scan", "docs", "-q", "--write-baseline", "again.json")
+    assert "baseline written" not in quiet.stderr

@@ -533,3 +533,23 @@ def test_own_work_among_the_sources_is_one_source_counted_as_own(tmp_path: Path)
         assert checked.ratio_without_own == pytest.approx(shares["someone.md"].ratio)
         assert checked.ratio_without_own < checked.copy_ratio - 0.2
         assert {f.kind for f in checked.fragments} == {"own", "copied"}
+
+
+def test_a_bare_percentage_gets_a_suggestion(refs: Path):
+    """--max-ratio 40 is a percentage without its sign: the error suggests 40% (issue 33)."""
+    result = CliRunner().invoke(
+        cli, ["check", str(refs / "web.md"), "--against", str(refs), "--max-ratio", "40"]
+    )
+    assert result.exit_code == 2 and "did you mean 40%?" in result.stderr
+    over = CliRunner().invoke(
+        cli, ["check", str(refs / "web.md"), "--against", str(refs), "--max-ratio", "150%"]
+    )
+    assert over.exit_code == 2 and "did you mean" not in over.stderr
+
+
+def test_the_text_report_counts_in_words(refs: Path, tmp_path: Path):
+    """'1 document checked against 2 sources', not '1 document(s)' (issue 33)."""
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    out = invoke("check", str(thesis), "--against", str(refs)).stdout  # type: ignore[attr-defined]
+    assert "1 document checked against" in out and "(s)" not in out

@@ -885,3 +885,18 @@ def test_the_main_help_summarises_every_command_whole() -> None:
     assert len(lines) == len(COMMANDS) and "..." not in commands
     assert all(len(line) <= 80 for line in result.stdout.splitlines())
     assert "simdup check " in result.stdout and "simdup dedup " in result.stdout
+
+
+def test_hash_reads_standard_input_as_dash(tmp_path: Path) -> None:
+    """`simdup hash -` fingerprints standard input, as sha256sum does (issue 33)."""
+    text = " ".join(f"term{i}" for i in range(60))
+    named = tmp_path / "a.txt"
+    named.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["hash", "-", str(named)], input=text.encode())
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split("  ")[1] for line in lines] == ["-", str(named)]
+    assert lines[0].split()[0] == lines[1].split()[0]  # the same text, the same fingerprint
+    empty = CliRunner().invoke(cli, ["hash", "-"], input=b"")
+    assert empty.exit_code == 3 and "-" in empty.stderr
+    assert CliRunner().invoke(cli, ["hash", "-", "-"], input=b"x").exit_code == 2

@@ -61,10 +61,17 @@ def test_jsonl_in_every_compression(tmp_path: Path, name: str, pack) -> None:
     assert _skips(found) == []
 
 
-def test_keys_without_an_id_are_file_and_row(tmp_path: Path) -> None:
+def test_keys_are_the_id_when_a_row_has_one_else_file_and_row(tmp_path: Path) -> None:
+    """Without --id-field a row's "id" is its key when it has one (issue 33: they were keyed
+    file#row unless --id-field id was given); a row without one is file#row."""
     path = tmp_path / "d.jsonl"
     path.write_bytes(_jsonl(LINES))
-    assert [r.key for r in _rows(list(read_records(path)))] == [f"{path}#{n}" for n in range(3)]
+    assert [r.key for r in _rows(list(read_records(path)))] == [
+        "123456789012345678901234567890", "b-2", "3"
+    ]  # fmt: skip
+    bare = tmp_path / "bare.jsonl"
+    bare.write_bytes(_jsonl([{"text": "one"}, {"id": None, "text": "two"}, {"id": 7, "text": "3"}]))
+    assert [r.key for r in _rows(list(read_records(bare)))] == [f"{bare}#0", f"{bare}#1", "7"]
     nested = list(read_records(path, text_field="meta.lang"))
     assert [r.text for r in _rows(nested)] == ["en"]
     assert len(_skips(nested)) == 2
@@ -273,8 +280,10 @@ def test_dedup_records_takes_what_python_users_hold(tmp_path: Path) -> None:
     frame = pandas.DataFrame(records)
     assert hasattr(frame, "__arrow_c_stream__")
     _check_records_result(dedup_records(frame, id_field="id", keep="max:score"))
-    # Without id_field, rows are numbered (a null text keeps its number).
-    assert dedup_records(records).keys == ("0", "1", "2", "4")
+    # Without id_field, a row's "id" is its key; without one, rows are numbered (a null text
+    # keeps its number).
+    assert dedup_records(records).keys == ("r1", "r2", "r3", "r5")
+    assert dedup_records([{"text": r["text"]} for r in records]).keys == ("0", "1", "2", "4")
     # Nested fields by dotted path.
     nested = [{"meta": {"id": r["id"]}, "body": {"text": r["text"]}} for r in records]
     assert dedup_records(nested, text_field="body.text", id_field="meta.id").keys == (
@@ -564,3 +573,19 @@ def test_dedup_refuses_an_output_named_for_another_format(tmp_path: Path) -> Non
     for output in ("clean.jsonl.gz", "clean.ndjson", "clean.out"):
         args = ["dedup", str(jsonl), "-o", str(tmp_path / output)]
         assert CliRunner().invoke(cli, args).exit_code == 0
+
+
+def test_dedup_threshold_has_the_range_of_scan(tmp_path: Path) -> None:
+    """-k accepts what scan accepts (0..31), no more (issue 33: dedup took up to 64)."""
+    from click.testing import CliRunner
+
+    from simdup.algorithms.index import MAX_THRESHOLD
+    from simdup.cli import cli
+
+    data = tmp_path / "d.jsonl"
+    data.write_bytes(_jsonl([{"text": _article(130)}]))
+    out = str(tmp_path / "o.jsonl")
+    over = CliRunner().invoke(cli, ["dedup", str(data), "-o", out, "-k", str(MAX_THRESHOLD + 1)])
+    assert over.exit_code == 2
+    at_most = CliRunner().invoke(cli, ["dedup", str(data), "-o", out, "-k", str(MAX_THRESHOLD)])
+    assert at_most.exit_code == 0

@@ -238,7 +238,7 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
     assert [(p["a"], p["b"]) for p in report["pairs"]] == [("x", "z")]
-    assert report["settings"]["records"]["reader"].startswith("1 (")
+    assert report["settings"]["records"]["reader"].startswith("2 (")
     places = {f["path"]: (f["file"], f["row"], f["line"]) for f in report["files"]}
     assert places == {"x": (str(data), 0, 1), "y": (str(data), 1, 2), "z": (str(data), 2, 3),
                       "v": (str(data), 4, 5)}  # fmt: skip

@@ -41,7 +41,10 @@ class Ratio(click.ParamType):  # type: ignore[type-arg]
         except ValueError:
             self.fail(f"{value!r} is not a ratio (write 30% or 0.3)", param, ctx)
         if not 0.0 <= ratio <= 1.0:
-            self.fail(f"{value!r} is not between 0% and 100%", param, ctx)
+            # A bare number above 1 is a percentage written without its sign (--max-ratio 40).
+            bare = not text.endswith("%") and 1 < ratio <= 100
+            hint = f" (did you mean {text}%?)" if bare else ""
+            self.fail(f"{value!r} is not between 0% and 100%{hint}", param, ctx)
         return ratio
 
 

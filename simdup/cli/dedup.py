@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..algorithms.index import MAX_THRESHOLD
 from ..datasets import dedup_files
 from ..deduplication import KEEP_POLICIES, keep_field
 from ..errors import ConfigError, MissingExtraError
@@ -99,11 +100,15 @@ An input that changes during the run exits 4; no partial output is left.
     help="The input format (auto: by name, then first bytes); the output has the same.",
 )
 @click.option("--text-field", default="text", show_default=True, help="Dotted path to the text.")
-@click.option("--id-field", default=None, help="Dotted path to the row's id (else file#row).")
+@click.option(
+    "--id-field",
+    default=None,
+    help='Dotted path to the row\'s id (default: its "id" when it has one, else file#row).',
+)
 @click.option(
     "-k",
     "--threshold",
-    type=click.IntRange(0, 64),
+    type=click.IntRange(0, MAX_THRESHOLD),
     default=3,
     show_default=True,
     help="As for scan.",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
 from typing import Any
 
 import click
@@ -34,20 +37,30 @@ Examples:
 def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> None:
     """Print the 64-bit SimHash of each file: '<16 hex digits>  <path>', like sha256sum.
 
-    Folders are walked as by 'scan'. A file that cannot be fingerprinted is reported on
-    stderr; one named on the command line makes the exit status 3 (a binary or empty file
-    found inside a folder does not).
+    Folders are walked as by 'scan'; '-' is standard input (read as a text file is). A file
+    that cannot be fingerprinted is reported on stderr; one named on the command line makes the
+    exit status 3 (a binary or empty file found inside a folder does not).
     """
+    if files.count("-") > 1:
+        raise click.UsageError("'-' (standard input) can be named once")
+    stdin = _standard_input(kw["max_size"]) if "-" in files else None
     with usage_errors():
         params = feature_params(kw)
-        DocumentProcessor(params)  # fail early on a bad user dictionary
+        processor = DocumentProcessor(params)  # fail early on a bad user dictionary
         # Like sha256sum: every path named gets its line, hard links and repeats included.
         found, skipped = discover(
-            files, DiscoveryOptions(max_size=kw["max_size"], unique_files=False)
+            [f for f in files if f != "-"],
+            DiscoveryOptions(max_size=kw["max_size"], unique_files=False),
         )
         failed = list(skipped)
+        results: list[Any] = list(
+            fingerprint_files(found, params, max_size=kw["max_size"], jobs=1)
+        )
+        if stdin is not None:  # its line first when '-' was named first, else last
+            at = 0 if files[0] == "-" else len(results)
+            results.insert(at, processor.data("-", stdin))
         with ReportTarget.resolve(None).open() as stream:
-            for result in fingerprint_files(found, params, max_size=kw["max_size"], jobs=1):
+            for result in results:
                 if isinstance(result, FingerprintedDocument):
                     line = f"{result.fingerprint:016x}  {display_path(result.path)}"
                     click.echo(line, file=stream)
@@ -58,3 +71,17 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
     named = set(files)
     ctx.exit(files_exit_code(sum(1 for skip in failed if skip.path in named)))
 
+
+
+def _standard_input(max_size: int) -> bytes:
+    """The bytes of standard input, at most ``max_size`` (a usage error beyond, or when it is
+    closed)."""
+    try:
+        if sys.stdin is None:  # started with file descriptor 0 closed (`<&-`)
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        data: bytes = sys.stdin.buffer.read(max_size + 1)
+    except (OSError, ValueError) as exc:
+        raise click.UsageError("cannot read '-': standard input is closed") from exc
+    if len(data) > max_size:
+        raise click.UsageError(f"standard input is larger than --max-size ({max_size} bytes)")
+    return data

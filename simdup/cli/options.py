@@ -191,7 +191,8 @@ def records_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--text-field", default="text", show_default=True, help="With --records: the text."
         ),
         click.option(
-            "--id-field", default=None, help="With --records: a row's id (else file#row)."
+            "--id-field", default=None,
+            help='With --records: a row\'s id (default: its "id" when it has one, else file#row).'
         ),
     ]
     return _apply(options, f)

@@ -27,7 +27,7 @@ from ..passages.options import PassageOptions
 from ..records import ScanResult
 from ..report import FORMATS, render
 from ..report.baseline import render_baseline_diff
-from ..report.text import render_skip_summary
+from ..report.text import plural, render_skip_summary
 from ..scanning import scan
 from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, open_cache
 from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
@@ -326,6 +326,10 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             message = os_error(exc, kw["write_baseline"])
             click.echo(f"simdup: cannot write baseline: {message}", err=True)
             ctx.exit(ExitCode.ERROR)
+        if not kw["quiet"]:
+            accepted = plural(len(result.pairs), "pair")
+            where = display_path(kw["write_baseline"])
+            click.echo(f"simdup: baseline written to {where}: {accepted} accepted", err=True)
     if not kw["quiet"]:
         render_skip_summary(result, sys.stderr)
     if kw["baseline"]:

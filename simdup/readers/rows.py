@@ -226,6 +226,21 @@ def field_value(record: Any, dotted: str) -> tuple[bool, Any]:
     return True, value
 
 
+# A row's key when it has this field and no id field is named (``id_field``): what datatrove's
+# readers and most dataset tools take, and what a user means by a row's id.
+DEFAULT_ID_FIELD = "id"
+
+
+def record_id(record: Any, options: RowOptions) -> tuple[bool, Any]:
+    """Whether a record (a dict) has an id, and its value: at ``options.id_field`` when one
+    is named (a record without it is refused by ``row_text``), else at ``"id"`` when the
+    record has one that is not null (else its key is ``file#row``)."""
+    if options.id_field:
+        return field_value(record, options.id_field)
+    found, value = field_value(record, DEFAULT_ID_FIELD)
+    return found and value is not None, value
+
+
 def _id_text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -250,7 +265,7 @@ def row_text(
         return f"text field {field!r} holds a lone surrogate"
     if options.id_field and not found_id:
         return f"no id field {options.id_field!r}"
-    return text, _id_text(id_value) if options.id_field else None
+    return text, _id_text(id_value) if found_id else None
 
 
 class _Rows:
@@ -431,7 +446,7 @@ def parse_jsonl_line(
     found, text = field_value(record, options.text_field)
     if not found:
         return f"line {number} has no text field {options.text_field!r}"
-    found_id, ident = field_value(record, options.id_field) if options.id_field else (False, None)
+    found_id, ident = record_id(record, options)
     checked = row_text(text, ident, found_id, options)
     if isinstance(checked, str):
         return checked
@@ -478,7 +493,8 @@ def delimited_rows(path: str, options: RowOptions, tabs: bool) -> Iterator[Row |
             yield rows.skip(f"no column {options.text_field!r} (columns: {', '.join(header)})")
             return
         text_at = header.index(options.text_field)
-        id_at = header.index(options.id_field) if options.id_field in header else None
+        id_name = options.id_field or DEFAULT_ID_FIELD
+        id_at = header.index(id_name) if id_name in header else None
         order_at = header.index(options.order_field) if options.order_field in header else None
         while True:
             start = reader.line_num + 1
@@ -502,6 +518,8 @@ def delimited_rows(path: str, options: RowOptions, tabs: bool) -> Iterator[Row |
                 yield rows.skip(f"the record at line {start} is not UTF-8")
                 continue
             ident = fields[id_at] if id_at is not None and id_at < len(fields) else None
+            if not options.id_field and ident == "":
+                ident = None  # an empty "id" cell: no id, the key is file#row
             order = fields[order_at] if order_at is not None and order_at < len(fields) else None
             yield rows.made(value, ident, ident is not None, start, order)
 
@@ -612,7 +630,8 @@ def parquet_rows(
     if top not in names:
         yield rows.skip(f"no column {options.text_field!r} (columns: {', '.join(names)})")
         return
-    columns = [top] + [f.split(".")[0] for f in (options.id_field, options.order_field) if f]
+    id_name = options.id_field or DEFAULT_ID_FIELD
+    columns = [top] + [f.split(".")[0] for f in (id_name, options.order_field) if f]
     columns = [c for c in dict.fromkeys(columns) if c in names]
     try:
         chosen = list(groups) if groups is not None else None
@@ -622,9 +641,7 @@ def parquet_rows(
                 if not found:
                     yield rows.skip(f"no text field {options.text_field!r}")
                     continue
-                found_id, ident = (
-                    field_value(record, options.id_field) if options.id_field else (False, None)
-                )
+                found_id, ident = record_id(record, options)
                 order = field_value(record, options.order_field)[1] if options.order_field else None
                 yield rows.made(text, ident, found_id, None, order)
     except Exception as exc:  # a damaged row group
@@ -633,7 +650,7 @@ def parquet_rows(
 
 # The version of how rows become texts: the formats, fields and checks above. Reported with
 # the libraries it reads with in every report and decision made from rows.
-ROWS_READER_VERSION = "1"
+ROWS_READER_VERSION = "2"  # 2: a row's "id" is its key when no id field is named
 
 
 def rows_description(options: RowOptions) -> dict[str, Any]:
@@ -651,7 +668,7 @@ def rows_description(options: RowOptions) -> dict[str, Any]:
         "reader": f"{ROWS_READER_VERSION} ({', '.join(found)})",
         "format": options.records,
         "text_field": options.text_field,
-        "id_field": options.id_field,
+        "id_field": options.id_field or f"{DEFAULT_ID_FIELD} (when a row has one)",
     }
 
 

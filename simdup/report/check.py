@@ -13,6 +13,7 @@ from ..__about__ import __version__
 from ..checking.records import CheckResult, CopiedFragment, DocumentCheck
 from ..names import display_path, escape_path
 from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri
+from .text import plural
 
 # Fragments listed per document in the text report (JSON has all of them).
 TEXT_FRAGMENTS = 20
@@ -85,7 +86,8 @@ def render_check_text(result: CheckResult, stream: TextIO) -> None:
         write(f"skipped {display_path(skip.path)}: {skip.reason}\n")
     settings = result.settings
     write(
-        f"{len(result.documents)} document(s) checked against {result.source_count} source(s); "
+        f"{plural(len(result.documents), 'document')} checked against "
+        f"{plural(result.source_count, 'source')}; "
         f"a fragment is at least {settings.get('min_match_words')} words or "
         f"{settings.get('min_match_cjk_chars')} CJK characters "
         f"({settings.get('algorithm')})\n"
