@@ -279,6 +279,19 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
+def warm_page_cache(root: Path) -> int:
+    """Read every file under ``root`` once, untimed, so that the first timed run does not pay
+    for the disk and the contenders meet the same page cache (the runs then alternate). Returns
+    the bytes read."""
+    total = 0
+    for path in sorted(root.rglob("*")) if root.is_dir() else [root]:
+        if path.is_file():
+            with open(path, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    total += len(chunk)
+    return total
+
+
 def run_measured(
     command: Sequence[str],
     *,
@@ -427,14 +440,19 @@ def rounds_of_dedup_runs(
     rotated: Callable[[list[Any], int], list[Any]],
     removals: Callable[[Path], Any],
     first_score: Callable[[dict[str, Any], Any], dict[str, Any]],
+    inputs: Sequence[Path] = (),
 ) -> None:
     """Run each contender (``name``, ``command``, ``folder``, ``removed_file``) in a fresh
     process, ``repeat`` rounds in rotated order (ABC BCA CAB ...), appending a record of each run
     to its ``runs``: seconds, exit status, peak memory, and whether it removed what its first
     successful run removed (``removals`` reads that from ``removed_file``); the first
-    successful run is scored (``first_score(contender, removed)``, into ``score``)."""
+    successful run is scored (``first_score(contender, removed)``, into ``score``). The
+    ``inputs`` are read once first, untimed (``warm_page_cache``)."""
     for c in runnable:
         c["runs"] = []
+    if inputs:
+        warmed = sum(warm_page_cache(path) for path in inputs)
+        log(f"{label}: inputs read once, untimed ({warmed // MB} MB)")
     for round_no in range(repeat):
         for c in rotated(runnable, round_no):
             shutil.rmtree(c["folder"], ignore_errors=True)

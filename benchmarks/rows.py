@@ -322,7 +322,9 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
         found.update(check_output(c["output"], removed, n))
         return found
 
-    rounds_of_dedup_runs(runnable, args.repeat, f"rows={n:,}", rotated, read_removed, first_score)
+    inputs = [root / "rows.jsonl.zst", root / "rows.parquet"]
+    rounds_of_dedup_runs(runnable, args.repeat, f"rows={n:,}", rotated, read_removed, first_score,
+                         inputs=inputs)  # fmt: skip
     result: dict[str, Any] = {
         "rows": n,
         "bytes": manifest["bytes"],

@@ -793,7 +793,9 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
         found.update(check_output(c["output"], removed, ids))
         return found
 
-    rounds_of_dedup_runs(runnable, args.repeat, f"short-{n}", rotated, read_removed, first_score)
+    inputs = [root / "rows.jsonl", root / "rows.jsonl.zst"]
+    rounds_of_dedup_runs(runnable, args.repeat, f"short-{n}", rotated, read_removed, first_score,
+                         inputs=[p for p in inputs if p.exists()])  # fmt: skip
     result: dict[str, Any] = {k: v for k, v in manifest.items() if k not in ("planted", "key")}
     result["contenders"] = [
         {k: v for k, v in c.items() if k not in ("folder", "output", "removed_file", "removals")}
