@@ -553,3 +553,26 @@ def test_the_text_report_counts_in_words(refs: Path, tmp_path: Path):
     shutil.copy(FORMATS / "source.md", thesis)
     out = invoke("check", str(thesis), "--against", str(refs)).stdout  # type: ignore[attr-defined]
     assert "1 document checked against" in out and "(s)" not in out
+
+
+def test_the_text_report_speaks_chinese_with_lang_zh_or_a_chinese_locale(
+    refs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """--lang zh, or LANG=zh_CN.UTF-8 without --lang: the terms teachers know (总文字复制比...),
+    places as pages, paragraphs and lines, never character numbers (issue 33)."""
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    english = invoke("check", str(thesis), "--against", str(refs)).stdout  # type: ignore[attr-defined]
+    assert "copy ratio" in english and "总文字复制比" not in english
+    chinese = invoke("check", str(thesis), "--against", str(refs), "--lang", "zh").stdout  # type: ignore[attr-defined]
+    for words in ("总文字复制比", "去除引用文献复制比", "去除本人文献复制比", "单篇最大文字复制比",
+                  "相似来源", "复制片段", "共检测 1 篇文档"):  # fmt: skip
+        assert words in chinese, words
+    assert "chars" not in chinese and "第 " in chinese and " 行" in chinese
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    by_locale = invoke("check", str(thesis), "--against", str(refs)).stdout  # type: ignore[attr-defined]
+    assert by_locale == chinese
+    assert invoke("check", str(thesis), "--against", str(refs), "--lang", "fr").exit_code == 2  # type: ignore[attr-defined]

@@ -137,9 +137,9 @@ def parse(page: str) -> Dom:
     return parser.result()
 
 
-def page_of(result: CheckResult) -> str:
+def page_of(result: CheckResult, lang: str = "en") -> str:
     out = io.StringIO()
-    render_check_html(result, out)
+    render_check_html(result, out, lang)
     return out.getvalue()
 
 
@@ -284,7 +284,7 @@ def test_check_page_in_headless_chromium(
     # Ratios, sections, sources.
     for pct in ("45.8%", "35.0%", "30.1%", "28.9%", "56.2%", "25.0%"):
         assert pct in dom.text, pct
-    assert "总文字复制比" in dom.text and "单篇最大文字复制比" in dom.text
+    assert "copy ratio" in dom.text and "largest single source" in dom.text
     assert len(dom.classed("div", "track")) == 2
     widths = [a.get("style") for t, a in dom.tags if t == "span" and a.get("style")]
     assert widths == ["width:56.2%", "width:25.0%"]
@@ -299,3 +299,39 @@ def test_check_page_in_headless_chromium(
     assert "long quotation" in dom.text and "a quotation of about 120 words <i>" in dom.text
     assert dom.tag_count("script") == 0 and dom.tag_count("img") == 0 and dom.tag_count("b") == 0
     assert HOSTILE_PATH in dom.text
+
+
+def test_a_teacher_reads_the_page_in_chinese_and_the_result_comes_first() -> None:
+    """--lang zh: every heading and label in Chinese, lang and title name the document; the
+    ratios lead, the settings come after the text; headings shown as headings, their "#"
+    hidden; places as pages and paragraphs, not character numbers; a fragment's words that
+    differ from its source marked (issue 33)."""
+    result = sample_result()
+    zh = page_of(result, "zh")
+    dom = parse(zh)
+    assert dom.balanced and ("html", {"lang": "zh-CN"}) in dom.tags
+    assert "<title>查重报告：script&gt;论文.txt</title>" in zh
+    for words in ("总文字复制比", "去除引用文献复制比", "去除本人文献复制比", "单篇最大文字复制比",
+                  "各章节复制比", "相似来源", "全文标注", "复制片段", "检测方法", "无法读取的文件",
+                  "本人文献", "（第一个标题之前）", "长引用"):  # fmt: skip
+        assert words in dom.text, words
+    for english in ("Sources", "Fragments", "How this was measured", "copy ratio", "chars "):
+        assert english not in dom.text, english
+    # The result first: ratios before the text, the method after it.
+    assert zh.index("总文字复制比") < zh.index("<div class=doctext") < zh.index("id=measured")
+    # "# 结论" is a heading: its mark hidden, its title a heading span.
+    assert "<span class=hm># </span>" in zh and "<span class='h h1'>结论</span>" in zh
+    # Places of the reader's parts ("p. 4" became 第 4 页).
+    assert "第 4 页" in dom.text
+    en = page_of(result, "en")
+    assert "<html lang='en'>" in en and "<title>Duplicate check: script&gt;论文.txt</title>" in en
+    assert en.index("copy ratio<") < en.index("<div class=doctext") < en.index("id=measured")
+
+
+def test_fragments_show_the_words_that_differ_from_their_source() -> None:
+    from simdup.report.html import inline_diff
+
+    mine, theirs = inline_diff("近似重复检测的方法很快", "近似重复检测的算法很快")
+    assert "<del>方</del>" in mine and "<ins>算</ins>" in theirs
+    page = page_of(sample_result())
+    assert "<div class=pair>" in page

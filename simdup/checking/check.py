@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -236,7 +236,8 @@ def check_document(
             for m in matches:
                 a, b = tokens.span(m.first, m.last)
                 excluded.append(ExcludedRange(a, b, "template"))
-    excluded.sort(key=lambda r: (r.start, r.end))
+    excluded = [replace(r, place=_place(text, document.locations, r.start, r.end))
+                for r in sorted(excluded, key=lambda r: (r.start, r.end))]  # fmt: skip
     out = _token_mask(tokens, ((r.start, r.end) for r in excluded))
     quotes = quoted_ranges(text)
     quoted = _token_mask(tokens, quotes)
@@ -314,7 +315,10 @@ def check_document(
         fragments=tuple(fragments),
         quoted=tuple(quotes),
         excluded=tuple(excluded),
-        warnings=tuple(_warnings(text, tokens, quotes)),
+        warnings=tuple(
+            replace(w, place=_place(text, document.locations, w.start, w.end))
+            for w in _warnings(text, tokens, quotes)
+        ),
     )
 
 
@@ -332,6 +336,7 @@ def _warnings(text: str, tokens: Tokens, quotes: list[tuple[int, int]]) -> list[
                     "checkers may count it as copied",
                     start,
                     end,
+                    round(words),
                 )
             )
     for disguise in disguises(text):
@@ -346,6 +351,7 @@ def _warnings(text: str, tokens: Tokens, quotes: list[tuple[int, int]]) -> list[
                 f"{disguise.count} {what}: read as plain text for the check",
                 disguise.start,
                 disguise.end,
+                disguise.count,
             )
         )
     return found

@@ -64,6 +64,8 @@ class ExcludedRange:
     start: int
     end: int
     reason: str
+    # Where it is (page, paragraph, line): what a report names instead of character offsets.
+    place: Place | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,9 @@ class CheckWarning:
     message: str
     start: int
     end: int
+    # How many: the words of a long quotation, the disguised words or characters.
+    count: int = 0
+    place: Place | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from ..discovery import DiscoveryOptions
 from ..exitcodes import check_exit_code, exit_code_help
 from ..names import display_path
 from ..report.check import percent, render_check_json, render_check_sarif, render_check_text
+from ..report.check_words import LANGUAGES, language
 from .edge import usage_errors
 from .options import ByteSize
 from .output import ReportTarget, check_not_scanned
@@ -132,6 +133,13 @@ What counts:
     help="Exit 1 when a document's ratio (see --ratio) is above RATIO (30% or 0.3).",
 )
 @click.option(
+    "--lang",
+    type=click.Choice(LANGUAGES),
+    default=None,
+    help="The language of the text and HTML reports: zh (中文) or en (default: the locale's, "
+    "zh when LANG starts with zh). JSON keys stay English.",
+)
+@click.option(
     "--ratio",
     "which",
     type=click.Choice(list(_RATIOS)),
@@ -212,9 +220,9 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
             elif kw["fmt"] == "html":
                 from ..report.check_html import render_check_html
 
-                render_check_html(result, stream)
+                render_check_html(result, stream, language(kw["lang"]))
             else:
-                render_check_text(result, stream)
+                render_check_text(result, stream, language(kw["lang"]))
     which = kw["which"]
     limit = 0.0 if kw["fail_on_duplicates"] else kw["max_ratio"]
     over = []

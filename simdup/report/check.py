@@ -12,8 +12,8 @@ from typing import Any, TextIO
 from ..__about__ import __version__
 from ..checking.records import CheckResult, CopiedFragment, DocumentCheck
 from ..names import display_path, escape_path
+from .check_words import Words
 from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri
-from .text import plural
 
 # Fragments listed per document in the text report (JSON has all of them).
 TEXT_FRAGMENTS = 20
@@ -24,73 +24,74 @@ def percent(ratio: float) -> str:
     return f"{100 * ratio:.1f}%"
 
 
-def _where(fragment: CopiedFragment) -> tuple[str, str]:
-    here = fragment.place.label() if fragment.place else f"chars {fragment.start}-{fragment.end}"
-    there = (
-        fragment.source_place.label()
-        if fragment.source_place
-        else f"chars {fragment.source_start}-{fragment.source_end}"
-    )
-    return here, there
-
-
-def render_check_text(result: CheckResult, stream: TextIO) -> None:
-    """A summary per checked document: the ratios, the sections, the sources, the first
-    fragments; then what was skipped and the rules."""
+def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> None:
+    """A summary per checked document, in ``lang`` ("zh" or "en", ``check_words``): the
+    ratios, the sections, the sources, what was left out and where, the first fragments; then
+    what was skipped and the rule."""
+    w = Words(lang)
     write = stream.write
+    sep = "：" if lang == "zh" else ": "
     for doc in result.documents:
         write(f"{display_path(doc.path)}\n")
         write(
-            f"  copy ratio {percent(doc.copy_ratio)}"
-            f"   without quotations {percent(doc.ratio_without_quotes)}"
-            f"   without own work {percent(doc.ratio_without_own)}\n"
+            f"  {w['copy_ratio']} {percent(doc.copy_ratio)}"
+            f"   {w['no_quotes']} {percent(doc.ratio_without_quotes)}"
+            f"   {w['no_own']} {percent(doc.ratio_without_own)}\n"
         )
         if doc.largest_source:
             write(
-                f"  largest single source {percent(doc.largest_source_ratio)}: "
+                f"  {w['largest']} {percent(doc.largest_source_ratio)}{sep}"
                 f"{display_path(doc.largest_source)}\n"
             )
-        write(f"  counted characters {doc.units:,}, copied {doc.copied_units:,}\n")
+        write(f"  {w('counted', units=f'{doc.units:,}', copied=f'{doc.copied_units:,}')}\n")
         if len(doc.sections) > 1:
-            write("  sections:\n")
+            write(f"  {w['sections']}{sep.rstrip()}\n")
             for section in doc.sections:
                 bar = "#" * round(20 * section.ratio)
-                title = section.title or "(before the first heading)"
+                title = section.title or w["before_first"]
                 write(f"    {percent(section.ratio):>6}  {bar:<20}  {title}\n")
         if doc.sources:
-            write("  sources:\n")
+            write(f"  {w['sources']}{sep.rstrip()}\n")
             for share in doc.sources:
-                own = "  (own work)" if share.own else ""
+                own = f"  ({w['own_work']})" if share.own else ""
                 write(
                     f"    {percent(share.ratio):>6}  {display_path(share.source)}"
-                    f"  {share.fragments} fragment{'s' if share.fragments != 1 else ''}{own}\n"
+                    f"  {w.n(share.fragments, 'fragment_n')}{own}\n"
                 )
         for excluded in doc.excluded:
             if excluded.reason != "marker":
-                write(f"  left out ({excluded.reason}): chars {excluded.start}-{excluded.end}\n")
+                why = w[f"why_{excluded.reason}"]
+                where = w.place(excluded.place, excluded.start, excluded.end)
+                write(f"  {w('left_out', why=why, where=where)}\n")
         for warning in doc.warnings:
-            write(f"  warning: {warning.message} (at char {warning.start})\n")
+            message = w.warning(warning.kind, warning.message, warning.count)
+            write(f"  {w['warning']}{sep}{message} ({w.place(warning.place)})\n")
         if doc.fragments:
-            write("  fragments:\n")
+            write(f"  {w['fragments']}{sep.rstrip()}\n")
             for fragment in doc.fragments[:TEXT_FRAGMENTS]:
-                here, there = _where(fragment)
+                here = w.place(fragment.place, fragment.start, fragment.end)
+                there = w.place(fragment.source_place, fragment.source_start, fragment.source_end)
+                kind = w[f"kind_{fragment.kind}"]
                 write(
-                    f"    [{fragment.kind}] {here} = {display_path(fragment.source)} {there}\n"
+                    f"    [{kind}] {here} = {display_path(fragment.source)} {there}\n"
                     f"      {fragment.text}\n"
                 )
             if len(doc.fragments) > TEXT_FRAGMENTS:
-                rest = len(doc.fragments) - TEXT_FRAGMENTS
-                write(f"    ... and {rest} more (--format json or html lists all)\n")
+                write(f"    {w('more_fragments', n=len(doc.fragments) - TEXT_FRAGMENTS)}\n")
         write("\n")
     for skip in result.skipped:
-        write(f"skipped {display_path(skip.path)}: {skip.reason}\n")
+        write(f"{w('skipped', path=display_path(skip.path), reason=skip.reason)}\n")
     settings = result.settings
     write(
-        f"{plural(len(result.documents), 'document')} checked against "
-        f"{plural(result.source_count, 'source')}; "
-        f"a fragment is at least {settings.get('min_match_words')} words or "
-        f"{settings.get('min_match_cjk_chars')} CJK characters "
-        f"({settings.get('algorithm')})\n"
+        w(
+            "summary",
+            documents=w.n(len(result.documents), "document"),
+            sources=w.n(result.source_count, "source_n"),
+            words=settings.get("min_match_words"),
+            cjk=settings.get("min_match_cjk_chars"),
+            algorithm=settings.get("algorithm"),
+        )
+        + "\n"
     )
 
 
@@ -187,7 +188,9 @@ def _sarif_location(path: str, cwd: str, region: dict[str, Any] | None) -> dict[
 
 
 def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dict[str, Any]:
-    here, there = _where(fragment)
+    english = Words("en")
+    here = english.place(fragment.place, fragment.start, fragment.end)
+    there = english.place(fragment.source_place, fragment.source_start, fragment.source_end)
     region: dict[str, Any] | None = None
     if fragment.place is None or fragment.place.kind == "line":
         # A plain-text file: its characters are the file's, so the region is exact.

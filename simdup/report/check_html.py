@@ -1,20 +1,25 @@
 """HTML report of a duplicate check (查重): one self-contained page a teacher opens from a file
-(inline CSS, no scripts, no external resources).
+(inline CSS, no scripts, no external resources), in Chinese or English (``check --lang``,
+``check_words``).
 
-The page says how the ratios were measured (the fragment rule, the versions of the algorithm and
-the readers), then for every checked document: its ratios as big percentages (the total copy
-ratio 总文字复制比, without quotations, without the author's own work, the largest single
-source), its warnings, a bar per section, the table of its sources, and its full text with
-every fragment marked: copied text red (``mark.copied``), quoted text yellow (``mark.quoted``),
-the author's own earlier work blue (``mark.own``) and text left out of the count grey
-(``mark.excluded``, its title says why). A marked piece names its sources, their places and
-their text in its title (shown on hover) and links to its fragment in the list of fragments
-below the text, which links to the source. Skipped files are listed last.
+The page leads with the result. For every checked document: its ratios as big percentages (the
+total copy ratio 总文字复制比, without quotations, without the author's own work, the largest
+single source), its warnings, a bar per section, the table of its sources, and its full text as
+the document shows it (its headings as headings, not Markdown marks) with every fragment marked:
+copied text red (``mark.copied``), quoted text yellow (``mark.quoted``), the author's own
+earlier work blue (``mark.own``) and text left out of the count grey (``mark.excluded``, its
+title says why). A marked piece names its sources, their places and their text in its title
+(shown on hover) and links to its fragment in the list of fragments below the text, where each
+fragment sits beside its source's text with the words that differ marked (``inline_diff``, as
+in the scan report). Places are pages, paragraphs, chapters and lines, as the reader found
+them. How the ratios were measured (the rule, the versions of the algorithm and the readers,
+every setting) comes after the documents; skipped files last.
 
 Fragments of several sources may overlap, and overlap quotations and excluded text: the text is
 cut at every boundary and each piece is one ``mark`` carrying the classes of everything covering
 it, so the marks never nest or overlap; the colour follows the order excluded > copied > own >
-quoted (the order of the rules in the style sheet).
+quoted (the order of the rules in the style sheet). Heading lines are cut the same way: each
+piece of one is inside a heading ``span``, its ``#`` marks hidden.
 
 Everything taken from the check (texts, paths, messages, settings) is escaped with
 ``html.escape``; paths are first written with ``display_path``.
@@ -23,14 +28,17 @@ Everything taken from the check (texts, paths, messages, settings) is escaped wi
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from html import escape
 from typing import Any, TextIO
 
 from ..__about__ import __version__
 from ..checking.records import CheckResult, CopiedFragment, DocumentCheck, SectionRatio
+from ..checking.rules import markdown_headings
 from ..names import display_path
-from ..records import Place
+from .check_words import Words
+from .html import inline_diff
 
 Write = Callable[[str], Any]
 
@@ -75,29 +83,14 @@ ol.fragments li{margin:.6em 0}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:.6em;margin-top:.2em}
 .pair div{border:1px solid #e3e3e3;padding:.3em .6em;background:#fafafa;overflow-wrap:anywhere}
 .pair .side{color:#555;font-size:12px;display:block}
+.pair del{background:#ffc4c0;text-decoration:none}.pair ins{background:#c8f0c8;text-decoration:none}
+.doctext .h{font-weight:bold}.doctext .h1{font-size:1.5em}.doctext .h2{font-size:1.3em}
+.doctext .h3{font-size:1.15em}.doctext .hm{display:none}
 """
 
 # Colour order, lowest first (the style sheet's order, so the last class listed wins).
 _KINDS = ("quoted", "own", "copied", "excluded")
-_KIND_LABEL = {
-    "copied": "copied from",
-    "quoted": "quoted from",
-    "own": "the author's own work,",
-}
-_EXCLUDED_LABEL = {
-    "references": "the reference list",
-    "marker": "a citation marker",
-    "template": "text of an --ignore template",
-}
-_WARNING_LABEL = {
-    "long-quotation": "long quotation",
-    "invisible": "invisible characters",
-    "look-alike": "look-alike letters",
-}
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+_FROM = {"copied": "copied_from", "quoted": "quoted_from", "own": "own_from"}
 
 
 def _pct(ratio: float) -> str:
@@ -125,47 +118,25 @@ def _flatten(settings: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, 
             yield f"{prefix}{key}", _value(value)
 
 
-def _where(place: Place | None, start: int, end: int) -> str:
-    """A place label, else character offsets."""
-    return place.label() if place is not None else f"chars {start}–{end}"
-
-
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, max(0, min(offset, len(text)))) + 1
-
-
-def _measured(result: CheckResult, w: Write) -> None:
-    """How this was measured: the rule behind every ratio, the versions, the readers."""
+def _measured(result: CheckResult, t: Words, w: Write) -> None:
+    """How this was measured: the rule behind every ratio, the versions, the readers, every
+    setting (after the documents: a reader looks at the result first)."""
     s = result.settings
-    w("<h2 id=measured>How this was measured</h2>\n")
+    w(f"<h2 id=measured>{escape(t['measured'])}</h2>\n")
     words, cjk, gap = s.get("min_match_words"), s.get("min_match_cjk_chars"), s.get("gap")
     if words is not None and cjk is not None:
-        w(
-            f"<p>A copied fragment shares at least {escape(_value(words))} words or "
-            f"{escape(_value(cjk))} Chinese characters with a source"
-        )
-        if gap is not None:
-            w(f", allowing up to {escape(_value(gap))} differing words between exact runs")
-        w(
-            ". Ratios are shares of the document's counted characters: a Chinese character "
-            "counts 1, a word its letters and digits; spaces and punctuation count nothing"
-        )
-        left_out = []
-        if s.get("exclude_references"):
-            left_out.append("reference lists")
-        if s.get("exclude_markers"):
-            left_out.append("citation markers")
-        if left_out:
-            w(f"; {' and '.join(left_out)} are left out")
-        w(".</p>\n")
+        rule = t("measured_rule", words=_value(words), cjk=_value(cjk), gap=_value(gap))
+        if s.get("exclude_references") or s.get("exclude_markers"):
+            rule += t["measured_left_out"]
+        w(f"<p>{escape(rule)}</p>\n")
     rows = [
         ("algorithm", s.get("algorithm")),
-        ("simdup version", s.get("simdup", __version__)),
+        ("simdup", s.get("simdup", __version__)),
         ("min_match_words", words),
         ("min_match_cjk_chars", cjk),
         ("gap", gap),
         ("min_density", s.get("min_density")),
-        ("sources checked against", result.source_count),
+        ("sources", result.source_count),
     ]
     w("<table class=measured>\n")
     for label, value in rows:
@@ -177,75 +148,75 @@ def _measured(result: CheckResult, w: Write) -> None:
         w(f"<tr><td>readers</td><td><code>{escape(listed)}</code></td></tr>\n")
     w("</table>\n")
     if s:
-        w("<details><summary>All settings</summary>\n<table class=settings>\n")
+        w(f"<details><summary>{escape(t['all_settings'])}</summary>\n<table class=settings>\n")
         for key, value in _flatten(s):
             key, value = escape(key), escape(value)
             w(f"<tr><td><code>{key}</code></td><td><code>{value}</code></td></tr>\n")
         w("</table>\n</details>\n")
 
 
-def _ratios(doc: DocumentCheck, d: str, ranks: dict[str, int], w: Write) -> None:
+def _ratios(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: Write) -> None:
     boxes = [
-        ("total", "总文字复制比", "copy ratio", doc.copy_ratio, ""),
-        ("no-quotes", "去除引用文献复制比", "without quotations", doc.ratio_without_quotes, ""),
-        ("no-own", "去除本人文献复制比", "without own work", doc.ratio_without_own, ""),
+        ("total", "copy_ratio", doc.copy_ratio, ""),
+        ("no-quotes", "no_quotes", doc.ratio_without_quotes, ""),
+        ("no-own", "no_own", doc.ratio_without_own, ""),
     ]
     which = ""
     if doc.largest_source is not None:
         name = _p(doc.largest_source)
         rank = ranks.get(doc.largest_source)
         which = f"<a href='#{d}-src-{rank}'>{name}</a>" if rank else name
-    boxes.append(
-        ("largest", "单篇最大文字复制比", "largest single source", doc.largest_source_ratio, which)
-    )
+    boxes.append(("largest", "largest", doc.largest_source_ratio, which))
     w("<div class=ratios>\n")
-    for cls, zh, en, ratio, extra in boxes:
+    for cls, key, ratio, extra in boxes:
         w(
-            f"<div class='ratio {cls}'><div class=label><span lang=zh>{zh}</span> · {en}</div>"
+            f"<div class='ratio {cls}'><div class=label>{escape(t[key])}</div>"
             f"<div class=pct>{_pct(ratio)}</div>"
         )
         if extra:
             w(f"<div class=which>{extra}</div>")
         w("</div>\n")
     w("</div>\n")
-    w(
-        f"<p class=note>{doc.copied_units} of {doc.units} counted characters are in copied "
-        f"fragments; {_n(len(doc.fragments), 'fragment')} from "
-        f"{_n(len(doc.sources), 'source')}.</p>\n"
+    note = t(
+        "counted_note",
+        copied=doc.copied_units,
+        units=doc.units,
+        fragments=t.n(len(doc.fragments), "fragment_n"),
+        sources=t.n(len(doc.sources), "source_n"),
     )
+    w(f"<p class=note>{escape(note)}</p>\n")
 
 
-def _warnings(doc: DocumentCheck, d: str, w: Write) -> None:
+def _warnings(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
     if not doc.warnings:
         return
-    w(f"<div class=warnings role=note><h3>⚠ {_n(len(doc.warnings), 'warning')}</h3>\n<ul>\n")
+    w(f"<div class=warnings role=note><h3>⚠ {escape(t['warnings'])}</h3>\n<ul>\n")
     for k, warning in enumerate(doc.warnings):
-        kind = _WARNING_LABEL.get(warning.kind, warning.kind)
+        message = t.warning(warning.kind, warning.message, warning.count)
+        label = t.get(f"label_{warning.kind}", warning.kind)
+        where = t.place(warning.place, warning.start, warning.end)
         w(
-            f"<li><strong>{escape(kind)}</strong>: {escape(warning.message)} "
-            f"<a href='#{d}-at-w{k}'>(line {_line(doc.text, warning.start)}, chars "
-            f"{warning.start}–{warning.end})</a></li>\n"
+            f"<li><strong>{escape(label)}</strong>: {escape(message)} "
+            f"<a href='#{d}-at-w{k}'>({escape(where)})</a></li>\n"
         )
     w("</ul></div>\n")
 
 
-def _section_title(section: SectionRatio) -> str:
-    return escape(section.title) if section.title else "<i>(before the first heading)</i>"
+def _section_title(section: SectionRatio, t: Words) -> str:
+    return escape(section.title) if section.title else f"<i>{escape(t['before_first'])}</i>"
 
 
-def _sections(doc: DocumentCheck, d: str, w: Write) -> None:
-    w(f"<h3 id={d}-sections>Sections</h3>\n")
-    if not doc.sections:
-        w("<p class=note>No sections.</p>\n")
-        return
+def _sections(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
+    w(f"<h3 id={d}-sections>{escape(t['sections'])}</h3>\n")
     w(
-        "<table class=sections><tr><th>section</th><th>copy ratio</th><th class=num>%</th>"
-        "<th class=num>copied / counted</th></tr>\n"
+        f"<table class=sections><tr><th>{escape(t['section'])}</th>"
+        f"<th>{escape(t['copy_ratio'])}</th><th class=num>%</th>"
+        f"<th class=num>{escape(t['characters'])}</th></tr>\n"
     )
     for k, section in enumerate(doc.sections):
         width = max(0.0, min(1.0, section.ratio)) * 100
         w(
-            f"<tr><td><a href='#{d}-at-s{k}'>{_section_title(section)}</a></td>"
+            f"<tr><td><a href='#{d}-at-s{k}'>{_section_title(section, t)}</a></td>"
             f"<td class=bar><div class=track><span style='width:{width:.1f}%'></span></div></td>"
             f"<td class=num>{_pct(section.ratio)}</td>"
             f"<td class=num>{section.copied_units} / {section.units}</td></tr>\n"
@@ -253,18 +224,19 @@ def _sections(doc: DocumentCheck, d: str, w: Write) -> None:
     w("</table>\n")
 
 
-def _sources(doc: DocumentCheck, d: str, w: Write) -> None:
-    w(f"<h3 id={d}-sources>Sources</h3>\n")
+def _sources(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
+    w(f"<h3 id={d}-sources>{escape(t['sources'])}</h3>\n")
     if not doc.sources:
-        w("<p class=note>No source shares text with this document.</p>\n")
+        w(f"<p class=note>{escape(t['no_sources'])}</p>\n")
         return
     w(
-        "<table class=sources><tr><th class=num>#</th><th>source</th><th>kind</th>"
-        "<th class=num>share</th><th class=num>characters</th><th class=num>fragments</th>"
-        "</tr>\n"
+        f"<table class=sources><tr><th class=num>#</th><th>{escape(t['source'])}</th>"
+        f"<th>{escape(t['kind'])}</th><th class=num>{escape(t['share'])}</th>"
+        f"<th class=num>{escape(t['characters'])}</th>"
+        f"<th class=num>{escape(t['fragments_col'])}</th></tr>\n"
     )
     for rank, share in enumerate(doc.sources, 1):
-        badge = "<span class='badge own'>own work</span>" if share.own else ""
+        badge = f"<span class='badge own'>{escape(t['own_work'])}</span>" if share.own else ""
         w(
             f"<tr id={d}-src-{rank}><td class=num>{rank}</td><td>{_p(share.source)}</td>"
             f"<td>{badge}</td><td class=num>{_pct(share.ratio)}</td>"
@@ -273,12 +245,13 @@ def _sources(doc: DocumentCheck, d: str, w: Write) -> None:
     w("</table>\n")
 
 
-def _fragment_title(f: CopiedFragment) -> str:
-    label = _KIND_LABEL.get(f.kind, f.kind)
+def _fragment_title(f: CopiedFragment, t: Words) -> str:
+    there = t.place(f.source_place, f.source_start, f.source_end)
+    here = t.place(f.place, f.start, f.end)
+    similarity = t("similarity", pct=f"{f.similarity:.0%}")
     return (
-        f"{label} {display_path(f.source)} ({_where(f.source_place, f.source_start, f.source_end)})"
-        f"; here {_where(f.place, f.start, f.end)}; similarity {f.similarity:.0%}\n"
-        f"source: {f.source_text}"
+        f"{t[_FROM.get(f.kind, 'copied_from')]} {display_path(f.source)} ({there}); "
+        f"{t['here']} {here}; {similarity}\n{t['source']}: {f.source_text}"
     )
 
 
@@ -289,8 +262,7 @@ def _spans(doc: DocumentCheck) -> list[tuple[int, int, str, int]]:
     size = len(doc.text)
     found = []
     for k, f in enumerate(doc.fragments):
-        kind = f.kind if f.kind in _KIND_LABEL else "copied"
-        found.append((f.start, f.end, kind, k))
+        found.append((f.start, f.end, _spans_kind(f), k))
     found += [(a, b, "quoted", -1) for a, b in doc.quoted]
     found += [(r.start, r.end, "excluded", k) for k, r in enumerate(doc.excluded)]
     clamped = []
@@ -301,10 +273,10 @@ def _spans(doc: DocumentCheck) -> list[tuple[int, int, str, int]]:
     return clamped
 
 
-def _marked_text(doc: DocumentCheck, d: str, w: Write) -> None:
+def _marked_text(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
     """The document's text cut at every boundary, each piece one ``mark`` with the classes of
-    all that covers it (or plain text), and empty anchors where fragments, sections and
-    warnings start."""
+    all that covers it (or plain text), inside a heading ``span`` on a heading line (its ``#``
+    marks hidden); empty anchors where fragments, sections and warnings start."""
     text = doc.text
     spans = _spans(doc)
     anchors: dict[int, list[str]] = {}
@@ -320,6 +292,12 @@ def _marked_text(doc: DocumentCheck, d: str, w: Write) -> None:
     for k, warning in enumerate(doc.warnings):
         anchor(warning.start, f"{d}-at-w{k}")
     cuts = {0, size, *anchors}
+    # Heading lines: the "#" marks (hidden) and the title (shown as a heading).
+    heading_at: list[tuple[int, int, int, int]] = []  # (start, title start, end, level)
+    for h in markdown_headings(text):
+        marks_end = h.start + len(text[h.start : h.end]) - len(text[h.start : h.end].lstrip(" \t#"))
+        heading_at.append((h.start, marks_end, h.end, min(h.level, 3)))
+        cuts.update((h.start, marks_end, h.end))
     starting: dict[int, list[int]] = {}
     ending: dict[int, list[int]] = {}
     for n, (a, b, _kind, _k) in enumerate(spans):
@@ -328,6 +306,8 @@ def _marked_text(doc: DocumentCheck, d: str, w: Write) -> None:
         ending.setdefault(b, []).append(n)
     active: set[int] = set()
     bounds = sorted(cuts)
+    heads = iter(heading_at)
+    head = next(heads, None)
     w(f"<div class=doctext id={d}-text>")
     for a, b in zip(bounds, bounds[1:] + [size], strict=True):
         active.difference_update(ending.get(a, ()))
@@ -336,31 +316,39 @@ def _marked_text(doc: DocumentCheck, d: str, w: Write) -> None:
             w(f"<span id={name}></span>")
         if a >= b:
             continue
+        while head is not None and head[2] <= a:
+            head = next(heads, None)
         piece = _text(text[a:b])
-        if not active:
-            w(piece)
-            continue
-        w(_piece(doc, d, [spans[n] for n in sorted(active)], piece))
+        if active:
+            piece = _piece(doc, d, [spans[n] for n in sorted(active)], piece, t)
+        if head is not None and head[0] <= a < head[2]:
+            piece = (
+                f"<span class=hm>{piece}</span>"
+                if a < head[1]
+                else f"<span class='h h{head[3]}'>{piece}</span>"
+            )
+        w(piece)
     w("</div>\n")
 
 
-def _piece(doc: DocumentCheck, d: str, covering: list[tuple[int, int, str, int]], html: str) -> str:
+def _piece(
+    doc: DocumentCheck, d: str, covering: list[tuple[int, int, str, int]], html: str, t: Words
+) -> str:
     """One marked piece: its classes, a title naming what covers it, a link to its fragment."""
     kinds = {kind for _a, _b, kind, _k in covering}
     classes = " ".join(kind for kind in _KINDS if kind in kinds)
     lines = []
     for k in sorted({k for _a, _b, kind, k in covering if kind == "excluded"}):
-        why = doc.excluded[k].reason
-        lines.append(f"left out of the count: {_EXCLUDED_LABEL.get(why, why)}")
+        lines.append(f"{t['kind_excluded']}: {t['why_' + doc.excluded[k].reason]}")
     fragments = [k for _a, _b, kind, k in covering if kind != "excluded" and k >= 0]
     # The link goes to the fragment that gives the colour: copied, then own, then quoted.
     fragments.sort(key=lambda k: (-_KINDS.index(_spans_kind(doc.fragments[k])), k))
     for k in fragments[:MAX_TITLE_FRAGMENTS]:
-        lines.append(_fragment_title(doc.fragments[k]))
+        lines.append(_fragment_title(doc.fragments[k], t))
     if len(fragments) > MAX_TITLE_FRAGMENTS:
-        lines.append(f"… and {_n(len(fragments) - MAX_TITLE_FRAGMENTS, 'more fragment')}")
+        lines.append(t("and_more", n=len(fragments) - MAX_TITLE_FRAGMENTS))
     if any(k < 0 for _a, _b, kind, k in covering if kind == "quoted"):
-        lines.append("inside a quotation: not counted in the ratio without quotations")
+        lines.append(t["quotation_note"])
     title = escape("\n".join(lines), quote=True)
     if fragments:
         html = f"<a href='#{d}-f{fragments[0]}'>{html}</a>"
@@ -368,80 +356,97 @@ def _piece(doc: DocumentCheck, d: str, covering: list[tuple[int, int, str, int]]
 
 
 def _spans_kind(f: CopiedFragment) -> str:
-    return f.kind if f.kind in _KIND_LABEL else "copied"
+    return f.kind if f.kind in _FROM else "copied"
 
 
-def _legend(w: Write) -> None:
-    w(
-        "<p class=legend><mark class=copied>copied</mark> <mark class=own>own earlier work"
-        "</mark> <mark class=quoted>quoted (inside quotation marks)</mark> "
-        "<mark class=excluded>left out of the count</mark> "
-        "<span class=note>Hover over a mark for its source and the source's text; click it "
-        "for the fragment.</span></p>\n"
-    )
+def _legend(t: Words, w: Write) -> None:
+    marks = {
+        kind: f"<mark class={kind}>{escape(t['kind_' + kind])}</mark>"
+        for kind in ("copied", "own", "quoted", "excluded")
+    }
+    legend = escape(t["legend"]).format(**marks)
+    w(f"<p class=legend>{legend}</p>\n")
 
 
-def _fragments(doc: DocumentCheck, d: str, ranks: dict[str, int], w: Write) -> None:
-    w(f"<h3 id={d}-fragments>Fragments</h3>\n")
+def _fragments(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: Write) -> None:
+    w(f"<h3 id={d}-fragments>{escape(t['fragments'])}</h3>\n")
     if not doc.fragments:
-        w("<p class=note>No copied fragments.</p>\n")
+        w(f"<p class=note>{escape(t['no_fragments'])}</p>\n")
         return
     w("<ol class=fragments>\n")
     for k, f in enumerate(doc.fragments):
         kind = _spans_kind(f)
         rank = ranks.get(f.source)
         source = f"<a href='#{d}-src-{rank}'>{_p(f.source)}</a>" if rank else _p(f.source)
+        here = t.place(f.place, f.start, f.end)
+        there = t.place(f.source_place, f.source_start, f.source_end)
+        mine, theirs = inline_diff(f.text, f.source_text)
+        similarity = t("similarity", pct=f"{f.similarity:.0%}")
         w(
-            f"<li id={d}-f{k}><span class='badge kind-{kind}'>{escape(f.kind)}</span> "
-            f"<a href='#{d}-at-f{k}'>{escape(_where(f.place, f.start, f.end))}</a> "
-            f"<span class=note>(chars {f.start}–{f.end})</span> ← {source} "
-            f"{escape(_where(f.source_place, f.source_start, f.source_end))} "
-            f"<span class=note>(chars {f.source_start}–{f.source_end}; {f.units} characters, "
-            f"similarity {f.similarity:.0%})</span>"
-            f"<div class=pair><div><span class=side>this document</span>{_text(f.text)}</div>"
-            f"<div><span class=side>source</span>{_text(f.source_text)}</div></div></li>\n"
+            f"<li id={d}-f{k}><span class='badge kind-{kind}'>{escape(t['kind_' + kind])}"
+            f"</span> <a href='#{d}-at-f{k}'>{escape(here)}</a> ← {source} {escape(there)} "
+            f"<span class=note>({f.units} {escape(t['characters'])}, {escape(similarity)})</span>"
+            f"<div class=pair><div><span class=side>{escape(t['this_document'])}</span>{mine}"
+            f"</div><div><span class=side>{escape(t['source'])}</span>{theirs}</div></div></li>\n"
         )
     w("</ol>\n")
 
 
-def _excluded_note(doc: DocumentCheck, w: Write) -> None:
+def _excluded_note(doc: DocumentCheck, t: Words, w: Write) -> None:
     if not doc.excluded:
         return
-    counts: dict[str, int] = {}
+    parts = []
     for r in doc.excluded:
-        counts[r.reason] = counts.get(r.reason, 0) + 1
-    parts = [f"{_EXCLUDED_LABEL.get(k, k)} ({v})" for k, v in sorted(counts.items())]
-    w(f"<p class=note>Left out of the count: {escape(', '.join(parts))}.</p>\n")
+        if r.reason != "marker":
+            parts.append(f"{t['why_' + r.reason]} ({t.place(r.place, r.start, r.end)})")
+    markers = sum(1 for r in doc.excluded if r.reason == "marker")
+    if markers:
+        parts.append(f"{t['why_marker']} ×{markers}")
+    w(f"<p class=note>{escape(t('left_out_note', what='; '.join(parts)))}</p>\n")
 
 
-def _document(doc: DocumentCheck, i: int, w: Write) -> None:
+def _document(doc: DocumentCheck, i: int, t: Words, w: Write) -> None:
     d = f"d{i}"
     ranks = {share.source: rank for rank, share in enumerate(doc.sources, 1)}
     w(f"<section id=doc-{i}>\n<h2>{_p(doc.path)}</h2>\n")
-    w("<p class=top><a href='#top'>↑ top</a></p>\n")
-    _ratios(doc, d, ranks, w)
-    _warnings(doc, d, w)
-    _sections(doc, d, w)
-    _sources(doc, d, w)
-    w(f"<h3 id={d}-body>Text</h3>\n")
-    _legend(w)
-    _excluded_note(doc, w)
-    _marked_text(doc, d, w)
-    _fragments(doc, d, ranks, w)
-    w("</section>\n")
+    _ratios(doc, d, ranks, t, w)
+    _warnings(doc, d, t, w)
+    _sections(doc, d, t, w)
+    _sources(doc, d, t, w)
+    w(f"<h3 id={d}-body>{escape(t['text'])}</h3>\n")
+    _legend(t, w)
+    _excluded_note(doc, t, w)
+    _marked_text(doc, d, t, w)
+    _fragments(doc, d, ranks, t, w)
+    w(f"<p class=top><a href='#top'>↑ {escape(t['top'])}</a></p>\n</section>\n")
 
 
-def render_check_html(result: CheckResult, stream: TextIO) -> None:
-    """Write the report page of the duplicate check ``result`` to ``stream``."""
+def _page_title(result: CheckResult, t: Words) -> str:
+    """The page's title: the report and the document it is of (or how many)."""
+    if len(result.documents) == 1:
+        name = os.path.basename(display_path(result.documents[0].path))
+        return t("report_of", name=name)
+    return f"{t['report']} ({t.n(len(result.documents), 'document')})"
+
+
+def render_check_html(result: CheckResult, stream: TextIO, lang: str = "en") -> None:
+    """Write the report page of the duplicate check ``result`` to ``stream``, in ``lang``
+    ("zh" or "en")."""
+    t = Words(lang)
     w = stream.write
-    w("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>")
+    html_lang = "zh-CN" if lang == "zh" else "en"
+    title = escape(_page_title(result, t))
+    w(f"<!DOCTYPE html>\n<html lang='{html_lang}'><head><meta charset='utf-8'>")
     w("<meta name=viewport content='width=device-width,initial-scale=1'>")
-    w(f"<title>simdup duplicate check</title><style>{_STYLE}</style></head><body>\n")
-    w("<h1 id=top>Duplicate check <span lang=zh>查重</span></h1>\n")
-    w(
-        f"<p>{_n(len(result.documents), 'document')} checked against "
-        f"{_n(result.source_count, 'source')}; {_n(len(result.skipped), 'file')} skipped.</p>\n"
+    w(f"<title>{title}</title><style>{_STYLE}</style></head><body>\n")
+    w(f"<h1 id=top>{title}</h1>\n")
+    checked = t(
+        "checked",
+        documents=t.n(len(result.documents), "document"),
+        sources=t.n(result.source_count, "source_n"),
+        skipped=t.n(len(result.skipped), "file_n"),
     )
+    w(f"<p>{escape(checked)}</p>\n")
     if len(result.documents) > 1:
         w("<nav><ol>\n")
         for i, doc in enumerate(result.documents):
@@ -450,21 +455,24 @@ def render_check_html(result: CheckResult, stream: TextIO) -> None:
                 f"<span class=note>({_pct(doc.copy_ratio)})</span></li>\n"
             )
         w("</ol></nav>\n")
-    _measured(result, w)
     if not result.documents:
-        w("<p class=note>No document was checked.</p>\n")
+        w(f"<p class=note>{escape(t['no_document'])}</p>\n")
     for i, doc in enumerate(result.documents):
-        _document(doc, i, w)
-    w("<h2 id=skipped>Skipped files</h2>\n")
+        _document(doc, i, t, w)
+    _measured(result, t, w)
+    w(f"<h2 id=skipped>{escape(t['skipped_title'])}</h2>\n")
     if result.skipped:
-        w("<table class=skipped><tr><th>file</th><th>stage</th><th>reason</th></tr>\n")
+        w(
+            f"<table class=skipped><tr><th>{escape(t['file'])}</th><th>{escape(t['stage'])}"
+            f"</th><th>{escape(t['reason'])}</th></tr>\n"
+        )
         for s in result.skipped:
-            passed = "" if s.failure else " <span class=note>(passed over)</span>"
+            passed = "" if s.failure else f" <span class=note>{escape(t['passed_over'])}</span>"
             w(
                 f"<tr><td>{_p(s.path)}</td><td>{escape(s.stage)}</td>"
                 f"<td>{escape(s.reason)}{passed}</td></tr>\n"
             )
         w("</table>\n")
     else:
-        w("<p class=note>None.</p>\n")
+        w(f"<p class=note>{escape(t['none'])}</p>\n")
     w("</body></html>\n")

@@ -181,8 +181,9 @@ def _histogram(result: ScanResult, w: Any) -> None:
     w(".</p>\n")
 
 
-def _inline(old: str, new: str) -> tuple[str, str]:
-    """Both lines escaped, with the characters that differ wrapped in ``del``/``ins``."""
+def inline_diff(old: str, new: str) -> tuple[str, str]:
+    """Both texts escaped, with the words (a CJK character each) that differ wrapped in
+    ``del``/``ins`` (the scan report's diffs, the check report's fragments)."""
     if len(old) + len(new) > MAX_INLINE_CHARS:
         return f"<del>{escape(old)}</del>", f"<ins>{escape(new)}</ins>"
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
@@ -236,7 +237,7 @@ def _diff_rows(old: list[str], new: list[str]) -> Iterator[str]:
                 lb: str | None = new[j1 + k] if j1 + k < j2 else None
                 ca, cb = _cut(la or ""), _cut(lb or "")
                 if la is not None and lb is not None:
-                    ha, hb = _inline(ca, cb)
+                    ha, hb = inline_diff(ca, cb)
                 else:
                     ha, hb = escape(ca), escape(cb)
                 na = None if la is None else i1 + k + 1
