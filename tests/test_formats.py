@@ -193,7 +193,7 @@ def test_a_folder_of_every_format_is_one_cluster(tmp_path: Path) -> None:
     members = {Path(m.path).name for m in result.clusters[0].members}
     assert members == expected
     described = result.settings["readers"]
-    assert described["pdf"].startswith("1 (pypdfium2 ")
+    assert described["pdf"].startswith("2 (pypdfium2 ")
 
 
 @pytest.mark.parametrize(("a", "b"), [("thesis.docx", "thesis.pdf"), ("thesis.epub", "thesis.odt")])
@@ -468,3 +468,16 @@ def test_one_thesis_has_the_same_sections_in_every_format() -> None:
             continue
         doc = read(f"thesis.{ext}")
         assert [s.title for s in sections(doc.text)] == expected, ext
+
+
+def test_a_word_hyphenated_at_a_line_end_is_one_word_again() -> None:
+    """A PDF printed with hyphenation (Chromium's U+2010 at line ends) reads as the words
+    written; PDFium's own mark of such a hyphen (U+FFFE, shown as a box) never reaches the
+    text (issue 33)."""
+    from simdup.readers.pdf import _dehyphened
+
+    doc = read("hyphenated.pdf")
+    assert "spatiotemporal" in doc.text and "investigations." in doc.text
+    assert "\u2010" not in doc.text and "\ufffe" not in doc.text
+    assert _dehyphened("a spatio\ufffetemporal view") == "a spatiotemporal view"
+    assert _dehyphened("the spatio\ufffe") == "the spatio-"  # rejoined with the next line

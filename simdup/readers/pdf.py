@@ -95,7 +95,7 @@ def _page_lines(textpage: Any) -> list[_Line]:
             except Exception:  # a character without a box: keep the line, place it last
                 left = bottom = right = top = low = high = 0.0
             size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
-            lines.append(_Line(_unspaced(stripped), left, min(bottom, low), right,
+            lines.append(_Line(_unspaced(_dehyphened(stripped)), left, min(bottom, low), right,
                                max(top, high), size))  # fmt: skip
         start = end + 2
     return lines
@@ -123,11 +123,27 @@ def _vocabulary(pages: list[list[_Line]]) -> frozenset[str]:
     return frozenset(words)
 
 
+# The hyphens a word is broken with at a line's end: ASCII, U+2010 (what Chromium prints), a
+# soft hyphen.
+_HYPHENS = "-\u2010\u00ad"
+
+
+def _dehyphened(line: str) -> str:
+    """A line without PDFium's hyphen mark, U+FFFE (a noncharacter, shown as a box): it marks
+    a hyphen breaking a word at a line's end. Inside the line (PDFium joined the two pieces
+    itself: "spatio\ufffetemporal") the word is whole again; at its end it is a hyphen, which
+    ``_join`` rejoins with the next line."""
+    if "\ufffe" not in line:
+        return line
+    end = "-" if line.endswith("\ufffe") else ""
+    return line.rstrip("\ufffe").replace("\ufffe", "") + end
+
+
 def _join(paragraph: str, line: str, words: frozenset[str] = frozenset()) -> str:
     if not paragraph:
         return line
     if (
-        paragraph.endswith("-")
+        paragraph[-1] in _HYPHENS
         and len(paragraph) > 1
         and paragraph[-2].isalpha()
         and (line[:1].islower())
@@ -297,7 +313,7 @@ class PdfReader:
     """PDF documents."""
 
     name = "pdf"
-    version = "1"
+    version = "2"  # 2: PDFium's line-end hyphen mark (U+FFFE) is the hyphen it stands for
     extensions: tuple[str, ...] = (".pdf",)
     contained = True
     libraries: tuple[str, ...] = ("pypdfium2",)

@@ -40,3 +40,10 @@ writer.compress_identical_objects()
 writer.write(sys.argv[2])
 PY
 ls -l thesis.*
+# A PDF whose words are hyphenated at line ends (Chromium prints soft hyphens as U+2010).
+cat > "$work/hyphenated.html" <<'HTML'
+<html lang=en><body style="font-size:20px"><p style="width:4.2em">The extraordinarily spatio&shy;temporal characteristics of interdisciplinary investi&shy;gations.</p></body></html>
+HTML
+chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
+    "--user-data-dir=$work/chromium" "--print-to-pdf=hyphenated.pdf" \
+    "$work/hyphenated.html" 2>/dev/null
