@@ -20,7 +20,7 @@ import io
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -349,6 +349,7 @@ def dedup_files(
     engine: RowEngine | None = None,
     progress: Progress | None = None,
     accept_damaged: bool = False,
+    stage: Callable[[str], None] | None = None,
 ) -> DedupRun:
     """Deduplicate the rows of ``inputs`` (all of one format: JSON Lines, CSV, TSV, compressed
     or not, or Parquet) into ``output`` in their format, and list each removed row with the
@@ -373,13 +374,15 @@ def dedup_files(
     _check_output_format(output, next(iter(kinds)))
     before = {path: _identity(path) for path in inputs}
     decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine,
-                           progress=progress)  # fmt: skip
+                           progress=progress, stage=stage)  # fmt: skip
     for path in inputs:
         if _identity(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
     damage = None if accept_damaged else _damage(decisions)
     if damage is not None:
         raise damage
+    if stage is not None:
+        stage("writing")
     if kinds == {"parquet"}:
         written = _write_parquet(inputs, output, decisions, annotate)
     elif kinds & {"csv", "tsv"}:
@@ -419,12 +422,8 @@ def _write_removed(target: str, decisions: Dedup) -> None:
     then each row kept because it has nothing to judge (``"judged": false`` and why)."""
 
     def place(n: int) -> tuple[str, int, int | None]:
-        line = int(decisions.line[n])
-        return (
-            decisions.files[int(decisions.file[n])],
-            int(decisions.row[n]),
-            (line if line >= 0 else None),
-        )
+        file, row, line = decisions.place(n)
+        return file, row, line
 
     with atomic_file(target) as out:
         for n, kept, similarity in decisions.removals():

@@ -24,7 +24,7 @@ the dataset names one; its sketch in a temporary file): no text, and no object p
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,7 +46,7 @@ from .readers.rows import (
     row_text,
     rows_description,
 )
-from .records import SkippedFile
+from .records import RowPlace, SkippedFile
 from .row_fingerprints import (
     FingerprintedRows,
     collect_rows,
@@ -105,6 +105,13 @@ class Dedup:
     @property
     def removed(self) -> int:
         return int((~self.keep).sum())
+
+    def place(self, n: int) -> RowPlace:
+        """Where row ``n`` is, as reports say it: its file, row and line (None in Parquet,
+        as JSON's null; the ``line`` column, an int array, holds -1 there)."""
+        line = int(self.line[n]) if n < self.line.size else -1
+        file = self.files[int(self.file[n])] if self.files else ""
+        return RowPlace(file, int(self.row[n]), line if line >= 0 else None)
 
     def removals(self) -> Iterator[tuple[int, int, float]]:
         """``(row, kept row, similarity)`` of every removed row, in row order (kept row -1:
@@ -249,16 +256,20 @@ def dedup_rows(
     against: Reference | None = None,
     engine: RowEngine | None = None,
     progress: Progress | None = None,
+    stage: Callable[[str], None] | None = None,
     **overrides: Any,
 ) -> Dedup:
     """``dedup_records`` of the rows of dataset files, read a chunk at a time and fingerprinted
     by ``engine`` (default: worker processes here, ``options.jobs``; ``DaskRowEngine``: on a
-    Dask cluster, the same decisions); the rows are not held."""
+    Dask cluster, the same decisions); the rows are not held. ``progress(rows, total)`` is told
+    of the rows read; ``stage("verifying")`` when they are all fingerprinted."""
     field_name = keep_field(keep)
     rows = replace(rows or RowOptions(), order_field=field_name)
     options = rows_scan_options(options, overrides)
     skipped: list[SkippedFile] = []
     got = fingerprint_dataset(paths, rows, options, skipped, engine=engine, progress=progress)
+    if stage is not None:
+        stage("verifying")
     return _decide(got, tuple(paths), rows, options, keep, against, skipped)
 
 

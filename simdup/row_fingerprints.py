@@ -33,7 +33,7 @@ from .join.verify import (
     short_rows,
 )
 from .options import ScanOptions, resolve_options
-from .readers.rows import RowOptions
+from .readers.rows import RowOptions, format_of
 from .records import SkippedFile
 from .scanning import long_lived_records
 from .text.processor import is_too_short
@@ -230,8 +230,26 @@ def fingerprint_dataset(
     bands = row_bands(options, keep_signatures)
     engine = engine or LocalRowEngine(options.jobs)
     results = engine.results(paths, rows, options.features, bands, skipped)
+    total = known_row_count(paths, rows) if progress is not None else 0
     return collect_rows(results, paths, skipped, bands=bands, keep_short=keep_short,
-                        keep_signatures=keep_signatures, progress=progress)  # fmt: skip
+                        keep_signatures=keep_signatures, progress=progress,
+                        total=total)  # fmt: skip
+
+
+def known_row_count(paths: Sequence[str], rows: RowOptions) -> int:
+    """How many rows the inputs hold, when their footers say (Parquet), for a progress bar's
+    total; 0 when any input is a stream of unknown length (JSON Lines, CSV)."""
+    total = 0
+    for path in paths:
+        try:
+            if format_of(path, rows) != "parquet":
+                return 0
+            import pyarrow.parquet as pq
+
+            total += int(pq.ParquetFile(path).metadata.num_rows)
+        except Exception:  # unreadable: reading it says why, not the progress bar
+            return 0
+    return total
 
 
 def collect_rows(
@@ -243,14 +261,16 @@ def collect_rows(
     keep_short: bool = False,
     keep_signatures: bool = False,
     progress: Progress | None = None,
+    total: int = 0,
 ) -> FingerprintedRows:
     """What an engine made of the rows (``results``, in input order) as columns: rows that
     are no document become skip records ``file#row`` (``#row`` for items given in memory),
     added to ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan
     lists them; deduplication keeps them). The table's sketches go to ``spill`` until
     ``verified_pairs`` reads those it needs. ``keep_signatures``: the table holds the MinHash
-    signatures (``--write-fingerprints``), not only their band keys. ``progress(rows, 0)`` is
-    told of the rows read so far (their number is not known before the end)."""
+    signatures (``--write-fingerprints``), not only their band keys. ``progress(rows, total)``
+    is told of the rows read so far (``total``: 0 when their number is not known before the
+    end, as for a stream of JSON lines)."""
     spill = SketchSpill()
     files_col, rows_col, lines_col, chars_col = [], [], [], []
     orders_col: list[np.ndarray] = []
@@ -302,7 +322,7 @@ def collect_rows(
                 settle()
             read += n
             if progress is not None:
-                progress(read, 0)
+                progress(read, total)
         at = np.concatenate(fingerprinted) if fingerprinted else np.empty(0, np.int64)
         file_col = np.concatenate(files_col) if files_col else np.empty(0, np.int32)
         row_col = np.concatenate(rows_col) if rows_col else np.empty(0, np.int64)

@@ -313,3 +313,43 @@ def test_scan_records_fingerprints_written_and_scanned_again(tmp_path: Path) -> 
     before, after = json.loads(first.stdout), json.loads(again.stdout)
     assert [(p["a"], p["b"]) for p in after["pairs"]] == [("x", "y")]
     assert after["clusters"] == before["clusters"]
+
+
+def test_a_row_place_says_no_line_as_reports_do(tmp_path: Path) -> None:
+    """Dedup.place(n) gives a Parquet row's line as None, as --removed's JSON says null (the
+    int column ``line`` holds -1 there), and a JSON line's number (issue 33)."""
+    from simdup.deduplication import dedup_rows
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    data = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"text": [_article(140), _article(141)]}), data)
+    found = dedup_rows([str(data)])
+    assert found.place(1) == (str(data), 1, None) and found.line.tolist() == [-1, -1]
+    lines = tmp_path / "d.jsonl"
+    lines.write_text(json.dumps({"text": _article(142)}) + "\n", encoding="utf-8")
+    assert dedup_rows([str(lines)]).place(0) == (str(lines), 0, 1)
+
+
+def test_progress_knows_a_parquet_total_and_names_the_later_stages(tmp_path: Path) -> None:
+    """Parquet footers give the progress bar its total (it had none); after the rows are read,
+    the run says it is verifying, then writing (it said nothing) (issue 33)."""
+    from simdup.datasets import dedup_files
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    data = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"text": [_article(150 + k) for k in range(5)]}), data)
+    told: list[tuple[int, int]] = []
+    stages: list[str] = []
+    dedup_files([str(data)], str(tmp_path / "o.parquet"),
+                progress=lambda done, total: told.append((done, total)),
+                stage=stages.append)  # fmt: skip
+    assert told and told[-1] == (5, 5)
+    assert stages == ["verifying", "writing"]
+    lines = tmp_path / "d.jsonl"
+    lines.write_text(json.dumps({"text": _article(160)}) + "\n", encoding="utf-8")
+    told.clear()
+    dedup_files([str(lines)], str(tmp_path / "o.jsonl"),
+                progress=lambda done, total: told.append((done, total)))  # fmt: skip
+    assert told[-1] == (1, 0)  # a stream: its length is not known before the end

@@ -182,6 +182,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             engine=engine,
             progress=progress,
             accept_damaged=kw["accept_damaged"],
+            stage=progress.stage,
         )
     decisions = run.decisions
     skipped = run.skipped

@@ -77,9 +77,22 @@ class ProgressBar:
                             leave=False)  # fmt: skip
         self.bar.update(done - self.bar.n)
 
+    def stage(self, name: str) -> None:
+        """A new stage of the run whose length is not known (verifying, writing): the bar
+        becomes a line naming it with the time spent."""
+        if not self.enabled:
+            return
+        self.close()
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=None, desc=name, file=sys.stderr, leave=False,
+                        bar_format="{desc} {elapsed}")  # fmt: skip
+        self.bar.refresh()
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
 
 class Stopped(KeyboardInterrupt):
