@@ -481,3 +481,13 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word_again() -> None:
     assert "\u2010" not in doc.text and "\ufffe" not in doc.text
     assert _dehyphened("a spatio\ufffetemporal view") == "a spatiotemporal view"
     assert _dehyphened("the spatio\ufffe") == "the spatio-"  # rejoined with the next line
+
+
+def test_a_word_table_reads_across_a_row_at_a_time() -> None:
+    """A table row is one paragraph, its cells separated by " | " (it came out one cell per
+    line; issue 33)."""
+    doc = read("thesis.docx")
+    lines = doc.text.split("\n\n")
+    assert "方法 | 指纹长度 | 召回率 | 精确率" in lines
+    assert "SimHash | 64 位 | 0.97 | 0.99" in lines
+    assert "指纹长度" not in lines  # no cell alone

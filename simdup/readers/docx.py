@@ -1,10 +1,11 @@
 """The Word reader (``.docx``, Office Open XML): the text of the document as Word shows it with
 its changes accepted, paragraph by paragraph.
 
-Read from ``word/document.xml`` in body order: paragraphs, table cells (a paragraph each),
+Read from ``word/document.xml`` in body order: paragraphs, table rows (below),
 text boxes (their first rendering only: Word writes a box twice, for new and old readers),
 content controls and fields' shown results (not their codes); tracked insertions are in,
-tracked deletions and moved-from text are out; tabs and line breaks are kept as such. A
+tracked deletions and moved-from text are out; tabs and line breaks are kept as such; a table
+row is one paragraph, its cells separated by " | " (a row reads across, as it is shown). A
 paragraph of a heading style (``Heading 1``..``Heading 9``) comes out as a Markdown
 heading; the ``Title`` and ``Subtitle`` styles name the document, not a part of it, and come
 out as paragraphs (as ODT's, RTF's and a PDF's title do). Footnotes and endnotes follow the
@@ -74,14 +75,37 @@ class _Body:
             else:
                 self._text(child, pieces, boxes)
 
+    def row(self, element: Any) -> None:
+        """A table row as one paragraph, its cells' texts separated by " | " (a row reads
+        across, as the table shows it; each cell a paragraph of its own read down the page)."""
+        cells: list[str] = []
+        boxes: list[Any] = []
+        for cell in element.iter(f"{W}tc"):
+            if cell.getparent() is not element:
+                continue  # a nested table's cell: its text is in its own cell's
+            pieces: list[str] = []
+            for paragraph in cell.iter(f"{W}p"):
+                part: list[str] = []
+                self._text(paragraph, part, boxes)
+                if "".join(part).strip():
+                    pieces.append("".join(part).strip())
+            cells.append(" ".join(pieces))
+        self.count += 1
+        if any(cells):
+            self.out.add(" | ".join(cells), str(self.count))
+        for box in boxes:
+            self.walk(box)
+
     def walk(self, element: Any) -> None:
         for child in element:
             tag = child.tag
             if tag == f"{W}p":
                 self.paragraph(child)
+            elif tag == f"{W}tr":
+                self.row(child)
             elif tag in _SKIP or not isinstance(tag, str):
                 continue
-            else:  # tables, rows, cells, content controls, custom XML
+            else:  # tables, content controls, custom XML
                 self.walk(child)
 
 
@@ -109,7 +133,7 @@ class DocxReader:
     """Word documents (``.docx``, ``.docm``, ``.dotx``)."""
 
     name = "docx"
-    version = "2"  # 2: the Title style is a paragraph, not a heading
+    version = "2"  # 2: the Title style is a paragraph, not a heading; a table row one paragraph
     extensions: tuple[str, ...] = (".docx", ".docm", ".dotx", ".dotm")
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
