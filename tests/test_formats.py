@@ -491,3 +491,13 @@ def test_a_word_table_reads_across_a_row_at_a_time() -> None:
     assert "方法 | 指纹长度 | 召回率 | 精确率" in lines
     assert "SimHash | 64 位 | 0.97 | 0.99" in lines
     assert "指纹长度" not in lines  # no cell alone
+
+
+def test_a_line_held_out_of_order_reads_in_printed_order() -> None:
+    """LibreOffice writes a line's runs a font at a time: its PDF holds the quotation marks of
+    例如“的”“了”“和” before the ideographs, which read as 例如“ ”“ ”“ ” 的 了 和. The
+    line is read in the order it is printed, as Chromium's PDF of the same text reads
+    (issue 33)."""
+    for name in ("thesis-lo.pdf", "thesis.pdf"):
+        doc = read(name)
+        assert "例如“的”“了”“和”等出现频率很高" in doc.text, name

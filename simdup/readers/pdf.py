@@ -95,10 +95,46 @@ def _page_lines(textpage: Any) -> list[_Line]:
             except Exception:  # a character without a box: keep the line, place it last
                 left = bottom = right = top = low = high = 0.0
             size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
-            lines.append(_Line(_unspaced(_dehyphened(stripped)), left, min(bottom, low), right,
+            shown = _in_visual_order(textpage, first, last, text) or stripped
+            lines.append(_Line(_unspaced(_dehyphened(shown)), left, min(bottom, low), right,
                                max(top, high), size))  # fmt: skip
         start = end + 2
     return lines
+
+
+def _in_visual_order(textpage: Any, first: int, last: int, text: str) -> str | None:
+    """The characters ``first..last`` of a page in the order they are printed, left to right,
+    when the PDF holds them in another (LibreOffice writes a line's runs a font at a time: the
+    quotation marks of ``例如“的”“了”`` before the ideographs, which PDFium then reads as
+    ``例如“ ”“ ” 的 了``); None when they are in order already. PDFium's generated spaces are
+    dropped and a space put back where a gap between two Latin characters shows one."""
+    placed: list[tuple[float, float, str]] = []  # (left, right, character)
+    previous = float("-inf")
+    in_order = True
+    charbox = textpage.get_charbox
+    for k in range(first, last + 1):
+        try:
+            left, _, right, _ = charbox(k)
+        except Exception:  # no box: leave the line as PDFium gave it
+            return None
+        if right <= left and text[k].isspace():
+            continue  # a space PDFium generated between runs: it has no width
+        if left < previous - 1.0:  # more than kerning moves a glyph back
+            in_order = False
+        previous = left
+        placed.append((left, right, text[k]))
+    if in_order or len(placed) < 2:
+        return None
+    placed.sort(key=lambda p: p[0])
+    widths = sorted(right - left for left, right, _ in placed if right > left)
+    gap = 0.3 * (widths[len(widths) // 2] if widths else 1.0)
+    cjk = _cjk()
+    out = [placed[0][2]]
+    for (_, right, a), (left, _, b) in zip(placed, placed[1:], strict=False):
+        if left - right > gap and not (cjk.match(a) or cjk.match(b)) and a != " ":
+            out.append(" ")
+        out.append(b)
+    return "".join(out).strip()
 
 
 def _unspaced(line: str) -> str:
@@ -313,7 +349,9 @@ class PdfReader:
     """PDF documents."""
 
     name = "pdf"
-    version = "2"  # 2: PDFium's line-end hyphen mark (U+FFFE) is the hyphen it stands for
+    # 2: PDFium's line-end hyphen mark (U+FFFE) is the hyphen it stands for; a line whose
+    # characters the file holds out of order is read in the order they are printed.
+    version = "2"
     extensions: tuple[str, ...] = (".pdf",)
     contained = True
     libraries: tuple[str, ...] = ("pypdfium2",)
