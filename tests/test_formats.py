@@ -501,3 +501,24 @@ def test_a_line_held_out_of_order_reads_in_printed_order() -> None:
     for name in ("thesis-lo.pdf", "thesis.pdf"):
         doc = read(name)
         assert "例如“的”“了”“和”等出现频率很高" in doc.text, name
+
+
+def test_a_heading_at_the_body_size_is_not_glued_to_its_paragraph() -> None:
+    """A numbered heading printed at the body's size and spacing (a bold 第二章, a 2.1) starts a
+    paragraph of its own: it was glued to the text under it (issue 33)."""
+    from simdup.readers.pdf import _Line, _paragraphs
+
+    body = "在论文写作和资料整理的过程中，我们经常需要判断两篇文档是否在本质上是同一份文字，"
+    lines = [
+        _Line("第二章 方法", 72, 700, 160, 712, 12),
+        _Line(body, 72, 684, 520, 696, 12),
+        _Line("因此需要一种既快速又可靠的方法。", 72, 668, 300, 680, 12),
+        _Line("2.1 文本规范化", 72, 652, 170, 664, 12),
+        _Line(body, 72, 636, 520, 648, 12),
+    ]
+    assert _paragraphs(lines) == [
+        "第二章 方法",
+        body + "因此需要一种既快速又可靠的方法。",
+        "2.1 文本规范化",
+        body,
+    ]

@@ -51,6 +51,14 @@ def _cjk() -> re.Pattern[str]:
 
     return re.compile(f"[{CJK_RANGE}\u3000-\u303f\uff00-\uffef]")
 _SENTENCE_END = re.compile(r"[.!?。！？：:;；…)”’」』）]\s*$")
+# A short line that reads as a heading (a numbered chapter or section, a part every thesis has):
+# the text under it is another paragraph even when it follows at the body's size and spacing.
+_HEADING_LINE = re.compile(
+    r"^(?:第[一二三四五六七八九十百零〇\d]+[章节篇部]|[一二三四五六七八九十]+、|"
+    r"\d{1,2}(?:\.\d{1,2}){0,3}\s|(?:chapter|section|part)\s+[\dIVX]+\b|"
+    r"(?:摘\s*要|abstract|引\s*言|绪\s*论|结\s*论|参考文献|references|致\s*谢|附\s*录)\s*$)",
+    re.I,
+)
 _PAGE_NUMBER = re.compile(
     r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*|第\s*)?(?:\d+|[ivxlcdm]+)(?:\s*页)?"
     r"(?:\s*(?:/|of)\s*\d+)?(?:\s*[-–—])?\s*$",
@@ -221,8 +229,15 @@ def _paragraphs(lines: list[_Line], words: frozenset[str] = frozenset()) -> list
             indented = line.left > previous.left + 1.5 * height and line.left > margin_left + height
             short = previous.right < margin_right - 4 * height
             resized = abs(line.size - previous.size) > 0.1 * max(line.size, previous.size)
+            heading = (
+                short
+                and len(previous.text) <= 40
+                and bool(_HEADING_LINE.match(previous.text))
+                and not _SENTENCE_END.search(previous.text)
+            )
             new = (
                 resized  # a heading and the text under it
+                or heading  # the same, at the body's size and spacing
                 or space > gap + 0.6 * height
                 or space < -2 * height  # a new column, or a line above the last one
                 or indented
