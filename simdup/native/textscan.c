@@ -135,6 +135,31 @@ static PyObject *collapse(PyObject *module, PyObject *text)
 
 /* ------------------------------------------------------------------ digest */
 
+/* *items (of *capacity, grown by doubling from 4096) with room for `more` after `used`; -1
+   with MemoryError. */
+static int room_for(void **items, Py_ssize_t *capacity, Py_ssize_t used, Py_ssize_t more,
+                    size_t item_size)
+{
+    if (used + more <= *capacity)
+        return 0;
+    Py_ssize_t grown = *capacity ? *capacity : 4096;
+    while (grown < used + more) {
+        if ((size_t)grown > (size_t)PY_SSIZE_T_MAX / 2 / item_size) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        grown *= 2;
+    }
+    void *bigger = PyMem_Realloc(*items, (size_t)grown * item_size);
+    if (bigger == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *items = bigger;
+    *capacity = grown;
+    return 0;
+}
+
 /* Term frequencies of one document by code. Codes in [0, n_slots) are counted in a small
    open-addressing table (code -> its place in `touched`, the codes in order of first use,
    beside their counts): it stays in the cache, where a dense array over every slot of the
@@ -144,7 +169,7 @@ typedef struct {
     Py_ssize_t n_slots;
     Py_ssize_t *touched; /* codes with a count, in order of first use */
     double *counts;      /* counts[i]: the count of touched[i] */
-    Py_ssize_t n_touched, cap_touched;
+    Py_ssize_t n_touched, cap_touched, cap_counts;
     int32_t *table;      /* place in touched + 1 (0: empty); table_mask + 1 entries */
     Py_ssize_t table_mask;
     PyObject *other;     /* code -> count for codes outside [0, n_slots) other than -1 */
@@ -224,22 +249,11 @@ static int tally_add(Tally *t, Py_ssize_t code, Py_ssize_t n)
             }
             s = (s + 1) & t->table_mask;
         }
-        if (t->n_touched == t->cap_touched) {
-            Py_ssize_t cap = t->cap_touched ? 2 * t->cap_touched : 256;
-            Py_ssize_t *touched = PyMem_Realloc(t->touched, (size_t)cap * sizeof(Py_ssize_t));
-            if (touched == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            t->touched = touched;
-            double *counts = PyMem_Realloc(t->counts, (size_t)cap * sizeof(double));
-            if (counts == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            t->counts = counts;
-            t->cap_touched = cap;
-        }
+        if (room_for((void **)&t->touched, &t->cap_touched, t->n_touched, 1,
+                           sizeof(Py_ssize_t)) < 0 ||
+            room_for((void **)&t->counts, &t->cap_counts, t->n_touched, 1,
+                           sizeof(double)) < 0)
+            return -1;
         t->touched[t->n_touched] = code;
         t->counts[t->n_touched] = (double)n;
         t->table[s] = (int32_t)(++t->n_touched);
@@ -470,23 +484,8 @@ static inline int unit_same(const Py_UCS4 *known, int kind, const void *data, Py
     return memcmp(known, (const Py_UCS4 *)data + start, (size_t)length * sizeof(Py_UCS4)) == 0;
 }
 
-/* The slot of text[start:end] (of `hash`): the one holding it, or the empty one where it
-   would go. */
-static inline UnitSlot *unit_slot(const UnitMemo *m, int kind, const void *data,
-                                  Py_ssize_t start, Py_ssize_t end, uint64_t hash)
-{
-    const Py_ssize_t length = end - start;
-    for (Py_ssize_t s = (Py_ssize_t)(hash & (uint64_t)m->mask);; s = (s + 1) & m->mask) {
-        UnitSlot *e = &m->slots[s];
-        if (!e->length)
-            return e;
-        if (e->hash == hash && e->length == length &&
-            unit_same(m->chars + e->chars_at, kind, data, start, length))
-            return e;
-    }
-}
-
-/* unit_slot, starting at slot `first` (where `hash` lands). */
+/* The slot of text[start:end] (of `hash`), looking from slot `first` (where `hash` lands):
+   the one holding it, or the empty one where it would go. */
 static inline UnitSlot *unit_slot_from(const UnitMemo *m, int kind, const void *data,
                                        Py_ssize_t start, Py_ssize_t end, uint64_t hash,
                                        Py_ssize_t first)
@@ -500,6 +499,13 @@ static inline UnitSlot *unit_slot_from(const UnitMemo *m, int kind, const void *
             unit_same(m->chars + e->chars_at, kind, data, start, length))
             return e;
     }
+}
+
+static inline UnitSlot *unit_slot(const UnitMemo *m, int kind, const void *data,
+                                  Py_ssize_t start, Py_ssize_t end, uint64_t hash)
+{
+    const Py_ssize_t first = (Py_ssize_t)(hash & (uint64_t)m->mask);
+    return unit_slot_from(m, kind, data, start, end, hash, first);
 }
 
 /* The units of a text with their hashes and the memo slots they land on. */
@@ -519,16 +525,9 @@ static int find_units(int kind, const void *data, Py_ssize_t n, const UnitMemo *
 {
     Py_ssize_t pos = 0, start, end;
     while (next_unit(kind, data, n, &pos, &start, &end)) {
-        if (found->n == found->cap) {
-            Py_ssize_t cap = found->cap ? 2 * found->cap : 64;
-            FoundUnit *grown = PyMem_Realloc(found->items, (size_t)cap * sizeof(FoundUnit));
-            if (grown == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            found->items = grown;
-            found->cap = cap;
-        }
+        if (room_for((void **)&found->items, &found->cap, found->n, 1,
+                           sizeof(FoundUnit)) < 0)
+            return -1;
         uint64_t hash = unit_hash(kind, data, start, end);
         Py_ssize_t slot = (Py_ssize_t)(hash & (uint64_t)m->mask);
         PREFETCH(&m->slots[slot]);
@@ -537,29 +536,6 @@ static int find_units(int kind, const void *data, Py_ssize_t n, const UnitMemo *
     return 0;
 }
 
-/* *items (of *capacity) with room for `more` after `used`; -1 with MemoryError. */
-static int unit_memo_room(void **items, Py_ssize_t *capacity, Py_ssize_t used, Py_ssize_t more,
-                          size_t item_size)
-{
-    if (used + more <= *capacity)
-        return 0;
-    Py_ssize_t grown = *capacity ? *capacity : 4096;
-    while (grown < used + more) {
-        if ((size_t)grown > (size_t)PY_SSIZE_T_MAX / 2 / item_size) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        grown *= 2;
-    }
-    void *bigger = PyMem_Realloc(*items, (size_t)grown * item_size);
-    if (bigger == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    *items = bigger;
-    *capacity = grown;
-    return 0;
-}
 
 DEFINE_TABLE_GROW(unit_memo_grow, UnitMemo, UnitSlot)
 
@@ -582,9 +558,9 @@ static int unit_memo_put(UnitMemo *m, PyObject *unit, const int32_t *codes, Py_s
             return -1;
         e = unit_slot(m, kind, data, 0, length, hash);
     }
-    if (unit_memo_room((void **)&m->chars, &m->chars_capacity, m->n_chars, length,
+    if (room_for((void **)&m->chars, &m->chars_capacity, m->n_chars, length,
                        sizeof(Py_UCS4)) < 0 ||
-        unit_memo_room((void **)&m->codes, &m->codes_capacity, m->n_codes, n, sizeof(int32_t)) < 0)
+        room_for((void **)&m->codes, &m->codes_capacity, m->n_codes, n, sizeof(int32_t)) < 0)
         return -1;
     for (Py_ssize_t p = 0; p < length; p++)
         m->chars[m->n_chars + p] = PyUnicode_READ(kind, data, p);
