@@ -37,7 +37,7 @@ from simdup.algorithms.sketch import (
 from simdup.passages import EdgeVocabulary
 from simdup.text import textscan
 from simdup.text.blocks import split_lines
-from simdup.text.normalize import DEFAULT_IGNORABLE, INERT_LETTERS
+from simdup.text.normalize import DEFAULT_IGNORABLE, INERT_LETTERS, letter_table
 from simdup.text.segmentation import get_segmenter
 from simdup.text.textscan import (
     RUN_SEPARATOR,
@@ -468,22 +468,50 @@ _FOLDED_CHARS = _WORD_RUN_CHARS + list("AbZÉéßĳǅΣς\u0345ＡＢ１ゟヿ�
 ]
 
 
+# Letters of other alphabets: Latin with accents, Greek (final sigma, tonos), Cyrillic,
+# modifier letters (NFKC changes them), full-width and compatibility forms, Hangul jamo.
+_OTHER_LETTERS = list(
+    "àÀéÉñÑüÜøØÿßẞµªº¹½ΣσςΆάΐΰЯяЁёҺһʱʵˣǅǆǈĲĳŉſﬁＡａ１ｶｧㄱꥠힰ"
+    "\u3099\u0301\u0308\u1100\u1161\u11a8\u0345\U00010400\U0001d400"
+)
+_ALPHABETS = st.text(st.sampled_from(_FOLDED_CHARS + _OTHER_LETTERS), max_size=120)
+
+
 @needs_native
 @many
-@given(st.text(max_size=200) | st.text(st.sampled_from(_FOLDED_CHARS), max_size=200))
+@given(st.text(max_size=200) | st.text(st.sampled_from(_FOLDED_CHARS), max_size=200)
+       | _ALPHABETS)  # fmt: skip
 def test_folded_word_runs_match_python(text: str) -> None:
-    """The one-pass comparison form: the same form, or the same refusal, as the twin."""
+    """The one-pass comparison form: the same form, or the same refusal, as the twin, with and
+    without the letter table."""
     assert native.speedups is not None
     assert native.speedups.folded_word_runs(text) == folded_word_runs_python(text)
+    table = letter_table()
+    assert native.speedups.folded_word_runs(text, table) == folded_word_runs_python(text, table)
 
 
 @many
-@given(st.text(max_size=200) | st.text(st.sampled_from(_FOLDED_CHARS), max_size=200))
+@given(st.text(max_size=200) | st.text(st.sampled_from(_FOLDED_CHARS), max_size=200)
+       | _ALPHABETS)  # fmt: skip
 def test_folded_word_runs_is_the_comparison_form_when_it_answers(text: str) -> None:
     """Where the one pass answers, its answer is the long way's: case folded, NFKC, runs."""
-    folded = folded_word_runs_python(text)
-    if folded is not None:
-        assert folded == comparison_form_long_way(text)
+    for table in (None, letter_table()):
+        folded = folded_word_runs_python(text, table)
+        if folded is not None:
+            assert folded == comparison_form_long_way(text)
+
+
+def test_every_letter_of_the_table_folds_as_the_long_way_folds_it() -> None:
+    """Each letter the table folds, alone and between two others of the table, is what case
+    folding and NFKC make of it (the property the native pass relies on)."""
+    table = array("H", letter_table())
+    folded = [(code, table[code]) for code in range(0x10000) if table[code]]
+    assert len(folded) > 40_000
+    for code, letter in folded:
+        assert comparison_form_long_way(chr(code)) == chr(letter), hex(code)
+    for (a, fa), (b, fb) in zip(folded, folded[1:] + folded[:1], strict=True):
+        pair = chr(a) + chr(b)
+        assert comparison_form_long_way(pair) == chr(fa) + chr(fb), (hex(a), hex(b))
 
 
 @needs_native

@@ -520,10 +520,10 @@ static PyObject *word_runs(PyObject *module, PyObject *text)
 /* ------------------------------------------------------------------ folded_word_runs */
 
 PyDoc_STRVAR(folded_word_runs_doc,
-"folded_word_runs(text) -> str | None\n\n"
-"simdup.text.normalize.folded_word_runs_python(text): word_runs(text.casefold()) when every\n"
-"letter or digit of text is ASCII, an ideograph, kana or a Hangul syllable (characters that\n"
-"case folding and NFKC leave alone) and text has no U+0345; None otherwise.");
+"folded_word_runs(text, table=None) -> str | None\n\n"
+"simdup.text.normalize.folded_word_runs_python(text, table): the comparison form of text when\n"
+"every letter or digit of it is ASCII, an ideograph, kana, a Hangul syllable or (with table)\n"
+"a letter the table folds, and it has no U+0345; None otherwise.");
 
 /* Letters that casefold() and NFKC leave as they are (normalize.INERT_LETTERS, checked
    against unicodedata by the tests): the unified ideographs and Extension A, the kana letters
@@ -572,8 +572,50 @@ FOLDED_WORD_RUNS(Py_UCS1)
 FOLDED_WORD_RUNS(Py_UCS2)
 FOLDED_WORD_RUNS(Py_UCS4)
 
-static PyObject *folded_word_runs(PyObject *module, PyObject *text)
+/* The long way round the table of other letters (``table``: 65536 native uint16, the folded
+   letter of each BMP letter that case folding and NFKC turn into one letter, 0 for the rest):
+   one generic loop with UCS4 output, for the texts the typed loops gave up on. */
+static Py_ssize_t folded_word_runs_table(int kind, const void *data, Py_ssize_t n,
+                                         const uint16_t *table, Py_UCS4 *out)
 {
+    Py_ssize_t len = 0;
+    int pending_space = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ch < 128) {
+            if (ascii_class[ch] != 1) {
+                pending_space = len > 0;
+                continue;
+            }
+            if (ch >= 'A' && ch <= 'Z')
+                ch += 'a' - 'A';
+        }
+        else if (!is_inert_letter(ch)) {
+            Py_UCS4 folded = ch < 0x10000 ? table[ch] : 0;
+            if (folded)
+                ch = folded;
+            else if (ch == 0x0345 || Py_UNICODE_ISALNUM(ch))
+                return -1;
+            else {
+                pending_space = len > 0;
+                continue;
+            }
+        }
+        if (pending_space && !(is_cjk_char(out[len - 1]) && is_cjk_char(ch)))
+            out[len++] = ' ';
+        pending_space = 0;
+        out[len++] = ch;
+    }
+    return len;
+}
+
+static PyObject *folded_word_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "folded_word_runs(text, table=None)");
+        return NULL;
+    }
+    PyObject *text = args[0];
     if (check_text(text, "folded_word_runs") < 0)
         return NULL;
     const int kind = PyUnicode_KIND(text);
@@ -591,8 +633,28 @@ static PyObject *folded_word_runs(PyObject *module, PyObject *text)
     else
         len = folded_word_runs_Py_UCS4(data, n, out);
     /* FromKindAndData finds the narrowest kind the form fits (a string's canonical form). */
-    PyObject *result = len < 0 ? Py_NewRef(Py_None) : PyUnicode_FromKindAndData(kind, out, len);
+    PyObject *result = len < 0 ? NULL : PyUnicode_FromKindAndData(kind, out, len);
     PyMem_Free(out);
+    if (len >= 0 || nargs < 2 || args[1] == Py_None)
+        return len < 0 ? Py_NewRef(Py_None) : result;
+    Py_buffer table;
+    if (PyObject_GetBuffer(args[1], &table, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (table.len != 65536 * (Py_ssize_t)sizeof(uint16_t)) {
+        PyBuffer_Release(&table);
+        PyErr_SetString(PyExc_ValueError, "the letter table must hold 65536 uint16");
+        return NULL;
+    }
+    Py_UCS4 *wide = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Py_UCS4));
+    if (wide == NULL) {
+        PyBuffer_Release(&table);
+        return PyErr_NoMemory();
+    }
+    len = folded_word_runs_table(kind, data, n, (const uint16_t *)table.buf, wide);
+    PyBuffer_Release(&table);
+    result = len < 0 ? Py_NewRef(Py_None)
+                     : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, wide, len);
+    PyMem_Free(wide);
     return result;
 }
 
@@ -628,7 +690,8 @@ static PyObject *bigram_hashes(PyObject *module, PyObject *text)
 
 PyMethodDef simdup_normalize_methods[] = {
     {"word_runs", word_runs, METH_O, word_runs_doc},
-    {"folded_word_runs", folded_word_runs, METH_O, folded_word_runs_doc},
+    {"folded_word_runs", (PyCFunction)(void (*)(void))folded_word_runs, METH_FASTCALL,
+     folded_word_runs_doc},
     {"bigram_hashes", bigram_hashes, METH_O, bigram_hashes_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},

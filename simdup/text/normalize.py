@@ -21,8 +21,10 @@ kept: it is content. A URL is removed because its path fragments ("https", "gith
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from array import array
 from collections.abc import Callable
 
 from ..native import speedups
@@ -235,18 +237,66 @@ _INERT = re.compile(
 )
 
 
-def folded_word_runs_python(text: str) -> str | None:
+def folded_word_runs_python(text: str, table: bytes | None = None) -> str | None:
     """``word_runs(text.casefold())`` when every letter or digit of ``text`` is ASCII or one of
     ``INERT_LETTERS`` and ``text`` holds no U+0345 (no letter, but it folds to one): then that
-    is already the comparison form. None otherwise (the reference implementation)."""
-    if "\u0345" in text or any(ch.isalnum() for ch in _INERT.sub("", text)):
+    is already the comparison form. With ``table`` (``letter_table``), a letter it folds is
+    taken as folded. None otherwise (the reference implementation)."""
+    if "\u0345" in text:
         return None
+    others = {ch for ch in _INERT.sub("", text) if ch.isalnum()}
+    if others:
+        if table is None:
+            return None
+        folds = array("H", table)
+        mapping = {ord(ch): folds[ord(ch)] if ord(ch) < 0x10000 else 0 for ch in others}
+        if not all(mapping.values()):
+            return None
+        text = text.translate(mapping)
     return word_runs_python(text.casefold())
 
 
+def _folds_to_one_letter(ch: str) -> str | None:
+    """The one letter case folding and NFKC make of the letter ``ch``, when that letter is
+    left alone by both, is no combining mark and no Hangul jamo (NFKC would join it with its
+    neighbours), and the fold of ``ch`` is a letter already; None otherwise."""
+    folded = ch.casefold()
+    if len(folded) != 1 or not folded.isalnum():
+        return None
+    if not unicodedata.is_normalized("NFKC", folded):
+        folded = unicodedata.normalize("NFKC", folded).casefold()
+    code = ord(folded) if len(folded) == 1 else 0x110000
+    if code > 0xFFFF or not folded.isalnum() or folded.casefold() != folded:
+        return None
+    if not unicodedata.is_normalized("NFKC", folded) or unicodedata.combining(folded):
+        return None
+    if any(lo <= code <= hi for lo, hi in _JAMO):
+        return None
+    return folded
+
+
+# Hangul jamo, compatibility jamo and their extensions: NFKC composes them into syllables.
+_JAMO = ((0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xD7B0, 0xD7FF))
+
+
+@functools.cache
+def letter_table() -> bytes:
+    """For every BMP letter or digit outside ASCII and ``INERT_LETTERS``: the one letter case
+    folding and NFKC make of it (``_folds_to_one_letter``), else 0; 65536 native uint16.
+    Built from this Python's ``unicodedata`` when a text first needs it (~40 ms), so it always
+    agrees with the long way."""
+    table = array("H", bytes(2 * 0x10000))
+    for code in range(0x80, 0x10000):
+        ch = chr(code)
+        if ch.isalnum() and (folded := _folds_to_one_letter(ch)) is not None:
+            table[code] = ord(folded)
+    return table.tobytes()
+
+
 # The comparison form of most texts in one native pass (ASCII, Chinese, Japanese, Korean: no
-# separate case folding or NFKC check, ~4x faster); None sends the rest the long way.
-folded_word_runs: Callable[[str], str | None] | None = (
+# separate case folding or NFKC check, ~4x faster); with the letter table, of texts in other
+# alphabets too (Latin with accents, Greek, Cyrillic); None sends the rest the long way.
+folded_word_runs: Callable[..., str | None] | None = (
     speedups.folded_word_runs if speedups else None
 )
 
@@ -261,8 +311,12 @@ def comparison_form(text: str) -> str:
     # Case folded, then split into runs: what is left is mostly NFKC already (full-width
     # punctuation is gone), so the whole-text NFKC (~90 us a 1 KB text) is rarely needed. NFKC
     # can make capitals ("Ａ" is "A") and separators ("½" is "1⁄2"): folded and split again.
-    if folded_word_runs is not None and (form := folded_word_runs(text)) is not None:
-        return form
+    if folded_word_runs is not None:
+        form = folded_word_runs(text)
+        if form is None:
+            form = folded_word_runs(text, letter_table())
+        if form is not None:
+            return form
     form = word_runs(text.casefold())
     if not form.isascii() and not unicodedata.is_normalized("NFKC", form):
         form = word_runs(unicodedata.normalize("NFKC", form).casefold())
