@@ -483,10 +483,11 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word_again() -> None:
     assert _dehyphened("the spatio\ufffe") == "the spatio-"  # rejoined with the next line
 
 
-def test_a_word_table_reads_across_a_row_at_a_time() -> None:
-    """A table row is one paragraph, its cells separated by " | " (it came out one cell per
-    line; issue 33)."""
-    doc = read("thesis.docx")
+@pytest.mark.parametrize("name", ["thesis.docx", "thesis.odt", "thesis.html", "thesis.epub"])
+def test_a_table_reads_across_a_row_at_a_time(name: str) -> None:
+    """A table row is one paragraph, its cells separated by " | ", in Word, OpenDocument,
+    HTML and EPUB alike (it came out one cell per line; issue 33)."""
+    doc = read(name)
     lines = doc.text.split("\n\n")
     assert "方法 | 指纹长度 | 召回率 | 精确率" in lines
     assert "SimHash | 64 位 | 0.97 | 0.99" in lines

@@ -58,7 +58,7 @@ class EpubReader:
     """E-books (``.epub``)."""
 
     name = "epub"
-    version = "3"  # 3: a heading of class "title" is a paragraph (the HTML reader's rule)
+    version = "4"  # 3: a heading of class "title" is a paragraph; 4: a table row one paragraph
     extensions: tuple[str, ...] = (".epub",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)

@@ -2,9 +2,10 @@
 
 Scripts, styles, templates, ``<noscript>``, the ``<head>``, comments and elements hidden
 (``hidden``, ``aria-hidden="true"``, an inline ``display: none`` or ``visibility: hidden``)
-are left out; every block element (paragraph, heading, list item, table cell, ...) is a
-paragraph of its own; ``<br>`` breaks a line; ``<pre>`` keeps its lines. Headings come out as
-Markdown headings (``## Title``), so that passages and sections start there. Each paragraph is
+are left out; every block element (paragraph, heading, list item, ...) is a paragraph of its
+own, and a table row one paragraph, its cells separated by `` | ``; ``<br>`` breaks a line;
+``<pre>`` keeps its lines. Headings come out as Markdown headings (``## Title``), so that
+passages and sections start there. Each paragraph is
 located by the source line of its element. The bytes are decoded as any text file is
 (``text.decoding``: BOM, UTF-8, the encoding detected), a ``<meta charset>`` being one more
 clue for the detection. The EPUB reader uses the same extraction for its chapters.
@@ -65,9 +66,28 @@ class _Blocks:
             self.out.add("\n".join(_SPACES.sub(" ", part).strip() for part in text.split("\0")),
                          self.where)  # fmt: skip
 
+    def row(self, element: Any) -> None:
+        """A table row as one paragraph, its cells' texts separated by " | " (as the Word and
+        OpenDocument readers read a row: across, as it is shown)."""
+        self.flush()
+        if element.sourceline:
+            self.where = str(element.sourceline)
+        cells = []
+        for cell in element:
+            if _tag(cell) not in ("td", "th") or _hidden(cell):
+                continue
+            found = html_paragraphs([cell], Paragraphs("line"))
+            cells.append(" ".join(" ".join(part.split()) for part in found.parts if part.strip()))
+        if any(cells):
+            self.out.add(" | ".join(cells), self.where)
+
     def walk(self, element: Any, pre: bool = False) -> None:
         tag = _tag(element)
         if tag in _SKIP or (tag and _hidden(element)):
+            self._tail(element, pre)
+            return
+        if tag == "tr" and not pre:
+            self.row(element)
             self._tail(element, pre)
             return
         block = tag in _BLOCKS
@@ -125,7 +145,7 @@ class HtmlReader:
     """Web pages (``.html``, ``.htm``, ``.xhtml``, or what starts like one)."""
 
     name = "html"
-    version = "2"  # 2: a heading of class "title" is a paragraph
+    version = "3"  # 2: a heading of class "title" is a paragraph; 3: a table row one paragraph
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml", ".shtml")
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
