@@ -489,6 +489,16 @@ static inline int is_cjk_char(Py_UCS4 ch)
            (ch >= 0x4E00 && ch <= 0x9FFF) || (ch >= 0xF900 && ch <= 0xFAFF);
 }
 
+/* Appends letter `ch` to a form being built in out[0:len]: one space first when a separator
+   came since the last letter (`pending_space`), unless both are ideographs or kana. */
+#define FORM_APPEND(out, len, pending_space, ch)                                              \
+    do {                                                                                      \
+        if ((pending_space) && !(is_cjk_char((out)[(len) - 1]) && is_cjk_char(ch)))          \
+            (out)[(len)++] = ' ';                                                             \
+        (pending_space) = 0;                                                                  \
+        (out)[(len)++] = (ch);                                                                \
+    } while (0)
+
 static PyObject *word_runs(PyObject *module, PyObject *text)
 {
     if (check_text(text, "word_runs") < 0)
@@ -507,10 +517,7 @@ static PyObject *word_runs(PyObject *module, PyObject *text)
             pending_space = len > 0;
             continue;
         }
-        if (pending_space && !(is_cjk_char(out[len - 1]) && is_cjk_char(ch)))
-            out[len++] = ' ';
-        pending_space = 0;
-        out[len++] = ch;
+        FORM_APPEND(out, len, pending_space, ch);
     }
     PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, len);
     PyMem_Free(out);
@@ -560,10 +567,7 @@ static inline int is_inert_letter(Py_UCS4 ch)
                 pending_space = len > 0;                                                      \
                 continue;                                                                     \
             }                                                                                 \
-            if (pending_space && !(is_cjk_char(out[len - 1]) && is_cjk_char(ch)))             \
-                out[len++] = ' ';                                                             \
-            pending_space = 0;                                                                \
-            out[len++] = (T)ch;                                                               \
+            FORM_APPEND(out, len, pending_space, (T)ch);                                      \
         }                                                                                     \
         return len;                                                                           \
     }
@@ -601,10 +605,7 @@ static Py_ssize_t folded_word_runs_table(int kind, const void *data, Py_ssize_t 
                 continue;
             }
         }
-        if (pending_space && !(is_cjk_char(out[len - 1]) && is_cjk_char(ch)))
-            out[len++] = ' ';
-        pending_space = 0;
-        out[len++] = ch;
+        FORM_APPEND(out, len, pending_space, ch);
     }
     return len;
 }
