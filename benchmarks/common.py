@@ -433,6 +433,17 @@ def anchor_python(create: bool = True) -> tuple[Path | None, str]:
     return python, f"{ANCHOR_VENV.relative_to(REPO)} ({', '.join(wanted.splitlines())})"
 
 
+def run_record(m: Any) -> dict[str, Any]:
+    """What a benchmark keeps of one measured run (``run_measured``'s result)."""
+    return {
+        "seconds": m.seconds,
+        "returncode": m.returncode,
+        "max_rss_mb": m.max_rss_mb,
+        "tree_peak_rss_mb": m.tree_peak_rss_mb,
+        "tree_peak_pss_mb": m.tree_peak_pss_mb,
+    }
+
+
 def rounds_of_dedup_runs(
     runnable: list[dict[str, Any]],
     repeat: int,
@@ -463,13 +474,7 @@ def rounds_of_dedup_runs(
                 cwd=REPO,
                 heartbeat=lambda s, name=c["name"]: log(f"  ... {name} {s:.0f} s"),
             )
-            run: dict[str, Any] = {
-                "seconds": m.seconds,
-                "returncode": m.returncode,
-                "max_rss_mb": m.max_rss_mb,
-                "tree_peak_rss_mb": m.tree_peak_rss_mb,
-                "tree_peak_pss_mb": m.tree_peak_pss_mb,
-            }
+            run = run_record(m)
             log(
                 f"  {m.seconds:.1f} s, tree peak PSS {m.tree_peak_pss_mb or 0:.0f} MB "
                 f"(RSS sum {m.tree_peak_rss_mb or 0:.0f} MB)"

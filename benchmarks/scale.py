@@ -53,6 +53,7 @@ from common import (
     median,
     reproduce_command,
     run_measured,
+    run_record,
     warm_page_cache,
     write_json,
 )
@@ -496,13 +497,7 @@ def measure(args: argparse.Namespace, n: int, record: dict[str, Any]) -> dict[st
                 cwd=BENCH_DIR.parent,
                 heartbeat=lambda s, name=c["name"]: log(f"  ... {name} {s:.0f} s"),
             )
-            run: dict[str, Any] = {
-                "seconds": m.seconds,
-                "returncode": m.returncode,
-                "max_rss_mb": m.max_rss_mb,
-                "tree_peak_rss_mb": m.tree_peak_rss_mb,
-                "tree_peak_pss_mb": m.tree_peak_pss_mb,
-            }
+            run = run_record(m)
             if m.returncode != 0:
                 run["stderr"] = m.stderr[-2000:]
                 log(f"  failed ({m.returncode}): {m.stderr.strip().splitlines()[-1:]}")

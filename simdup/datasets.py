@@ -421,17 +421,13 @@ def _write_removed(target: str, decisions: Dedup) -> None:
     """Each removed row, with the row kept for it (or the stored document), as JSON Lines;
     then each row kept because it has nothing to judge (``"judged": false`` and why)."""
 
-    def place(n: int) -> tuple[str, int, int | None]:
-        file, row, line = decisions.place(n)
-        return file, row, line
-
     with atomic_file(target) as out:
         for n, kept, similarity in decisions.removals():
-            file, row, line = place(n)
+            file, row, line = decisions.place(n)
             record: dict[str, Any] = {"key": decisions.keys[n], "file": file, "row": row,
                                       "line": line}  # fmt: skip
             if kept >= 0:
-                kept_file, kept_row, kept_line = place(kept)
+                kept_file, kept_row, kept_line = decisions.place(kept)
                 record.update(
                     duplicate_of=decisions.keys[kept],
                     duplicate_of_file=kept_file,
@@ -444,7 +440,7 @@ def _write_removed(target: str, decisions: Dedup) -> None:
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
         # The rows kept without being judged (nothing in them), said so, after the removed ones.
         for n in np.flatnonzero(~decisions.judged).tolist():
-            file, row, line = place(n)
+            file, row, line = decisions.place(n)
             record = {"key": decisions.keys[n], "file": file, "row": row, "line": line,
                       "judged": False, "reason": NOTHING_TO_JUDGE}  # fmt: skip
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")

@@ -41,9 +41,7 @@ from .readers.rows import (
     DEFAULT_ID_FIELD,
     Row,
     RowOptions,
-    field_value,
-    record_id,
-    row_text,
+    record_row,
     rows_description,
 )
 from .records import RowPlace, SkippedFile
@@ -154,17 +152,13 @@ def _record_rows(records: Iterable[Any], rows: RowOptions) -> Iterator[ChunkItem
         if not isinstance(record, Mapping):
             yield NoRow(f"a {type(record).__name__}, not a record")
             continue
-        found, text = field_value(record, rows.text_field)
-        if not found:
+        found = record_row(record, rows)
+        if found is None:
             yield NoRow(f"no text field {rows.text_field!r}")
-            continue
-        found_id, ident = record_id(record, rows)
-        checked = row_text(text, ident, found_id, rows)
-        if isinstance(checked, str):
-            yield NoRow(checked)
-            continue
-        order = field_value(record, rows.order_field)[1] if rows.order_field else None
-        yield checked[0], checked[1], order
+        elif isinstance(found, str):
+            yield NoRow(found)
+        else:
+            yield found
 
 
 def _batch_rows(batch: Any, rows: RowOptions) -> Iterator[ChunkItem]:

@@ -443,9 +443,17 @@ def parse_jsonl_line(
         return f"line {number} is not JSON: {exc}"
     if not isinstance(record, dict):
         return f"line {number} is a JSON {type(record).__name__}, not an object"
+    found = record_row(record, options)
+    return f"line {number} has no text field {options.text_field!r}" if found is None else found
+
+
+def record_row(record: Any, options: RowOptions) -> tuple[str, str | None, Any] | str | None:
+    """A record's (a dict of dicts) text, id and the value of ``options.order_field`` (None
+    when absent); why it is no document; or None when it has no text field (each caller
+    says where)."""
     found, text = field_value(record, options.text_field)
     if not found:
-        return f"line {number} has no text field {options.text_field!r}"
+        return None
     found_id, ident = record_id(record, options)
     checked = row_text(text, ident, found_id, options)
     if isinstance(checked, str):
