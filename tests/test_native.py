@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from simdup import native
 from simdup.algorithms.minhash import signature, signature_bytes, signature_python
-from simdup.algorithms.simhash import scaled_weights
+from simdup.algorithms.simhash import scaled_weights, simhash_of_weights_python
 from simdup.algorithms.sketch import (
     bottom_k,
     bottom_k_bytes,
@@ -37,6 +37,12 @@ from simdup.algorithms.sketch import (
 from simdup.passages import EdgeVocabulary
 from simdup.text import textscan
 from simdup.text.blocks import split_lines
+from simdup.text.features import (
+    _LOG_TF,
+    _WEIGHTING_CODES,
+    weighted_terms,
+    weighted_terms_python,
+)
 from simdup.text.normalize import DEFAULT_IGNORABLE, INERT_LETTERS, letter_table
 from simdup.text.segmentation import get_segmenter
 from simdup.text.textscan import (
@@ -350,6 +356,56 @@ def test_simhash_of_scaled_weights_matches_python(weights: list[float], seed: in
     scaled = scaled_weights(np.array(weights))
     assert native.speedups is not None
     assert native.speedups.simhash(hashes, scaled) == simhash_python(hashes, scaled)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=60),
+    st.integers(0, 2**32),
+)
+@example([5e-324, 1e-320], 1)  # subnormal: 2**shift is no double
+@example([1.7e308, -1.0, 3e-300], 2)
+def test_simhash_of_weights_scales_as_python(weights: list[float], seed: int) -> None:
+    """The native scaling (a multiplication by a power of two, ldexp where that power is no
+    double) gives the twin's fingerprint for weights of every magnitude."""
+    rng = np.random.default_rng(seed)
+    hashes = rng.integers(0, 2**64, size=len(weights), dtype=np.uint64)
+    w = np.array(weights, dtype=np.float64)
+    assert native.speedups is not None
+    assert native.speedups.simhash_of_weights(hashes, w) == simhash_of_weights_python(hashes, w)
+
+
+@needs_native
+@many
+@given(
+    st.integers(1, 400),
+    st.lists(st.integers(1, 5000) | st.floats(0.5, 50.0), max_size=80),
+    st.sampled_from(["tf", "binary", "logtf", "tfidf"]),
+    st.integers(0, 2**32),
+)
+def test_weighted_terms_match_python(
+    vocabulary: int, counts: list[float], weighting: str, seed: int
+) -> None:
+    """Hashes and weights of a document's terms, natively, equal the numpy definition bit for
+    bit; a count the table of logarithms does not hold (a fraction, 4096 or more) falls back
+    to numpy."""
+    rng = np.random.default_rng(seed)
+    hashes = rng.integers(0, 2**64, size=vocabulary, dtype=np.uint64)
+    idf = rng.random(vocabulary) * 20
+    n = min(len(counts), vocabulary)
+    slots = rng.choice(vocabulary, size=n, replace=False).astype(np.int64)
+    tf = np.array(counts[:n], dtype=np.float64)
+    got = weighted_terms(slots, tf, hashes, idf, weighting)
+    want = weighted_terms_python(slots, tf, hashes, idf, weighting)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert got[1].tobytes() == want[1].tobytes()
+    whole = bool(np.all((tf == np.floor(tf)) & (tf < 4096)))
+    assert native.speedups is not None
+    answered = native.speedups.weighted_terms(
+        slots, tf, hashes, idf, _LOG_TF, _WEIGHTING_CODES[weighting]
+    )
+    assert (answered is not None) == (whole or weighting in ("tf", "binary"))
 
 
 sketches = st.lists(st.integers(0, 2**32 - 1), max_size=40, unique=True).map(sorted)

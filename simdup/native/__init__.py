@@ -58,6 +58,7 @@ TWINS: dict[str, str] = {
     "bottom_k_jaccard_pairs": "simdup.algorithms.sketch:estimate_jaccard",
     "minhash_signature": "simdup.algorithms.minhash:signature_python",
     "document_parts": "simdup.text.processor:document_parts_python",
+    "weighted_terms": "simdup.text.features:weighted_terms_python",
     # the index
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
     # passages

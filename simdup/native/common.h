@@ -106,6 +106,22 @@ static inline int three_buffers(PyObject *const *args, Py_buffer *a, Py_buffer *
     return 0;
 }
 
+/* Loops over many integers (MinHash, SimHash) built three times, for AVX-512 (x86-64-v4), AVX2
+   and the baseline, the one the processor can run picked at load time (GCC's target_clones,
+   an ifunc). Only for integer arithmetic, and floating-point steps that round exactly
+   (multiplying by a power of two, rint): every clone gives the same values.
+   SIMDUP_NO_TARGET_CLONES builds the baseline only (to test it on a machine with AVX2). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(SIMDUP_NO_TARGET_CLONES)
+#if __GNUC__ >= 11 /* the first to know x86-64-v4 */
+#define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#else
+#define VECTOR_CLONES
+#endif
+
 /* ---- hashing */
 
 #define MH_GOLDEN UINT64_C(0x9E3779B97F4A7C15)

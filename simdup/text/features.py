@@ -239,6 +239,36 @@ def weigh(tf: np.ndarray, idf: np.ndarray, weighting: str) -> np.ndarray:
     return logtf if weighting == "logtf" else logtf * idf
 
 
+def weighted_terms_python(
+    slots: np.ndarray, tf: np.ndarray, hashes: np.ndarray, idf: np.ndarray, weighting: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The hashes and weights of the terms in ``slots`` with frequencies ``tf``, from the
+    vocabulary's ``hashes`` and ``idf`` by slot (the reference definition)."""
+    return hashes[slots], weigh(tf, idf[slots], weighting)
+
+
+# The log-tf weight of each count below _LOG_TF.size as numpy computes it (1 + log k): the
+# native weighting looks counts up here, so both give the same weights to the last bit (a
+# libm's log may round otherwise than numpy's). Index 0 is never read (counts start at 1).
+with np.errstate(divide="ignore"):
+    _LOG_TF = 1.0 + np.log(np.arange(1 << 12, dtype=np.float64))
+_WEIGHTING_CODES = {"tf": 0, "binary": 1, "logtf": 2, "tfidf": 3}
+
+
+def weighted_terms(
+    slots: np.ndarray, tf: np.ndarray, hashes: np.ndarray, idf: np.ndarray, weighting: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``weighted_terms_python``, in one native call where the accelerator is built (the two
+    lookups and the weighting cost ~7 us a document in numpy calls, ~1 us so)."""
+    if speedups is not None and sys.byteorder == "little":
+        made = speedups.weighted_terms(
+            slots, tf, hashes, idf, _LOG_TF, _WEIGHTING_CODES[weighting]
+        )
+        if made is not None:
+            return np.frombuffer(made[0], dtype=np.uint64), np.frombuffer(made[1], np.float64)
+    return weighted_terms_python(slots, tf, hashes, idf, weighting)
+
+
 def _with_bigrams(
     text: str, segmenter: Segmenter, vocab: Vocabulary
 ) -> tuple[dict[str, int], int]:
@@ -295,12 +325,13 @@ def extract_features(
         slots = np.arange(len(table), dtype=np.int64)
         tf = np.fromiter(term_counts.values(), dtype=np.float64, count=len(table))
         hashes, idf = term_info(table)
+        weights = weigh(tf, idf, weighting)
     else:
         slots, tf, token_count = vocab.features(cleaned)
         table = vocab.terms
-        hashes, idf = vocab.hashes[slots], vocab.idf[slots]
+        hashes, weights = weighted_terms(slots, tf, vocab.hashes, vocab.idf, weighting)
     return FeatureVector(
-        table, slots, hashes, weigh(tf, idf, weighting), token_count, len(collapsed),
+        table, slots, hashes, weights, token_count, len(collapsed),
         content_hash(form), markup_word_hashes("\n".join(removed)) if removed else _NO_HASHES,
         form,
     )  # fmt: skip
