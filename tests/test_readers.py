@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import simdup
 import simdup.readers
@@ -42,6 +44,7 @@ class FakeReader:
         self.name = name
         self.magic = magic
         self.extensions = extensions
+        self.marks = (magic,)
 
     def sniff(self, head: bytes) -> bool:
         return head.startswith(self.magic)
@@ -72,6 +75,37 @@ def test_the_first_bytes_choose_the_reader() -> None:
     assert reader_for("doc.gamma", b"plain words", readers) is GAMMA
     assert reader_for("doc.txt", b"plain words", readers) is PLAIN_TEXT
     assert reader_for("no-extension", b"", readers) is PLAIN_TEXT
+
+
+# The starts of files some reader claims, and of some that none does.
+_STARTS = [
+    b"%PDF-1.7\n", b"junk %PDF-1.4", b"PK\x03\x04\x14\x00word/document.xml",
+    b"PK\x03\x04mimetypeapplication/epub+zip", b"PK\x03\x04mimetypeapplication/vnd.oasis",
+    b"<!DOCTYPE html>", b"\xef\xbb\xbf <html lang=en>", b"<!-- c --><html>", b"  {\\rtf1\\ansi",
+    b"\xd0\xcf\x11\xe0", b"# A heading", b"",
+]  # fmt: skip
+
+
+@given(st.sampled_from(_STARTS), st.binary(max_size=64), st.sampled_from(_STARTS))
+def test_a_reader_claims_only_files_that_hold_one_of_its_marks(
+    start: bytes, middle: bytes, end: bytes
+) -> None:
+    """``marks`` is what lets the registry skip asking a reader: every file a reader's
+    ``sniff`` claims holds one of them, and the reader chosen is the one asking every reader
+    would choose."""
+    head = start + middle + end
+    for reader in simdup.readers.READERS:
+        if reader.sniff(head):
+            assert any(mark in head for mark in reader.marks), reader.name
+    for path in ("a.txt", "a.html", "a.docx", "a.epub", "a.odt", "noext"):
+        claimed = [r for r in simdup.readers.READERS if r.sniff(head)]
+        named = [r for r in simdup.readers.READERS if Path(path).suffix in r.extensions]
+        if len(claimed) == 1:
+            want = claimed[0]
+        else:
+            among = [r for r in (claimed or simdup.readers.READERS) if r in named]
+            want = among[0] if among else claimed[0] if claimed else PLAIN_TEXT
+        assert reader_for(path, head) is want
 
 
 def test_the_extension_breaks_ties_between_readers_of_the_same_bytes() -> None:

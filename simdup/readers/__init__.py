@@ -138,12 +138,30 @@ def _suffix(path: str) -> str:
     return "." + ext.lower() if dot and stem and ext else ""
 
 
+@functools.cache
+def _dispatch(offered: tuple[Reader, ...]) -> tuple[tuple[bytes, ...], dict[str, Reader]]:
+    """What ``reader_for`` asks of ``offered`` for every file: the marks any of them needs to
+    claim a file by its content, and the first reader each extension names."""
+    marks = tuple(dict.fromkeys(mark for reader in offered for mark in reader.marks))
+    by_suffix: dict[str, Reader] = {}
+    for reader in offered:
+        for extension in reader.extensions:
+            by_suffix.setdefault(extension, reader)
+    return marks, by_suffix
+
+
 def reader_for(path: str, head: bytes, readers: Sequence[Reader] | None = None) -> Reader:
     """The reader for a file named ``path`` that starts with ``head``: the one whose format
     the first bytes show (where several do, the one the extension names, else the first);
     with none, the first that the extension names; else the plain-text reader."""
     offered = READERS if readers is None else readers
-    by_content = [r for r in offered if r.sniff(head)]
+    marks, by_suffix = _dispatch(offered if isinstance(offered, tuple) else tuple(offered))
+    for mark in marks:
+        if mark in head:
+            break
+    else:  # no reader can claim these bytes (asking each took ~3.5 us a file)
+        return by_suffix.get(_suffix(path), PLAIN_TEXT) if by_suffix else PLAIN_TEXT
+    by_content = [r for r in offered if r.marks and r.sniff(head)]
     if len(by_content) == 1:
         return by_content[0]
     suffix = None  # found only when a reader has extensions to match

@@ -22,11 +22,14 @@ class Reader(Protocol):
     what made a document's text (a new version can give other text for the same bytes), with
     the versions of the ``libraries`` it reads with; ``extensions`` (lower case, with the dot)
     name the files it is for; ``contained`` readers run in a child process within the read
-    limits (``readers.contained``)."""
+    limits (``readers.contained``). ``marks``: byte strings one of which is in the first bytes
+    of every file ``sniff`` claims (none for a reader whose ``sniff`` never does): the registry
+    asks no reader whose marks a file lacks (most files are text no reader claims)."""
 
     name: str
     version: str
     extensions: tuple[str, ...]
+    marks: tuple[bytes, ...]
     contained: bool
     libraries: tuple[str, ...]
 

@@ -27,6 +27,7 @@ class DocReader:
     name = "doc"
     version = "1"
     extensions: tuple[str, ...] = (".doc", ".dot")
+    marks: tuple[bytes, ...] = ()  # sniff never claims a file
     contained = True
     libraries: tuple[str, ...] = ()
 

@@ -135,6 +135,7 @@ class DocxReader:
     name = "docx"
     version = "2"  # 2: the Title style is a paragraph, not a heading; a table row one paragraph
     extensions: tuple[str, ...] = (".docx", ".docm", ".dotx", ".dotm")
+    marks: tuple[bytes, ...] = (b"PK\x03\x04",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
 

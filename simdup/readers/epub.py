@@ -60,6 +60,7 @@ class EpubReader:
     name = "epub"
     version = "4"  # 3: a heading of class "title" is a paragraph; 4: a table row one paragraph
     extensions: tuple[str, ...] = (".epub",)
+    marks: tuple[bytes, ...] = (b"PK\x03\x04",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
 

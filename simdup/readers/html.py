@@ -147,6 +147,7 @@ class HtmlReader:
     name = "html"
     version = "3"  # 2: a heading of class "title" is a paragraph; 3: a table row one paragraph
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml", ".shtml")
+    marks: tuple[bytes, ...] = (b"<",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
 

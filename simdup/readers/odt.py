@@ -99,6 +99,7 @@ class OdtReader:
     name = "odt"
     version = "2"  # 2: a table row is one paragraph, its cells separated by " | "
     extensions: tuple[str, ...] = (".odt", ".ott", ".fodt")
+    marks: tuple[bytes, ...] = (b"PK\x03\x04",)
     contained = True
     libraries: tuple[str, ...] = ("lxml",)
 

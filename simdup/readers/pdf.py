@@ -368,6 +368,7 @@ class PdfReader:
     # characters the file holds out of order is read in the order they are printed.
     version = "2"
     extensions: tuple[str, ...] = (".pdf",)
+    marks: tuple[bytes, ...] = (b"%PDF-",)
     contained = True
     libraries: tuple[str, ...] = ("pypdfium2",)
 

@@ -14,6 +14,7 @@ class PlainTextReader:
     name = "text"
     version = "2"  # 2: UTF-8 with stray NUL bytes is no longer read as UTF-16
     extensions: tuple[str, ...] = ()  # any file no other reader takes
+    marks: tuple[bytes, ...] = ()  # sniff never claims a file
     contained = False
     libraries: tuple[str, ...] = ("chardet",)
 

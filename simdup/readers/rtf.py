@@ -35,6 +35,7 @@ class RtfReader:
     name = "rtf"
     version = "1"
     extensions: tuple[str, ...] = (".rtf",)
+    marks: tuple[bytes, ...] = (b"{\\rtf",)
     contained = True
     libraries: tuple[str, ...] = ("striprtf",)
 
