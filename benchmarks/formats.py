@@ -11,7 +11,9 @@ RTF made by pandoc, Word 97-2003 ``.doc`` or PDF made by pandoc and LibreOffice,
 pandoc and headless Chromium (print to PDF); which one is chosen by a hash of the document's
 id. Labels stay valid: a file is scored as the document it came from. Next to the documents,
 ``families/``: 12 documents made of paragraphs of the set (each paragraph used once, no two
-from one lineage of revisions), each in all nine formats; and a 300-page text PDF.
+from one lineage of revisions), each as its Markdown source and in all nine formats; and a
+300-page text PDF. Beside it, ``sources/``: every document of the set twice, as its Markdown
+file (as the set has it) and as its export in the mixed set (issue 34).
 
 Measured, each in the same run:
 
@@ -22,7 +24,11 @@ Measured, each in the same run:
   originals, of the documents rendered as plain text and of the converted files; how close
   each format's text is to its document rendered as plain text (word-set Jaccard, length
   ratio: what verification looks at);
-- **families**: each family must be exactly one cluster, with all its members and nothing else;
+- **sources**: ``simdup scan`` of the sources tree, scored like the mixed one (pairs F1 within
+  0.01 of the plain-text scan), and per export format how many documents are found as one with
+  their Markdown source (the pair reported; both in one cluster);
+- **families**: each family must be exactly one cluster, with all its members (its Markdown
+  source included) and nothing else;
 - **readers**: per format, every document read in a fresh process per contender and round, the
   contenders alternating: by simdup as a scan's worker reads it (``readers.read_document``: a
   child process per file within the read limits), by the reader in place, and by the bare
@@ -87,11 +93,15 @@ FORMATS_DIR = RESULTS / "formats"
 # A change to how files are converted bumps this: everything converted again.
 GENERATOR_VERSION = 1
 FORMATS = ("txt", "docx", "odt", "html", "epub", "rtf", "doc", "pdf-office", "pdf-chromium")
+# A family holds its Markdown source too (issue 34): the Markdown and its exports are one
+# document.
+MEMBERS = ("md", *FORMATS)
 EXTENSION = {
-    "txt": ".txt", "docx": ".docx", "odt": ".odt", "html": ".html", "epub": ".epub",
+    "md": ".md", "txt": ".txt", "docx": ".docx", "odt": ".odt", "html": ".html", "epub": ".epub",
     "rtf": ".rtf", "doc": ".doc", "pdf-office": ".pdf", "pdf-chromium": ".pdf",
 }  # fmt: skip
 HOW = {
+    "md": "the Markdown source as written",
     "txt": "pandoc -t plain, in the original's encoding and line ends",
     "docx": "pandoc",
     "odt": "pandoc",
@@ -380,8 +390,9 @@ def build(bench: Path, jobs: int, rebuild: bool) -> dict[str, Any]:
         **conversion,
         "formats": list(FORMATS),
         "families": list(FAMILY_SIZES),
+        "members": list(MEMBERS),
         "long_pages": LONG_PAGES,
-        "layout": 2,
+        "layout": 3,
         "labels_sha256": hashlib.sha256(labels_path.read_bytes()).hexdigest(),
     }
     stamp_path = FORMATS_DIR / "stamp.json"
@@ -460,7 +471,7 @@ def build(bench: Path, jobs: int, rebuild: bool) -> dict[str, Any]:
     family_members: dict[str, list[str]] = {}
     for key in families:
         family_members[key] = []
-        for kind in FORMATS:
+        for kind in MEMBERS:
             target = mixed / "families" / key / f"{key}-{kind}{EXTENSION[kind]}"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(builder.out(kind, key), target)
@@ -468,10 +479,30 @@ def build(bench: Path, jobs: int, rebuild: bool) -> dict[str, Any]:
             files.append({"path": family_members[key][-1], "format": kind, "source": key,
                           "rendered": rendered(key)})  # fmt: skip
 
+    # Every document twice, as its Markdown source (the set's file, as written: its encoding and
+    # line ends) and as its export in the mixed set: docs/<h>/<id>.md beside docs/<h>/<id>.<ext>.
+    with_sources = FORMATS_DIR / "sources"
+    if with_sources.exists():
+        shutil.rmtree(with_sources)
+    sources = []
+    for f in files:
+        if not f["source"].startswith("docs/"):
+            continue
+        for path, made, kind in (
+            (Path(f["source"]).with_suffix(".md"), bench / f["source"], "md"),
+            (Path(f["path"]), mixed / f["path"], f["format"]),
+        ):
+            target = with_sources / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(made, target)
+            sources.append({"path": path.as_posix(), "format": kind, "source": f["source"],
+                            "export": f["format"]})  # fmt: skip
+
     long_pdf = build_long(builder, texts)
     manifest = {
         "stamp": stamp,
         "files": files,
+        "sources": sources,
         "families": family_members,
         "family_bytes": {k: len(v.encode()) for k, v in families.items()},
         "long_pdf": long_pdf,
@@ -734,12 +765,16 @@ def comparable(report: dict[str, Any]) -> Any:
 
 class Mapping:
     """Paths of a report (relative to the repository root, or absolute) back to the set's
-    documents (``docs/<h>/<id>.md``) and to the files of the mixed tree."""
+    documents (``docs/<h>/<id>.md``) and to the files of the mixed tree (or of the tree of
+    ``files``: the manifest's ``sources``)."""
 
-    def __init__(self, manifest: dict[str, Any], mixed: Path, extracted: Path | None = None):
+    def __init__(
+        self, manifest: dict[str, Any], mixed: Path, extracted: Path | None = None,
+        files: list[dict[str, Any]] | None = None,
+    ) -> None:  # fmt: skip
         self.mixed = mixed.resolve()
         self.extracted = extracted.resolve() if extracted else None
-        self.files = {f["path"]: f for f in manifest["files"]}
+        self.files = {f["path"]: f for f in (manifest["files"] if files is None else files)}
 
     def member(self, path: str) -> str | None:
         """The file of the mixed tree that a report's path names (``docs/3/x.docx``)."""
@@ -849,6 +884,9 @@ def quality(
     runs = {
         "plain": run_checked(simdup_scan([rel(docs)], out / "plain.report.json", ["--no-cache"])),
         "mixed": run_checked(simdup_scan([rel(mixed)], out / "mixed.report.json", ["--no-cache"])),
+        "sources": run_checked(
+            simdup_scan([rel(FORMATS_DIR / "sources")], out / "sources.report.json", ["--no-cache"])
+        ),
     }
     started = time.perf_counter()
     bare_extract(mixed, extracted, args.jobs)
@@ -858,6 +896,7 @@ def quality(
     )
     reports = {k: load_report(out / f"{k}.report.json") for k in runs}
     mapping = Mapping(manifest, mixed, extracted)
+    with_sources = Mapping(manifest, FORMATS_DIR / "sources", files=manifest["sources"])
     fmt_of = {f["source"]: f["format"] for f in manifest["files"]}
     file_of = {f["source"]: mixed / f["path"] for f in manifest["files"]}
     rendered = {f["source"]: FORMATS_DIR / f["rendered"] for f in manifest["files"]}
@@ -871,7 +910,8 @@ def quality(
 
     rows: dict[str, Any] = {}
     for key, to_doc in (("plain", plain_doc), ("mixed", mapping.document),
-                        ("bare", mapping.document)):  # fmt: skip
+                        ("bare", mapping.document),
+                        ("sources", with_sources.document)):  # fmt: skip
         predicted = predictions(reports[key], to_doc)
         write_predictions(out, key, predicted)
         rows[key] = scored(scorer, labels, predicted)
@@ -913,6 +953,8 @@ def quality(
             by_format[kind][1] += (a, b) in plain["_tp"]
             by_format[kind][2] += (a, b) in mix["_tp"]
 
+    source_pairs = markdown_source_pairs(manifest, reports["sources"], with_sources)
+
     fidelity: dict[str, Any] = {}
     if args.fidelity:
         log("quality: each file's text against its document rendered as plain text ...")
@@ -943,11 +985,43 @@ def quality(
         "changes": {k: len(v) for k, v in changes.items()},
         "details": details,
         "by_format": by_format,
+        "source_pairs": source_pairs,
         "fidelity": fidelity,
         "formats": Counter(
             f["format"] for f in manifest["files"] if f["source"].startswith("docs/")
         ),  # fmt: skip
     }
+
+
+def markdown_source_pairs(
+    manifest: dict[str, Any], report: dict[str, Any], mapping: Mapping
+) -> dict[str, dict[str, int]]:
+    """Per export format, how many documents of the set the scan of the sources tree found as
+    one with their Markdown source: the pair reported, and both in one cluster."""
+    exports: dict[str, str] = {f["source"]: f["export"] for f in manifest["sources"]}
+    paired: set[str] = set()
+    for p in report["pairs"]:
+        a, b = mapping.member(p["a"]), mapping.member(p["b"])
+        if a and b:
+            fa, fb = mapping.files[a], mapping.files[b]
+            if fa["source"] == fb["source"] and {fa["format"], fb["format"]} >= {"md"}:
+                paired.add(fa["source"])
+    together: set[str] = set()
+    for c in report["clusters"]:
+        kinds: dict[str, set[str]] = defaultdict(set)
+        for m in c["members"]:
+            member = mapping.member(m["path"])
+            if member:
+                f = mapping.files[member]
+                kinds[f["source"]].add("md" if f["format"] == "md" else "export")
+        together |= {doc for doc, k in kinds.items() if len(k) == 2}
+    out: dict[str, dict[str, int]] = {}
+    for doc, kind in exports.items():
+        row = out.setdefault(kind, {"documents": 0, "pair": 0, "cluster": 0})
+        row["documents"] += 1
+        row["pair"] += doc in paired
+        row["cluster"] += doc in together
+    return dict(sorted(out.items()))
 
 
 # ---------------------------------------------------------------- families
@@ -1145,6 +1219,7 @@ def quality_tables(q: dict[str, Any]) -> tuple[str, list[str]]:
         "plain": "plain-text scan of the original set",
         "mixed": "**simdup scan of the mixed-format set**",
         "bare": "plain-text scan of the bare libraries' texts of the mixed set",
+        "sources": "**simdup scan of the mixed set with every document's Markdown source**",
     }
     table = []
     for key, label in names.items():
@@ -1166,6 +1241,25 @@ def quality_tables(q: dict[str, Any]) -> tuple[str, list[str]]:
         f"pairs F1 of the mixed set − plain = {delta:+.4f} (target: within "
         f"{F1_TOLERANCE}): {met(abs(delta) <= F1_TOLERANCE)}; clusters F1 {delta_c:+.4f}"
     ]
+    delta_s = rows["sources"]["f1"] - rows["plain"]["f1"]
+    targets.append(
+        f"pairs F1 of the mixed set with the Markdown sources − plain = {delta_s:+.4f} (target: "
+        f"within {F1_TOLERANCE}): {met(abs(delta_s) <= F1_TOLERANCE)}"
+    )
+    sp = q["source_pairs"]
+    paired = sum(r["pair"] for r in sp.values())
+    clustered = sum(r["cluster"] for r in sp.values())
+    documents = sum(r["documents"] for r in sp.values())
+    targets.append(
+        f"documents found as one with their Markdown source: {paired}/{documents} pairs, "
+        f"{clustered}/{documents} in one cluster {met(clustered == documents)}"
+    )
+    table = [[k, HOW[k], str(r["documents"]), str(r["pair"]), str(r["documents"] - r["pair"]),
+              str(r["cluster"])] for k, r in sp.items()]  # fmt: skip
+    lines += ["", "Each document of the set and its export, scanned together (the sources "
+              "tree): the pair between the Markdown source and the export, per export format:",
+              "", markdown_table(["export", "made by", "documents", "pair found", "missed",
+                                  "one cluster"], table)]  # fmt: skip
     ch = q["changes"]
     lines += ["", f"Against the plain-text scan the mixed scan loses {ch['lost']} true pairs, "
               f"gains {ch['gained']}, adds {ch['new_fp']} false positives and drops "
@@ -1202,7 +1296,7 @@ def quality_tables(q: dict[str, Any]) -> tuple[str, list[str]]:
                                   "rendered", "converted"], table)]  # fmt: skip
     if q["fidelity"]:
         table = []
-        for kind in FORMATS:
+        for kind in MEMBERS:
             f = q["fidelity"].get(kind)
             if not f:
                 continue
@@ -1238,7 +1332,7 @@ def families_table(fam: dict[str, Any], manifest: dict[str, Any]) -> tuple[str, 
                       "yes" if f["ok"] else "**no**", "; ".join(notes)])  # fmt: skip
     ok = sum(f["ok"] for f in fam.values())
     text = "\n".join([
-        f"### Families: one document in every format ({', '.join(FORMATS)})",
+        f"### Families: one document in every format ({', '.join(MEMBERS)})",
         "",
         markdown_table(["family", "Markdown bytes", "members", "clusters", "pairs reported",
                         "one cluster, exactly its members", "notes"], table),
