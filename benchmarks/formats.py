@@ -662,7 +662,7 @@ def _extract_one(task: tuple[str, str]) -> int:
     out = Path(target)
     out.parent.mkdir(parents=True, exist_ok=True)
     suffix = Path(source).suffix
-    if suffix == ".txt":
+    if suffix in (".txt", ".md"):
         out.write_bytes(data)  # a text file as it is: the plain-text scan decodes it
     else:
         # (PDFium may give lone surrogates: written as "?")
