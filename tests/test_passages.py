@@ -33,7 +33,8 @@ from simdup.passages import (
 from simdup.passages.align import _EDGE_TOKEN
 from simdup.passages.documents import _window_ends, window_fingerprints_python
 from simdup.passages.windows import _distinct_runs, distinct_runs_python
-from simdup.records import PassagePair, PassageSpan
+from simdup.readers import read_document
+from simdup.records import DecodedDocument, PassagePair, PassageSpan
 from simdup.scanning import scan
 from simdup.text.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines
 
@@ -582,8 +583,13 @@ def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(f"# A\n\n{_prose(910, 150)}\n```html\n{code}```\n", "utf-8")
     (tmp_path / "b.md").write_text(f"# B\n\n```\n{code}```\n\n{_prose(911, 150)}\n", "utf-8")
     (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
-    text_a = (tmp_path / "a.md").read_text("utf-8")
-    assert "div class" in text_a[p.a.start_char : p.a.end_char]
+    # Offsets are in the document's text: the Markdown as rendered, code kept as written.
+    document = read_document(str(tmp_path / "a.md"), 1 << 20)
+    assert isinstance(document, DecodedDocument)
+    text_a = document.text
+    # The passage starts at the first word of the copy (the tags of line 1 are no words) and
+    # keeps the HTML after it as written.
+    assert "</a>\n</div>" in text_a[p.a.start_char : p.a.end_char]
     assert "yield fingerprint" in text_a[p.a.start_char : p.a.end_char]
 
 

@@ -319,6 +319,7 @@ def check_document(
             replace(w, place=_place(text, document.locations, w.start, w.end))
             for w in _warnings(text, tokens, quotes)
         ),
+        verbatim=document.locations is None,
     )
 
 

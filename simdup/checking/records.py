@@ -109,6 +109,9 @@ class DocumentCheck:
     quoted: tuple[tuple[int, int], ...]
     excluded: tuple[ExcludedRange, ...]
     warnings: tuple[CheckWarning, ...]
+    # Whether ``text`` is the file's own characters (a plain-text file), so that an offset in
+    # it is one in the file; a reader's text (Markdown, HTML, Word...) is located by its parts.
+    verbatim: bool = True
 
     def ratio(self, which: str) -> float:
         """``copy_ratio`` ("total"), ``ratio_without_quotes`` ("no-quotes") or

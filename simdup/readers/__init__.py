@@ -4,7 +4,8 @@ A file's bytes are read once (``files.read_bytes``), its reader chosen by its fi
 the extension breaking ties (``reader_for``), and the reader yields the documents it holds
 (``base.Reader``): one for a text file; none, one or many for other formats. One module per
 format: ``pdf``, ``docx`` (Word), ``odt`` (OpenDocument), ``epub``, ``rtf``, ``html``, ``doc``
-(Word 97-2003, through antiword), and ``plain`` for every other file. Readers of complex
+(Word 97-2003, through antiword), ``markdown`` (read as rendered), and ``plain`` for every
+other file. Readers of complex
 formats run in a child process within ``ReadLimits`` (``contained``): a hostile file costs
 bounded time and memory and becomes a skip record. Their libraries are the ``docs`` extra,
 imported when a file of theirs is read; without it such a file is a skip record naming the
@@ -32,6 +33,7 @@ from .doc import DocReader
 from .docx import DocxReader
 from .epub import EpubReader
 from .html import HtmlReader
+from .markdown import MarkdownReader
 from .markup import FormatError
 from .odt import OdtReader
 from .pdf import PdfReader
@@ -42,7 +44,7 @@ PLAIN_TEXT = PlainTextReader()
 # The readers a file is offered to, in order (``reader_for``).
 READERS: Sequence[Reader] = (
     PdfReader(), DocxReader(), OdtReader(), EpubReader(), RtfReader(), HtmlReader(),
-    DocReader(), PLAIN_TEXT,
+    DocReader(), MarkdownReader(), PLAIN_TEXT,
 )  # fmt: skip
 # What reading one file may cost (``set_limits``; worker processes are given the parent's).
 _LIMITS = ReadLimits()

@@ -192,7 +192,7 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
     here = english.place(fragment.place, fragment.start, fragment.end)
     there = english.place(fragment.source_place, fragment.source_start, fragment.source_end)
     region: dict[str, Any] | None = None
-    if fragment.place is None or fragment.place.kind == "line":
+    if doc.verbatim:
         # A plain-text file: its characters are the file's, so the region is exact.
         first, last = _lines(doc.text, fragment.start, fragment.end)
         region = {
@@ -201,6 +201,9 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
             "charOffset": fragment.start,
             "charLength": fragment.end - fragment.start,
         }
+    elif fragment.place is not None and fragment.place.kind == "line":
+        # Read from markup (Markdown, HTML): the lines are the file's, the characters not.
+        region = {"startLine": int(fragment.place.first), "endLine": int(fragment.place.last)}
     fingerprint = hashlib.sha256(
         "\n".join([fragment.text, fragment.source_text]).encode("utf-8")
     ).hexdigest()[:32]

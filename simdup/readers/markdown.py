@@ -1,5 +1,5 @@
-"""Markdown as a reader of the rendered document sees it, each line located by its line in the
-file (issue 34; a draft of the reference definition, not yet a registered reader).
+"""The Markdown reader: the text a reader of the rendered document sees, each line located by
+its line in the file.
 
 What is kept (CommonMark, with GitHub's tables and footnotes): headings, paragraphs, list
 items, block quotes, table rows (cells joined by `` | ``, as the Word, OpenDocument and HTML
@@ -10,21 +10,28 @@ of ``<script>`` and ``<style>``, the markers of headings, quotes and tables, the
 custom container fences (``::: tip``) and template directives (``{{ ... }}``, ``{% ... %}``),
 which renderers (mdBook, VuePress, Hugo, Jekyll) replace or hide.
 
-Emphasis markers and list bullets are punctuation: they make no word and no letter of the
-comparison form, and are left as written. Inline work never adds or removes a line break, so
-each line of the output is a line of the file (``markdown_text``'s second value).
+Headings come out as Markdown headings (``## Title``), as the HTML and Word readers write
+them, so that passages and sections start there. Emphasis markers and list bullets are
+punctuation: they make no word and no letter of the comparison form, and are left as written.
+Inline work never adds or removes a line break, so each line of the output is a line of the
+file (``markdown_text``'s second value). The bytes are decoded as any text file is
+(``text.decoding``).
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
+
+from ..records import DecodedDocument, Locations, SkippedFile
+from ..text.decoding import decode_again, decode_data
 
 _FRONT_MATTER_OPEN = re.compile(r"(---|\+\+\+)[ \t]*")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})(.*)")
 _QUOTE = re.compile(r"[ \t]{0,3}>[ \t]?")
 _LIST_MARKER = re.compile(r"[ \t]{0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
-_ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
+_ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _SETEXT = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*")
 _BREAK = re.compile(r"[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
 _REFERENCE = re.compile(
@@ -58,6 +65,17 @@ _DROPPED_ELEMENT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.S | re.I
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+"
                        r"(?:\.[\w-]+)*)>")  # fmt: skip
 _ESCAPABLE = re.compile(r"\\([!-/:-@\[-`{-~])")
+# A line that can only be paragraph text (no block starts with its first character), when it
+# holds no "|" (a table row): most lines of a document.
+_PLAIN_START = re.compile(r"[ \t]*[^\s#>+*\-\d|:{<`~=_\[]")
+# Where inline work may be needed: the text between is copied as it is.
+_SPECIAL = re.compile(r"[\\`<&{\[!]")
+_TICKS = re.compile(r"`+")
+_BRACKET_STOP = re.compile(r"[\\`\[\]]")
+# A destination with no parentheses or escapes in it, and its title: most links.
+_SIMPLE_DESTINATION = re.compile(
+    r"\([ \t\n]*(?:<[^<>\n]*>|[^\s()<>\\]*)(?:[ \t\n]+(?:\"[^\"\\]*\"|'[^'\\]*'))?[ \t]*\)"
+)
 
 
 def _label(text: str) -> str:
@@ -121,13 +139,24 @@ class _Inline:
         self.labels = labels
 
     def text(self, source: str) -> str:
+        if _SPECIAL.search(source) is None:
+            return source
         out: list[str] = []
         self._run(source, out)
         return "".join(out)
 
     def _run(self, s: str, out: list[str]) -> None:
         k, n = 0, len(s)
+        search = _SPECIAL.search
         while k < n:
+            found_at = search(s, k)
+            if found_at is None:
+                out.append(s[k:])
+                return
+            at = found_at.start()
+            if at > k:
+                out.append(s[k:at])
+                k = at
             ch = s[k]
             if ch == "\\" and k + 1 < n:
                 if s[k + 1] == "\n":  # a hard line break
@@ -139,7 +168,7 @@ class _Inline:
                     k += 2
                     continue
             if ch == "`":
-                run = len(s[k:]) - len(s[k:].lstrip("`"))
+                run = _TICKS.match(s, k).end() - k  # type: ignore[union-attr]
                 end = self._closing_ticks(s, k + run, run)
                 if end < 0:
                     out.append("`" * run)
@@ -185,15 +214,10 @@ class _Inline:
     @staticmethod
     def _closing_ticks(s: str, start: int, run: int) -> int:
         """Where a run of exactly ``run`` backticks starts at or after ``start`` (-1: none)."""
-        k = start
-        while True:
-            k = s.find("`" * run, k)
-            if k < 0:
-                return -1
-            end = k + run
-            if (k == 0 or s[k - 1] != "`") and (end >= len(s) or s[end] != "`"):
-                return k
-            k = end + len(s[end:]) - len(s[end:].lstrip("`"))
+        for found in _TICKS.finditer(s, start):
+            if found.end() - found.start() == run:
+                return found.start()
+        return -1
 
     def _link(self, s: str, k: int, out: list[str]) -> int:
         """A link or image at ``k`` made its text (appended to ``out``): the index after it,
@@ -236,19 +260,21 @@ class _Inline:
     @staticmethod
     def _matching_bracket(s: str, opening: int) -> int:
         depth, k = 0, opening
-        while k < len(s):
+        search = _BRACKET_STOP.search
+        while (found := search(s, k)) is not None:
+            k = found.start()
             ch = s[k]
             if ch == "\\":
                 k += 2
                 continue
             if ch == "`":  # brackets inside a code span do not count
-                run = len(s[k:]) - len(s[k:].lstrip("`"))
+                run = _TICKS.match(s, k).end() - k  # type: ignore[union-attr]
                 end = _Inline._closing_ticks(s, k + run, run)
                 k = end + run if end >= 0 else k + run
                 continue
             if ch == "[":
                 depth += 1
-            elif ch == "]":
+            else:
                 depth -= 1
                 if depth == 0:
                     return k
@@ -258,6 +284,9 @@ class _Inline:
     @staticmethod
     def _destination_end(s: str, paren: int) -> int:
         """The index after ``(destination "title")`` opening at ``paren`` (-1: not one)."""
+        simple = _SIMPLE_DESTINATION.match(s, paren)
+        if simple is not None and "\n\n" not in simple.group():
+            return simple.end()
         depth, k = 0, paren
         quote = ""
         while k < len(s):
@@ -287,22 +316,29 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
     ``source`` (1-based) each of its lines comes from. Blocks are separated by a blank line."""
     lines = source.split("\n")
     labels = {
-        _label(m.group(1)) for line in lines if (m := _REFERENCE.fullmatch(line.rstrip("\r")))
+        _label(m.group(1))
+        for line in lines
+        if "]:" in line and (m := _REFERENCE.fullmatch(line.rstrip("\r")))
     }
     inline = _Inline(labels)
     out_lines: list[str] = []
     out_numbers: list[int] = []
 
     def emit_lines(numbered: list[tuple[str, int]]) -> None:
-        if out_lines and out_lines[-1] != "" and numbered:
+        if out_lines and out_lines[-1] and numbered:
             out_lines.append("")
             out_numbers.append(numbered[0][1])
         for line, number in numbered:
-            out_lines.append(line.strip())
+            out_lines.append(line)
             out_numbers.append(number)
 
     def emit(block: str, first: int) -> None:
-        emit_lines([(line, first + k) for k, line in enumerate(block.split("\n"))])
+        pieces = block.split("\n")
+        if out_lines and out_lines[-1]:
+            out_lines.append("")
+            out_numbers.append(first)
+        out_lines.extend(pieces)
+        out_numbers.extend(range(first, first + len(pieces)))
 
     paragraph: list[str] = []
     paragraph_start = 0
@@ -316,12 +352,25 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
     i = _front_matter_end([line.rstrip("\r") for line in lines[:1]] + lines[1:])
     if i:
         i = _front_matter_end([line.rstrip("\r") for line in lines])
+    plain_start = _PLAIN_START.match
     while i < len(lines):
         raw = lines[i].rstrip("\r")
         number = i + 1
+        if plain_start(raw) and "|" not in raw:
+            if not paragraph:
+                paragraph_start = number
+            paragraph.append(raw)
+            i += 1
+            continue
+        if not raw or raw.isspace():
+            flush()
+            i += 1
+            continue
         line = raw
+        depth = 0
         while (quoted := _QUOTE.match(line)) is not None:
             line = line[quoted.end() :]
+            depth += 1
         if (marker := _LIST_MARKER.match(line)) is not None and not _BREAK.fullmatch(line):
             line = line[marker.end() :]
         if not line.strip():
@@ -332,18 +381,19 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
             mark = fence.group(1)
             if mark[0] == "~" or "`" not in fence.group(2):
                 flush()
-                indent = len(line) - len(line.lstrip(" "))
+                closing = re.compile(rf"[ \t]{{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*")
                 code: list[str] = []
                 i += 1
                 while i < len(lines):
                     body = lines[i].rstrip("\r")
-                    stripped = body
-                    while (q := _QUOTE.match(stripped)) is not None:
-                        stripped = stripped[q.end() :]
-                    if re.fullmatch(rf"[ \t]{{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*",
-                                    stripped):  # fmt: skip
+                    for _ in range(depth):  # the markers of a fence inside a block quote
+                        q = _QUOTE.match(body)
+                        if q is None:
+                            break
+                        body = body[q.end() :]
+                    if mark[0] in body[:4] and closing.fullmatch(body):
                         break
-                    code.append(stripped[min(indent, len(stripped) - len(stripped.lstrip(" "))) :])
+                    code.append(body)
                     i += 1
                 if code:
                     emit("\n".join(code), number + 1)
@@ -367,10 +417,14 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
             continue
         if heading := _ATX.fullmatch(line):
             flush()
-            emit(inline.text(heading.group(1) or ""), number)
+            title = inline.text(heading.group(2) or "").strip()
+            if title:
+                emit(f"{heading.group(1)} {title}", number)
             i += 1
             continue
         if paragraph and _SETEXT.fullmatch(line):
+            # The paragraph above is a heading (level 1 under "=", 2 under "-").
+            paragraph[0] = ("# " if line.strip()[0] == "=" else "## ") + paragraph[0].lstrip()
             flush()
             i += 1
             continue
@@ -400,7 +454,7 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
         paragraph.append(line)
         i += 1
     flush()
-    while out_lines and out_lines[-1] == "":
+    while out_lines and not out_lines[-1].strip():
         out_lines.pop()
         out_numbers.pop()
     return "\n".join(out_lines), out_numbers
@@ -436,3 +490,34 @@ def _html_block_end(lines: list[str], i: int, line: str) -> tuple[int, bool] | N
             end += 1
         return end, True
     return None
+
+
+class MarkdownReader:
+    """Markdown files (``.md``, ``.markdown``, ...), read as their rendering shows them."""
+
+    name = "markdown"
+    version = "1"
+    extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
+    marks: tuple[bytes, ...] = ()  # no first bytes say Markdown: the extension does
+    contained = False  # linear in the text, no library: read in the worker itself
+    libraries: tuple[str, ...] = ()
+
+    def sniff(self, head: bytes) -> bool:
+        return False
+
+    def read(
+        self, path: str, data: bytes, hint: str | None = None
+    ) -> Iterator[DecodedDocument | SkippedFile]:
+        decoded = decode_again(path, data, hint) if hint else decode_data(path, data)
+        if isinstance(decoded, SkippedFile):
+            yield decoded
+            return
+        text, numbers = markdown_text(decoded.text)
+        starts, at = [], 0
+        for line in text.split("\n"):
+            starts.append(at)
+            at += len(line) + 1
+        yield DecodedDocument(
+            path, text, decoded.encoding, decoded.encoding_source, decoded.confidence,
+            decoded.size, Locations("line", tuple(starts), tuple(map(str, numbers))),
+        )  # fmt: skip
