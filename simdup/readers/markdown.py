@@ -23,6 +23,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from itertools import accumulate
 
 from ..records import DecodedDocument, Locations, SkippedFile
 from ..text.decoding import decode_again, decode_data
@@ -315,10 +316,12 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
     """The text of Markdown ``source`` as a reader of its rendering sees it, and the line of
     ``source`` (1-based) each of its lines comes from. Blocks are separated by a blank line."""
     lines = source.split("\n")
+    if "\r" in source:
+        lines = [line.rstrip("\r") for line in lines]
     labels = {
         _label(m.group(1))
         for line in lines
-        if "]:" in line and (m := _REFERENCE.fullmatch(line.rstrip("\r")))
+        if "]:" in line and (m := _REFERENCE.fullmatch(line))
     }
     inline = _Inline(labels)
     out_lines: list[str] = []
@@ -349,12 +352,11 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
             emit(inline.text("\n".join(paragraph)), paragraph_start)
             paragraph = []
 
-    i = _front_matter_end([line.rstrip("\r") for line in lines[:1]] + lines[1:])
-    if i:
-        i = _front_matter_end([line.rstrip("\r") for line in lines])
+    i = _front_matter_end(lines)
     plain_start = _PLAIN_START.match
-    while i < len(lines):
-        raw = lines[i].rstrip("\r")
+    count = len(lines)
+    while i < count:
+        raw = lines[i]
         number = i + 1
         if plain_start(raw) and "|" not in raw:
             if not paragraph:
@@ -384,24 +386,29 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
                 closing = re.compile(rf"[ \t]{{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*")
                 code: list[str] = []
                 i += 1
-                while i < len(lines):
-                    body = lines[i].rstrip("\r")
+                first = mark[0]
+                while i < count:
+                    body = lines[i]
                     for _ in range(depth):  # the markers of a fence inside a block quote
                         q = _QUOTE.match(body)
                         if q is None:
                             break
                         body = body[q.end() :]
-                    if mark[0] in body[:4] and closing.fullmatch(body):
+                    if first in body[:4] and closing.fullmatch(body):
                         break
                     code.append(body)
                     i += 1
                 if code:
-                    emit("\n".join(code), number + 1)
+                    if out_lines and out_lines[-1]:
+                        out_lines.append("")
+                        out_numbers.append(number + 1)
+                    out_lines.extend(code)
+                    out_numbers.extend(range(number + 1, number + 1 + len(code)))
                 i += 1
                 continue
         if not paragraph and (block := _html_block_end(lines, i, line)) is not None:
             end, shown = block
-            text = "\n".join(lines[k].rstrip("\r") for k in range(i, end))
+            text = "\n".join(lines[i:end])
             if shown:
                 stripped = _strip_tags(text)
                 if stripped.strip():
@@ -434,14 +441,14 @@ def markdown_text(source: str) -> tuple[str, list[int]]:
             continue
         if (
             "|" in line and i + 1 < len(lines)
-            and _TABLE_DELIMITER.fullmatch(lines[i + 1].rstrip("\r"))
+            and _TABLE_DELIMITER.fullmatch(lines[i + 1])
             and "|" in lines[i + 1]
         ):  # fmt: skip
             flush()
             rows = [(number, line)]
             i += 2
             while i < len(lines) and lines[i].strip() and "|" in lines[i]:
-                rows.append((i + 1, lines[i].rstrip("\r")))
+                rows.append((i + 1, lines[i]))
                 i += 1
             emit_lines([(" | ".join(inline.text(c) for c in _cells(row)), row_number)
                         for row_number, row in rows])  # fmt: skip
@@ -513,11 +520,10 @@ class MarkdownReader:
             yield decoded
             return
         text, numbers = markdown_text(decoded.text)
-        starts, at = [], 0
-        for line in text.split("\n"):
-            starts.append(at)
-            at += len(line) + 1
+        # Each line starts one past the end of the one before.
+        ends = accumulate(len(line) + 1 for line in text.split("\n"))
+        starts = (0, *ends)[: len(numbers)]
         yield DecodedDocument(
             path, text, decoded.encoding, decoded.encoding_source, decoded.confidence,
-            decoded.size, Locations("line", tuple(starts), tuple(map(str, numbers))),
+            decoded.size, Locations("line", starts, tuple(map(str, numbers))),
         )  # fmt: skip
