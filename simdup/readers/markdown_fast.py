@@ -115,23 +115,40 @@ def _labels(source: str) -> set[str]:
     return {_label(m.group(1)) for m in _REFERENCE.finditer(source)} if "]:" in source else set()
 
 
+_SLOT = re.compile("\ue000([0-9]+)\ue001")
+
+
 def _prose(text: str, labels: set[str]) -> str:
-    """Markdown outside fenced code: code spans kept as written, the rest made its text."""
+    """Markdown outside fenced code: code spans kept as written, the rest made its text. The
+    spans wait in numbered slots (private-use characters) while the rest is worked on."""
     if not text:
         return text
     if "`" not in text:
         return _markup(text, labels)
-    out: list[str] = []
-    at = 0
-    for span in _CODE_SPAN.finditer(text):
-        out.append(_markup(text[at : span.start()], labels))
+    spans: list[str] = []
+
+    def park(span: re.Match[str]) -> str:
         code = span.group(2)
         if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
             code = code[1:-1]
-        out.append(code)
-        at = span.end()
-    out.append(_markup(text[at:], labels))
-    return "".join(out)
+        spans.append(code)
+        return f"\ue000{len(spans) - 1}\ue001"
+
+    if "\ue000" in text:  # the text has slot marks of its own: piece by piece
+        out: list[str] = []
+        at = 0
+        for span in _CODE_SPAN.finditer(text):
+            out.append(_markup(text[at : span.start()], labels))
+            spans.clear()
+            park(span)
+            out.append(spans[0])
+            at = span.end()
+        out.append(_markup(text[at:], labels))
+        return "".join(out)
+    parked = _CODE_SPAN.sub(park, text)
+    if not spans:
+        return _markup(text, labels)
+    return _SLOT.sub(lambda m: spans[int(m.group(1))], _markup(parked, labels))
 
 
 def _rules(text: str) -> str:
