@@ -35,6 +35,7 @@ from simdup.algorithms.sketch import (
     sketch_jaccard_pairs,
 )
 from simdup.passages import EdgeVocabulary
+from simdup.readers.markdown_lines import markdown_lines_python
 from simdup.text import textscan
 from simdup.text.blocks import split_lines
 from simdup.text.features import (
@@ -406,6 +407,37 @@ def test_weighted_terms_match_python(
         slots, tf, hashes, idf, _LOG_TF, _WEIGHTING_CODES[weighting]
     )
     assert (answered is not None) == (whole or weighting in ("tf", "binary"))
+
+
+_MARKDOWN_PIECES = [
+    "# ", "## x ##", "---", "===", "* * *", "```", "~~~", "```rust", "> ", "- ", "1. ", "|",
+    "|---|", ":-:", ":::", "{{x}}", "{%y%}", "[a]", "[a](b)", "[a][b]", "[a][]", "![i](s 't')",
+    "[^1]", "[^n]:", "[x]: /u", "<b>", "</b>", "<a href=\"x>y\">", "<!--", "-->", "<script>",
+    "</script>", "<STYLE x>", "</style >", "<http://x.y>", "&amp;", "&#x4e2d;", "&#12;", "&bogus;",
+    "`", "``", "\\", "\\*", "\n", "\r\n", "\n\n", " ", "\t", "text", "中文", "(", ")", "\"",
+]  # fmt: skip
+_MARKDOWN = st.lists(
+    st.sampled_from(_MARKDOWN_PIECES) | st.text(alphabet="ab<>[]()`&;#!-=|:{}%^ \n", max_size=4),
+    max_size=60,
+).map("".join)
+
+
+@needs_native
+@many
+@given(_MARKDOWN)
+def test_markdown_lines_match_python(text: str) -> None:
+    """Markdown as rendered, natively, equals its twin character for character (callbacks
+    that say which references and labels were met)."""
+    def decode(reference: str) -> str:
+        return f"<{reference[1:-1]}>"
+
+    def defined(label: str) -> bool:
+        return len(label) % 2 == 0
+
+    assert native.speedups is not None
+    got = native.speedups.markdown_lines(text, decode, defined)
+    assert got == markdown_lines_python(text, decode, defined)
+    assert got.count("\n") == text.count("\n")
 
 
 sketches = st.lists(st.integers(0, 2**32 - 1), max_size=40, unique=True).map(sorted)

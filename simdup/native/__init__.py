@@ -71,6 +71,8 @@ TWINS: dict[str, str] = {
     "line_offsets": "simdup.passages.align:line_offsets_python",
     "matching_blocks": "simdup.passages.align:matching_blocks_python",
     "edge_chain": "simdup.passages.align:edge_chain_python",
+    # readers
+    "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
 }
 
 

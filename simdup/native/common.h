@@ -183,5 +183,6 @@ SIMDUP_HIDDEN void simdup_sketches_init(void);
 extern SIMDUP_HIDDEN PyMethodDef simdup_index_methods[];     /* index.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_passages_methods[];  /* passages.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_align_methods[];     /* align.c */
+extern SIMDUP_HIDDEN PyMethodDef simdup_markdown_methods[];  /* markdown.c */
 
 #endif /* SIMDUP_NATIVE_COMMON_H */

@@ -44,6 +44,7 @@ static const struct {
     {simdup_index_methods, NULL},
     {simdup_passages_methods, NULL},
     {simdup_align_methods, NULL},
+    {simdup_markdown_methods, NULL},
 };
 
 #define N_TOPICS (sizeof topics / sizeof topics[0])

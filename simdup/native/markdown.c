@@ -1,0 +1,797 @@
+/*
+ * simdup/native/markdown.c: Markdown as rendered, line for line (markdown_lines).
+ *
+ * The twin, and the definition of every rule, is simdup/readers/markdown_lines.py: this file
+ * follows it function by function, with the same names. Only ASCII characters take part in
+ * markup, so the rules read the same on code points here. Two callbacks give what needs
+ * Python's tables: decode(reference) and defined(label).
+ * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
+ * (tests/test_native.py checks that it names every function of the module).
+ */
+#include "common.h"
+
+enum { NORMAL, FENCE, COMMENT, SCRIPT, STYLE };
+
+typedef struct {
+    Py_UCS4 *buf;
+    Py_ssize_t len, cap;
+} Out;
+
+static int out_grow(Out *o, Py_ssize_t more)
+{
+    if (o->len + more <= o->cap)
+        return 0;
+    Py_ssize_t cap = o->cap ? o->cap : 256;
+    while (cap < o->len + more)
+        cap *= 2;
+    Py_UCS4 *buf = PyMem_Realloc(o->buf, (size_t)cap * sizeof(Py_UCS4));
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->buf = buf;
+    o->cap = cap;
+    return 0;
+}
+
+static int out_put(Out *o, const Py_UCS4 *s, Py_ssize_t n)
+{
+    if (n <= 0)
+        return 0;
+    if (out_grow(o, n) < 0)
+        return -1;
+    memcpy(o->buf + o->len, s, (size_t)n * sizeof(Py_UCS4));
+    o->len += n;
+    return 0;
+}
+
+static int out_ch(Out *o, Py_UCS4 c)
+{
+    if (out_grow(o, 1) < 0)
+        return -1;
+    o->buf[o->len++] = c;
+    return 0;
+}
+
+/* Appends a Python str. */
+static int out_str(Out *o, PyObject *s)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (out_grow(o, n) < 0)
+        return -1;
+    if (PyUnicode_AsUCS4(s, o->buf + o->len, n, 0) == NULL)
+        return -1;
+    o->len += n;
+    return 0;
+}
+
+static inline int is_blank(Py_UCS4 c) { return c == ' ' || c == '\t'; }
+static inline int is_letter(Py_UCS4 c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int is_hex(Py_UCS4 c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+static inline int is_punctuation(Py_UCS4 c)
+{
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+           (c >= '{' && c <= '~');
+}
+
+/* The first index of c in s[k:n], or -1. */
+static Py_ssize_t find_ch(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k, Py_UCS4 c)
+{
+    for (; k < n; k++)
+        if (s[k] == c)
+            return k;
+    return -1;
+}
+
+/* The first index of the ASCII word w (len m) in s[k:n], or -1. */
+static Py_ssize_t find_word(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k, const char *w,
+                            Py_ssize_t m)
+{
+    for (; k + m <= n; k++) {
+        Py_ssize_t j = 0;
+        while (j < m && s[k + j] == (Py_UCS4)(unsigned char)w[j])
+            j++;
+        if (j == m)
+            return k;
+    }
+    return -1;
+}
+
+static int starts_folded(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k, const char *w)
+{
+    Py_ssize_t m = (Py_ssize_t)strlen(w);
+    if (k + m > n)
+        return 0;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        Py_UCS4 c = s[k + j];
+        if (c >= 'A' && c <= 'Z')
+            c += 32;
+        if (c != (Py_UCS4)(unsigned char)w[j])
+            return 0;
+    }
+    return 1;
+}
+
+static Py_ssize_t find_folded(const Py_UCS4 *s, Py_ssize_t n, const char *w, Py_ssize_t k)
+{
+    Py_UCS4 first = (Py_UCS4)(unsigned char)w[0];
+    for (;;) {
+        k = find_ch(s, n, k, first);
+        if (k < 0 || starts_folded(s, n, k, w))
+            return k;
+        k++;
+    }
+}
+
+static Py_ssize_t indent(const Py_UCS4 *s, Py_ssize_t n)
+{
+    Py_ssize_t k = 0;
+    while (k < 3 && k < n && s[k] == ' ')
+        k++;
+    return k;
+}
+
+/* _fence_at: 1 with *mark, *length, *where set when s opens a code fence. */
+static int fence_at(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *mark, Py_ssize_t *length,
+                    Py_ssize_t *where)
+{
+    Py_ssize_t k = indent(s, n);
+    while (k < n && s[k] == '>') {
+        k++;
+        if (k < n && is_blank(s[k]))
+            k++;
+        k += indent(s + k, n - k);
+    }
+    if (k >= n || (s[k] != '`' && s[k] != '~'))
+        return 0;
+    Py_ssize_t run = k;
+    while (run < n && s[run] == s[k])
+        run++;
+    if (run - k < 3)
+        return 0;
+    *mark = s[k];
+    *length = run - k;
+    *where = run;
+    return 1;
+}
+
+static int closes(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 mark, Py_ssize_t length)
+{
+    Py_UCS4 m;
+    Py_ssize_t len, where;
+    if (!fence_at(s, n, &m, &len, &where) || m != mark || len < length)
+        return 0;
+    for (Py_ssize_t k = where; k < n; k++)
+        if (!is_blank(s[k]))
+            return 0;
+    return 1;
+}
+
+static Py_ssize_t rstrip_blank(const Py_UCS4 *s, Py_ssize_t n)
+{
+    while (n > 0 && is_blank(s[n - 1]))
+        n--;
+    return n;
+}
+
+/* _rule_kind: '=', '-', 'b' (a thematic break) or 0. */
+static int rule_kind(const Py_UCS4 *s, Py_ssize_t n)
+{
+    Py_ssize_t k = indent(s, n);
+    Py_ssize_t end = rstrip_blank(s, n);
+    if (end <= k)
+        return 0;
+    int all_eq = 1, all_dash = 1;
+    for (Py_ssize_t j = k; j < end; j++) {
+        all_eq &= s[j] == '=';
+        all_dash &= s[j] == '-';
+    }
+    if (all_eq)
+        return '=';
+    if (all_dash)
+        return '-';
+    Py_UCS4 first = 0;
+    Py_ssize_t marks = 0;
+    for (Py_ssize_t j = k; j < end; j++) {
+        if (is_blank(s[j]))
+            continue;
+        if (first == 0)
+            first = s[j];
+        if (s[j] != first)
+            return 0;
+        marks++;
+    }
+    if (marks >= 3 && (first == '*' || first == '_' || first == '-'))
+        return 'b';
+    return 0;
+}
+
+static int is_table_delimiter(const Py_UCS4 *s, Py_ssize_t n)
+{
+    int bar = 0, dash = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_UCS4 c = s[k];
+        if (c == '|')
+            bar = 1;
+        else if (c == '-')
+            dash = 1;
+        else if (c != ' ' && c != '\t' && c != ':')
+            return 0;
+    }
+    return bar && dash;
+}
+
+static int is_directive_line(const Py_UCS4 *s, Py_ssize_t n)
+{
+    Py_ssize_t a = 0, b = rstrip_blank(s, n);
+    while (a < b && is_blank(s[a]))
+        a++;
+    if (b - a < 4)
+        return 0;
+    return (s[a] == '{' && s[a + 1] == '{' && s[b - 2] == '}' && s[b - 1] == '}') ||
+           (s[a] == '{' && s[a + 1] == '%' && s[b - 2] == '%' && s[b - 1] == '}');
+}
+
+static int is_reference_definition(const Py_UCS4 *s, Py_ssize_t n)
+{
+    Py_ssize_t k = indent(s, n);
+    if (k >= n || s[k] != '[' || (k + 1 < n && s[k + 1] == '^'))
+        return 0;
+    Py_ssize_t end = find_ch(s, n, k + 1, ']');
+    if (end <= k + 1 || find_ch(s, end, k + 1, '[') >= 0 || end + 1 >= n || s[end + 1] != ':')
+        return 0;
+    for (Py_ssize_t j = end + 2; j < n; j++)
+        if (!is_blank(s[j]))
+            return 1;
+    return 0;
+}
+
+static inline int tag_name_char(Py_UCS4 c) { return is_letter(c) || is_digit(c) || c == '-'; }
+static inline int attribute_name_char(Py_UCS4 c)
+{
+    return is_letter(c) || is_digit(c) || c == '_' || c == '.' || c == ':' || c == '-';
+}
+static inline int unquoted_stop(Py_UCS4 c)
+{
+    return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '=' || c == '<' || c == '>' ||
+           c == '`';
+}
+
+static Py_ssize_t tag_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t j = k + 1;
+    int closing = j < n && s[j] == '/';
+    if (closing)
+        j++;
+    if (j >= n || !is_letter(s[j]))
+        return -1;
+    while (j < n && tag_name_char(s[j]))
+        j++;
+    if (closing) {
+        while (j < n && is_blank(s[j]))
+            j++;
+        return j < n && s[j] == '>' ? j + 1 : -1;
+    }
+    for (;;) {
+        Py_ssize_t blank = j;
+        while (j < n && is_blank(s[j]))
+            j++;
+        if (j < n && s[j] == '>')
+            return j + 1;
+        if (j + 1 < n && s[j] == '/' && s[j + 1] == '>')
+            return j + 2;
+        if (j == blank || j >= n || !(is_letter(s[j]) || s[j] == '_' || s[j] == ':'))
+            return -1;
+        while (j < n && attribute_name_char(s[j]))
+            j++;
+        Py_ssize_t after_name = j;
+        while (j < n && is_blank(s[j]))
+            j++;
+        if (j < n && s[j] == '=') {
+            j++;
+            while (j < n && is_blank(s[j]))
+                j++;
+            if (j < n && (s[j] == '"' || s[j] == '\'')) {
+                Py_ssize_t quote = find_ch(s, n, j + 1, s[j]);
+                if (quote < 0)
+                    return -1;
+                j = quote + 1;
+            }
+            else {
+                Py_ssize_t start = j;
+                while (j < n && !unquoted_stop(s[j]))
+                    j++;
+                if (j == start)
+                    return -1;
+            }
+        }
+        else {
+            j = after_name;
+        }
+    }
+}
+
+static Py_ssize_t autolink_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t j = k + 1;
+    if (j >= n || !is_letter(s[j]))
+        return -1;
+    Py_ssize_t start = j;
+    while (j < n && (is_letter(s[j]) || is_digit(s[j]) || s[j] == '+' || s[j] == '.' ||
+                     s[j] == '-'))
+        j++;
+    if (j - start < 2 || j - start > 32 || j >= n || s[j] != ':')
+        return -1;
+    while (j < n && s[j] != ' ' && s[j] != '\t' && s[j] != '<' && s[j] != '>')
+        j++;
+    return j < n && s[j] == '>' ? j : -1;
+}
+
+static Py_ssize_t destination_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t j = k + 1;
+    while (j < n && is_blank(s[j]))
+        j++;
+    if (j < n && s[j] == '<') {
+        Py_ssize_t close = find_ch(s, n, j + 1, '>');
+        if (close < 0)
+            return -1;
+        j = close + 1;
+    }
+    else {
+        int depth = 0;
+        while (j < n && !is_blank(s[j])) {
+            Py_UCS4 c = s[j];
+            if (c == '(') {
+                if (depth)
+                    return -1;
+                depth = 1;
+            }
+            else if (c == ')') {
+                if (!depth)
+                    break;
+                depth = 0;
+            }
+            j++;
+        }
+    }
+    Py_ssize_t blank = j;
+    while (j < n && is_blank(s[j]))
+        j++;
+    if (j < n && j > blank && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
+        Py_ssize_t close = find_ch(s, n, j + 1, s[j] == '(' ? ')' : s[j]);
+        if (close < 0)
+            return -1;
+        j = close + 1;
+        while (j < n && is_blank(s[j]))
+            j++;
+    }
+    return j < n && s[j] == ')' ? j + 1 : -1;
+}
+
+static Py_ssize_t entity_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t j = k + 1;
+    if (j < n && s[j] == '#') {
+        j++;
+        int hex = 0;
+        Py_ssize_t most = 7;
+        if (j < n && (s[j] == 'x' || s[j] == 'X')) {
+            j++;
+            hex = 1;
+            most = 6;
+        }
+        Py_ssize_t start = j;
+        while (j < n && (hex ? is_hex(s[j]) : is_digit(s[j])) && j - start < most)
+            j++;
+        return start < j && j < n && s[j] == ';' ? j + 1 : -1;
+    }
+    Py_ssize_t start = j;
+    if (j >= n || !is_letter(s[j]))
+        return -1;
+    while (j < n && (is_letter(s[j]) || is_digit(s[j])) && j - start < 32)
+        j++;
+    return j < n && s[j] == ';' ? j + 1 : -1;
+}
+
+static Py_ssize_t ticks(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
+{
+    Py_ssize_t j = k;
+    while (j < n && s[j] == '`')
+        j++;
+    return j - k;
+}
+
+typedef struct {
+    PyObject *decode, *defined;
+    int state;
+} Inline;
+
+/* decode(s[a:b]) appended; -1 with an exception set. */
+static int put_decoded(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b)
+{
+    PyObject *ref = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + a, b - a);
+    if (ref == NULL)
+        return -1;
+    PyObject *got = PyObject_CallOneArg(in->decode, ref);
+    Py_DECREF(ref);
+    if (got == NULL)
+        return -1;
+    int rc = PyUnicode_Check(got) ? out_str(o, got) : -1;
+    if (rc < 0 && !PyErr_Occurred())
+        PyErr_SetString(PyExc_TypeError, "decode() must return str");
+    Py_DECREF(got);
+    return rc;
+}
+
+/* defined(s[a:b]): 1, 0, or -1 with an exception set. */
+static int is_defined(Inline *in, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b)
+{
+    PyObject *label = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + a, b - a);
+    if (label == NULL)
+        return -1;
+    PyObject *got = PyObject_CallOneArg(in->defined, label);
+    Py_DECREF(label);
+    if (got == NULL)
+        return -1;
+    int truth = PyObject_IsTrue(got);
+    Py_DECREF(got);
+    return truth;
+}
+
+/* _Inline.line: what s[k:n] shows, appended to o. */
+static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
+{
+    while (k < n) {
+        if (in->state != NORMAL) {
+            const char *closing = in->state == COMMENT  ? "-->"
+                                  : in->state == SCRIPT ? "</script"
+                                                        : "</style";
+            Py_ssize_t found = find_folded(s, n, closing, k);
+            if (found < 0)
+                return 0;
+            k = found + (Py_ssize_t)strlen(closing);
+            if (in->state != COMMENT) {
+                Py_ssize_t end = find_ch(s, n, k, '>');
+                if (end < 0)
+                    return 0;
+                k = end + 1;
+            }
+            in->state = NORMAL;
+            continue;
+        }
+        Py_UCS4 c = s[k];
+        if (c == '\\') {
+            if (k + 1 == n) {
+                k++;
+                continue;
+            }
+            if (is_punctuation(s[k + 1])) {
+                if (out_ch(o, s[k + 1]) < 0)
+                    return -1;
+                k += 2;
+                continue;
+            }
+        }
+        else if (c == '`') {
+            Py_ssize_t run = ticks(s, n, k);
+            Py_ssize_t j = k + run;
+            for (;;) {
+                j = find_ch(s, n, j, '`');
+                if (j < 0)
+                    break;
+                Py_ssize_t other = ticks(s, n, j);
+                if (other == run)
+                    break;
+                j += other;
+            }
+            if (j < 0) {
+                for (Py_ssize_t t = 0; t < run; t++)
+                    if (out_ch(o, '`') < 0)
+                        return -1;
+                k += run;
+                continue;
+            }
+            Py_ssize_t a = k + run, b = j;
+            if (b - a >= 2 && s[a] == ' ' && s[b - 1] == ' ') {
+                int only_spaces = 1;
+                for (Py_ssize_t t = a; t < b; t++)
+                    only_spaces &= s[t] == ' ';
+                if (!only_spaces) {
+                    a++;
+                    b--;
+                }
+            }
+            if (out_put(o, s + a, b - a) < 0)
+                return -1;
+            k = j + run;
+            continue;
+        }
+        else if (c == '<') {
+            if (find_word(s, n, k, "<!--", 4) == k) {
+                Py_ssize_t end = find_word(s, n, k + 4, "-->", 3);
+                if (end < 0) {
+                    in->state = COMMENT;
+                    return 0;
+                }
+                k = end + 3;
+                continue;
+            }
+            Py_ssize_t end = autolink_end(s, n, k);
+            if (end > 0) {
+                if (out_put(o, s + k + 1, end - k - 1) < 0)
+                    return -1;
+                k = end + 1;
+                continue;
+            }
+            end = tag_end(s, n, k);
+            if (end > 0) {
+                if (starts_folded(s, n, k + 1, "script")) {
+                    Py_UCS4 t = s[k + 7];
+                    if (t == ' ' || t == '\t' || t == '>' || t == '/')
+                        in->state = SCRIPT;
+                }
+                if (starts_folded(s, n, k + 1, "style")) {
+                    Py_UCS4 t = s[k + 6];
+                    if (t == ' ' || t == '\t' || t == '>' || t == '/')
+                        in->state = STYLE;
+                }
+                if (out_ch(o, ' ') < 0)
+                    return -1;
+                k = end;
+                continue;
+            }
+        }
+        else if (c == '&') {
+            Py_ssize_t end = entity_end(s, n, k);
+            if (end > 0) {
+                if (put_decoded(in, o, s, k, end) < 0)
+                    return -1;
+                k = end;
+                continue;
+            }
+        }
+        else if (c == ']' && k + 1 < n) {
+            if (s[k + 1] == '(') {
+                Py_ssize_t end = destination_end(s, n, k + 1);
+                if (end > 0) {
+                    if (out_ch(o, ']') < 0)
+                        return -1;
+                    k = end;
+                    continue;
+                }
+            }
+            else if (s[k + 1] == '[') {
+                Py_ssize_t close = find_ch(s, n, k + 2, ']');
+                if (close > 0 && find_ch(s, close, k + 2, '[') < 0) {
+                    int known = close == k + 2 ? 1 : is_defined(in, s, k + 2, close);
+                    if (known < 0)
+                        return -1;
+                    if (known) {
+                        if (out_ch(o, ']') < 0)
+                            return -1;
+                        k = close + 1;
+                        continue;
+                    }
+                }
+            }
+        }
+        else if (c == '[' && k + 1 < n && s[k + 1] == '^') {
+            Py_ssize_t close = find_ch(s, n, k + 2, ']');
+            if (close > k + 2) {
+                int blank = 0;
+                for (Py_ssize_t t = k + 2; t < close; t++)
+                    blank |= is_blank(s[t]);
+                if (!blank) {
+                    k = close + 1;
+                    continue;
+                }
+            }
+        }
+        else if (c == '{' && k + 1 < n && (s[k + 1] == '{' || s[k + 1] == '%')) {
+            Py_ssize_t end = find_word(s, n, k + 2, s[k + 1] == '{' ? "}}" : "%}", 2);
+            if (end > 0) {
+                k = end + 2;
+                continue;
+            }
+        }
+        if (out_ch(o, c) < 0)
+            return -1;
+        k++;
+    }
+    return 0;
+}
+
+/* Is s[a:b], blanks stripped from its right, exactly `word`? */
+static int line_is(const Py_UCS4 *s, Py_ssize_t n, const char *word)
+{
+    Py_ssize_t end = rstrip_blank(s, n);
+    Py_ssize_t m = (Py_ssize_t)strlen(word);
+    return end == m && find_word(s, end, 0, word, m) == 0;
+}
+
+PyDoc_STRVAR(markdown_lines_doc,
+"markdown_lines(text, decode, defined) -> str\n\n"
+"simdup.readers.markdown_lines.markdown_lines_python: Markdown `text` as its rendering shows\n"
+"it, line for line (line k of the result holds what line k of the text shows). decode(ref)\n"
+"gives the character a reference such as '&amp;' stands for, defined(label) whether the\n"
+"document defines a link label.");
+
+static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "markdown_lines() takes 3 arguments");
+        return NULL;
+    }
+    if (check_text(args[0], "markdown_lines") < 0)
+        return NULL;
+    Py_UCS4 *text = PyUnicode_AsUCS4Copy(args[0]);
+    if (text == NULL)
+        return NULL;
+    const Py_ssize_t total = PyUnicode_GET_LENGTH(args[0]);
+    Inline in = {args[1], args[2], NORMAL};
+    Out o = {NULL, 0, 0};
+    PyObject *result = NULL;
+    /* Line starts: lines are text[start:end] with any "\r" before the "\n" left out. */
+    Py_ssize_t lines = 1;
+    for (Py_ssize_t k = 0; k < total; k++)
+        lines += text[k] == '\n';
+    Py_ssize_t *bounds = PyMem_Malloc((size_t)(2 * lines) * sizeof(Py_ssize_t));
+    /* Where each output line starts in o (a setext underline rewrites the line before). */
+    Py_ssize_t *starts = PyMem_Malloc((size_t)(lines + 1) * sizeof(Py_ssize_t));
+    if (bounds == NULL || starts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        Py_ssize_t at = 0, line = 0;
+        for (Py_ssize_t k = 0; k <= total; k++) {
+            if (k == total || text[k] == '\n') {
+                Py_ssize_t end = k > at && text[k - 1] == '\r' ? k - 1 : k;
+                bounds[2 * line] = at;
+                bounds[2 * line + 1] = end;
+                line++;
+                at = k + 1;
+            }
+        }
+    }
+#define LINE(i) (text + bounds[2 * (i)])
+#define LEN(i) (bounds[2 * (i) + 1] - bounds[2 * (i)])
+    int state = NORMAL, prose = 0;
+    Py_UCS4 fence_mark = '`';
+    Py_ssize_t fence_length = 3, first = 0;
+    if (lines && line_is(LINE(0), LEN(0), "---")) {
+        for (Py_ssize_t k = 1; k < lines; k++) {
+            if (line_is(LINE(k), LEN(k), "---") || line_is(LINE(k), LEN(k), "...")) {
+                for (Py_ssize_t e = 0; e <= k; e++) {
+                    starts[e] = o.len;
+                    if (e < k && out_ch(&o, '\n') < 0)
+                        goto done;
+                }
+                first = k + 1;
+                break;
+            }
+        }
+    }
+    for (Py_ssize_t i = first; i < lines; i++) {
+        if (i > 0 && out_ch(&o, '\n') < 0)
+            goto done;
+        starts[i] = o.len;
+        const Py_UCS4 *s = LINE(i);
+        Py_ssize_t n = LEN(i);
+        if (state == FENCE) {
+            if (closes(s, n, fence_mark, fence_length))
+                state = NORMAL;
+            else if (out_put(&o, s, n) < 0)
+                goto done;
+            prose = 0;
+            continue;
+        }
+        if (in.state != NORMAL) {
+            if (inline_line(&in, &o, s, n, 0) < 0)
+                goto done;
+            prose = 0;
+            continue;
+        }
+        Py_UCS4 mark;
+        Py_ssize_t length, where;
+        if (fence_at(s, n, &mark, &length, &where) &&
+            (mark == '~' || find_ch(s, n, where, '`') < 0)) {
+            state = FENCE;
+            fence_mark = mark;
+            fence_length = length;
+            prose = 0;
+            continue;
+        }
+        Py_ssize_t k = indent(s, n);
+        int kind = 0;
+        if (k < n && (s[k] == '=' || s[k] == '-' || s[k] == '*' || s[k] == '_'))
+            kind = rule_kind(s, n);
+        if ((kind == '=' || kind == '-') && prose && !is_table_delimiter(s, n)) {
+            /* The line before is a heading: "# " or "## " before its text, blanks left out. */
+            Py_ssize_t a = starts[i - 1], b = o.len - 1; /* o.len - 1: its "\n" */
+            while (a < b && is_blank(o.buf[a]))
+                a++;
+            Py_ssize_t keep = b - a, head = kind == '=' ? 2 : 3;
+            Py_UCS4 *copy = PyMem_Malloc((size_t)(keep > 0 ? keep : 1) * sizeof(Py_UCS4));
+            if (copy == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            memcpy(copy, o.buf + a, (size_t)keep * sizeof(Py_UCS4));
+            o.len = starts[i - 1];
+            int rc = out_put(&o, kind == '=' ? (const Py_UCS4[]){'#', ' '}
+                                             : (const Py_UCS4[]){'#', '#', ' '},
+                             head);
+            if (rc == 0)
+                rc = out_put(&o, copy, keep);
+            PyMem_Free(copy);
+            if (rc < 0 || out_ch(&o, '\n') < 0)
+                goto done;
+            starts[i] = o.len;
+            prose = 0;
+            continue;
+        }
+        if (kind == 'b' || (kind == '-' && rstrip_blank(s, n) - k >= 3)) {
+            prose = 0;
+            continue;
+        }
+        if (is_reference_definition(s, n) || is_table_delimiter(s, n) ||
+            (n - k >= 3 && s[k] == ':' && s[k + 1] == ':' && s[k + 2] == ':') ||
+            is_directive_line(s, n)) {
+            prose = 0;
+            continue;
+        }
+        Py_ssize_t begin = 0;
+        if (n - k >= 2 && s[k] == '[' && s[k + 1] == '^') {
+            Py_ssize_t close = find_word(s, n, k + 2, "]:", 2);
+            if (close > 0) {
+                int blank = 0;
+                for (Py_ssize_t t = k + 2; t < close; t++)
+                    blank |= is_blank(s[t]);
+                if (!blank)
+                    begin = close + 2;
+            }
+        }
+        else if (k < n && s[k] == '#') {
+            Py_ssize_t j = k;
+            while (j < n && s[j] == '#')
+                j++;
+            if (j - k <= 6 && (j == n || is_blank(s[j]))) {
+                Py_ssize_t body = rstrip_blank(s, n), end = body;
+                while (end > j && s[end - 1] == '#')
+                    end--;
+                if (end < body && (end == j || is_blank(s[end - 1])))
+                    n = rstrip_blank(s, end);
+            }
+        }
+        Py_ssize_t before = o.len;
+        if (inline_line(&in, &o, s, n, begin) < 0)
+            goto done;
+        prose = 0;
+        for (Py_ssize_t t = before; t < o.len; t++)
+            if (!is_blank(o.buf[t])) {
+                prose = 1;
+                break;
+            }
+    }
+#undef LINE
+#undef LEN
+    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, o.buf ? o.buf : text, o.len);
+done:
+    PyMem_Free(text);
+    PyMem_Free(o.buf);
+    PyMem_Free(bounds);
+    PyMem_Free(starts);
+    return result;
+}
+
+PyMethodDef simdup_markdown_methods[] = {
+    {"markdown_lines", (PyCFunction)(void (*)(void))markdown_lines, METH_FASTCALL,
+     markdown_lines_doc},
+    {NULL, NULL, 0, NULL},
+};
