@@ -157,7 +157,9 @@ class Locations:
     def __post_init__(self) -> None:
         if len(self.starts) != len(self.labels):
             raise ValueError("locations need one label per start")
-        if any(b < a for a, b in zip(self.starts, self.starts[1:], strict=False)):
+        # sorted() of ascending starts is one linear pass in C (a generator over the pairs
+        # cost ~40 us a document of 500 lines).
+        if list(self.starts) != sorted(self.starts):
             raise ValueError("location starts must ascend")
 
     def at(self, offset: int) -> str | None:

@@ -437,7 +437,9 @@ def test_markdown_lines_match_python(text: str) -> None:
     assert native.speedups is not None
     got = native.speedups.markdown_lines(text, decode, defined)
     assert got == markdown_lines_python(text, decode, defined)
-    assert got.count("\n") == text.count("\n")
+    shown, starts = got
+    assert shown.count("\n") == text.count("\n")
+    assert len(starts) == 8 * (text.count("\n") + 1)
 
 
 sketches = st.lists(st.integers(0, 2**32 - 1), max_size=40, unique=True).map(sorted)

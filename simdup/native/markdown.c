@@ -615,11 +615,11 @@ static int line_is(const Py_UCS4 *s, Py_ssize_t n, const char *word)
 }
 
 PyDoc_STRVAR(markdown_lines_doc,
-"markdown_lines(text, decode, defined) -> str\n\n"
+"markdown_lines(text, decode, defined) -> (str, bytes)\n\n"
 "simdup.readers.markdown_lines.markdown_lines_python: Markdown `text` as its rendering shows\n"
-"it, line for line (line k of the result holds what line k of the text shows). decode(ref)\n"
-"gives the character a reference such as '&amp;' stands for, defined(label) whether the\n"
-"document defines a link label.");
+"it, line for line (line k of the result holds what line k of the text shows), and where each\n"
+"of its lines starts (native-order int64). decode(ref) gives the character a reference such as\n"
+"'&amp;' stands for, defined(label) whether the document defines a link label.");
 
 static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -781,7 +781,22 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
     }
 #undef LINE
 #undef LEN
-    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, o.buf ? o.buf : text, o.len);
+    {
+        PyObject *shown = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, o.buf ? o.buf : text,
+                                                    o.len);
+        PyObject *where = NULL;
+        if (shown != NULL) {
+            where = PyBytes_FromStringAndSize(NULL, lines * (Py_ssize_t)sizeof(int64_t));
+            if (where != NULL) {
+                int64_t *at = (int64_t *)PyBytes_AS_STRING(where);
+                for (Py_ssize_t i = 0; i < lines; i++)
+                    at[i] = (int64_t)starts[i];
+                result = PyTuple_Pack(2, shown, where);
+            }
+        }
+        Py_XDECREF(shown);
+        Py_XDECREF(where);
+    }
 done:
     PyMem_Free(text);
     PyMem_Free(o.buf);

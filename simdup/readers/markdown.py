@@ -26,9 +26,9 @@ from __future__ import annotations
 import html
 import re
 import sys
+from array import array
 from collections.abc import Callable, Iterator
 from html.entities import html5
-from itertools import accumulate
 
 from ..native import speedups
 from ..records import DecodedDocument, Locations, SkippedFile
@@ -42,7 +42,7 @@ _DEFINITION = re.compile(
     re.M,
 )
 
-markdown_lines: Callable[[str, Callable[[str], str], Callable[[str], bool]], str] = (
+markdown_lines: Callable[[str, Callable[[str], str], Callable[[str], bool]], tuple[str, bytes]] = (
     speedups.markdown_lines
     if speedups is not None and sys.byteorder == "little"
     else markdown_lines_python
@@ -62,12 +62,21 @@ def decode_reference(reference: str) -> str:
     return html5.get(reference[1:], reference)
 
 
-def markdown_text(source: str) -> str:
-    """Markdown ``source`` as its rendering shows it, line for line (see the module)."""
+def markdown_lines_of(source: str) -> tuple[str, tuple[int, ...]]:
+    """Markdown ``source`` as its rendering shows it, line for line (see the module), and
+    where each of its lines starts."""
     labels = (
         {label_key(m.group(1)) for m in _DEFINITION.finditer(source)} if "]:" in source else set()
     )
-    return markdown_lines(source, decode_reference, lambda label: label_key(label) in labels)
+    text, starts = markdown_lines(
+        source, decode_reference, lambda label: label_key(label) in labels
+    )
+    return text, tuple(array("q", starts))
+
+
+def markdown_text(source: str) -> str:
+    """Markdown ``source`` as its rendering shows it, line for line (see the module)."""
+    return markdown_lines_of(source)[0]
 
 
 # "1", "2", ...: the labels of a text's lines, shared by every document of up to 2^16 lines.
@@ -94,16 +103,14 @@ class MarkdownReader:
         if isinstance(decoded, SkippedFile):
             yield decoded
             return
-        text = markdown_text(decoded.text)
+        text, starts = markdown_lines_of(decoded.text)
         # Line k of the text is line k of the file: located so, it is no plain text (whose
         # characters would be the file's).
-        lines = text.split("\n")
-        starts = (0, *accumulate(len(line) + 1 for line in lines[:-1]))
-        labels = (
-            _LINE_LABELS[: len(lines)]
-            if len(lines) <= len(_LINE_LABELS)
-            else tuple(map(str, range(1, len(lines) + 1)))
-        )
+        lines = len(starts)
+        if lines <= len(_LINE_LABELS):
+            labels = _LINE_LABELS[:lines]
+        else:
+            labels = tuple(map(str, range(1, lines + 1)))
         yield DecodedDocument(
             path, text, decoded.encoding, decoded.encoding_source, decoded.confidence,
             decoded.size, Locations("line", starts, labels),

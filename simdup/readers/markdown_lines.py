@@ -10,7 +10,9 @@ names none), and ``defined(label)`` whether the document defines a link label.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
+from itertools import accumulate
 
 Decode = Callable[[str], str]
 Defined = Callable[[str], bool]
@@ -378,8 +380,9 @@ class _Inline:
         return "".join(out)
 
 
-def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> str:
-    """The reference implementation of ``markdown_lines`` (see the module)."""
+def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[str, bytes]:
+    """The reference implementation of ``markdown_lines`` (see the module): the text, and
+    where each of its lines starts (native-order int64)."""
     lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
     out: list[str] = []
     inline = _Inline(decode, defined)
@@ -448,4 +451,5 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> str:
         shown = inline.line(line, begin)
         out.append(shown)
         prose = bool(shown.strip(" \t"))
-    return "\n".join(out)
+    starts = array("q", accumulate((len(line) + 1 for line in out[:-1]), initial=0))
+    return "\n".join(out), starts.tobytes()
