@@ -10,6 +10,7 @@ names none), and ``defined(label)`` whether the document defines a link label.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Callable
 from itertools import accumulate
@@ -29,6 +30,12 @@ _UNQUOTED_STOP = frozenset(" \t\"'=<>`")
 _SCHEME = _LETTERS | _DIGITS | {"+", ".", "-"}
 _TABLE_DELIMITER = frozenset(" \t|:-")
 
+# The characters that may begin inline markup (every other shows as it is).
+_SPECIAL = re.compile(r"[\\`<&\[\]{]")
+# Where a link destination may end or nest.
+_DESTINATION_STOP = re.compile(r"[ \t()]")
+# What a line that is not plain prose starts with (after up to three spaces).
+_BLOCK_START = frozenset(" \t>`~=-*_[|:{#")
 # States carried from one line to the next.
 NORMAL, FENCE, COMMENT, SCRIPT, STYLE = range(5)
 
@@ -188,17 +195,22 @@ def _destination_end(line: str, k: int) -> int:
         j = close + 1
     else:
         depth = 0
-        while j < n and line[j] not in _BLANK:
+        while (stop := _DESTINATION_STOP.search(line, j)) is not None:
+            j = stop.start()  # the characters before are the destination's
             ch = line[j]
+            if ch in _BLANK:
+                break
             if ch == "(":
                 if depth:
                     return -1
                 depth = 1
-            elif ch == ")":
-                if not depth:
-                    break
+            elif not depth:  # ")"
+                break
+            else:
                 depth = 0
             j += 1
+        else:
+            j = n
     blank = j
     while j < n and line[j] in _BLANK:
         j += 1
@@ -277,6 +289,7 @@ class _Inline:
     def line(self, line: str, k: int = 0) -> str:
         out: list[str] = []
         n = len(line)
+        special = _SPECIAL.search
         while k < n:
             if self.state != NORMAL:
                 closing = {COMMENT: "-->", SCRIPT: "</script", STYLE: "</style"}[self.state]
@@ -291,6 +304,14 @@ class _Inline:
                     k = end + 1
                 self.state = NORMAL
                 continue
+            # The characters up to the next that may begin markup show as they are.
+            found = special(line, k)
+            if found is None:
+                out.append(line[k:])
+                return "".join(out)
+            if found.start() > k:
+                out.append(line[k : found.start()])
+                k = found.start()
             ch = line[k]
             if ch == "\\":
                 if k + 1 == n:
@@ -398,7 +419,7 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
                 break
     for line in lines[start:]:
         if state == FENCE:
-            if _closes(line, *fence):
+            if fence[0] in line and _closes(line, *fence):
                 out.append("")
                 state = NORMAL
             else:
@@ -409,12 +430,22 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
             out.append(inline.line(line))
             prose = False
             continue
+        k = _indent(line)
+        if not line.strip(" \t"):  # a blank line: shows its blanks, ends a paragraph
+            out.append(line)
+            prose = False
+            continue
+        if line[k] not in _BLOCK_START:
+            # No block can start with this character: a line of prose (most lines).
+            shown = inline.line(line)
+            out.append(shown)
+            prose = bool(shown.strip(" \t"))
+            continue
         opened = _fence_at(line)
         if opened is not None and (opened[0] == "~" or "`" not in line[opened[2] :]):
             out.append("")
             state, fence, prose = FENCE, (opened[0], opened[1]), False
             continue
-        k = _indent(line)
         kind = _rule_kind(line) if k < len(line) and line[k] in "=-*_" else ""
         if kind in ("=", "-") and prose and not _is_table_delimiter(line):
             out[-1] = ("# " if kind == "=" else "## ") + out[-1].lstrip(" \t")
