@@ -305,13 +305,13 @@ class _Inline:
                 self.state = NORMAL
                 continue
             # The characters up to the next that may begin markup show as they are.
-            found = special(line, k)
-            if found is None:
+            markup = special(line, k)
+            if markup is None:
                 out.append(line[k:])
                 return "".join(out)
-            if found.start() > k:
-                out.append(line[k : found.start()])
-                k = found.start()
+            if markup.start() > k:
+                out.append(line[k : markup.start()])
+                k = markup.start()
             ch = line[k]
             if ch == "\\":
                 if k + 1 == n:
