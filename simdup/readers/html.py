@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..records import DecodedDocument, SkippedFile
-from ..text.decoding import decode_again, decode_data
+from ..text.decoding import decode_again
 from .markup import FormatError, Paragraphs, lxml_etree
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math",
@@ -157,7 +157,7 @@ class HtmlReader:
     def read(
         self, path: str, data: bytes, hint: str | None = None
     ) -> Iterator[DecodedDocument | SkippedFile]:
-        decoded = decode_again(path, data, hint) if hint else decode_data(path, data)
+        decoded = decode_again(path, data, hint)
         if isinstance(decoded, SkippedFile):
             yield decoded
             return

@@ -32,7 +32,7 @@ from html.entities import html5
 
 from ..native import speedups
 from ..records import DecodedDocument, Locations, SkippedFile
-from ..text.decoding import decode_again, decode_data
+from ..text.decoding import decode_again
 from .markdown_lines import markdown_lines_python
 
 # A link reference definition: the labels a document defines ("[label]: destination").
@@ -99,7 +99,7 @@ class MarkdownReader:
     def read(
         self, path: str, data: bytes, hint: str | None = None
     ) -> Iterator[DecodedDocument | SkippedFile]:
-        decoded = decode_again(path, data, hint) if hint else decode_data(path, data)
+        decoded = decode_again(path, data, hint)
         if isinstance(decoded, SkippedFile):
             yield decoded
             return

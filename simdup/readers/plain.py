@@ -5,7 +5,7 @@ file, located by its lines. It reads every file no other reader claims; what is 
 from __future__ import annotations
 
 from ..records import DecodedDocument, SkippedFile
-from ..text.decoding import decode_again, decode_data
+from ..text.decoding import decode_again
 
 
 class PlainTextReader:
@@ -24,4 +24,4 @@ class PlainTextReader:
     def read(
         self, path: str, data: bytes, hint: str | None = None
     ) -> tuple[DecodedDocument | SkippedFile]:
-        return (decode_again(path, data, hint) if hint else decode_data(path, data),)
+        return (decode_again(path, data, hint),)
