@@ -136,6 +136,19 @@ def test_every_line_stays_in_place(source: str) -> None:
     assert markdown_text(source).count("\n") == source.count("\n")
 
 
+@pytest.mark.parametrize("opener", ["<a ", "[^", "{{", "{%", '<a b="', "](<", "`", "``` ` "])
+def test_a_line_of_unclosed_openers_costs_linear_time(opener: str) -> None:
+    """A hostile line (a megabyte of openers whose end never comes) is read in linear time:
+    the end of a construct is looked for at most LOOKAHEAD characters ahead. Read one
+    quadratically, 200,000 of them took 30 s and more."""
+    import time
+
+    line = opener * (1_000_000 // len(opener))
+    started = time.perf_counter()
+    markdown_text(line)
+    assert time.perf_counter() - started < 5.0
+
+
 def test_the_reader_is_chosen_by_the_extension_and_locates_lines(tmp_path: Path) -> None:
     path = tmp_path / "notes.md"
     path.write_bytes(("# 标题\r\n\r\n正文[链接](http://x)。\r\n").encode("gb18030"))

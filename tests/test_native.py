@@ -442,6 +442,33 @@ def test_markdown_lines_match_python(text: str) -> None:
     assert len(starts) == 8 * (text.count("\n") + 1)
 
 
+@needs_native
+@pytest.mark.parametrize("opener,closer", [
+    ("`", "`"), ("``", "``"), ("[^", "]"), ("][", "]"), ("{{", "}}"), ("{%", "%}"),
+    ("](<", ">)"), ('](x "', '")'), ('<a b="', '">'),
+])  # fmt: skip
+@pytest.mark.parametrize("distance", [997, 998, 999, 1000, 1001, 1002])
+def test_markdown_lines_look_as_far_ahead_as_python(
+    opener: str, closer: str, distance: int
+) -> None:
+    """Where the end of a construct lies about LOOKAHEAD characters ahead, both stop alike."""
+    from simdup.readers.markdown_lines import LOOKAHEAD
+
+    assert LOOKAHEAD == 1000
+    text = f"a {opener}{'x' * distance}{closer} b\n[x]: /y\n"
+
+    def decode(reference: str) -> str:
+        return reference
+
+    def defined(label: str) -> bool:
+        return True
+
+    assert native.speedups is not None
+    assert native.speedups.markdown_lines(text, decode, defined) == markdown_lines_python(
+        text, decode, defined
+    )
+
+
 sketches = st.lists(st.integers(0, 2**32 - 1), max_size=40, unique=True).map(sorted)
 
 

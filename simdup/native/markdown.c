@@ -127,6 +127,14 @@ static Py_ssize_t find_folded(const Py_UCS4 *s, Py_ssize_t n, const char *w, Py_
     }
 }
 
+/* How far ahead the end of an inline construct is looked for (LOOKAHEAD in the twin): the end
+   of a search that starts at `start` in a line of n characters. */
+#define LOOKAHEAD 1000
+static inline Py_ssize_t ahead(Py_ssize_t n, Py_ssize_t start)
+{
+    return start + LOOKAHEAD < n ? start + LOOKAHEAD : n;
+}
+
 static Py_ssize_t indent(const Py_UCS4 *s, Py_ssize_t n)
 {
     Py_ssize_t k = 0;
@@ -296,7 +304,7 @@ static Py_ssize_t tag_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
             while (j < n && is_blank(s[j]))
                 j++;
             if (j < n && (s[j] == '"' || s[j] == '\'')) {
-                Py_ssize_t quote = find_ch(s, n, j + 1, s[j]);
+                Py_ssize_t quote = find_ch(s, ahead(n, j + 1), j + 1, s[j]);
                 if (quote < 0)
                     return -1;
                 j = quote + 1;
@@ -337,7 +345,7 @@ static Py_ssize_t destination_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
     while (j < n && is_blank(s[j]))
         j++;
     if (j < n && s[j] == '<') {
-        Py_ssize_t close = find_ch(s, n, j + 1, '>');
+        Py_ssize_t close = find_ch(s, ahead(n, j + 1), j + 1, '>');
         if (close < 0)
             return -1;
         j = close + 1;
@@ -363,7 +371,7 @@ static Py_ssize_t destination_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
     while (j < n && is_blank(s[j]))
         j++;
     if (j < n && j > blank && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
-        Py_ssize_t close = find_ch(s, n, j + 1, s[j] == '(' ? ')' : s[j]);
+        Py_ssize_t close = find_ch(s, ahead(n, j + 1), j + 1, s[j] == '(' ? ')' : s[j]);
         if (close < 0)
             return -1;
         j = close + 1;
@@ -480,8 +488,9 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
         else if (c == '`') {
             Py_ssize_t run = ticks(s, n, k);
             Py_ssize_t j = k + run;
+            const Py_ssize_t limit = ahead(n, j);
             for (;;) {
-                j = find_ch(s, n, j, '`');
+                j = find_ch(s, limit, j, '`');
                 if (j < 0)
                     break;
                 Py_ssize_t other = ticks(s, n, j);
@@ -512,7 +521,7 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
             continue;
         }
         else if (c == '<') {
-            if (find_word(s, n, k, "<!--", 4) == k) {
+            if (k + 3 < n && s[k + 1] == '!' && s[k + 2] == '-' && s[k + 3] == '-') {
                 Py_ssize_t end = find_word(s, n, k + 4, "-->", 3);
                 if (end < 0) {
                     in->state = COMMENT;
@@ -566,7 +575,7 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
                 }
             }
             else if (s[k + 1] == '[') {
-                Py_ssize_t close = find_ch(s, n, k + 2, ']');
+                Py_ssize_t close = find_ch(s, ahead(n, k + 2), k + 2, ']');
                 if (close > 0 && find_ch(s, close, k + 2, '[') < 0) {
                     int known = close == k + 2 ? 1 : is_defined(in, s, k + 2, close);
                     if (known < 0)
@@ -581,7 +590,7 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
             }
         }
         else if (c == '[' && k + 1 < n && s[k + 1] == '^') {
-            Py_ssize_t close = find_ch(s, n, k + 2, ']');
+            Py_ssize_t close = find_ch(s, ahead(n, k + 2), k + 2, ']');
             if (close > k + 2) {
                 int blank = 0;
                 for (Py_ssize_t t = k + 2; t < close; t++)
@@ -593,7 +602,8 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
             }
         }
         else if (c == '{' && k + 1 < n && (s[k + 1] == '{' || s[k + 1] == '%')) {
-            Py_ssize_t end = find_word(s, n, k + 2, s[k + 1] == '{' ? "}}" : "%}", 2);
+            Py_ssize_t end =
+                find_word(s, ahead(n, k + 2), k + 2, s[k + 1] == '{' ? "}}" : "%}", 2);
             if (end > 0) {
                 k = end + 2;
                 continue;

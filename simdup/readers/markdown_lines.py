@@ -32,6 +32,9 @@ _TABLE_DELIMITER = frozenset(" \t|:-")
 
 # The characters that may begin inline markup (every other shows as it is).
 _SPECIAL = re.compile(r"[\\`<&\[\]{]")
+# How far ahead the end of an inline construct is looked for (a link label is at most 999
+# characters in CommonMark): a line of unclosed openers costs linear time, not quadratic.
+LOOKAHEAD = 1000
 # Where a link destination may end or nest.
 _DESTINATION_STOP = re.compile(r"[ \t()]")
 # What a line that is not plain prose starts with (after up to three spaces).
@@ -152,7 +155,7 @@ def _tag_end(line: str, k: int) -> int:
             while j < n and line[j] in _BLANK:
                 j += 1
             if j < n and line[j] in "\"'":
-                quote = line.find(line[j], j + 1)
+                quote = line.find(line[j], j + 1, j + 1 + LOOKAHEAD)
                 if quote < 0:
                     return -1
                 j = quote + 1
@@ -189,7 +192,7 @@ def _destination_end(line: str, k: int) -> int:
     while j < n and line[j] in _BLANK:
         j += 1
     if j < n and line[j] == "<":
-        close = line.find(">", j + 1)
+        close = line.find(">", j + 1, j + 1 + LOOKAHEAD)
         if close < 0:
             return -1
         j = close + 1
@@ -215,7 +218,7 @@ def _destination_end(line: str, k: int) -> int:
     while j < n and line[j] in _BLANK:
         j += 1
     if j < n and j > blank and line[j] in "\"'(":
-        close = line.find(")" if line[j] == "(" else line[j], j + 1)
+        close = line.find(")" if line[j] == "(" else line[j], j + 1, j + 1 + LOOKAHEAD)
         if close < 0:
             return -1
         j = close + 1
@@ -324,8 +327,9 @@ class _Inline:
             elif ch == "`":
                 run = _ticks(line, k)
                 j = k + run
+                limit = j + LOOKAHEAD
                 while True:
-                    j = line.find("`", j)
+                    j = line.find("`", j, limit)
                     if j < 0:
                         break
                     other = _ticks(line, j)
@@ -378,7 +382,7 @@ class _Inline:
                         k = end
                         continue
                 elif line[k + 1] == "[":
-                    close = line.find("]", k + 2)
+                    close = line.find("]", k + 2, k + 2 + LOOKAHEAD)
                     if close > 0 and "[" not in line[k + 2 : close]:
                         label = line[k + 2 : close]
                         if not label or self.defined(label):
@@ -386,13 +390,13 @@ class _Inline:
                             k = close + 1
                             continue
             elif ch == "[" and k + 1 < n and line[k + 1] == "^":
-                close = line.find("]", k + 2)
+                close = line.find("]", k + 2, k + 2 + LOOKAHEAD)
                 if close > k + 2 and not any(c in _BLANK for c in line[k + 2 : close]):
                     k = close + 1
                     continue
             elif ch == "{" and k + 1 < n and line[k + 1] in "{%":
                 closing = "}}" if line[k + 1] == "{" else "%}"
-                end = line.find(closing, k + 2)
+                end = line.find(closing, k + 2, k + 2 + LOOKAHEAD)
                 if end > 0:
                     k = end + 2
                     continue
