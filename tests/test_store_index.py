@@ -570,6 +570,40 @@ def _keys_under(roots: list[str]) -> list[str]:
     return [f.path for f in files]
 
 
+def test_files_read_by_other_readers_are_refused(
+    tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index records the readers that read its files (each reader's version and its
+    library's); reading files for it with other readers is refused, naming what differs, while
+    what it stores is still served; rebuilt, it reads them anew. An index that held documents
+    before readers were recorded is not checked (which read them is not known)."""
+    import json
+
+    import simdup.store.index as store_index
+    from simdup.readers import readers_description
+
+    path, crow = tmp_path / "i.simdup", sample_corpus / "en" / "fable-crow.txt"
+    with Index(path) as idx:
+        idx.add_file(crow)
+    changed = {**readers_description(), "markdown": "0"}
+    monkeypatch.setattr(store_index, "readers_description", lambda: changed)
+    monkeypatch.setattr(store_index, "readers_key", lambda: json.dumps(changed, sort_keys=True))
+    with Index(path) as idx:
+        stored = idx.get(str(crow))
+        assert stored is not None and len(idx.query(stored, 0)) == 1
+        with pytest.raises(StoreError, match=r"other readers: markdown 1 \(here 0\)"):
+            idx.add_file(sample_corpus / "en" / "lentil-soup.txt")
+        with pytest.raises(StoreError, match="other readers"):
+            idx.query_file(sample_corpus / "en" / "fable-crow-edited.txt")
+    with Index(path, rebuild=True) as idx:
+        idx.add_file(crow)
+    with sqlite3.connect(path) as conn:  # as an index made before readers were recorded
+        conn.execute("DELETE FROM meta WHERE key = 'readers'")
+    monkeypatch.setattr(store_index, "readers_key", lambda: "{}")
+    with Index(path) as idx:
+        assert idx.add_file(sample_corpus / "en" / "lentil-soup.txt") is not None
+
+
 def test_stats(tmp_path: Path, sample_corpus: Path) -> None:
     """``stats`` counts the keys and those stored with their documents, and reports size,
     algorithm version, schema version and the parameters."""
@@ -579,6 +613,6 @@ def test_stats(tmp_path: Path, sample_corpus: Path) -> None:
         idx.commit()
         stats = idx.stats()
     assert (stats.documents, stats.verifiable) == (3, 1)
-    assert stats.database_bytes > 0 and stats.schema_version == 2
+    assert stats.database_bytes > 0 and stats.schema_version == 3
     assert stats.algorithm_version == simdup.ALGORITHM_VERSION
     assert stats.params["weighting"] == "tfidf" and "segmenter" not in stats.params

@@ -50,6 +50,7 @@ from ..errors import ConfigError, InputError, StoreError
 from ..join.verify import Verifier, short_form
 from ..options import ScanOptions
 from ..params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams
+from ..readers import readers_description, readers_key
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
 from ..text.processor import processor_for
 from .database import Migration, check_integrity, open_database
@@ -133,6 +134,18 @@ def _schema_2(conn: sqlite3.Connection) -> None:
         f"CREATE INDEX docs_short ON docs (chars) WHERE content_hash IS NOT NULL "
         f"AND chars < {SHORT_TEXT_CHARS}"
     )
+
+
+def _schema_3(readers: str) -> Migration:
+    """The readers that make the texts of the files read into the index (``readers_key``):
+    recorded while it holds no document. An index that already holds some records none: which
+    readers read them is not known."""
+
+    def migrate(conn: sqlite3.Connection) -> None:
+        if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
+            conn.execute("INSERT INTO meta VALUES (?, ?)", ("readers", readers))
+
+    return migrate
 
 
 def _identity(params: FeatureParams) -> str:
@@ -271,7 +284,8 @@ class Index:
         identity = _identity(self.params)
         description = json.dumps(_describe(self.params), sort_keys=True)
         self._conn: sqlite3.Connection | None = open_database(
-            self.path, "index", [_schema_1(identity, description), _schema_2],
+            self.path, "index", [_schema_1(identity, description), _schema_2,
+                                 _schema_3(readers_key())],
             create=create, rebuild=rebuild
         )
         try:
@@ -329,6 +343,29 @@ class Index:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("ROLLBACK")
             raise StoreError(self.path, reason) from exc
+
+    def _check_readers(self) -> None:
+        """Refuse to read files for an index whose documents other readers read (another
+        version of the Markdown or PDF reader, of its library): their texts, and so their
+        fingerprints, would not compare with those of the files read now."""
+        stored = self._meta.get("readers")
+        if stored is None or stored == readers_key():
+            return
+        try:
+            old = json.loads(stored)
+        except ValueError:
+            old = {}
+        now = readers_description()
+        differ = [
+            f"{name} {old.get(name, 'none')} (here {now.get(name, 'none')})"
+            for name in sorted(set(old) | set(now))
+            if old.get(name) != now.get(name)
+        ]
+        raise StoreError(
+            self.path,
+            f"holds documents read by other readers: {', '.join(differ)}; files read now would "
+            "not compare with them: rebuild it from the files (--rebuild)",
+        )
 
     def _check_params(self, params: FeatureParams) -> None:
         """Refuse fingerprints of other parameters than the index's."""
@@ -486,6 +523,7 @@ class Index:
         under ``key`` (default: ``path`` as given). A file that cannot be fingerprinted is not
         stored (an earlier entry under its key stays); its ``SkippedFile`` says why."""
         self._check_params(self.params)
+        self._check_readers()
         result = _fingerprint_file(os.fspath(path), self.params, max_size)
         if isinstance(result, FingerprintedDocument):
             row = self._document_row(result.path if key is None else key, result)
@@ -508,6 +546,7 @@ class Index:
         its path, fingerprinted by ``engine`` (default: the local engine for ``jobs``, whose
         parameters must be the index's); one transaction per ``batch_size`` documents."""
         self._check_params(self.params)
+        self._check_readers()
         discovery = discovery or DiscoveryOptions()
         if engine is None:
             engine = make_engine(self.params, max_size=discovery.max_size, jobs=jobs)
@@ -751,6 +790,7 @@ class Index:
         within the search radius that ``Verifier`` accepts, and bare fingerprints within
         ``options.threshold``. Raises ``InputError`` if the file cannot be fingerprinted."""
         options = self._query_options(options)
+        self._check_readers()
         result = _fingerprint_file(os.fspath(path), options.features, options.discovery.max_size)
         if isinstance(result, SkippedFile):
             raise InputError(result.path, result.reason)
