@@ -419,14 +419,21 @@ typedef struct {
     int state;
 } Inline;
 
+/* fn(s[a:b]): a new reference, or NULL with an exception set. */
+static PyObject *call_on(PyObject *fn, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b)
+{
+    PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + a, b - a);
+    if (piece == NULL)
+        return NULL;
+    PyObject *got = PyObject_CallOneArg(fn, piece);
+    Py_DECREF(piece);
+    return got;
+}
+
 /* decode(s[a:b]) appended; -1 with an exception set. */
 static int put_decoded(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b)
 {
-    PyObject *ref = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + a, b - a);
-    if (ref == NULL)
-        return -1;
-    PyObject *got = PyObject_CallOneArg(in->decode, ref);
-    Py_DECREF(ref);
+    PyObject *got = call_on(in->decode, s, a, b);
     if (got == NULL)
         return -1;
     int rc = PyUnicode_Check(got) ? out_str(o, got) : -1;
@@ -439,11 +446,7 @@ static int put_decoded(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t a, Py_ss
 /* defined(s[a:b]): 1, 0, or -1 with an exception set. */
 static int is_defined(Inline *in, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b)
 {
-    PyObject *label = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s + a, b - a);
-    if (label == NULL)
-        return -1;
-    PyObject *got = PyObject_CallOneArg(in->defined, label);
-    Py_DECREF(label);
+    PyObject *got = call_on(in->defined, s, a, b);
     if (got == NULL)
         return -1;
     int truth = PyObject_IsTrue(got);

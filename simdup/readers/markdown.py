@@ -79,8 +79,17 @@ def markdown_text(source: str) -> str:
     return markdown_lines_of(source)[0]
 
 
-# "1", "2", ...: the labels of a text's lines, shared by every document of up to 2^16 lines.
-_LINE_LABELS = tuple(map(str, range(1, 1 << 16)))
+# "1", "2", ...: the labels of a text's lines, shared by every document (made on first need,
+# grown as longer documents come: not at start-up).
+_LINE_LABELS: tuple[str, ...] = ()
+
+
+def line_labels(count: int) -> tuple[str, ...]:
+    """The labels of ``count`` lines: "1" to str(count)."""
+    global _LINE_LABELS
+    if count > len(_LINE_LABELS):
+        _LINE_LABELS = tuple(map(str, range(1, max(count, 2 * len(_LINE_LABELS), 1024) + 1)))
+    return _LINE_LABELS[:count]
 
 
 class MarkdownReader:
@@ -106,12 +115,7 @@ class MarkdownReader:
         text, starts = markdown_lines_of(decoded.text)
         # Line k of the text is line k of the file: located so, it is no plain text (whose
         # characters would be the file's).
-        lines = len(starts)
-        if lines <= len(_LINE_LABELS):
-            labels = _LINE_LABELS[:lines]
-        else:
-            labels = tuple(map(str, range(1, lines + 1)))
         yield DecodedDocument(
             path, text, decoded.encoding, decoded.encoding_source, decoded.confidence,
-            decoded.size, Locations("line", starts, labels),
+            decoded.size, Locations("line", starts, line_labels(len(starts))),
         )  # fmt: skip
