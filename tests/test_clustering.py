@@ -9,11 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import fingerprints
 
+from simdup.algorithms import clustering
 from simdup.algorithms.clustering import (
     cluster,
     connected_components,
     greedy_centers,
     max_pairwise_distance,
+    pairs_among_neighbours,
 )
 
 PATH_GRAPH = [(0, 1), (1, 2), (2, 3), (3, 4)]  # A-B-C-D-E
@@ -72,6 +74,69 @@ def test_star_centre_takes_all_its_neighbours() -> None:
     """The most connected document becomes the centre of its neighbours."""
     got = greedy_centers(4, [(0, 3), (1, 3), (2, 3)], ["a", "b", "c", "d"])
     assert as_sets(got) == {(3, frozenset({0, 1, 2, 3}))}
+
+
+def bridged_family(offset: int = 0) -> list[tuple[int, int]]:
+    """A revision history's shape: a family 0-3 of mutual near-duplicates; 4 is paired with
+    all of it and with a small family 5-7 it bridges to; 8 and 9 are paired with each other
+    and with all of 0-3 but not with 4. 4 has the most neighbours (7 against 6)."""
+    core, sub, late = [0, 1, 2, 3], [5, 6, 7], [8, 9]
+    edges = list(combinations(core, 2)) + list(combinations(sub, 2)) + [(8, 9)]
+    edges += [(4, c) for c in core + sub] + [(c, x) for c in core for x in late]
+    return [(a + offset, b + offset) for a, b in edges]
+
+
+def test_centre_is_the_document_whose_neighbours_are_paired_with_each_other() -> None:
+    """The bridge (4) has the most neighbours, but fewer pairs among them (6 + 3) than a
+    member of the family (13): the family's member is the centre, so 8 and 9 join the family
+    and the small family is a cluster of its own, instead of 8 and 9 left alone."""
+    keys = [str(i) for i in range(10)]
+    got = as_sets(greedy_centers(10, bridged_family(), keys))
+    assert got == {(0, frozenset({0, 1, 2, 3, 4, 8, 9})), (5, frozenset({5, 6, 7}))}
+
+
+def test_pairs_among_neighbours_of_the_bridged_family() -> None:
+    """Each document's count of pairs between two of its neighbours (its triangles)."""
+    counts = pairs_among_neighbours(clustering._neighbours(bridged_family()))
+    assert counts[4] == 6 + 3
+    assert counts[0] == 3 + 3 + 3 + 3 + 1
+    assert counts[5] == 1 + 2
+    assert counts[8] == 6 + 4
+
+
+@given(graph=graphs())
+def test_pairs_among_neighbours_equals_brute_force(
+    graph: tuple[int, list[tuple[int, int]], list[str]],
+) -> None:
+    """The count, where given, is the number of pairs among the neighbours; a document is left
+    out only when every two documents of its component are paired (a count that orders
+    nothing)."""
+    n, pairs, _ = graph
+    edges = {frozenset(p) for p in pairs}
+    adjacency = clustering._neighbours(pairs)
+    counts = pairs_among_neighbours(adjacency)
+    for i, near in adjacency.items():
+        expected = sum(frozenset(p) in edges for p in combinations(near, 2))
+        if i in counts:
+            assert counts[i] == expected
+        else:
+            assert expected == len(near) * (len(near) - 1) // 2
+
+
+def test_a_component_past_the_work_bound_is_ordered_by_neighbours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``NEIGHBOUR_PAIRS_WORK`` a component is visited by number of neighbours (the
+    bridge is the centre), and that does not change how another component clusters."""
+    keys = [str(i).zfill(3) for i in range(200)]
+    alone = as_sets(greedy_centers(10, bridged_family(), keys))
+    dense = list(combinations(range(100, 140), 2))[1:]  # 40 documents, one pair missing
+    monkeypatch.setattr(clustering, "NEIGHBOUR_PAIRS_WORK", 1000)
+    both = as_sets(greedy_centers(200, bridged_family() + dense, keys))
+    assert {c for c in both if c[0] < 100} == alone
+    monkeypatch.setattr(clustering, "NEIGHBOUR_PAIRS_WORK", 0)
+    got = as_sets(greedy_centers(10, bridged_family(), keys))
+    assert (4, frozenset({0, 1, 2, 3, 4, 5, 6, 7})) in got
 
 
 @given(graph=graphs())
