@@ -278,6 +278,15 @@ def b_nul(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     return ["d"]
 
 
+def b_stray_nul(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
+    """Chinese text and a copy with one NUL byte in the middle (PAN corpus files have one)."""
+    baseline()
+    put("d/zh.txt", ZH)
+    data = ZH.encode("utf-8")
+    put("d/zh-nul.txt", data[:99] + b"\x00" + data[99:])
+    return ["d"]
+
+
 def b_png(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
     baseline()
     put("d/pixel.png", png_bytes())
@@ -1032,6 +1041,14 @@ CASES: list[Case] = [
         "punctuation_only", b_punctuation, skipped=(), files=("d/a.txt", "d/b.txt", "d/punct.txt")
     ),
     Case("nul_bytes", b_nul, skipped=(("d/blob.dat", "decode", "binary file (contains NUL"),)),
+    Case(
+        "stray_nul_byte",
+        b_stray_nul,
+        files=(*BASE_FILES, "d/zh.txt", "d/zh-nul.txt"),
+        clusters=(BASE, frozenset({"d/zh.txt", "d/zh-nul.txt"})),
+        encodings=(("d/zh-nul.txt", "utf-8", "fallback"),),
+        stderr="1 file read with a repair",
+    ),
     Case("png_image", b_png, skipped=(("d/pixel.png", "decode", "binary file (PNG image)"),)),
     Case("damaged_pdf", b_pdf, skipped=(("d/doc.pdf", "decode", "PDF: not a readable PDF"),)),
     Case("zip_archive", b_zip, skipped=(("d/archive.zip", "decode", "binary file (ZIP archive)"),)),

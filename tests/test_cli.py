@@ -900,3 +900,24 @@ def test_hash_reads_standard_input_as_dash(tmp_path: Path) -> None:
     empty = CliRunner().invoke(cli, ["hash", "-"], input=b"")
     assert empty.exit_code == 3 and "-" in empty.stderr
     assert CliRunner().invoke(cli, ["hash", "-", "-"], input=b"x").exit_code == 2
+
+
+def test_a_file_with_a_stray_nul_byte_is_scanned_and_said_to_be_repaired(tmp_path: Path) -> None:
+    """A text with a stray NUL byte is read without it (not skipped as binary): it is the
+    exact duplicate of its clean copy, JSON says "fallback", and stderr names it (not with
+    --quiet: the exit code is not a failure)."""
+    text = ("The quick brown fox jumps over the lazy dog near the river bank today. " * 20
+            + "\n") * 5  # fmt: skip
+    (tmp_path / "clean.txt").write_text(text, encoding="utf-8")
+    data = text.encode("utf-8")
+    (tmp_path / "nul.txt").write_bytes(data[:50] + b"\x00" + data[50:])
+    result = CliRunner().invoke(cli, ["scan", str(tmp_path), "-f", "json", "-j", "1"])
+    assert result.exit_code == ExitCode.OK, result.output
+    report = json.loads(result.stdout)
+    assert report["skipped"] == []
+    sources = {Path(f["path"]).name: f["encoding_source"] for f in report["files"]}
+    assert sources == {"clean.txt": "utf-8", "nul.txt": "fallback"}
+    assert [m["exact_duplicate"] for m in report["clusters"][0]["members"]] == [True, True]
+    assert "1 file read with a repair" in result.stderr and "nul.txt" in result.stderr
+    quiet = CliRunner().invoke(cli, ["scan", str(tmp_path), "-q", "-j", "1"])
+    assert quiet.exit_code == ExitCode.OK and "repair" not in quiet.stderr

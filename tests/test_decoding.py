@@ -345,10 +345,37 @@ def test_files_are_read_whole_around_the_read_size(tmp_path: Path, size: int) ->
             read_bytes(str(path), size - 1)
 
 
-def test_utf8_with_stray_nul_bytes_is_not_read_as_utf16() -> None:
-    """ASCII with a few NUL bytes (a PAN corpus file has them) has no UTF-16 NUL pattern and is
-    valid UTF-8: read as UTF-16 it would be ideographs. It is a binary file, as any with NULs."""
-    data = (b"There are three basic joint types in the body.\x00\n" * 40)[:-1] + b"x"
-    assert len(data) % 2 == 0
-    with pytest.raises(DecodeFailure, match="NUL"):
+def test_utf8_with_stray_nul_bytes_is_read_without_them() -> None:
+    """Text with a stray NUL byte (13 PAN corpus documents hold one) has no UTF-16 NUL pattern
+    and is valid UTF-8: read as UTF-16 it would be ideographs. It is read as UTF-8 with its NUL
+    dropped, and says it was repaired ("fallback")."""
+    line = "There are three basic joint types in the body, 人体有三种关节。\n"
+    body = (line * 40).encode("utf-8")
+    data = body[:100] + b"\x00" + body[100:]
+    text, encoding, source, _ = decode_bytes(data)
+    assert (text, encoding, source) == (line * 40, "utf-8", "fallback")
+
+
+def test_legacy_text_with_a_stray_nul_byte_is_read_in_its_encoding() -> None:
+    """The rest of the bytes are decoded as any file is: GB18030 stays GB18030."""
+    text = "这是一段用于测试的中文文本，其中有一个多余的空字节。" * 30
+    data = text.encode("gb18030")
+    decoded, encoding, source, _ = decode_bytes(data[:40] + b"\x00" + data[40:])
+    assert (decoded, encoding, source) == (text, "gb18030", "fallback")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # NULs past one byte in a thousand are no stray ones, whatever the rest is.
+        (b"plain words " * 100 + b"\x00\x00"),
+        b"\x00" * 10,
+        bytes(range(256)) * 4,  # one NUL in 256 bytes, and the rest are controls
+        b"\x00" + b"\x01\x02\x03\x04\x05" * 400,  # a stray NUL, but controls after it
+    ],
+    ids=["two-nuls-in-1202-bytes", "only-nuls", "every-byte", "controls"],
+)
+def test_nul_bytes_that_are_not_stray_ones_still_mean_binary(data: bytes) -> None:
+    """Binary files hold many NULs, or what is left without them is not text."""
+    with pytest.raises(DecodeFailure, match="binary file"):
         decode_bytes(data)

@@ -31,6 +31,7 @@ from simdup.cli import cli
 from simdup.readers import read_document, read_named, set_limits
 from simdup.readers.base import ReadLimits
 from simdup.readers.contained import ReadFailed, ReadingProcess, read_contained
+from simdup.readers.plain import PlainTextReader
 from simdup.records import DecodedDocument, Locations, Place, SkippedFile
 
 pytest.importorskip("pypdfium2", reason='the docs extra: pip install "simdup[docs]"')
@@ -370,7 +371,7 @@ def test_the_readers_and_their_libraries_are_in_every_report(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["scan", str(folder), "--no-cache", "-f", "json"])
     settings = json.loads(result.stdout)["settings"]
     assert settings["readers"]["docx"].startswith("2 (lxml ")
-    assert settings["readers"]["text"].startswith("2 (chardet ")
+    assert settings["readers"]["text"].startswith(f"{PlainTextReader.version} (chardet ")
     assert settings["read_timeout"] == 60.0 and settings["read_memory"] == 2 << 30
 
 

@@ -27,7 +27,7 @@ from ..passages.options import PassageOptions
 from ..records import ScanResult
 from ..report import FORMATS, render
 from ..report.baseline import render_baseline_diff
-from ..report.text import plural, render_skip_summary
+from ..report.text import plural, render_repair_summary, render_skip_summary
 from ..scanning import scan
 from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, open_cache
 from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
@@ -331,6 +331,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             where = display_path(kw["write_baseline"])
             click.echo(f"simdup: baseline written to {where}: {accepted} accepted", err=True)
     if not kw["quiet"]:
+        render_repair_summary(result, sys.stderr)
         render_skip_summary(result, sys.stderr)
     if kw["baseline"]:
         render_baseline_diff(outcome, result, kw["baseline"], kw["quiet"], sys.stderr)

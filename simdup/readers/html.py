@@ -145,7 +145,8 @@ class HtmlReader:
     """Web pages (``.html``, ``.htm``, ``.xhtml``, or what starts like one)."""
 
     name = "html"
-    version = "3"  # 2: a heading of class "title" is a paragraph; 3: a table row one paragraph
+    version = "4"  # 2: a heading of class "title" is a paragraph; 3: a table row one paragraph;
+    # 4: a file with stray NUL bytes is read without them
     extensions: tuple[str, ...] = (".html", ".htm", ".xhtml", ".shtml")
     marks: tuple[bytes, ...] = (b"<",)
     contained = True

@@ -96,7 +96,7 @@ class MarkdownReader:
     """Markdown files (``.md``, ``.markdown``, ...), read as their rendering shows them."""
 
     name = "markdown"
-    version = "1"
+    version = "2"  # 2: a file with stray NUL bytes is read without them
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
     marks: tuple[bytes, ...] = ()  # no first bytes say Markdown: the extension does
     contained = False  # one linear pass, no library: read in the worker itself

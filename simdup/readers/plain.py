@@ -12,7 +12,8 @@ class PlainTextReader:
     """A file as one text document (``text.decoding``)."""
 
     name = "text"
-    version = "2"  # 2: UTF-8 with stray NUL bytes is no longer read as UTF-16
+    version = "3"  # 2: UTF-8 with stray NUL bytes is no longer read as UTF-16; 3: it is read,
+    # its NUL bytes dropped (encoding source "fallback")
     extensions: tuple[str, ...] = ()  # any file no other reader takes
     marks: tuple[bytes, ...] = ()  # sniff never claims a file
     contained = False

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TextIO
 
+import numpy as np
+
+from ..document_table import DocumentTable
 from ..names import display_path, display_width, pad
 from ..params import SHORT_TEXT_CHARS
 from ..records import Comparison, Place, ScanResult
@@ -67,6 +70,35 @@ def plural(n: int, noun: str) -> str:
 
 # How a skip record says an optional dependency is missing (``errors.MissingExtraError``).
 _NEEDS_EXTRA = "needs an optional dependency: "
+
+
+def repaired_paths(result: ScanResult) -> list[str]:
+    """The files whose text needed a repair to be read (encoding source "fallback": a few
+    undecodable bytes replaced, or stray NUL bytes dropped)."""
+    files = result.files
+    if isinstance(files, DocumentTable):
+        codes = [k for k, (_, source) in enumerate(files.encodings) if source == "fallback"]
+        if not codes:
+            return []
+        rows = np.flatnonzero(np.isin(files.encoding, codes)).tolist()
+        return [files.paths[r] for r in rows]
+    return [f.path for f in files if f.encoding_source == "fallback"]
+
+
+def render_repair_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> None:
+    """The files read with a repair (to stderr): they were scanned, but not as they stand."""
+    repaired = repaired_paths(result)
+    if not repaired:
+        return
+    stream.write(
+        f"simdup: warning: {plural(len(repaired), 'file')} read with a repair (a few "
+        "undecodable bytes replaced, or stray NUL bytes dropped; encoding_source "
+        '"fallback"):\n'
+    )
+    for path in repaired[:limit]:
+        stream.write(f"  {display_path(path)}\n")
+    if len(repaired) > limit:
+        stream.write(f"  ... and {len(repaired) - limit} more (see --format json)\n")
 
 
 def render_skip_summary(result: ScanResult, stream: TextIO, limit: int = 20) -> None:
