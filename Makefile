@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -140,6 +140,11 @@ bench-short: $(BENCH_VENV)/.rows-installed
 FORMATS_ARGS ?=
 bench-formats: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/formats.py --bench $(SHARED)/bench/visible $(FORMATS_ARGS)
+
+# check of copies across traditional and simplified Chinese (OpenCC makes the cases).
+bench-variants: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pip install --quiet "opencc==1.4.2"
+	$(BENCH_VENV)/bin/python benchmarks/variants.py --bench $(SHARED)/bench/visible $(VARIANTS_ARGS)
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache simdup/*.so \

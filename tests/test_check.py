@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from simdup.algorithms.fragments import SourceIndex, align
 from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
 from simdup.checking import CheckOptions, Corpus, FragmentRule, check, check_document
+from simdup.checking.check import CHECK_VERSION
 from simdup.checking.rules import headings, quoted_ranges, reference_ranges, sections
 from simdup.cli import cli
 from simdup.records import DecodedDocument
@@ -143,6 +144,55 @@ def test_disguised_copies_are_found_and_warned_about():
     # Full-width letters are their ASCII ones.
     wide = "ｔｈｅ ｑｕｉｃｋ ｂｒｏｗｎ ｆｏｘ ｊｕｍｐｓ ｏｖｅｒ ｔｈｅ ｌａｚｙ ｄｏｇ"
     assert check_document(doc(wide), corpus_of(sentence), CheckOptions()).copy_ratio == 1.0
+
+
+SIMPLIFIED = (
+    "台湾位于东亚，首都是台北。这里的夜市文化非常丰富，小吃种类繁多，例如卤肉饭、牛肉面和珍珠奶茶。"
+    "中央山脉纵贯南北，玉山是东北亚最高的山峰。"
+)
+TRADITIONAL = (
+    "臺灣位於東亞，首都是臺北。這裡的夜市文化非常豐富，小吃種類繁多，例如滷肉飯、牛肉麵和珍珠奶茶。"
+    "中央山脈縱貫南北，玉山是東北亞最高的山峰。"
+)
+
+
+def test_a_copy_in_traditional_characters_is_found_in_simplified_ones():
+    """A simplified text copied from a traditional source (and the reverse) is found whole,
+    reported in the characters each text has; the settings say what folds them."""
+    mine = hanzi(60, 60) + SIMPLIFIED + hanzi(61, 60)
+    found = check_document(doc(mine), corpus_of(hanzi(62, 40) + TRADITIONAL), CheckOptions())
+    assert [f.text for f in found.fragments] == [SIMPLIFIED.rstrip("。")]
+    back = check_document(doc(TRADITIONAL), corpus_of(SIMPLIFIED), CheckOptions())
+    assert back.copy_ratio == 1.0 and [f.text for f in back.fragments] == [TRADITIONAL[:-1]]
+    assert CheckOptions().describe()["chinese_variants"].startswith("opencc ")
+
+
+def test_traditional_and_variant_characters_fold_to_one_simplified_form():
+    """Every character of the table folds to a simplified character that folds to itself
+    (folding twice is folding once), and a text's tokens do not depend on which it uses."""
+    from simdup.text.variants import simplified_forms
+
+    table = simplified_forms()
+    assert len(table) > 5000 and not set(table.values()) & set(table)
+    assert (tokenize(TRADITIONAL).hashes == tokenize(SIMPLIFIED).hashes).all()
+    # Variant forms of Taiwan and Hong Kong and an ideograph outside the basic plane.
+    assert tokenize("裏").hashes[0] == tokenize("里").hashes[0] == tokenize("裡").hashes[0]
+    astral = next(t for t in table if t > 0xFFFF)
+    assert tokenize(chr(astral)).hashes[0] == tokenize(chr(table[astral])).hashes[0]
+
+
+def test_the_stored_variant_table_is_what_opencc_makes():
+    """data/ts_chars.txt is rebuilt from the installed OpenCC (the version SOURCE names)."""
+    opencc = pytest.importorskip("opencc")
+    from importlib import metadata
+
+    from simdup.text import variants
+
+    made_by = variants.SOURCE.split()[1]
+    if metadata.version("opencc") != made_by:
+        pytest.skip(f"the table was made by opencc {made_by}, {metadata.version('opencc')} is here")
+    assert {ord(t): ord(s) for t, s in variants.build().items()} == variants.simplified_forms()
+    assert opencc is not None
 
 
 def test_a_short_document_copied_whole_into_a_longer_one_is_found():
@@ -372,7 +422,7 @@ def test_check_a_word_file_against_a_folder(refs: Path, tmp_path: Path):
     assert 0 < checked["copy_ratio"] < 0.5
     fragment = checked["fragments"][0]
     assert fragment["place"].startswith("¶") and fragment["end_char"] > fragment["start_char"]
-    assert data["settings"]["algorithm"] == "simdup-check/1"
+    assert data["settings"]["algorithm"] == CHECK_VERSION
     assert "docx" in json.dumps(data["settings"]["readers"]).lower()
     assert len(checked["sections"]) >= 2
     # Above --max-ratio: exit 1, and the reason on stderr even with --quiet.
@@ -463,7 +513,7 @@ def test_html_report_from_the_command_line(refs: Path, tmp_path: Path):
     assert result.exit_code == 0
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and 'class="copied' in page
-    assert "web.md" in page and "simdup-check/1" in page
+    assert "web.md" in page and CHECK_VERSION in page
 
 
 # -- a class, own work (issue 33) ------------------------------------------------------------

@@ -25,6 +25,7 @@ from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..records import DecodedDocument, Locations, Place, SkippedFile
+from ..text import variants
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .records import (
     CheckResult,
@@ -38,7 +39,7 @@ from .records import (
 from .rules import marker_ranges, quoted_ranges, reference_ranges, sections
 
 # Changes whenever the same texts and options could give other fragments or ratios.
-CHECK_VERSION = "simdup-check/1"
+CHECK_VERSION = "simdup-check/2"  # 2: traditional and simplified characters match
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
@@ -64,6 +65,7 @@ class CheckOptions:
             "exclude_references": self.exclude_references,
             "exclude_markers": self.exclude_markers,
             "long_quotation_words": LONG_QUOTATION_WORDS,
+            "chinese_variants": variants.SOURCE,
             "readers": readers_description(),
         }
 

@@ -7,7 +7,8 @@ offsets in the text as read, so a fragment found on tokens is reported on charac
 whitespace and line breaks between tokens play no part in what is found.
 
 Tokens are compared folded: NFKC (full-width letters and digits are the ASCII ones), case
-folded, and Cyrillic and Greek letters that look like Latin ones read as the Latin letter;
+folded, Cyrillic and Greek letters that look like Latin ones read as the Latin letter, and
+traditional or variant Chinese characters read as their simplified form (``variants``);
 zero-width characters and soft hyphens inside a word are ignored. These are the tricks used to
 hide a copy from a checker; ``disguises`` lists where a text uses them, for a warning.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .normalize import DEFAULT_IGNORABLE
+from .variants import simplified_forms
 
 # Characters a reader does not see (the scan's default-ignorable ones): a copy can be hidden
 # from a checker by putting them inside words.
@@ -82,6 +84,9 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
         folded = np.arange(0x10000, dtype=np.uint64)
         for c in np.flatnonzero(kind == _WORD_CHAR).tolist():
             folded[c] = ord(_fold_char(chars[c]))
+        for traditional, simplified in simplified_forms().items():
+            if traditional < 0x10000 and kind[traditional] == _CJK_CHAR:
+                folded[traditional] = simplified
         _TABLES = kind, folded
     return _TABLES
 
@@ -102,6 +107,7 @@ def _classify(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             kind[at] = _INVISIBLE_CHAR
         elif _CJK_ASTRAL[0] <= c <= _CJK_ASTRAL[1]:
             kind[at] = _CJK_CHAR
+            folded[at] = simplified_forms().get(c, c)
         elif chr(c).isalnum():
             kind[at] = _WORD_CHAR
             folded[at] = ord(_fold_char(chr(c)))
