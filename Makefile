@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -140,6 +140,10 @@ bench-short: $(BENCH_VENV)/.rows-installed
 FORMATS_ARGS ?=
 bench-formats: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/formats.py --bench $(SHARED)/bench/visible $(FORMATS_ARGS)
+
+# check of reworded copies (Chinese 降重-style rewrites, PAN-style random obfuscation in English).
+bench-rewording: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/rewording.py --bench $(SHARED)/bench/visible $(REWORDING_ARGS)
 
 # check of copies across traditional and simplified Chinese (OpenCC makes the cases).
 bench-variants: $(BENCH_VENV)/.installed

@@ -159,7 +159,7 @@ def short_answers(folder: Path) -> tuple[dict[str, Any], list[str]]:
     for name, task, category in _labels(folder):
         source = folder / f"orig_task{task}.txt"
         if task not in corpora:
-            corpus = Corpus(options.rule)
+            corpus = Corpus(options.rule, options.reworded)
             found = read_document(str(source), MAX_SIZE)
             if isinstance(found, SkippedFile):
                 notes.append(f"short answers: source {source.name} skipped: {found.reason}")
@@ -438,7 +438,7 @@ def detect(
     susp: DecodedDocument, src: DecodedDocument, susp_name: str, src_name: str
 ) -> list[Annotation]:
     """The fragments of ``susp`` found in a corpus holding ``src`` alone, as PAN detections."""
-    corpus = Corpus(PAN_OPTIONS.rule)
+    corpus = Corpus(PAN_OPTIONS.rule, PAN_OPTIONS.reworded)
     corpus.add(src)
     result = check_document(susp, corpus, PAN_OPTIONS)
     return [

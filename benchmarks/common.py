@@ -211,6 +211,21 @@ def write_report(
     log(f"wrote {os.path.relpath(path)}")
 
 
+def publish_table(
+    name: str, title: str, argv: Sequence[str], bench: str | os.PathLike[str], table: str,
+    sections: dict[str, dict[str, Any]],
+) -> None:
+    """Print a one-table benchmark's Markdown (``title`` and how to reproduce it) and write
+    its results file ``RESULTS/<name>.json``."""
+    command = reproduce_command(f"{name}.py", argv)
+    markdown = f"## {title} (`{command}`)\n\n{table}\n"
+    print(markdown)
+    write_report(
+        RESULTS / f"{name}.json", name, command=command, bench=bench,
+        environment=environment(), notes=[], sections=sections, markdown=markdown,
+    )  # fmt: skip
+
+
 # ---------------------------------------------------------------- measured subprocesses
 
 

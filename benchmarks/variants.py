@@ -28,15 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import (
-    DEFAULT_BENCH,
-    RESULTS,
-    environment,
-    log,
-    markdown_table,
-    reproduce_command,
-    write_report,
-)
+from common import DEFAULT_BENCH, log, markdown_table, publish_table
 
 from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
@@ -80,7 +72,7 @@ def run_cases(paras: list[str], convert: Any, cases: int, reverse: bool) -> dict
             source_parts = [*others[:1], planted, *others[1:]]
             planted = convert(planted)
         thesis, source = "\n\n".join(thesis_parts), "\n\n".join(source_parts)
-        corpus = Corpus(CheckOptions().rule)
+        corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
         corpus.add(_doc(source, "source.md"))
         result = check_document(_doc(thesis, "thesis.md"), corpus, CheckOptions())
         start = thesis.index(planted)
@@ -152,13 +144,8 @@ def main(argv: list[str]) -> int:
             for key, r in rows.items()
         ],
     )  # fmt: skip
-    command = reproduce_command("variants.py", argv)
-    markdown = f"## Traditional and simplified copies (`{command}`)\n\n{table}\n"
-    print(markdown)
-    write_report(
-        RESULTS / "variants.json", "variants", command=command, bench=args.bench,
-        environment=environment(), notes=[], sections={"cases": rows}, markdown=markdown,
-    )  # fmt: skip
+    title = "Traditional and simplified copies"
+    publish_table("variants", title, argv, args.bench, table, {"cases": rows})
     return 0
 
 

@@ -95,6 +95,7 @@ class Match:
     source_first: int
     source_last: int
     matched: int
+    reworded: bool = False  # found by sentence bags (``sentences``), not by exact runs
 
 
 def _seeds(query: np.ndarray, source: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -205,10 +206,10 @@ def align(
             matched[q0 - first : q1 - first + k] = True
         if rule.judge(weights, first, last, matched):
             found.append(Match(first, last, chain[2], chain[3], int(matched.sum())))
-    return _longest_first(found)
+    return longest_first(found)
 
 
-def _longest_first(found: list[Match]) -> list[Match]:
+def longest_first(found: list[Match]) -> list[Match]:
     """Of fragments overlapping on the checked side, the one with more matched tokens; the
     result in query order."""
     kept: list[Match] = []
@@ -276,7 +277,7 @@ def align_near(
                 Match(m.first + q_lo, m.last + q_lo, m.source_first + s_lo,
                       m.source_last + s_lo, m.matched)
             )  # fmt: skip
-    return _longest_first(found)
+    return longest_first(found)
 
 
 class SourceIndex:

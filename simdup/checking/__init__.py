@@ -3,14 +3,16 @@ to a sentence, the copy ratio with and without quotations and the author's own w
 sources, and a ratio per section.
 
 ``simdup.algorithms.fragments`` finds copied fragments between token sequences (winnowed
-k-grams, exact runs, runs chained across small edits); ``rules`` reads a document's
-quotations, reference list, citation markers and sections; ``check`` puts them together
-(``check``, ``check_document``); ``records`` holds what the reports render.
+k-grams, exact runs, runs chained across small edits) and ``simdup.algorithms.sentences``
+reworded passages (sentences compared as bags of words, extended into passages); ``rules``
+reads a document's quotations, reference list, citation markers and sections; ``check`` puts
+them together (``check``, ``check_document``); ``records`` holds what the reports render.
 """
 
 from __future__ import annotations
 
 from ..algorithms.fragments import FragmentRule
+from ..algorithms.sentences import SentenceRule
 from .check import CHECK_VERSION, CheckOptions, Corpus, check, check_document
 from .records import (
     CheckResult,
@@ -33,6 +35,7 @@ __all__ = [
     "ExcludedRange",
     "FragmentRule",
     "SectionRatio",
+    "SentenceRule",
     "SourceShare",
     "check",
     "check_document",

@@ -22,10 +22,12 @@ import xxhash
 
 from ..__about__ import __version__
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
+from ..algorithms.sentences import BagIndex, SentenceRule, Side, align_sentences, merged
 from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..records import DecodedDocument, Locations, Place, SkippedFile
 from ..text import variants
+from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .records import (
     CheckResult,
@@ -39,7 +41,13 @@ from .records import (
 from .rules import marker_ranges, quoted_ranges, reference_ranges, sections
 
 # Changes whenever the same texts and options could give other fragments or ratios.
-CHECK_VERSION = "simdup-check/2"  # 2: traditional and simplified characters match
+# 2: traditional and simplified characters match; reworded passages (sentence bags)
+CHECK_VERSION = "simdup-check/2"
+# A source sharing at least this many distinct features (words, CJK character pairs) with a
+# checked document is aligned by sentences even when no run of words proposed it, the
+# BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
+BAG_MIN_SHARED = 12
+BAG_CANDIDATES = 32
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
@@ -53,6 +61,8 @@ class CheckOptions:
     are left out, and how files are found and read."""
 
     rule: FragmentRule = field(default_factory=FragmentRule)
+    # Reworded passages: sentences compared as bags of words (None: exact runs only).
+    reworded: SentenceRule | None = field(default_factory=SentenceRule)
     exclude_references: bool = True
     exclude_markers: bool = True
     discovery: DiscoveryOptions = field(default_factory=DiscoveryOptions)
@@ -62,6 +72,7 @@ class CheckOptions:
             "algorithm": CHECK_VERSION,
             "simdup": __version__,
             **self.rule.describe(),
+            "reworded": self.reworded.describe() if self.reworded is not None else None,
             "exclude_references": self.exclude_references,
             "exclude_markers": self.exclude_markers,
             "long_quotation_words": LONG_QUOTATION_WORDS,
@@ -78,6 +89,13 @@ class _Source:
     tokens: Tokens
     locations: Locations | None
     identity: Identity | None = None  # the file's (device, inode), when it is a file
+    _side: Side | None = None
+
+    def side(self) -> Side:
+        """Its sentences as bags (made on first need: only candidates are aligned so)."""
+        if self._side is None:
+            self._side = sentence_side(self.text, self.tokens)
+        return self._side
 
 
 Progress = Callable[[str], None]
@@ -89,9 +107,11 @@ class Corpus:
     as own work, when a file of the other sources holds the same text (a reference library
     with the author's paper in it)."""
 
-    def __init__(self, rule: FragmentRule) -> None:
+    def __init__(self, rule: FragmentRule, sentences: SentenceRule | None = None) -> None:
         self.rule = rule
+        self.sentences = sentences
         self.index = SourceIndex(rule)
+        self.bags = BagIndex() if sentences is not None else None
         self.sources: list[_Source] = []
         self.skipped: list[SkippedFile] = []
         self._by_identity: dict[Identity, _Source] = {}
@@ -123,6 +143,8 @@ class Corpus:
         source = _Source(
             document.path, own, document.text, tokens, document.locations, identity
         )  # fmt: skip
+        if self.bags is not None:
+            self.bags.add(source.side().feature)
         self.sources.append(source)
         self._by_text.setdefault(digest, []).append(source)
         if identity is not None:
@@ -155,17 +177,27 @@ class Corpus:
             self.add(found, own=own)
 
     def matches(
-        self, tokens: Tokens, leave_out: Identity | None = None
+        self, tokens: Tokens, leave_out: Identity | None = None, text: str | None = None
     ) -> list[tuple[_Source, list[Match]]]:
         """Each source that ``tokens`` share copied fragments with, and the fragments; the
-        source that is the file ``leave_out`` (the checked document itself) is passed over."""
+        source that is the file ``leave_out`` (the checked document itself) is passed over.
+        With ``text`` (the text of ``tokens``), reworded passages are looked for too."""
         found = []
         weights = tokens.weights
-        for number in self.index.candidates(tokens.hashes):
+        side = sentence_side(text, tokens) if text is not None and self.sentences else None
+        candidates = self.index.candidates(tokens.hashes)
+        if side is not None and self.bags is not None:
+            # Sources sharing many words (not runs of them) may hold a reworded copy.
+            shared = self.bags.candidates(side.feature, BAG_MIN_SHARED, BAG_CANDIDATES)
+            candidates = sorted(set(candidates) | set(shared))
+        for number in candidates:
             source = self.sources[number]
             if leave_out is not None and source.identity == leave_out:
                 continue
             matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+            if side is not None and self.sentences is not None:
+                reworded = align_sentences(side, source.side(), self.sentences)
+                matches = merged(matches, reworded)
             if matches:
                 found.append((source, matches))
         return found
@@ -251,7 +283,7 @@ def check_document(
     covered_others = np.zeros(len(tokens), dtype=bool)
     fragments: list[CopiedFragment] = []
     shares: list[SourceShare] = []
-    for source, matches in corpus.matches(tokens, leave_out=itself):
+    for source, matches in corpus.matches(tokens, leave_out=itself, text=text):
         mine = np.zeros(len(tokens), dtype=bool)
         kept = 0
         for m in matches:
@@ -273,6 +305,7 @@ def check_document(
                     kind=kind,
                     units=int(units[span][counted[span]].sum()),
                     similarity=round(m.matched / (m.last - m.first + 1), 4),
+                    how="reworded" if m.reworded else "verbatim",
                     place=_place(text, document.locations, start, end),
                     source_place=_place(source.text, source.locations, s_start, s_end),
                     text=_excerpt(text, start, end),
@@ -376,8 +409,8 @@ def check(
     page, a declaration) is left out. A checked file that cannot be read is a skip record."""
     options = options or CheckOptions()
     set_limits_of(options.discovery)
-    corpus = Corpus(options.rule)
-    templates = Corpus(options.rule) if ignore else None
+    corpus = Corpus(options.rule, options.reworded)
+    templates = Corpus(options.rule) if ignore else None  # templates are left out verbatim
     checked: list[DocumentCheck] = []
     skipped: list[SkippedFile] = []
     with reading_session():

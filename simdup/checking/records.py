@@ -14,8 +14,10 @@ class CopiedFragment:
     (in the texts as read: a plain-text file's decoded characters, another format's extracted
     text), its ``kind`` ("copied"; "quoted": at least half of it inside a quotation; "own":
     from the author's own earlier work), its length as counted (``units``: characters of words,
-    a CJK character 1), the share of its tokens in exact runs (``similarity``), and where it
-    is on both sides."""
+    a CJK character 1), the share of its tokens in exact runs or, reworded, sharing a word
+    with the source passage (``similarity``), where it is on both sides, and ``how`` it was
+    copied: "verbatim" (exact runs, small edits bridged) or "reworded" (sentences whose
+    words were reordered, swapped or dropped, found as bags of words)."""
 
     source: str
     start: int
@@ -29,6 +31,7 @@ class CopiedFragment:
     source_place: Place | None
     text: str
     source_text: str
+    how: str = "verbatim"
 
 
 @dataclass(frozen=True, slots=True)

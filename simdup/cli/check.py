@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..checking import CheckOptions, FragmentRule, check
+from ..checking import CheckOptions, FragmentRule, SentenceRule, check
 from ..discovery import DiscoveryOptions
 from ..exitcodes import check_exit_code, exit_code_help
 from ..names import display_path
@@ -62,7 +62,9 @@ Examples:
 What counts:
   copied  a run of at least --min-match words (13 CJK characters per 8
           words) found in a source, with up to --gap differing words
-          between two matched runs
+          between two matched runs (verbatim); or sentences whose words
+          were reordered, swapped or dropped, found as bags of words
+          (reworded; --exact-only leaves these out)
   quoted  copied text inside “…” 「…」 『…』 "…" or a Markdown > block
           quote (《…》 is a title, not a quotation): counted, and
           reported apart (--ratio no-quotes leaves it out)
@@ -120,6 +122,12 @@ What counts:
     show_default=True,
     metavar="WORDS",
     help="Differing words (or CJK characters) bridged between two matched runs.",
+)
+@click.option(
+    "--exact-only",
+    is_flag=True,
+    help="Find verbatim fragments only, not reworded passages (sentences compared as bags "
+    "of words).",
 )
 @click.option(
     "--keep-references",
@@ -190,6 +198,7 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
             check_not_scanned("--output", kw["output"], roots)
         options = CheckOptions(
             rule=FragmentRule(min_match=kw["min_match"], gap=kw["gap"]),
+            reworded=None if kw["exact_only"] else SentenceRule(),
             exclude_references=not kw["keep_references"],
             exclude_markers=not kw["keep_references"],
             discovery=DiscoveryOptions(max_size=kw["max_size"]),

@@ -72,6 +72,8 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
                 here = w.place(fragment.place, fragment.start, fragment.end)
                 there = w.place(fragment.source_place, fragment.source_start, fragment.source_end)
                 kind = w[f"kind_{fragment.kind}"]
+                if fragment.how == "reworded":
+                    kind = f"{kind}, {w['reworded']}"
                 write(
                     f"    [{kind}] {here} = {display_path(fragment.source)} {there}\n"
                     f"      {fragment.text}\n"
@@ -105,6 +107,7 @@ def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
         "source_end_char": fragment.source_end,
         "units": fragment.units,
         "similarity": fragment.similarity,
+        "how": fragment.how,
         "place": fragment.place.label() if fragment.place else None,
         "source_place": fragment.source_place.label() if fragment.source_place else None,
         "text": fragment.text,
@@ -211,13 +214,13 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
         "ruleId": CHECK_RULE,
         "level": "note" if fragment.kind in ("quoted", "own") else "warning",
         "message": {
-            "text": f"{fragment.kind} fragment ({here}) found in "
+            "text": f"{fragment.kind} fragment, {fragment.how} ({here}) found in "
             f"{escape_path(fragment.source)} ({there}): {fragment.text}"
         },
         "locations": [_sarif_location(doc.path, cwd, region)],
         "relatedLocations": [{"id": 1, **_sarif_location(fragment.source, cwd, None)}],
         "partialFingerprints": {"simdupFragment/v1": fingerprint},
-        "properties": {"kind": fragment.kind, "units": fragment.units},
+        "properties": {"kind": fragment.kind, "how": fragment.how, "units": fragment.units},
     }
 
 

@@ -61,6 +61,7 @@ WORDS: dict[str, dict[str, str]] = {
         "source": "source",
         "this_document": "this document",
         "similarity": "similarity {pct}",
+        "reworded": "reworded",
         "legend": "Marked text: {copied} {own} {quoted} {excluded}. Hover over a mark for its "
         "source; click it for the fragment.",
         "top": "top",
@@ -148,6 +149,7 @@ WORDS: dict[str, dict[str, str]] = {
         "source": "来源",
         "this_document": "本文",
         "similarity": "相似度 {pct}",
+        "reworded": "改写",
         "legend": "标注：{copied} {own} {quoted} {excluded}。"
         "鼠标停在标注上可看来源，点击可跳到片段。",
         "top": "返回顶部",

@@ -1,0 +1,266 @@
+"""Reworded copies: sentences compared as bags of words, then extended into passages.
+
+Exact runs of words (``fragments``) miss a copy whose words were reordered, swapped for others
+or dropped here and there: such a copy keeps most of its words but few runs of four. The
+method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) finds it:
+
+1. **Sentences as bags**: each side is cut into sentences; a sentence is the bag of its
+   features, weighted by tf-isf (inverse sentence frequency over both sides). A feature is a
+   word that is no stopword, or for CJK text a pair of neighbouring characters (a Chinese word
+   is mostly two characters, and a character alone says little).
+2. **Seeds**: sentence pairs whose cosine and Dice coefficient both pass a threshold.
+3. **Extension**: seeds whose sentences lie at most ``max_gap`` sentences apart on both sides
+   are one passage (clustered on one side, then the other, until nothing splits); a passage
+   is kept when the bags of its two sides are similar as wholes and it is long enough.
+
+Arrays in, ``fragments.Match`` out, as ``fragments.align``: the two are merged by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .fragments import Match, longest_first
+
+
+@dataclass(frozen=True)
+class SentenceRule:
+    """When two sentences are a seed and when seeds are a reworded passage."""
+
+    min_cosine: float = 0.33
+    min_dice: float = 0.33
+    max_gap: int = 4  # sentences between two seeds of one passage, on each side
+    min_passage_cosine: float = 0.5
+    min_passage_containment: float = 0.5
+    min_words: float = 16.0  # a passage's length on each side, in words (a CJK character 8/13)
+    # The share of a passage's sentences (on each side) that are in a seed: a reworded copy
+    # rewords nearly every sentence; a template shared by two documents has a line here and
+    # there, with other text between.
+    min_density: float = 0.5
+
+    def describe(self) -> dict[str, float | int]:
+        return {
+            "sentence_min_cosine": self.min_cosine,
+            "sentence_min_dice": self.min_dice,
+            "passage_max_gap_sentences": self.max_gap,
+            "passage_min_cosine": self.min_passage_cosine,
+            "passage_min_containment": self.min_passage_containment,
+            "passage_min_words": self.min_words,
+            "passage_min_density": self.min_density,
+        }
+    max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
+
+
+@dataclass(frozen=True)
+class Side:
+    """One text for sentence alignment: per token its ``feature`` (0: none) and ``sentence``
+    (non-decreasing), and its ``weights`` (in words)."""
+
+    feature: np.ndarray  # uint64
+    sentence: np.ndarray  # int64
+    weights: np.ndarray  # float64
+
+    @property
+    def sentences(self) -> int:
+        return int(self.sentence[-1]) + 1 if self.sentence.size else 0
+
+
+def _bags(side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (sentence, feature) entries of a side with their counts."""
+    keep = side.feature != 0
+    sentence, feature = side.sentence[keep], side.feature[keep]
+    if not sentence.size:
+        empty = np.empty(0, np.int64)
+        return empty, np.empty(0, np.uint64), empty
+    order = np.lexsort((feature, sentence))
+    sentence, feature = sentence[order], feature[order]
+    new = np.r_[True, (np.diff(sentence) != 0) | (feature[1:] != feature[:-1])]
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.r_[starts, sentence.size])
+    return sentence[starts], feature[starts], counts
+
+
+def seeds(query: Side, source: Side, rule: SentenceRule) -> np.ndarray:
+    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds."""
+    q_sent, q_feat, q_tf = _bags(query)
+    s_sent, s_feat, s_tf = _bags(source)
+    if not q_feat.size or not s_feat.size:
+        return np.empty((0, 2), np.int64)
+    # Inverse sentence frequency over the sentences of both sides.
+    every = np.concatenate([q_feat, s_feat])
+    distinct, inverse, df = np.unique(every, return_inverse=True, return_counts=True)
+    total = query.sentences + source.sentences
+    isf = np.log(total / df)
+    q_w = q_tf * isf[inverse[: q_feat.size]]
+    s_w = s_tf * isf[inverse[q_feat.size :]]
+    q_norm = np.sqrt(np.bincount(q_sent, q_w * q_w, minlength=query.sentences))
+    s_norm = np.sqrt(np.bincount(s_sent, s_w * s_w, minlength=source.sentences))
+    q_size = np.bincount(q_sent, minlength=query.sentences)
+    s_size = np.bincount(s_sent, minlength=source.sentences)
+    # Every (query entry, source entry) with one feature, features in many sentences left out.
+    order = np.argsort(s_feat, kind="stable")
+    ordered = s_feat[order]
+    lo = np.searchsorted(ordered, q_feat, "left")
+    hi = np.searchsorted(ordered, q_feat, "right")
+    count = hi - lo
+    q_df = np.bincount(inverse[: q_feat.size], minlength=distinct.size)[inverse[: q_feat.size]]
+    count[(count > rule.max_feature_sentences) | (q_df > rule.max_feature_sentences)] = 0
+    n = int(count.sum())
+    if n == 0:
+        return np.empty((0, 2), np.int64)
+    qi = np.repeat(np.arange(q_feat.size), count)
+    sj = order[np.repeat(lo - np.cumsum(count) + count, count) + np.arange(n)]
+    code = q_sent[qi] * np.int64(source.sentences) + s_sent[sj]
+    pairs, at = np.unique(code, return_inverse=True)
+    dot = np.bincount(at, q_w[qi] * s_w[sj])
+    shared = np.bincount(at)
+    q, s = pairs // source.sentences, pairs % source.sentences
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cosine = dot / (q_norm[q] * s_norm[s])
+        dice = 2 * shared / (q_size[q] + s_size[s])
+    good = np.flatnonzero((cosine >= rule.min_cosine) & (dice >= rule.min_dice))
+    # Each query sentence keeps its closest source sentence(s) only: a text that says similar
+    # things in neighbouring sentences (a list of alike items) would otherwise stretch a
+    # passage over sentences that were not copied.
+    q, s, cosine = q[good], s[good], cosine[good]
+    best = np.zeros(query.sentences)
+    np.maximum.at(best, q, cosine)
+    closest = cosine >= best[q] - 1e-9
+    return np.stack([q[closest], s[closest]], axis=1).astype(np.int64)
+
+
+def _split(cluster: np.ndarray, column: int, gap: int) -> list[np.ndarray]:
+    """``cluster`` (seed rows) cut where its sentences on ``column`` lie more than ``gap``
+    sentences apart."""
+    ordered = cluster[np.argsort(cluster[:, column], kind="stable")]
+    cuts = np.flatnonzero(np.diff(ordered[:, column]) > gap + 1) + 1
+    return np.split(ordered, cuts)
+
+
+def passages(found: np.ndarray, gap: int) -> list[np.ndarray]:
+    """Seeds clustered: on the query side, then the source side, until nothing splits."""
+    clusters = [found] if found.size else []
+    while True:
+        split = [part for c in clusters for q in _split(c, 0, gap) for part in _split(q, 1, gap)]
+        if len(split) == len(clusters):
+            return split
+        clusters = split
+
+
+def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+    """Features and counts of sentences ``first..last`` of a side."""
+    inside = (side.sentence >= first) & (side.sentence <= last) & (side.feature != 0)
+    features, counts = np.unique(side.feature[inside], return_counts=True)
+    return features, counts
+
+
+def _cosine(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
+    common, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
+    if not common.size:
+        return 0.0
+    dot = float((a[1][ia] * b[1][ib]).sum())
+    return dot / float(np.sqrt((a[1] ** 2).sum() * (b[1] ** 2).sum()))
+
+
+def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match]:
+    """The reworded passages of ``query`` found in ``source``, as ``Match`` rows over tokens
+    (``matched``: the query tokens of the passage whose feature the source passage has)."""
+    found = seeds(query, source, rule)
+    if not found.size:
+        return []
+    q_first = np.searchsorted(query.sentence, np.arange(query.sentences), "left")
+    q_last = np.searchsorted(query.sentence, np.arange(query.sentences), "right") - 1
+    s_first = np.searchsorted(source.sentence, np.arange(source.sentences), "left")
+    s_last = np.searchsorted(source.sentence, np.arange(source.sentences), "right") - 1
+    out: list[Match] = []
+    for cluster in passages(found, rule.max_gap):
+        qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
+        sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
+        if np.unique(cluster[:, 0]).size < rule.min_density * (qb - qa + 1):
+            continue
+        if np.unique(cluster[:, 1]).size < rule.min_density * (sb - sa + 1):
+            continue
+        first, last = int(q_first[qa]), int(q_last[qb])
+        source_first, source_last = int(s_first[sa]), int(s_last[sb])
+        if float(query.weights[first : last + 1].sum()) < rule.min_words:
+            continue
+        if float(source.weights[source_first : source_last + 1].sum()) < rule.min_words:
+            continue
+        q_bag, s_bag = _bag(query, qa, qb), _bag(source, sa, sb)
+        cos = _cosine(q_bag, s_bag)
+        common = np.intersect1d(q_bag[0], s_bag[0], assume_unique=True).size
+        contained = common / max(1, min(q_bag[0].size, s_bag[0].size))
+        if cos < rule.min_passage_cosine or contained < rule.min_passage_containment:
+            continue
+        shared = np.isin(query.feature[first : last + 1], s_bag[0])
+        out.append(Match(first, last, source_first, source_last, int(shared.sum()), True))
+    return out
+
+
+def merged(exact: list[Match], reworded: list[Match]) -> list[Match]:
+    """The exact fragments and reworded passages of one source as one set of matches: a
+    passage takes in the exact fragments that overlap it on both sides (a reworded passage
+    keeps exact runs here and there, and it is one copied passage, not several), and what
+    still overlaps is resolved to the longest (``fragments.longest_first``)."""
+    if not reworded:
+        return exact
+    rest: list[Match] = []
+    grown = [[m.first, m.last, m.source_first, m.source_last, m.matched] for m in reworded]
+    for m in exact:
+        for p in grown:
+            inside = m.first <= p[1] and m.last >= p[0]
+            if inside and m.source_first <= p[3] and m.source_last >= p[2]:
+                p[0], p[1] = min(p[0], m.first), max(p[1], m.last)
+                p[2], p[3] = min(p[2], m.source_first), max(p[3], m.source_last)
+                break
+        else:
+            rest.append(m)
+    # A passage's matched tokens count at least its span's: it is the copy as a whole.
+    passages = [Match(a, b, c, d, max(n, b - a + 1), True) for a, b, c, d, n in grown]
+    return longest_first(rest + passages)
+
+
+class BagIndex:
+    """The distinct features of many sources, to find the sources a document shares many
+    features with: a reworded copy keeps most of its words but few runs of four, so the exact
+    k-gram index may not propose its source."""
+
+    def __init__(self, max_sources_per_feature: int = 64) -> None:
+        self.max_sources_per_feature = max_sources_per_feature
+        self._features: list[np.ndarray] = []
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
+
+    def add(self, features: np.ndarray) -> None:
+        """Index one source (its features, 0 for none), numbered in order of adding."""
+        self._features.append(np.unique(features[features != 0]))
+        self._sorted = None
+
+    def candidates(self, features: np.ndarray, min_shared: int, limit: int) -> list[int]:
+        """The sources sharing at least ``min_shared`` distinct features with ``features``
+        (a feature of more than ``max_sources_per_feature`` sources counts for none), the
+        ``limit`` sharing most (then the first added), ascending."""
+        if self._sorted is None:
+            owners = [np.full(f.size, k, np.int64) for k, f in enumerate(self._features)]
+            every = np.concatenate(self._features) if self._features else np.empty(0, np.uint64)
+            owner = np.concatenate(owners) if owners else np.empty(0, np.int64)
+            order = np.argsort(every, kind="stable")
+            self._sorted = every[order], owner[order]
+        every, owner = self._sorted
+        query = np.unique(features[features != 0])
+        if not query.size or not every.size:
+            return []
+        lo = np.searchsorted(every, query, "left")
+        hi = np.searchsorted(every, query, "right")
+        count = hi - lo
+        count[count > self.max_sources_per_feature] = 0
+        total = int(count.sum())
+        if not total:
+            return []
+        hit = owner[np.repeat(lo - np.cumsum(count) + count, count) + np.arange(total)]
+        shared = np.bincount(hit, minlength=len(self._features))
+        passing = np.flatnonzero(shared >= min_shared)
+        best = passing[np.lexsort((passing, -shared[passing]))][:limit]
+        found: list[int] = np.sort(best).tolist()
+        return found

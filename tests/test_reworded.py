@@ -1,0 +1,170 @@
+"""Reworded copies (``algorithms.sentences``, ``text.sentence_bags``): sentences compared as
+bags of words, seeds extended into one passage per copy, merged with the exact fragments."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from conftest import pseudo_words
+
+from simdup.algorithms.fragments import Match
+from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, merged, passages
+from simdup.checking import CheckOptions, Corpus, check_document
+from simdup.records import DecodedDocument
+from simdup.text.sentence_bags import sentence_ends, sentence_side
+from simdup.text.tokens import tokenize
+
+
+def doc(text: str, path: str = "doc.md") -> DecodedDocument:
+    return DecodedDocument(path, text, "utf-8", "utf-8", 1.0, len(text.encode()))
+
+
+def sentences(seed: int, count: int, words: int = 12) -> list[list[str]]:
+    flat = pseudo_words(seed, count * words).split()
+    return [flat[i : i + words] for i in range(0, len(flat), words)]
+
+
+def reword(sentence: list[str], rng: random.Random, vocabulary: list[str]) -> list[str]:
+    """About a third of the words edited: neighbours swapped, words swapped for others, one
+    dropped, one added: few runs of four words survive."""
+    words = list(sentence)
+    for i in range(0, len(words) - 1, 3):
+        words[i], words[i + 1] = words[i + 1], words[i]
+    words[rng.randrange(len(words))] = rng.choice(vocabulary)
+    del words[rng.randrange(len(words))]
+    words.insert(rng.randrange(len(words)), rng.choice(vocabulary))
+    return words
+
+
+def text_of(sentences_: list[list[str]]) -> str:
+    return " ".join(" ".join(s) + "." for s in sentences_)
+
+
+def planted_case(seed: int) -> tuple[str, str, str]:
+    """A thesis with a reworded copy of eight sentences of its source in the middle."""
+    rng = random.Random(seed)
+    source = sentences(seed, 20)
+    vocabulary = pseudo_words(seed + 1000, 60).split()
+    copied = [reword(s, rng, vocabulary) for s in source[6:14]]
+    planted = text_of(copied)
+    own_before, own_after = text_of(sentences(seed + 1, 6)), text_of(sentences(seed + 2, 6))
+    return f"{own_before}\n\n{planted}\n\n{own_after}", planted, text_of(source)
+
+
+def test_a_reworded_copy_is_one_reworded_fragment() -> None:
+    """Every sentence reworded (words swapped, changed, dropped, added): exact runs find a
+    few pieces of it at most; sentence bags find it whole, as one fragment marked reworded."""
+    for seed in range(5):
+        thesis, planted, source = planted_case(seed)
+        start, end = thesis.index(planted), thesis.index(planted) + len(planted)
+        corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+        corpus.add(doc(source, "source.md"))
+        found = check_document(doc(thesis), corpus, CheckOptions())
+        assert len(found.fragments) == 1, found.fragments
+        (fragment,) = found.fragments
+        assert fragment.how == "reworded"
+        assert start <= fragment.start < start + 20 and end - 20 < fragment.end <= end
+        exact = Corpus(CheckOptions().rule)
+        exact.add(doc(source, "source.md"))
+        pieces = check_document(doc(thesis), exact, CheckOptions(reworded=None)).fragments
+        assert sum(f.end - f.start for f in pieces) < 0.5 * len(planted)
+        assert all(f.how == "verbatim" for f in pieces)
+
+
+def test_a_reworded_chinese_copy_is_found() -> None:
+    """Clauses reordered and function words added in every sentence of a Chinese passage."""
+    source = (
+        "长江是中国最长的河流，全长约六千三百公里，流经十一个省级行政区。"
+        "它发源于青藏高原的唐古拉山脉，最终在上海附近注入东海。"
+        "长江流域的面积约一百八十万平方公里，养育了全国三分之一的人口。"
+        "三峡工程建在长江的干流上，是世界上规模最大的水电站之一。"
+        "沿江的城市包括重庆、武汉、南京和上海，经济十分发达。"
+    )
+    reworded = (
+        "全长大约六千三百公里的长江是中国最长的河流，一共流经了十一个省级行政区。"
+        "它最终在上海附近注入东海，而它的发源地是青藏高原的唐古拉山脉。"
+        "长江流域养育了全国三分之一的人口，其面积大约有一百八十万平方公里。"
+        "世界上规模最大的水电站之一就是三峡工程，它建在长江的干流上。"
+        "重庆、武汉、南京和上海都是沿江的城市，这些城市的经济都十分发达。"
+    )
+    own = "我们在这一章讨论数据的收集方法和实验设计，包括抽样、问卷和访谈三个部分。" * 2
+    thesis = own + "\n\n" + reworded + "\n\n" + own
+    corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    corpus.add(doc(source, "source.md"))
+    found = check_document(doc(thesis), corpus, CheckOptions())
+    start = thesis.index(reworded)
+    covered = sum(
+        min(f.end, start + len(reworded)) - max(f.start, start) for f in found.fragments
+    )
+    assert covered >= 0.9 * len(reworded)
+    assert [f.how for f in found.fragments] == ["reworded"]
+
+
+def test_texts_that_share_words_here_and_there_are_not_a_passage() -> None:
+    """A numbered list whose items differ (only "1、" "2、"... and a stray word alike) and
+    two texts of other words: nothing is reported."""
+    items = [f"{n}、" + "".join(chr(0x4E00 + (n * 97 + k * 31) % 20000) for k in range(30))
+             for n in range(1, 8)]  # fmt: skip
+    others = [f"{n}、" + "".join(chr(0x4E00 + (n * 53 + k * 71 + 7000) % 20000) for k in range(30))
+              for n in range(1, 8)]  # fmt: skip
+    corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    corpus.add(doc("\n\n".join(others), "source.md"))
+    assert check_document(doc("\n\n".join(items)), corpus, CheckOptions()).fragments == ()
+    words = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    words.add(doc(text_of(sentences(70, 12)), "source.md"))
+    assert check_document(doc(text_of(sentences(71, 12))), words, CheckOptions()).fragments == ()
+
+
+def test_sentence_ends() -> None:
+    """. ! ? ; before a space, a closing mark or the end; 。！？； anywhere; blank lines."""
+    text = "One is 3.14 long. Two!Three? (Four.) x\n\n  \nNew 中文。再来；end"
+    ends = sentence_ends(text)
+    assert [text[e - 1] for e in ends] == [".", "?", ".", "\n", "\n", "。", "；"]
+    assert text[: ends[2]].endswith("(Four.") and text[: ends[4]].endswith("x\n\n  \n")
+
+
+def test_short_sentences_are_read_with_the_next_of_their_paragraph() -> None:
+    """A sentence of fewer than 3 features joins the next one of its paragraph, a short last
+    one the one before; a paragraph of one short heading stays alone: never across
+    paragraphs."""
+    text = (
+        "Intro. The first item speaks of rivers mountains lakes.\n\nHeading\n\n"
+        "Another sentence here with many words. Yes."
+    )
+    tokens = tokenize(text)
+    side = sentence_side(text, tokens)
+    assert side.sentence.tolist() == [0] * 9 + [1] + [2] * 7
+
+
+def _side(sentence_features: list[list[int]]) -> Side:
+    feature = np.array([f for s in sentence_features for f in s], dtype=np.uint64)
+    sentence = np.array([k for k, s in enumerate(sentence_features) for _ in s], dtype=np.int64)
+    return Side(feature, sentence, np.ones(feature.size))
+
+
+def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
+    """Sentences sharing most features seed; a passage is cut where seeds lie more than
+    max_gap sentences apart; the passage's tokens are counted as matched where shared."""
+    rule = SentenceRule(min_words=4)
+    between = [[100 + k, 200 + k, 300 + k] for k in range(6)]
+    query = _side([[1, 2, 3, 4, 5], *between, [6, 7, 8, 9]])
+    source = _side([[1, 2, 3, 4, 9], [6, 7, 8, 10]])
+    found = align_sentences(query, source, rule)
+    # Sentences 0 and 7 are 6 sentences apart (> max_gap 4): two passages, one sentence each.
+    assert [(m.first, m.last, m.source_first, m.source_last) for m in found] == [
+        (0, 4, 0, 4), (23, 26, 5, 8)
+    ]  # fmt: skip
+    assert all(m.reworded for m in found) and [m.matched for m in found] == [4, 3]
+    seeds = np.array([[0, 0], [3, 1], [4, 2], [12, 3]])
+    assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0], [3, 1], [4, 2]], [[12, 3]]]
+
+
+def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
+    """An exact fragment inside a reworded passage (on both sides) is part of it; one
+    elsewhere stays; the passage grows to cover what it takes in."""
+    passage = Match(10, 50, 100, 140, 30, True)
+    inside = Match(8, 20, 98, 110, 13)
+    elsewhere = Match(70, 80, 10, 20, 11)
+    got = merged([inside, elsewhere], [passage])
+    assert got == [Match(8, 50, 98, 140, 43, True), elsewhere]
