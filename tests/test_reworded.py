@@ -64,12 +64,20 @@ def test_a_reworded_copy_is_one_reworded_fragment() -> None:
         assert len(found.fragments) == 1, found.fragments
         (fragment,) = found.fragments
         assert fragment.how == "reworded"
+        # All the copied text is reworded: the share of it disguised so is the whole ratio.
+        assert 0 < found.reworded_ratio == found.copy_ratio
         assert start <= fragment.start < start + 20 and end - 20 < fragment.end <= end
         exact = Corpus(CheckOptions().rule)
         exact.add(doc(source, "source.md"))
         pieces = check_document(doc(thesis), exact, CheckOptions(reworded=None)).fragments
         assert sum(f.end - f.start for f in pieces) < 0.5 * len(planted)
         assert all(f.how == "verbatim" for f in pieces)
+    # A verbatim copy is verbatim: nothing of its ratio is reworded.
+    verbatim = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    verbatim.add(doc(source, "source.md"))
+    whole = check_document(doc(source), verbatim, CheckOptions())
+    assert whole.copy_ratio == 1.0 and whole.reworded_ratio == 0.0
+    assert [f.how for f in whole.fragments] == ["verbatim"]
 
 
 def test_a_reworded_chinese_copy_is_found() -> None:
@@ -168,3 +176,6 @@ def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
     elsewhere = Match(70, 80, 10, 20, 11)
     got = merged([inside, elsewhere], [passage])
     assert got == [Match(8, 50, 98, 140, 43, True), elsewhere]
+    # A passage its exact fragments cover (90%) is the verbatim copy they are.
+    whole = Match(10, 48, 100, 138, 37)
+    assert merged([whole], [passage]) == [Match(10, 50, 100, 140, 37)]

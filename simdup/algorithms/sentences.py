@@ -199,26 +199,38 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
     return out
 
 
+# A passage whose exact fragments cover this share of it is a verbatim copy (with edits
+# bridged as exact fragments bridge them), not a reworded one.
+VERBATIM_SHARE = 0.9
+
+
 def merged(exact: list[Match], reworded: list[Match]) -> list[Match]:
     """The exact fragments and reworded passages of one source as one set of matches: a
     passage takes in the exact fragments that overlap it on both sides (a reworded passage
     keeps exact runs here and there, and it is one copied passage, not several), and what
-    still overlaps is resolved to the longest (``fragments.longest_first``)."""
+    still overlaps is resolved to the longest (``fragments.longest_first``). A passage that
+    its exact fragments cover (``VERBATIM_SHARE``) is verbatim."""
     if not reworded:
         return exact
     rest: list[Match] = []
-    grown = [[m.first, m.last, m.source_first, m.source_last, m.matched] for m in reworded]
+    grown = [[m.first, m.last, m.source_first, m.source_last, m.matched, 0, 0] for m in reworded]
     for m in exact:
         for p in grown:
             inside = m.first <= p[1] and m.last >= p[0]
             if inside and m.source_first <= p[3] and m.source_last >= p[2]:
                 p[0], p[1] = min(p[0], m.first), max(p[1], m.last)
                 p[2], p[3] = min(p[2], m.source_first), max(p[3], m.source_last)
+                p[5] += m.last - m.first + 1  # tokens the exact fragments span
+                p[6] += m.matched
                 break
         else:
             rest.append(m)
-    # A passage's matched tokens count at least its span's: it is the copy as a whole.
-    passages = [Match(a, b, c, d, max(n, b - a + 1), True) for a, b, c, d, n in grown]
+    passages = []
+    for a, b, c, d, n, spanned, matched in grown:
+        if spanned >= VERBATIM_SHARE * (b - a + 1):
+            passages.append(Match(a, b, c, d, matched))
+        else:  # its matched tokens count at least its span's: it is the copy as a whole
+            passages.append(Match(a, b, c, d, max(n, b - a + 1), True))
     return longest_first(rest + passages)
 
 

@@ -281,6 +281,7 @@ def check_document(
 
     covered_any = np.zeros(len(tokens), dtype=bool)
     covered_others = np.zeros(len(tokens), dtype=bool)
+    covered_verbatim = np.zeros(len(tokens), dtype=bool)
     fragments: list[CopiedFragment] = []
     shares: list[SourceShare] = []
     for source, matches in corpus.matches(tokens, leave_out=itself, text=text):
@@ -291,6 +292,8 @@ def check_document(
             if out[span].mean() > 0.5:
                 continue  # a match inside the reference list or a template
             mine[span] = True
+            if not m.reworded:
+                covered_verbatim[span] = True
             kept += 1
             start, end = tokens.span(m.first, m.last)
             s_start, s_end = source.tokens.span(m.source_first, m.source_last)
@@ -355,6 +358,7 @@ def check_document(
             for w in _warnings(text, tokens, quotes)
         ),
         verbatim=document.locations is None,
+        reworded_ratio=_ratio(int(units[covered_any & ~covered_verbatim].sum()), total_units),
     )
 
 

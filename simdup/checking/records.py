@@ -95,7 +95,8 @@ class DocumentCheck:
     ratios are shares of them: ``copy_ratio`` inside any copied fragment (CNKI's total copy
     ratio), ``ratio_without_quotes`` outside quotations, ``ratio_without_own`` from sources
     other than the author's own work, ``largest_source_ratio`` from the one source
-    (``largest_source``) that gave most."""
+    (``largest_source``) that gave most, ``reworded_ratio`` inside reworded fragments only (no
+    verbatim one): how much of the copy ratio was disguised by rewording."""
 
     path: str
     text: str
@@ -115,6 +116,7 @@ class DocumentCheck:
     # Whether ``text`` is the file's own characters (a plain-text file), so that an offset in
     # it is one in the file; a reader's text (Markdown, HTML, Word...) is located by its parts.
     verbatim: bool = True
+    reworded_ratio: float = 0.0
 
     def ratio(self, which: str) -> float:
         """``copy_ratio`` ("total"), ``ratio_without_quotes`` ("no-quotes") or

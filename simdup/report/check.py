@@ -38,6 +38,8 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
             f"   {w['no_quotes']} {percent(doc.ratio_without_quotes)}"
             f"   {w['no_own']} {percent(doc.ratio_without_own)}\n"
         )
+        if doc.reworded_ratio:
+            write(f"  {w['reworded_ratio']} {percent(doc.reworded_ratio)}\n")
         if doc.largest_source:
             write(
                 f"  {w['largest']} {percent(doc.largest_source_ratio)}{sep}"
@@ -125,6 +127,7 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
         "copy_ratio": doc.copy_ratio,
         "ratio_without_quotes": doc.ratio_without_quotes,
         "ratio_without_own": doc.ratio_without_own,
+        "reworded_ratio": doc.reworded_ratio,
         "largest_source_ratio": doc.largest_source_ratio,
         "largest_source": escape_path(doc.largest_source) if doc.largest_source else None,
         "sources": [
@@ -282,6 +285,7 @@ def render_check_sarif(result: CheckResult, stream: TextIO, cwd: str | None = No
                             "copy_ratio": d.copy_ratio,
                             "ratio_without_quotes": d.ratio_without_quotes,
                             "ratio_without_own": d.ratio_without_own,
+                            "reworded_ratio": d.reworded_ratio,
                             "largest_source_ratio": d.largest_source_ratio,
                         }
                         for d in result.documents

@@ -161,6 +161,8 @@ def _ratios(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: Writ
         ("no-quotes", "no_quotes", doc.ratio_without_quotes, ""),
         ("no-own", "no_own", doc.ratio_without_own, ""),
     ]
+    if doc.reworded_ratio:
+        boxes.append(("reworded", "reworded_ratio", doc.reworded_ratio, ""))
     which = ""
     if doc.largest_source is not None:
         name = _p(doc.largest_source)

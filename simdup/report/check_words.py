@@ -22,6 +22,7 @@ WORDS: dict[str, dict[str, str]] = {
         "copy_ratio": "copy ratio",
         "no_quotes": "without quotations",
         "no_own": "without own work",
+        "reworded_ratio": "of which reworded (no run of words copied as it was)",
         "largest": "largest single source",
         "counted": "counted characters {units}, copied {copied}",
         "counted_note": "{copied} of {units} counted characters are in copied fragments; "
@@ -111,6 +112,7 @@ WORDS: dict[str, dict[str, str]] = {
         "copy_ratio": "总文字复制比",
         "no_quotes": "去除引用文献复制比",
         "no_own": "去除本人文献复制比",
+        "reworded_ratio": "其中改写（降重）部分",
         "largest": "单篇最大文字复制比",
         "counted": "计数字符 {units}，其中复制 {copied}",
         "counted_note": "{units} 个计数字符中有 {copied} 个在复制片段中；"
