@@ -12,6 +12,10 @@ No public rewording corpus ships here (PAN's and Clough & Stevenson's are read b
   replaced by other words of the same length from the set (a stand-in for synonyms that is
   harder: a synonym shares meaning, a random word nothing), neighbouring words swapped.
   ``light``: 15% of the words touched, ``heavy``: 35%.
+- **summary** (both languages): six consecutive paragraphs of the source condensed into one,
+  made of the first sentence of each, lightly reworded (15%): an extractive stand-in for a
+  summary, whose case covers the six paragraphs in the source (as PAN's summary cases cover
+  the source passage summarised).
 - **en**: English paragraphs of Python's own documentation (``pydoc_data.topics``, real prose
   about the language), two consecutive ones planted; PAN's random obfuscation: words dropped,
   added, replaced by other words of the text and swapped with their neighbour, ``30%`` and
@@ -153,6 +157,14 @@ def _doc(text: str, path: str) -> DecodedDocument:
     return DecodedDocument(path, text, "utf-8", "utf-8", 1.0, len(text.encode("utf-8")))
 
 
+SUMMARY_PARAGRAPHS = 6
+
+
+def _first_sentence(paragraph: str, language: str) -> str:
+    ends = r"(?<=[。！？])" if language == "zh" else r"(?<=[.!?])\s+"
+    return re.split(ends, paragraph.strip(), maxsplit=1)[0].strip()
+
+
 def cases_of(
     language: str, documents: list[list[str]], count: int, seed: int
 ) -> list[dict[str, Any]]:
@@ -162,12 +174,23 @@ def cases_of(
     rewriter = Rewriter(language, documents, rng)
     size = 3 if language == "zh" else 2
     out = []
-    for level, share in [("verbatim", 0.0), *LEVELS[language].items(), ("none", 0.0)]:
+    long_ones = [d for d in documents if len(d) >= SUMMARY_PARAGRAPHS]
+    levels = [("verbatim", 0.0), *LEVELS[language].items(), ("summary", 0.15), ("none", 0.0)]
+    for level, share in levels:
         for case in range(count):
-            own, source = rng.sample(documents, 2)
-            at = rng.randrange(len(source) - size + 1)
-            original = source[at : at + size]
-            planted = "\n\n".join(rewriter.rewrite(p, share) if share else p for p in original)
+            if level == "summary":
+                own, source = rng.choice(documents), rng.choice(long_ones)
+                at = rng.randrange(len(source) - SUMMARY_PARAGRAPHS + 1)
+                original = source[at : at + SUMMARY_PARAGRAPHS]
+                # The first sentence of each paragraph, lightly reworded, as one paragraph.
+                firsts = [_first_sentence(p, language) for p in original]
+                joiner = "" if language == "zh" else " "
+                planted = joiner.join(rewriter.rewrite(f, share) for f in firsts)
+            else:
+                own, source = rng.sample(documents, 2)
+                at = rng.randrange(len(source) - size + 1)
+                original = source[at : at + size]
+                planted = "\n\n".join(rewriter.rewrite(p, share) if share else p for p in original)
             parts = own[:4] if level == "none" else [*own[:2], planted, *own[2:4]]
             source_text = "\n\n".join(source)
             out.append({

@@ -154,7 +154,7 @@ def _side(sentence_features: list[list[int]]) -> Side:
 def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
     """Sentences sharing most features seed; a passage is cut where seeds lie more than
     max_gap sentences apart; the passage's tokens are counted as matched where shared."""
-    rule = SentenceRule(min_words=4)
+    rule = SentenceRule(min_words=4, min_seeds=1)
     between = [[100 + k, 200 + k, 300 + k] for k in range(6)]
     query = _side([[1, 2, 3, 4, 5], *between, [6, 7, 8, 9]])
     source = _side([[1, 2, 3, 4, 9], [6, 7, 8, 10]])
@@ -163,7 +163,9 @@ def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
     assert [(m.first, m.last, m.source_first, m.source_last) for m in found] == [
         (0, 4, 0, 4), (23, 26, 5, 8)
     ]  # fmt: skip
-    assert all(m.reworded for m in found) and [m.matched for m in found] == [4, 3]
+    assert all(m.how == "reworded" for m in found) and [m.matched for m in found] == [4, 3]
+    # By default a passage needs two seed sentences: one sentence saying the like is not one.
+    assert align_sentences(query, source, SentenceRule(min_words=4)) == []
     seeds = np.array([[0, 0], [3, 1], [4, 2], [12, 3]])
     assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0], [3, 1], [4, 2]], [[12, 3]]]
 
@@ -171,11 +173,11 @@ def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
 def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
     """An exact fragment inside a reworded passage (on both sides) is part of it; one
     elsewhere stays; the passage grows to cover what it takes in."""
-    passage = Match(10, 50, 100, 140, 30, True)
+    passage = Match(10, 50, 100, 140, 30, "reworded")
     inside = Match(8, 20, 98, 110, 13)
     elsewhere = Match(70, 80, 10, 20, 11)
     got = merged([inside, elsewhere], [passage])
-    assert got == [Match(8, 50, 98, 140, 43, True), elsewhere]
+    assert got == [Match(8, 50, 98, 140, 43, "reworded"), elsewhere]
     # A passage its exact fragments cover (90%) is the verbatim copy they are.
     whole = Match(10, 48, 100, 138, 37)
     assert merged([whole], [passage]) == [Match(10, 50, 100, 140, 37)]

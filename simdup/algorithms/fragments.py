@@ -95,7 +95,8 @@ class Match:
     source_first: int
     source_last: int
     matched: int
-    reworded: bool = False  # found by sentence bags (``sentences``), not by exact runs
+    # How it was copied: "verbatim" (exact runs), or "reworded" (found by ``sentences``).
+    how: str = "verbatim"
 
 
 def _seeds(query: np.ndarray, source: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:

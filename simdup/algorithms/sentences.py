@@ -39,6 +39,10 @@ class SentenceRule:
     # rewords nearly every sentence; a template shared by two documents has a line here and
     # there, with other text between.
     min_density: float = 0.5
+    # Seed sentences of a passage on each side: one reworded sentence alone is too often a
+    # sentence that says the like ("X is a solution for asynchronous programming").
+    min_seeds: int = 2
+    max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -49,8 +53,8 @@ class SentenceRule:
             "passage_min_containment": self.min_passage_containment,
             "passage_min_words": self.min_words,
             "passage_min_density": self.min_density,
+            "passage_min_seed_sentences": self.min_seeds,
         }
-    max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
 
 
 @dataclass(frozen=True)
@@ -170,33 +174,53 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
     found = seeds(query, source, rule)
     if not found.size:
         return []
-    q_first = np.searchsorted(query.sentence, np.arange(query.sentences), "left")
-    q_last = np.searchsorted(query.sentence, np.arange(query.sentences), "right") - 1
-    s_first = np.searchsorted(source.sentence, np.arange(source.sentences), "left")
-    s_last = np.searchsorted(source.sentence, np.arange(source.sentences), "right") - 1
+    spans = _Spans(query, source)
     out: list[Match] = []
     for cluster in passages(found, rule.max_gap):
         qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
         sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
-        if np.unique(cluster[:, 0]).size < rule.min_density * (qb - qa + 1):
+        seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
+        if min(seeded_q, seeded_s) < rule.min_seeds:
             continue
-        if np.unique(cluster[:, 1]).size < rule.min_density * (sb - sa + 1):
+        if seeded_q < rule.min_density * (qb - qa + 1):
             continue
-        first, last = int(q_first[qa]), int(q_last[qb])
-        source_first, source_last = int(s_first[sa]), int(s_last[sb])
-        if float(query.weights[first : last + 1].sum()) < rule.min_words:
+        if seeded_s < rule.min_density * (sb - sa + 1):
             continue
-        if float(source.weights[source_first : source_last + 1].sum()) < rule.min_words:
+        first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
+        if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
             continue
         q_bag, s_bag = _bag(query, qa, qb), _bag(source, sa, sb)
-        cos = _cosine(q_bag, s_bag)
         common = np.intersect1d(q_bag[0], s_bag[0], assume_unique=True).size
         contained = common / max(1, min(q_bag[0].size, s_bag[0].size))
-        if cos < rule.min_passage_cosine or contained < rule.min_passage_containment:
+        if _cosine(q_bag, s_bag) < rule.min_passage_cosine:
+            continue
+        if contained < rule.min_passage_containment:
             continue
         shared = np.isin(query.feature[first : last + 1], s_bag[0])
-        out.append(Match(first, last, source_first, source_last, int(shared.sum()), True))
+        out.append(Match(first, last, source_first, source_last, int(shared.sum()), "reworded"))
     return out
+
+
+class _Spans:
+    """Token ranges of sentences on both sides."""
+
+    def __init__(self, query: Side, source: Side) -> None:
+        self.query, self.source = query, source
+        q, s = np.arange(query.sentences), np.arange(source.sentences)
+        self.q_first = np.searchsorted(query.sentence, q, "left")
+        self.q_last = np.searchsorted(query.sentence, q, "right") - 1
+        self.s_first = np.searchsorted(source.sentence, s, "left")
+        self.s_last = np.searchsorted(source.sentence, s, "right") - 1
+
+    def tokens(self, qa: int, qb: int, sa: int, sb: int) -> tuple[int, int, int, int]:
+        return (int(self.q_first[qa]), int(self.q_last[qb]),
+                int(self.s_first[sa]), int(self.s_last[sb]))  # fmt: skip
+
+    def long_enough(self, first: int, last: int, s_first: int, s_last: int, words: float) -> bool:
+        """Both sides weigh at least ``words``."""
+        if float(self.query.weights[first : last + 1].sum()) < words:
+            return False
+        return float(self.source.weights[s_first : s_last + 1].sum()) >= words
 
 
 # A passage whose exact fragments cover this share of it is a verbatim copy (with edits
@@ -226,11 +250,11 @@ def merged(exact: list[Match], reworded: list[Match]) -> list[Match]:
         else:
             rest.append(m)
     passages = []
-    for a, b, c, d, n, spanned, matched in grown:
+    for (a, b, c, d, n, spanned, matched), m in zip(grown, reworded, strict=True):
         if spanned >= VERBATIM_SHARE * (b - a + 1):
             passages.append(Match(a, b, c, d, matched))
         else:  # its matched tokens count at least its span's: it is the copy as a whole
-            passages.append(Match(a, b, c, d, max(n, b - a + 1), True))
+            passages.append(Match(a, b, c, d, max(n, b - a + 1), m.how))
     return longest_first(rest + passages)
 
 

@@ -292,7 +292,7 @@ def check_document(
             if out[span].mean() > 0.5:
                 continue  # a match inside the reference list or a template
             mine[span] = True
-            if not m.reworded:
+            if m.how == "verbatim":
                 covered_verbatim[span] = True
             kept += 1
             start, end = tokens.span(m.first, m.last)
@@ -308,7 +308,7 @@ def check_document(
                     kind=kind,
                     units=int(units[span][counted[span]].sum()),
                     similarity=round(m.matched / (m.last - m.first + 1), 4),
-                    how="reworded" if m.reworded else "verbatim",
+                    how=m.how,
                     place=_place(text, document.locations, start, end),
                     source_place=_place(source.text, source.locations, s_start, s_end),
                     text=_excerpt(text, start, end),
