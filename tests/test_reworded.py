@@ -4,6 +4,7 @@ bags of words, seeds extended into one passage per copy, merged with the exact f
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 from conftest import pseudo_words
@@ -181,3 +182,45 @@ def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
     # A passage its exact fragments cover (90%) is the verbatim copy they are.
     whole = Match(10, 48, 100, 138, 37)
     assert merged([whole], [passage]) == [Match(10, 50, 100, 140, 37)]
+
+
+def test_check_command_says_how_each_fragment_was_copied(tmp_path: Path) -> None:
+    """JSON: every fragment's `how` and the document's `reworded_ratio`; text: the reworded
+    share; `--exact-only`: verbatim fragments alone, no reworded share."""
+    import json
+
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    thesis, planted, source = planted_case(3)
+    (tmp_path / "thesis.txt").write_text(thesis, encoding="utf-8")
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    (refs / "source.txt").write_text(source, encoding="utf-8")
+    run = CliRunner().invoke
+    got = run(cli, ["check", str(tmp_path / "thesis.txt"), "--against", str(refs), "-f", "json"])
+    assert got.exit_code == 0, got.output
+    (checked,) = json.loads(got.stdout)["documents"]
+    assert [f["how"] for f in checked["fragments"]] == ["reworded"]
+    assert checked["reworded_ratio"] == checked["copy_ratio"] > 0.3
+    assert json.loads(got.stdout)["settings"]["reworded"]["passage_min_seed_sentences"] == 2
+    text = run(cli, ["check", str(tmp_path / "thesis.txt"), "--against", str(refs), "--lang", "en"])
+    assert "of which reworded" in text.stdout and "copied, reworded" in text.stdout
+    exact = run(cli, ["check", str(tmp_path / "thesis.txt"), "--against", str(refs), "-f", "json",
+                      "--exact-only"])  # fmt: skip
+    (only,) = json.loads(exact.stdout)["documents"]
+    assert all(f["how"] == "verbatim" for f in only["fragments"])
+    assert only["reworded_ratio"] == 0.0 and only["copy_ratio"] < 0.5 * checked["copy_ratio"]
+    assert json.loads(exact.stdout)["settings"]["reworded"] is None
+
+
+def test_a_passage_ends_on_strong_seeds() -> None:
+    """A seed weaker than min_edge_cosine (0.36 here: five features of nine shared) at a
+    passage's end is let go; inside a passage, or with the bound at 0, it stays."""
+    query = _side([[1, 2, 3, 4, 5, 6, 7, 8, 70], [11, 12, 13, 14], [21, 22, 23, 24], [31, 32]])
+    source = _side([[1, 2, 3, 4, 5, 9, 10, 15, 16], [11, 12, 13, 14], [21, 22, 23, 24], [41]])
+    ends = [(m.first, m.last) for m in align_sentences(query, source, SentenceRule(min_words=4))]
+    assert ends == [(9, 16)]
+    kept = align_sentences(query, source, SentenceRule(min_words=4, min_edge_cosine=0.0))
+    assert [(m.first, m.last) for m in kept] == [(0, 16)]

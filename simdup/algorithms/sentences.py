@@ -42,6 +42,9 @@ class SentenceRule:
     # Seed sentences of a passage on each side: one reworded sentence alone is too often a
     # sentence that says the like ("X is a solution for asynchronous programming").
     min_seeds: int = 2
+    # A passage's first and last seeds (in query order) must reach this cosine; weaker ones
+    # at its ends are let go.
+    min_edge_cosine: float = 0.4
     max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
 
     def describe(self) -> dict[str, float | int]:
@@ -54,6 +57,7 @@ class SentenceRule:
             "passage_min_words": self.min_words,
             "passage_min_density": self.min_density,
             "passage_min_seed_sentences": self.min_seeds,
+            "passage_min_edge_cosine": self.min_edge_cosine,
         }
 
 
@@ -86,12 +90,13 @@ def _bags(side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return sentence[starts], feature[starts], counts
 
 
-def seeds(query: Side, source: Side, rule: SentenceRule) -> np.ndarray:
-    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds."""
+def seeds(query: Side, source: Side, rule: SentenceRule) -> tuple[np.ndarray, np.ndarray]:
+    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds, and
+    their cosines."""
     q_sent, q_feat, q_tf = _bags(query)
     s_sent, s_feat, s_tf = _bags(source)
     if not q_feat.size or not s_feat.size:
-        return np.empty((0, 2), np.int64)
+        return np.empty((0, 2), np.int64), np.empty(0)
     # Inverse sentence frequency over the sentences of both sides.
     every = np.concatenate([q_feat, s_feat])
     distinct, inverse, df = np.unique(every, return_inverse=True, return_counts=True)
@@ -113,7 +118,7 @@ def seeds(query: Side, source: Side, rule: SentenceRule) -> np.ndarray:
     count[(count > rule.max_feature_sentences) | (q_df > rule.max_feature_sentences)] = 0
     n = int(count.sum())
     if n == 0:
-        return np.empty((0, 2), np.int64)
+        return np.empty((0, 2), np.int64), np.empty(0)
     qi = np.repeat(np.arange(q_feat.size), count)
     sj = order[np.repeat(lo - np.cumsum(count) + count, count) + np.arange(n)]
     code = q_sent[qi] * np.int64(source.sentences) + s_sent[sj]
@@ -132,7 +137,7 @@ def seeds(query: Side, source: Side, rule: SentenceRule) -> np.ndarray:
     best = np.zeros(query.sentences)
     np.maximum.at(best, q, cosine)
     closest = cosine >= best[q] - 1e-9
-    return np.stack([q[closest], s[closest]], axis=1).astype(np.int64)
+    return np.stack([q[closest], s[closest]], axis=1).astype(np.int64), cosine[closest]
 
 
 def _split(cluster: np.ndarray, column: int, gap: int) -> list[np.ndarray]:
@@ -171,12 +176,14 @@ def _cosine(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) 
 def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match]:
     """The reworded passages of ``query`` found in ``source``, as ``Match`` rows over tokens
     (``matched``: the query tokens of the passage whose feature the source passage has)."""
-    found = seeds(query, source, rule)
+    found, cosine = seeds(query, source, rule)
     if not found.size:
         return []
+    strength = dict(zip(map(tuple, found.tolist()), cosine.tolist(), strict=True))
     spans = _Spans(query, source)
     out: list[Match] = []
     for cluster in passages(found, rule.max_gap):
+        cluster = _strong_ends(cluster, strength, rule)
         qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
         sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
         seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
@@ -199,6 +206,21 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
         shared = np.isin(query.feature[first : last + 1], s_bag[0])
         out.append(Match(first, last, source_first, source_last, int(shared.sum()), "reworded"))
     return out
+
+
+def _strong_ends(
+    cluster: np.ndarray, strength: dict[tuple[int, int], float], rule: SentenceRule
+) -> np.ndarray:
+    """``cluster`` without its weak seeds at either end (in query order): a passage ends on
+    sentences that are clearly copies, not on one that merely says the like next to it."""
+    ordered = cluster[np.lexsort((cluster[:, 1], cluster[:, 0]))]
+    weak = [strength[(int(q), int(s))] < rule.min_edge_cosine for q, s in ordered.tolist()]
+    first, last = 0, len(weak)
+    while last - first > rule.min_seeds and weak[first]:
+        first += 1
+    while last - first > rule.min_seeds and weak[last - 1]:
+        last -= 1
+    return ordered[first:last]
 
 
 class _Spans:
