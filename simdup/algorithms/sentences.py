@@ -322,3 +322,74 @@ class BagIndex:
         best = passing[np.lexsort((passing, -shared[passing]))][:limit]
         found: list[int] = np.sort(best).tolist()
         return found
+
+
+@dataclass(frozen=True)
+class MeaningRule:
+    """When two sentences mean the same (the cosine of their embeddings, in any languages)
+    and when such seeds are a passage (``align_meaning``)."""
+
+    min_cosine: float = 0.7  # a seed: a query sentence and its closest source sentence
+    max_gap: int = 4
+    min_seeds: int = 2
+    min_density: float = 0.5
+    min_passage_cosine: float = 0.75  # the mean cosine of a passage's seeds
+    min_words: float = 16.0
+
+    def describe(self) -> dict[str, float | int]:
+        return {
+            "sentence_min_cosine": self.min_cosine,
+            "passage_max_gap_sentences": self.max_gap,
+            "passage_min_seed_sentences": self.min_seeds,
+            "passage_min_density": self.min_density,
+            "passage_min_mean_cosine": self.min_passage_cosine,
+            "passage_min_words": self.min_words,
+        }
+
+
+def align_meaning(
+    query: Side, source: Side, query_vectors: np.ndarray, source_vectors: np.ndarray,
+    rule: MeaningRule,
+) -> list[Match]:
+    """Passages of ``query`` that say what passages of ``source`` say (translated, or written
+    anew): each query sentence's closest source sentence by embedding cosine is a seed when it
+    reaches ``min_cosine``; seeds are clustered and kept as ``align_sentences`` keeps them, with
+    the mean cosine of a passage's seeds in place of its bags' (``matched``: the passage's
+    query tokens; ``how``: "meaning", which the caller names)."""  # fmt: skip
+    if not query_vectors.size or not source_vectors.size:
+        return []
+    similarity = query_vectors @ source_vectors.T
+    closest = similarity.argmax(axis=1)
+    strength = similarity[np.arange(closest.size), closest]
+    chosen = np.flatnonzero(strength >= rule.min_cosine)
+    if not chosen.size:
+        return []
+    found = np.stack([chosen, closest[chosen]], axis=1).astype(np.int64)
+    spans = _Spans(query, source)
+    out: list[Match] = []
+    for cluster in passages(found, rule.max_gap):
+        qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
+        sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
+        seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
+        if min(seeded_q, seeded_s) < rule.min_seeds:
+            continue
+        if seeded_q < rule.min_density * (qb - qa + 1):
+            continue
+        if seeded_s < rule.min_density * (sb - sa + 1):
+            continue
+        if float(strength[cluster[:, 0]].mean()) < rule.min_passage_cosine:
+            continue
+        first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
+        if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
+            continue
+        out.append(Match(first, last, source_first, source_last, last - first + 1, "meaning"))
+    return out
+
+
+def sentence_texts(text: str, side: Side, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The text of each sentence of ``side`` (from its first token's start to its last
+    token's end; ``starts``/``ends``: the tokens' character offsets)."""
+    numbers = np.arange(side.sentences)
+    first = np.searchsorted(side.sentence, numbers, "left")
+    last = np.searchsorted(side.sentence, numbers, "right") - 1
+    return [text[int(starts[a]) : int(ends[b])] for a, b in zip(first, last, strict=True)]

@@ -12,7 +12,7 @@ them together (``check``, ``check_document``); ``records`` holds what the report
 from __future__ import annotations
 
 from ..algorithms.fragments import FragmentRule
-from ..algorithms.sentences import SentenceRule
+from ..algorithms.sentences import MeaningRule, SentenceRule
 from .check import CHECK_VERSION, CheckOptions, Corpus, check, check_document
 from .records import (
     CheckResult,
@@ -34,6 +34,7 @@ __all__ = [
     "DocumentCheck",
     "ExcludedRange",
     "FragmentRule",
+    "MeaningRule",
     "SectionRatio",
     "SentenceRule",
     "SourceShare",

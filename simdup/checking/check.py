@@ -22,11 +22,21 @@ import xxhash
 
 from ..__about__ import __version__
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
-from ..algorithms.sentences import BagIndex, SentenceRule, Side, align_sentences, merged
+from ..algorithms.sentences import (
+    BagIndex,
+    MeaningRule,
+    SentenceRule,
+    Side,
+    align_meaning,
+    align_sentences,
+    merged,
+    sentence_texts,
+)
 from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..records import DecodedDocument, Locations, Place, SkippedFile
 from ..text import variants
+from ..text.embeddings import default_embedder
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .records import (
@@ -63,6 +73,9 @@ class CheckOptions:
     rule: FragmentRule = field(default_factory=FragmentRule)
     # Reworded passages: sentences compared as bags of words (None: exact runs only).
     reworded: SentenceRule | None = field(default_factory=SentenceRule)
+    # Passages that mean what a source says (translated, written anew): sentence embeddings
+    # (``text.embeddings``, the simdup[semantic] extra); None: off (the default).
+    semantic: MeaningRule | None = None
     exclude_references: bool = True
     exclude_markers: bool = True
     discovery: DiscoveryOptions = field(default_factory=DiscoveryOptions)
@@ -73,12 +86,19 @@ class CheckOptions:
             "simdup": __version__,
             **self.rule.describe(),
             "reworded": self.reworded.describe() if self.reworded is not None else None,
+            **({"semantic": self._semantic_settings()} if self.semantic is not None else {}),
             "exclude_references": self.exclude_references,
             "exclude_markers": self.exclude_markers,
             "long_quotation_words": LONG_QUOTATION_WORDS,
             "chinese_variants": variants.SOURCE,
             "readers": readers_description(),
         }
+
+
+    def _semantic_settings(self) -> dict[str, Any]:
+        assert self.semantic is not None
+        model = default_embedder()
+        return {**self.semantic.describe(), "model": model.name, "model_version": model.version}
 
 
 @dataclass
@@ -90,6 +110,14 @@ class _Source:
     locations: Locations | None
     identity: Identity | None = None  # the file's (device, inode), when it is a file
     _side: Side | None = None
+    _vectors: np.ndarray | None = None
+
+    def vectors(self) -> np.ndarray:
+        """Its sentences' embeddings (made on first need)."""
+        if self._vectors is None:
+            texts = sentence_texts(self.text, self.side(), self.tokens.starts, self.tokens.ends)
+            self._vectors = default_embedder().encode(texts)
+        return self._vectors
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: only candidates are aligned so)."""
@@ -107,9 +135,15 @@ class Corpus:
     as own work, when a file of the other sources holds the same text (a reference library
     with the author's paper in it)."""
 
-    def __init__(self, rule: FragmentRule, sentences: SentenceRule | None = None) -> None:
+    def __init__(
+        self,
+        rule: FragmentRule,
+        sentences: SentenceRule | None = None,
+        meaning: MeaningRule | None = None,
+    ) -> None:
         self.rule = rule
         self.sentences = sentences
+        self.meaning = meaning
         self.index = SourceIndex(rule)
         self.bags = BagIndex() if sentences is not None else None
         self.sources: list[_Source] = []
@@ -184,23 +218,43 @@ class Corpus:
         With ``text`` (the text of ``tokens``), reworded passages are looked for too."""
         found = []
         weights = tokens.weights
-        side = sentence_side(text, tokens) if text is not None and self.sentences else None
+        wanted = text is not None and (self.sentences is not None or self.meaning is not None)
+        side = sentence_side(text, tokens) if wanted and text is not None else None
         candidates = self.index.candidates(tokens.hashes)
         if side is not None and self.bags is not None:
             # Sources sharing many words (not runs of them) may hold a reworded copy.
             shared = self.bags.candidates(side.feature, BAG_MIN_SHARED, BAG_CANDIDATES)
             candidates = sorted(set(candidates) | set(shared))
+        vectors = None
+        if side is not None and text is not None and self.meaning is not None:
+            # A translation shares no words with its source: every source is a candidate.
+            candidates = list(range(len(self.sources)))
+            vectors = default_embedder().encode(
+                sentence_texts(text, side, tokens.starts, tokens.ends)
+            )
         for number in candidates:
             source = self.sources[number]
             if leave_out is not None and source.identity == leave_out:
                 continue
             matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+            passages: list[Match] = []
             if side is not None and self.sentences is not None:
-                reworded = align_sentences(side, source.side(), self.sentences)
-                matches = merged(matches, reworded)
+                passages += align_sentences(side, source.side(), self.sentences)
+            if side is not None and vectors is not None and self.meaning is not None:
+                meant = align_meaning(side, source.side(), vectors, source.vectors(), self.meaning)
+                passages += [_named(m, tokens, source.tokens) for m in meant]
+            matches = merged(matches, passages)
             if matches:
                 found.append((source, matches))
         return found
+
+
+def _named(m: Match, query: Tokens, source: Tokens) -> Match:
+    """A passage found by meaning, named by its scripts: "translated" when one side is
+    mostly CJK and the other not, else "paraphrased"."""
+    here = bool(query.cjk[m.first : m.last + 1].mean() > 0.5)
+    there = bool(source.cjk[m.source_first : m.source_last + 1].mean() > 0.5)
+    return replace(m, how="translated" if here != there else "paraphrased")
 
 
 # A file as the system knows it: (device, inode), or its absolute path when it cannot be
@@ -413,7 +467,7 @@ def check(
     page, a declaration) is left out. A checked file that cannot be read is a skip record."""
     options = options or CheckOptions()
     set_limits_of(options.discovery)
-    corpus = Corpus(options.rule, options.reworded)
+    corpus = Corpus(options.rule, options.reworded, options.semantic)
     templates = Corpus(options.rule) if ignore else None  # templates are left out verbatim
     checked: list[DocumentCheck] = []
     skipped: list[SkippedFile] = []

@@ -16,8 +16,10 @@ class CopiedFragment:
     from the author's own earlier work), its length as counted (``units``: characters of words,
     a CJK character 1), the share of its tokens in exact runs or, reworded, sharing a word
     with the source passage (``similarity``), where it is on both sides, and ``how`` it was
-    copied: "verbatim" (exact runs, small edits bridged) or "reworded" (sentences whose
-    words were reordered, swapped or dropped, found as bags of words)."""
+    copied: "verbatim" (exact runs, small edits bridged), "reworded" (sentences whose
+    words were reordered, swapped or dropped, found as bags of words), or with a semantic
+    check "translated" or "paraphrased" (sentences that mean what the source's say, in another
+    language or in other words)."""
 
     source: str
     start: int

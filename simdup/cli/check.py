@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..checking import CheckOptions, FragmentRule, SentenceRule, check
+from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
 from ..discovery import DiscoveryOptions
 from ..exitcodes import check_exit_code, exit_code_help
 from ..names import display_path
@@ -64,7 +64,9 @@ What counts:
           words) found in a source, with up to --gap differing words
           between two matched runs (verbatim); or sentences whose words
           were reordered, swapped or dropped, found as bags of words
-          (reworded; --exact-only leaves these out)
+          (reworded; --exact-only leaves these out); with --semantic, also
+          passages whose sentences mean what the source's say, in other
+          words or another language (translated, paraphrased)
   quoted  copied text inside “…” 「…」 『…』 "…" or a Markdown > block
           quote (《…》 is a title, not a quotation): counted, and
           reported apart (--ratio no-quotes leaves it out)
@@ -128,6 +130,12 @@ What counts:
     is_flag=True,
     help="Find verbatim fragments only, not reworded passages (sentences compared as bags "
     "of words).",
+)
+@click.option(
+    "--semantic",
+    is_flag=True,
+    help="Also find passages that say what a source says in other words or another language "
+    '(translated, paraphrased), by sentence embeddings (pip install "simdup[semantic]").',
 )
 @click.option(
     "--keep-references",
@@ -199,6 +207,7 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
         options = CheckOptions(
             rule=FragmentRule(min_match=kw["min_match"], gap=kw["gap"]),
             reworded=None if kw["exact_only"] else SentenceRule(),
+            semantic=MeaningRule() if kw["semantic"] else None,
             exclude_references=not kw["keep_references"],
             exclude_markers=not kw["keep_references"],
             discovery=DiscoveryOptions(max_size=kw["max_size"]),

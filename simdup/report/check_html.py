@@ -251,8 +251,8 @@ def _fragment_title(f: CopiedFragment, t: Words) -> str:
     there = t.place(f.source_place, f.source_start, f.source_end)
     here = t.place(f.place, f.start, f.end)
     similarity = t("similarity", pct=f"{f.similarity:.0%}")
-    if f.how == "reworded":
-        similarity = f"{t['reworded']}, {similarity}"
+    if f.how != "verbatim":  # reworded, translated, paraphrased
+        similarity = f"{t[f.how]}, {similarity}"
     return (
         f"{t[_FROM.get(f.kind, 'copied_from')]} {display_path(f.source)} ({there}); "
         f"{t['here']} {here}; {similarity}\n{t['source']}: {f.source_text}"
@@ -386,8 +386,8 @@ def _fragments(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: W
         there = t.place(f.source_place, f.source_start, f.source_end)
         mine, theirs = inline_diff(f.text, f.source_text)
         similarity = t("similarity", pct=f"{f.similarity:.0%}")
-        if f.how == "reworded":
-            similarity = f"{t['reworded']}, {similarity}"
+        if f.how != "verbatim":
+            similarity = f"{t[f.how]}, {similarity}"
         w(
             f"<li id={d}-f{k}><span class='badge kind-{kind}'>{escape(t['kind_' + kind])}"
             f"</span> <a href='#{d}-at-f{k}'>{escape(here)}</a> ← {source} {escape(there)} "

@@ -63,6 +63,8 @@ WORDS: dict[str, dict[str, str]] = {
         "this_document": "this document",
         "similarity": "similarity {pct}",
         "reworded": "reworded",
+        "translated": "translated",
+        "paraphrased": "paraphrased",
         "legend": "Marked text: {copied} {own} {quoted} {excluded}. Hover over a mark for its "
         "source; click it for the fragment.",
         "top": "top",
@@ -152,6 +154,8 @@ WORDS: dict[str, dict[str, str]] = {
         "this_document": "本文",
         "similarity": "相似度 {pct}",
         "reworded": "改写",
+        "translated": "翻译",
+        "paraphrased": "意译",
         "legend": "标注：{copied} {own} {quoted} {excluded}。"
         "鼠标停在标注上可看来源，点击可跳到片段。",
         "top": "返回顶部",
