@@ -94,7 +94,6 @@ class CheckOptions:
             "readers": readers_description(),
         }
 
-
     def _semantic_settings(self) -> dict[str, Any]:
         assert self.semantic is not None
         model = default_embedder()
@@ -120,7 +119,8 @@ class _Source:
         return self._vectors
 
     def side(self) -> Side:
-        """Its sentences as bags (made on first need: only candidates are aligned so)."""
+        """Its sentences as bags (made on first need: for the bag index when the corpus looks
+        for reworded passages, else when it is aligned by meaning)."""
         if self._side is None:
             self._side = sentence_side(self.text, self.tokens)
         return self._side
