@@ -13,7 +13,10 @@ translation, markup as it is), with a fixed seed:
 - its *thesis* is four Chinese paragraphs of other files with ``--planted`` consecutive
   paragraphs of the source, in their Chinese translation, in the middle;
 - a *clean* thesis is the same without the planted paragraphs: anything reported there is
-  false (``--dev`` chooses the thresholds on other seeds' cases).
+  false (``--dev`` chooses the thresholds on other seeds' cases);
+- with ``--po-tw DIR`` (a checkout of python-docs-zh-tw, or of some of its files), the same
+  kind of theses in the simplified translation are checked against the traditional
+  translation of the same page, made independently by another team.
 
 Measured with ``CheckOptions(semantic=MeaningRule())`` against ``--exact-only`` and the
 default check (exact runs and reworded passages): planted passages found (half of their
@@ -61,6 +64,52 @@ def po_documents(folder: Path) -> list[list[tuple[str, str]]]:
         if len(pairs) >= 8:
             found.append(pairs)
     return found
+
+
+def _entries(path: Path) -> dict[str, str]:
+    """English paragraph -> its translation, for the paragraphs kept (as ``po_documents``)."""
+    found = {}
+    for entry in path.read_text(encoding="utf-8").split("\n\n"):
+        match = _ENTRY.search(entry)
+        if match is None or "fuzzy" in entry.split("msgid")[0]:
+            continue
+        english, chinese = _unquote(match.group(1)), _unquote(match.group(2))
+        if len(english) >= 150 and len(chinese) >= 40:
+            found[english] = chinese
+    return found
+
+
+def independent_cases(
+    simplified: Path, traditional: Path, own: list[list[tuple[str, str]]], count: int,
+    planted: int, seed: int,
+) -> list[dict[str, Any]]:
+    """Theses in the simplified translation against the traditional one of the same pages,
+    made by another team (the English paragraphs both translated, in order)."""  # fmt: skip
+    documents = []
+    for path in sorted(traditional.glob("*/*.po")):
+        mine = simplified / path.relative_to(traditional)
+        if not mine.is_file():
+            continue
+        cn, tw = _entries(mine), _entries(path)
+        both = [(cn[english], tw[english]) for english in cn if english in tw]
+        if len(both) >= 2 * planted:
+            documents.append(both)
+    rng = random.Random(seed)
+    out = []
+    for case in range(count if documents else 0):
+        pairs = rng.choice(documents)
+        at = rng.randrange(len(pairs) - planted + 1)
+        copied = "\n\n".join(cn for cn, _ in pairs[at : at + planted])
+        # The thesis's own paragraphs come from other pages (none translates the source).
+        page = {cn for cn, _ in pairs}
+        others = [d for d in own if not page & {chinese for _, chinese in d}]
+        mine_paragraphs = [chinese for _, chinese in rng.sample(rng.choice(others), 4)]
+        out.append({
+            "name": f"independent-{case}", "source": "\n\n".join(tw for _, tw in pairs),
+            "thesis": "\n\n".join([*mine_paragraphs[:2], copied, *mine_paragraphs[2:]]),
+            "planted": copied, "clean": "\n\n".join(mine_paragraphs),
+        })  # fmt: skip
+    return out
 
 
 def _doc(text: str, path: str) -> DecodedDocument:
@@ -122,6 +171,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--planted", type=int, default=3, help="paragraphs planted per case")
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--dev", action="store_true", help="a grid of thresholds (other seed)")
+    ap.add_argument(
+        "--po-tw", type=Path,
+        help="a checkout of python-docs-zh-tw: also check the simplified theses against the "
+        "traditional translation of the same pages, made by another team",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if args.po is None or not args.po.is_dir():
         log("needs --po DIR: a checkout of https://github.com/python/python-docs-zh-cn")
@@ -136,20 +190,26 @@ def main(argv: list[str]) -> int:
                 got = measure(cases, CheckOptions(reworded=None, semantic=rule))
                 log(f"dev cosine {cosine} passage {passage}: {got}")
         return 0
-    cases = cases_of(documents, args.cases, args.planted, args.seed)
+    sets = [("translated from English", cases_of(documents, args.cases, args.planted, args.seed))]
+    if args.po_tw is not None:
+        independent = independent_cases(args.po, args.po_tw, documents, args.cases,
+                                        args.planted, args.seed)  # fmt: skip
+        sets.append(("against another team's traditional translation", independent))
     rows, results = [], {}
-    for name, options in (
-        ("--exact-only", CheckOptions(reworded=None)),
-        ("default (exact runs, reworded passages)", CheckOptions()),
-        ("--semantic", CheckOptions(semantic=MeaningRule())),
-    ):
-        got = measure(cases, options)
-        results[name] = got
-        log(f"{name}: {got}")
-        rows.append([name, f"{got['found']}/{got['cases']}", f"{got['char_recall']:.3f}",
-                     f"{got['char_precision']:.3f}", f"{got['clean_flagged']}/{got['cases']}",
-                     f"{got['ms_per_check']:.0f}"])  # fmt: skip
-    table = markdown_table(["check", "planted found", "char recall", "char precision",
+    for title, cases in sets:
+        for name, options in (
+            ("--exact-only", CheckOptions(reworded=None)),
+            ("default (exact runs, reworded passages)", CheckOptions()),
+            ("--semantic", CheckOptions(semantic=MeaningRule())),
+        ):
+            got = measure(cases, options)
+            results[f"{title}: {name}"] = got
+            log(f"{title}: {name}: {got}")
+            rows.append([title, name, f"{got['found']}/{got['cases']}",
+                         f"{got['char_recall']:.3f}", f"{got['char_precision']:.3f}",
+                         f"{got['clean_flagged']}/{got['cases']}",
+                         f"{got['ms_per_check']:.0f}"])  # fmt: skip
+    table = markdown_table(["cases", "check", "planted found", "char recall", "char precision",
                             "clean theses flagged", "ms per check"], rows)  # fmt: skip
     publish_table("semantic", "Translated copies", argv, args.po, table, {"results": results})
     return 0
