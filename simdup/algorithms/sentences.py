@@ -13,7 +13,11 @@ method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) fi
    are one passage (clustered on one side, then the other, until nothing splits); a passage
    is kept when the bags of its two sides are similar as wholes and it is long enough.
 
-Arrays in, ``fragments.Match`` out, as ``fragments.align``: the two are merged by the caller.
+``merged`` puts a source's exact fragments and passages together (one copy, one fragment);
+``BagIndex`` proposes the sources a document shares many words with (a reworded copy keeps
+few runs of them). ``align_meaning`` extends seeds found another way, by the cosine of
+sentence embeddings (``check --semantic``: translated or paraphrased passages), with the same
+clustering. Arrays in, ``fragments.Match`` out, as ``fragments.align``.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class SentenceRule:
             "passage_min_density": self.min_density,
             "passage_min_seed_sentences": self.min_seeds,
             "passage_min_edge_cosine": self.min_edge_cosine,
+            "max_feature_sentences": self.max_feature_sentences,
         }
 
 
