@@ -189,15 +189,10 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
     out: list[Match] = []
     for cluster in passages(found, rule.max_gap):
         cluster = _strong_ends(cluster, strength, rule)
-        qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
-        sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
-        seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
-        if min(seeded_q, seeded_s) < rule.min_seeds:
+        ends = _dense_ends(cluster, rule.min_seeds, rule.min_density)
+        if ends is None:
             continue
-        if seeded_q < rule.min_density * (qb - qa + 1):
-            continue
-        if seeded_s < rule.min_density * (sb - sa + 1):
-            continue
+        qa, qb, sa, sb = ends
         first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
         if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
             continue
@@ -211,6 +206,21 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
         shared = np.isin(query.feature[first : last + 1], s_bag[0])
         out.append(Match(first, last, source_first, source_last, int(shared.sum()), "reworded"))
     return out
+
+
+def _dense_ends(
+    cluster: np.ndarray, min_seeds: int, min_density: float
+) -> tuple[int, int, int, int] | None:
+    """The first and last sentences of a cluster of seeds on both sides, when it has
+    ``min_seeds`` seed sentences on each and they are ``min_density`` of its sentences there."""
+    qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
+    sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
+    seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
+    if min(seeded_q, seeded_s) < min_seeds:
+        return None
+    if seeded_q < min_density * (qb - qa + 1) or seeded_s < min_density * (sb - sa + 1):
+        return None
+    return qa, qb, sa, sb
 
 
 def _strong_ends(
@@ -373,15 +383,10 @@ def align_meaning(
     spans = _Spans(query, source)
     out: list[Match] = []
     for cluster in passages(found, rule.max_gap):
-        qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
-        sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
-        seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
-        if min(seeded_q, seeded_s) < rule.min_seeds:
+        ends = _dense_ends(cluster, rule.min_seeds, rule.min_density)
+        if ends is None:
             continue
-        if seeded_q < rule.min_density * (qb - qa + 1):
-            continue
-        if seeded_s < rule.min_density * (sb - sa + 1):
-            continue
+        qa, qb, sa, sb = ends
         if float(strength[cluster[:, 0]].mean()) < rule.min_passage_cosine:
             continue
         first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
