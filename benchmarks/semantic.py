@@ -53,14 +53,7 @@ def po_documents(folder: Path) -> list[list[tuple[str, str]]]:
     found = []
     for path in sorted([*folder.glob("tutorial/*.po"), *folder.glob("howto/*.po"),
                         *folder.glob("faq/*.po")]):  # fmt: skip
-        pairs = []
-        for entry in path.read_text(encoding="utf-8").split("\n\n"):
-            match = _ENTRY.search(entry)
-            if match is None or "fuzzy" in entry.split("msgid")[0]:
-                continue
-            english, chinese = _unquote(match.group(1)), _unquote(match.group(2))
-            if len(english) >= 150 and len(chinese) >= 40:
-                pairs.append((english, chinese))
+        pairs = list(_entries(path).items())  # gettext keeps one entry per English text
         if len(pairs) >= 8:
             found.append(pairs)
     return found
