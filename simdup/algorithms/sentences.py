@@ -17,11 +17,13 @@ method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) fi
 ``BagIndex`` proposes the sources a document shares many words with (a reworded copy keeps
 few runs of them). ``align_meaning`` extends seeds found another way, by the cosine of
 sentence embeddings (``check --semantic``: translated or paraphrased passages), with the same
-clustering. Arrays in, ``fragments.Match`` out, as ``fragments.align``.
+clustering; ``meaning_candidates`` the sources it could find one in, with one matrix product
+over many sources. Arrays in, ``fragments.Match`` out, as ``fragments.align``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -394,6 +396,39 @@ def align_meaning(
             continue
         out.append(Match(first, last, source_first, source_last, last - first + 1, "meaning"))
     return out
+
+
+def meaning_candidates(
+    query_vectors: np.ndarray, sources: Sequence[np.ndarray], rule: MeaningRule,
+    block: int = 16_384,
+) -> list[int]:
+    """The sources (numbers in ``sources``: each one's sentence vectors) that ``align_meaning``
+    could find a passage in: those holding, for at least ``min_seeds`` query sentences, a
+    sentence within ``min_cosine``. The others cannot give a seed cluster, so none is missed.
+    One matrix product per ``block`` source sentences instead of one per source."""  # fmt: skip
+    if not query_vectors.size or not sources:
+        return []
+    sizes = np.array([len(v) for v in sources], dtype=np.int64)
+    owner = np.repeat(np.arange(len(sources)), sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    found: list[np.ndarray] = []
+    start = 0
+    while start < len(sources):
+        stop, rows = start, 0
+        while stop < len(sources) and (rows == 0 or rows + sizes[stop] <= block):
+            rows += int(sizes[stop])
+            stop += 1
+        if rows:
+            first = int(offsets[start])
+            stacked = np.concatenate([v for v in sources[start:stop] if len(v)])
+            query, sentence = np.nonzero(query_vectors @ stacked.T >= rule.min_cosine)
+            pairs = np.unique(query * len(sources) + owner[first + sentence])
+            found.append(pairs % len(sources))
+        start = stop
+    if not found:
+        return []
+    numbers, seeds = np.unique(np.concatenate(found), return_counts=True)
+    return [int(n) for n in numbers[seeds >= rule.min_seeds]]
 
 
 def sentence_texts(text: str, side: Side, starts: np.ndarray, ends: np.ndarray) -> list[str]:

@@ -12,13 +12,13 @@ counted, and reported apart.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import xxhash
 
 from ..__about__ import __version__
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
@@ -29,16 +29,18 @@ from ..algorithms.sentences import (
     Side,
     align_meaning,
     align_sentences,
+    meaning_candidates,
     merged,
-    sentence_texts,
 )
 from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..records import DecodedDocument, Locations, Place, SkippedFile
+from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants
 from ..text.embeddings import default_embedder
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
+from .meaning import model_key, sentences_of
 from .records import (
     CheckResult,
     CheckWarning,
@@ -49,6 +51,9 @@ from .records import (
     SourceShare,
 )
 from .rules import marker_ranges, quoted_ranges, reference_ranges, sections
+
+if TYPE_CHECKING:
+    from ..store.index import Index
 
 # Changes whenever the same texts and options could give other fragments or ratios.
 # 2: traditional and simplified characters match; reworded passages (sentence bags)
@@ -108,15 +113,9 @@ class _Source:
     tokens: Tokens
     locations: Locations | None
     identity: Identity | None = None  # the file's (device, inode), when it is a file
+    digest: bytes = b""  # text_digest(text)
     _side: Side | None = None
-    _vectors: np.ndarray | None = None
-
-    def vectors(self) -> np.ndarray:
-        """Its sentences' embeddings (made on first need)."""
-        if self._vectors is None:
-            texts = sentence_texts(self.text, self.side(), self.tokens.starts, self.tokens.ends)
-            self._vectors = default_embedder().encode(texts)
-        return self._vectors
+    vectors: np.ndarray | None = None  # its sentences' embeddings (``Corpus.vectors``)
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: for the bag index when the corpus looks
@@ -140,10 +139,18 @@ class Corpus:
         rule: FragmentRule,
         sentences: SentenceRule | None = None,
         meaning: MeaningRule | None = None,
+        *,
+        stored: Sequence[SentenceVectors] = (),
+        cache: SentenceVectors | None = None,
     ) -> None:
         self.rule = rule
         self.sentences = sentences
         self.meaning = meaning
+        # Sentence embeddings made before (an index's, then the cache's); those made here are
+        # kept in ``cache``.
+        self.stored = [*stored, *([cache] if cache is not None else [])]
+        self.cache = cache
+        self.embedded = self.reused = 0  # sentences embedded here / found stored
         self.index = SourceIndex(rule)
         self.bags = BagIndex() if sentences is not None else None
         self.sources: list[_Source] = []
@@ -160,7 +167,7 @@ class Corpus:
         again, nor a text of the author's own work again: a source with the text of own work
         is own work. (Two other files with one text stay two sources: two students may hand
         in the same file, and each is then the other's source.)"""
-        digest = xxhash.xxh3_128_digest(document.text.encode("utf-8", "surrogatepass"))
+        digest = text_digest(document.text)
         known = self._by_identity.get(identity) if identity is not None else None
         same_text = self._by_text.get(digest, [])
         if known is None and any(own or other.own for other in same_text):
@@ -175,7 +182,7 @@ class Corpus:
         tokens = tokenize(document.text)
         self.index.add(tokens.hashes)
         source = _Source(
-            document.path, own, document.text, tokens, document.locations, identity
+            document.path, own, document.text, tokens, document.locations, identity, digest
         )  # fmt: skip
         if self.bags is not None:
             self.bags.add(source.side().feature)
@@ -210,6 +217,27 @@ class Corpus:
         else:
             self.add(found, own=own)
 
+    def vectors(self, source: _Source) -> np.ndarray:
+        """The embeddings of ``source``'s sentences: stored ones when a store holds them for
+        its text, else made now (and kept in the cache)."""
+        if source.vectors is not None:
+            return source.vectors
+        embedder = default_embedder()
+        model = model_key(embedder)
+        count = source.side().sentences
+        for store in self.stored:
+            found = store.get(source.digest, model, count)
+            if found is not None:
+                self.reused += count
+                source.vectors = found
+                return found
+        vectors = embedder.encode(sentences_of(source.text, source.tokens, source.side()))
+        self.embedded += count
+        if self.cache is not None:
+            self.cache.put([(source.key, source.digest, model, vectors)])
+        source.vectors = vectors
+        return vectors
+
     def matches(
         self, tokens: Tokens, leave_out: Identity | None = None, text: str | None = None
     ) -> list[tuple[_Source, list[Match]]]:
@@ -227,11 +255,13 @@ class Corpus:
             candidates = sorted(set(candidates) | set(shared))
         vectors = None
         if side is not None and text is not None and self.meaning is not None:
-            # A translation shares no words with its source: every source is a candidate.
-            candidates = list(range(len(self.sources)))
-            vectors = default_embedder().encode(
-                sentence_texts(text, side, tokens.starts, tokens.ends)
+            # A translation shares no words with its source: sources are proposed by meaning,
+            # all of them in one matrix product per block.
+            vectors = default_embedder().encode(sentences_of(text, tokens, side))
+            by_meaning = meaning_candidates(
+                vectors, [self.vectors(source) for source in self.sources], self.meaning
             )
+            candidates = sorted(set(candidates) | set(by_meaning))
         for number in candidates:
             source = self.sources[number]
             if leave_out is not None and source.identity == leave_out:
@@ -241,7 +271,9 @@ class Corpus:
             if side is not None and self.sentences is not None:
                 passages += align_sentences(side, source.side(), self.sentences)
             if side is not None and vectors is not None and self.meaning is not None:
-                meant = align_meaning(side, source.side(), vectors, source.vectors(), self.meaning)
+                meant = align_meaning(
+                    side, source.side(), vectors, self.vectors(source), self.meaning
+                )
                 passages += [_named(m, tokens, source.tokens) for m in meant]
             matches = merged(matches, passages)
             if matches:
@@ -460,18 +492,25 @@ def check(
     ignore: Sequence[str] = (),
     options: CheckOptions | None = None,
     progress: Progress | None = None,
+    sentence_cache: SentenceVectors | None = None,
 ) -> CheckResult:
     """Check each document of ``paths`` against the files under ``against``, the documents
     stored in the index ``db`` (read again from their paths: an index keeps fingerprints, not
     texts) and the author's own work under ``own``; text matching an ``ignore`` file (a cover
-    page, a declaration) is left out. A checked file that cannot be read is a skip record."""
+    page, a declaration) is left out. A checked file that cannot be read is a skip record.
+    With ``options.semantic``, the sentence embeddings stored in ``db`` (``index add
+    --semantic``) and in ``sentence_cache`` are used, and those made are kept in the cache."""
     options = options or CheckOptions()
     set_limits_of(options.discovery)
-    corpus = Corpus(options.rule, options.reworded, options.semantic)
-    templates = Corpus(options.rule) if ignore else None  # templates are left out verbatim
     checked: list[DocumentCheck] = []
     skipped: list[SkippedFile] = []
-    with reading_session():
+    with contextlib.ExitStack() as stack:
+        index = stack.enter_context(_open_index(db)) if db is not None else None
+        stored = [index.sentence_vectors()] if index is not None and options.semantic else []
+        corpus = Corpus(options.rule, options.reworded, options.semantic, stored=stored,
+                        cache=sentence_cache)  # fmt: skip
+        templates = Corpus(options.rule) if ignore else None  # templates are left out verbatim
+        stack.enter_context(reading_session())
         targets, missing = discover(list(paths), options.discovery)
         skipped.extend(missing)
         if progress:
@@ -480,9 +519,9 @@ def check(
         # class is checked each against the others); each document leaves out only itself.
         corpus.add_paths(against, options.discovery)
         corpus.add_paths(own, options.discovery, own=True)
-        if db is not None:
-            stored, gone = _stored_paths(db)
-            corpus.add_paths(stored, options.discovery)
+        if index is not None:
+            paths_stored, gone = _stored_paths(index)
+            corpus.add_paths(paths_stored, options.discovery)
             corpus.skipped.extend(gone)
         if templates is not None:
             templates.add_paths(ignore, options.discovery)
@@ -506,13 +545,16 @@ def check(
     )
 
 
-def _stored_paths(db: str) -> tuple[list[str], list[SkippedFile]]:
-    """The documents of an index as paths to read (``index add`` stores a document under its
-    path), and a skip record for each whose file is gone."""
+def _open_index(db: str) -> Index:
     from ..store.index import Index
 
-    with Index(db, create=False) as index:
-        keys = list(index.keys())
+    return Index(db, create=False)
+
+
+def _stored_paths(index: Index) -> tuple[list[str], list[SkippedFile]]:
+    """The documents of an index as paths to read (``index add`` stores a document under its
+    path), and a skip record for each whose file is gone."""
+    keys = list(index.keys())
     paths = [key for key in keys if os.path.isfile(key)]
     gone = [
         SkippedFile(key, "read", "stored in the index, but its file is gone")

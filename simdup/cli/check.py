@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -14,6 +15,8 @@ from ..exitcodes import check_exit_code, exit_code_help
 from ..names import display_path
 from ..report.check import percent, render_check_json, render_check_sarif, render_check_text
 from ..report.check_words import LANGUAGES, language
+from ..store.cache import cache_root
+from ..store.sentence_vectors import open_sentence_cache
 from .edge import usage_errors
 from .options import ByteSize
 from .output import ReportTarget, check_not_scanned
@@ -138,6 +141,12 @@ What counts:
     '(translated, paraphrased), by sentence embeddings (pip install "simdup[semantic]").',
 )
 @click.option(
+    "--no-cache",
+    is_flag=True,
+    help="With --semantic: neither read nor keep the sources' sentence embeddings in the "
+    "sentence cache (sentences.sqlite in simdup's cache folder).",
+)
+@click.option(
     "--keep-references",
     is_flag=True,
     help="Count the reference list and citation markers too.",
@@ -219,15 +228,23 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
                 sys.stderr.write(f"\r\x1b[Kchecking {display_path(what)}"[:200])
                 sys.stderr.flush()
 
-        result = check(
-            documents,
-            against=kw["against"],
-            own=kw["own"],
-            db=kw["db"],
-            ignore=kw["ignore"],
-            options=options,
-            progress=progress,
-        )
+        with contextlib.ExitStack() as stack:
+            cache = None
+            if kw["semantic"] and not kw["no_cache"]:
+                roots = [*documents, *kw["against"], *kw["own"]]
+                cache = open_sentence_cache(cache_root(), roots)
+                if cache is not None:
+                    stack.callback(cache.close)
+            result = check(
+                documents,
+                against=kw["against"],
+                own=kw["own"],
+                db=kw["db"],
+                ignore=kw["ignore"],
+                options=options,
+                progress=progress,
+                sentence_cache=cache,
+            )
         if not quiet and sys.stderr is not None and sys.stderr.isatty():
             sys.stderr.write("\r\x1b[K")
         with target.open() as stream:

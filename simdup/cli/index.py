@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..algorithms.index import MAX_THRESHOLD
+from ..checking.meaning import add_sentence_vectors
 from ..datasets import row_documents
 from ..errors import InputError
 from ..exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
@@ -77,6 +78,12 @@ def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary.")
+@click.option(
+    "--semantic",
+    is_flag=True,
+    help="Also store the sentence embeddings of the files, so that check --semantic --db "
+    'embeds only the checked document (pip install "simdup[semantic]").',
+)
 @records_options
 @feature_options
 @click.pass_context
@@ -86,7 +93,10 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
     --records, PATHS are datasets and each row is stored under its key (its id, else
     file#row)."""
     check_not_scanned("--db", kw["db"], list(paths))
+    if kw["semantic"] and kw["records"]:
+        raise click.UsageError("--semantic stores the sentences of files, not of --records rows")
     progress = ProgressBar(not kw["quiet"], "indexing")
+    embedded = None
     with usage_errors():
         options = scan_options(kw)
         try:
@@ -96,6 +106,12 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
                 else:
                     added = index.add_files(
                         paths, discovery=options.discovery, jobs=options.jobs, progress=progress
+                    )
+                if kw["semantic"]:
+                    progress.close()
+                    progress = ProgressBar(not kw["quiet"], "embedding sentences")
+                    embedded = add_sentence_vectors(
+                        index.sentence_vectors(), paths, options.discovery, progress=progress
                     )
                 total = len(index)
         finally:
@@ -109,6 +125,13 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
         )
         for skip in added.skipped[:20]:
             click.echo(f"  {display_path(skip.path)}: {skip.reason}", err=True)
+        if embedded is not None:
+            rate = embedded.sentences / embedded.seconds if embedded.seconds else 0.0
+            click.echo(
+                f"simdup: {embedded.sentences:,} sentences of {embedded.documents} documents "
+                f"embedded ({rate:,.0f} sentences/s)",
+                err=True,
+            )
     ctx.exit(ExitCode.OK)
 
 

@@ -92,6 +92,9 @@ def render_index_stats(stats: IndexStats, fmt: str, stream: TextIO) -> None:
     w(f"documents          {stats.documents} ({stats.verifiable} with their word sketches)\n")
     w(f"size on disk       {stats.database_bytes:,} bytes\n")
     w(f"algorithm          {stats.algorithm_version} (schema {stats.schema_version})\n")
+    if stats.embedded_documents:
+        w(f"sentence vectors   {stats.embedded_sentences:,} sentences of "
+          f"{stats.embedded_documents} documents ({'; '.join(stats.sentence_models)})\n")
     for name, value in sorted(stats.params.items()):
         w(f"  {name:<17}{value}\n")
 

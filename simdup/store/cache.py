@@ -67,15 +67,20 @@ except ImportError:  # pragma: no cover - Windows: journals are folded only when
     fcntl = None  # type: ignore[assignment]
 
 
-def default_cache_path() -> str:
-    """``$SIMDUP_CACHE_DIR/scans``, else the folder in the user's cache folder
-    (``platformdirs.user_cache_dir("simdup")``, e.g. ``~/.cache/simdup/scans`` on Linux)."""
+def cache_root() -> str:
+    """simdup's cache folder: ``$SIMDUP_CACHE_DIR``, else the user's
+    (``platformdirs.user_cache_dir("simdup")``, e.g. ``~/.cache/simdup`` on Linux)."""
     folder = os.environ.get(CACHE_DIR_ENV)
     if not folder:
         import platformdirs
 
         folder = platformdirs.user_cache_dir("simdup", appauthor=False)
-    return os.path.join(folder, CACHE_DIR_NAME)
+    return folder
+
+
+def default_cache_path() -> str:
+    """The scan cache's folder: ``scans`` in ``cache_root()``."""
+    return os.path.join(cache_root(), CACHE_DIR_NAME)
 
 
 def cache_inside(cache_path: str | os.PathLike[str], roots: Iterable[str]) -> str | None:

@@ -54,6 +54,7 @@ from ..readers import readers_description, readers_key
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
 from ..text.processor import processor_for
 from .database import Migration, check_integrity, open_database
+from .sentence_vectors import SentenceVectors, create_table
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -242,6 +243,10 @@ class IndexStats:
     algorithm_version: str
     schema_version: int
     params: dict[str, Any]  # the fingerprint parameters it was built with
+    # Sentence embeddings stored by ``index add --semantic``: documents, sentences, models.
+    embedded_documents: int = 0
+    embedded_sentences: int = 0
+    sentence_models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +290,7 @@ class Index:
         description = json.dumps(_describe(self.params), sort_keys=True)
         self._conn: sqlite3.Connection | None = open_database(
             self.path, "index", [_schema_1(identity, description), _schema_2,
-                                 _schema_3(readers_key())],
+                                 _schema_3(readers_key()), create_table],
             create=create, rebuild=rebuild
         )
         try:
@@ -570,7 +575,12 @@ class Index:
         blob = _check_key(key)
         with self._guard():
             self._begin()
+            self.sentence_vectors().remove(key)
             return self._db.execute("DELETE FROM docs WHERE key = ?", (blob,)).rowcount > 0
+
+    def sentence_vectors(self) -> SentenceVectors:
+        """The sentence embeddings stored beside the documents (``index add --semantic``)."""
+        return SentenceVectors(self._db, self.path)
 
     # ------------------------------------------------------------ reading
 
@@ -626,6 +636,9 @@ class Index:
             pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
             page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            vectors = self.sentence_vectors().stats()
+            models = tuple(str(m) for (m,) in conn.execute(
+                "SELECT DISTINCT model FROM sentence_vectors ORDER BY model"))  # fmt: skip
         try:
             params = json.loads(meta.get("params_description", "{}"))
         except ValueError:
@@ -638,6 +651,9 @@ class Index:
             algorithm_version=str(meta.get("algorithm_version", ALGORITHM_VERSION)),
             schema_version=int(meta.get("schema_version", 0)),
             params=params,
+            embedded_documents=vectors.documents,
+            embedded_sentences=vectors.sentences,
+            sentence_models=models,
         )
 
     def check(self) -> None:
