@@ -102,14 +102,31 @@ class Containment:
         return self.covered / self.tokens if self.tokens else 0.0
 
 
+# Bits of a gram hash that address the presence table (a first look that only says "maybe":
+# a gram whose bit is set is then looked up exactly; one whose bit is clear is in no item).
+_PRESENCE_BITS = 22
+
+
 @dataclass
 class _Table:
-    """The grams of one length: sorted hashes, and the item and position of each."""
+    """The grams of one length: sorted hashes, the item and position of each, and which
+    values of their low ``_PRESENCE_BITS`` bits occur (``present``)."""
 
     length: int
     keys: np.ndarray  # uint64, ascending
     item: np.ndarray  # int64
     pos: np.ndarray  # int64
+    present: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.present = np.zeros(1 << _PRESENCE_BITS, dtype=bool)
+        self.present[(self.keys & np.uint64((1 << _PRESENCE_BITS) - 1)).astype(np.int64)] = True
+
+    def maybe(self, grams: np.ndarray) -> np.ndarray:
+        """The positions of ``grams`` whose low bits some key has (a superset of the hits)."""
+        assert self.present is not None
+        low = (grams & np.uint64((1 << _PRESENCE_BITS) - 1)).astype(np.int64)
+        return np.flatnonzero(self.present[low])
 
 
 class ItemIndex:
@@ -175,9 +192,10 @@ class ItemIndex:
             if hashes.size < table.length or table.keys.size == 0:
                 continue
             grams = kgram_hashes(hashes, table.length)
-            at = np.searchsorted(table.keys, grams)
+            maybe = table.maybe(grams)
+            at = np.searchsorted(table.keys, grams[maybe])
             at[at == table.keys.size] = 0
-            hit = np.flatnonzero(table.keys[at] == grams)
+            hit = maybe[table.keys[at] == grams[maybe]]
             if hit.size:
                 inside = row_of[hit] == row_of[hit + table.length - 1]
                 found.append(row_of[hit[inside]])
