@@ -60,7 +60,7 @@ KINDS = ("verbatim", "rewrapped", "embedded", "edited")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W_]+")
 
-BASELINE = r'''
+BASELINE = r"""
 import json, sys
 evals, train, out = sys.argv[1:4]
 N = 13
@@ -84,7 +84,7 @@ with open(train, encoding="utf-8") as src, open(out, "w", encoding="utf-8") as d
             print(json.loads(line)["id"])
         else:
             dst.write(line)
-'''
+"""
 
 
 def paragraphs(text: str) -> list[str]:
@@ -168,9 +168,7 @@ def edit(text: str, rng: random.Random) -> str:
     return text[:1].swapcase() + text[1:]
 
 
-def build(
-    folder: Path, bench: Path, n_rows: int, n_items: int, seed: int
-) -> dict[str, Any]:
+def build(folder: Path, bench: Path, n_rows: int, n_items: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     pool = pools(bench)
     items: list[dict[str, Any]] = []
@@ -206,14 +204,29 @@ def build(
             fh.write(json.dumps({"id": it["id"], "text": it["text"]}, ensure_ascii=False) + "\n")
     truth = {f"r{n}": (row["planted"], row.get("kind")) for n, row in enumerate(rows)}
     chars = sum(len(r["text"]) for r in rows)
-    return {"truth": truth, "items": {it["id"]: it["lang"] for it in items}, "chars": chars,
-            "pools": {lang: {k: len(v) for k, v in p.items()} for lang, p in pool.items()}}
+    return {
+        "truth": truth,
+        "items": {it["id"]: it["lang"] for it in items},
+        "chars": chars,
+        "pools": {lang: {k: len(v) for k, v in p.items()} for lang, p in pool.items()},
+    }
 
 
 def run_simdup(folder: Path, jobs: int | None) -> tuple[float, set[str]]:
-    cmd = [sys.executable, "-m", "simdup", "decon", str(folder / "train.jsonl"), "--evals",
-           str(folder / "evals.jsonl"), "-o", str(folder / "clean.jsonl"), "--report",
-           str(folder / "report.jsonl"), "-q"] + (["-j", str(jobs)] if jobs else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        "simdup",
+        "decon",
+        str(folder / "train.jsonl"),
+        "--evals",
+        str(folder / "evals.jsonl"),
+        "-o",
+        str(folder / "clean.jsonl"),
+        "--report",
+        str(folder / "report.jsonl"),
+        "-q",
+    ] + (["-j", str(jobs)] if jobs else [])
     started = time.perf_counter()
     subprocess.run(cmd, check=True)
     seconds = time.perf_counter() - started
@@ -229,8 +242,13 @@ def run_simdup(folder: Path, jobs: int | None) -> tuple[float, set[str]]:
 def run_baseline(folder: Path) -> tuple[float, set[str]]:
     script = folder / "baseline.py"
     script.write_text(BASELINE, encoding="utf-8")
-    cmd = [sys.executable, str(script), str(folder / "evals.jsonl"), str(folder / "train.jsonl"),
-           str(folder / "baseline-clean.jsonl")]
+    cmd = [
+        sys.executable,
+        str(script),
+        str(folder / "evals.jsonl"),
+        str(folder / "train.jsonl"),
+        str(folder / "baseline-clean.jsonl"),
+    ]
     started = time.perf_counter()
     done = subprocess.run(cmd, check=True, capture_output=True, text=True)
     seconds = time.perf_counter() - started
@@ -249,9 +267,15 @@ def score(flagged: set[str], made: dict[str, Any]) -> dict[str, Any]:
     clean = sum(1 for item, _ in truth.values() if item is None)
     recall = {k: sum(v) / len(v) for k, v in sorted(found.items())}
     planted = [x for v in found.values() for x in v]
-    return {"recall": recall, "recall_all": sum(planted) / len(planted),
-            "recall_zh": _share(found, "zh"), "recall_en": _share(found, "en"),
-            "false_rows": false_rows, "clean_rows": clean, "false_share": false_rows / clean}
+    return {
+        "recall": recall,
+        "recall_all": sum(planted) / len(planted),
+        "recall_zh": _share(found, "zh"),
+        "recall_en": _share(found, "en"),
+        "false_rows": false_rows,
+        "clean_rows": clean,
+        "false_share": false_rows / clean,
+    }
 
 
 def _share(found: dict[str, list[int]], lang: str) -> float:
@@ -278,27 +302,45 @@ def main(argv: list[str]) -> None:
         for r in range(args.repeat):
             order = list(times) if r % 2 == 0 else list(reversed(times))
             for name in order:
-                seconds, found = (run_simdup(folder, args.jobs) if name == "simdup decon"
-                                  else run_baseline(folder))
+                seconds, found = (
+                    run_simdup(folder, args.jobs)
+                    if name == "simdup decon"
+                    else run_baseline(folder)
+                )
                 times[name].append(seconds)
                 flagged[name] = found
                 log(f"round {r + 1}: {name} {seconds:.2f} s, {len(found)} rows flagged")
     rows = len(made["truth"])
-    results = {name: {**score(flagged[name], made), "seconds": median(times[name]),
-                      "runs": times[name]} for name in times}
+    results = {
+        name: {**score(flagged[name], made), "seconds": median(times[name]), "runs": times[name]}
+        for name in times
+    }
     base = results["whitespace 13-gram"]["seconds"]
     table_rows = []
     kinds = [f"{k}/{lang}" for k in KINDS for lang in ("zh", "en")]
     for name, res in results.items():
-        table_rows.append([
-            name, *[fmt(res["recall"].get(k), 3) for k in kinds], fmt(res["recall_all"]),
-            f"{res['false_rows']} ({100 * res['false_share']:.3f}%)",
-            fmt(res["seconds"], 2), f"{rows / res['seconds']:,.0f}",
-            fmt(base / res["seconds"], 2),
-        ])
+        table_rows.append(
+            [
+                name,
+                *[fmt(res["recall"].get(k), 3) for k in kinds],
+                fmt(res["recall_all"]),
+                f"{res['false_rows']} ({100 * res['false_share']:.3f}%)",
+                fmt(res["seconds"], 2),
+                f"{rows / res['seconds']:,.0f}",
+                fmt(base / res["seconds"], 2),
+            ]
+        )
     table = markdown_table(
-        ["contender", *kinds, "recall", "false-positive rows", "median s", "rows/s",
-         "speed vs baseline"], table_rows,
+        [
+            "contender",
+            *kinds,
+            "recall",
+            "false-positive rows",
+            "median s",
+            "rows/s",
+            "speed vs baseline",
+        ],
+        table_rows,
     )
     table += (
         f"\n\n{rows:,} rows ({size / 1e6:.1f} MB of JSON Lines, {made['chars']:,} characters), "
@@ -307,8 +349,9 @@ def main(argv: list[str]) -> None:
         f"alternating runs, each a fresh process on {os.cpu_count()} cores. Paragraph pools: "
         f"{made['pools']}."
     )
-    publish_table("decon", "Decontamination (issue 38)", argv, args.bench, table,
-                  {"results": results})
+    publish_table(
+        "decon", "Decontamination (issue 38)", argv, args.bench, table, {"results": results}
+    )
 
 
 if __name__ == "__main__":

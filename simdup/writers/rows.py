@@ -26,7 +26,8 @@ from .output import atomic_file
 
 # The values added to row ``row`` of input ``file``: one per column, in ``columns`` order.
 Notes = Callable[[int, int], list[Any]]
-# A column added with notes: its name and kind ("bool", "string", "strings": a list of them).
+# A column added with notes: its name and kind ("bool", "string", "strings": a list of them,
+# in CSV one cell of them separated by spaces; "true"/"false" for a bool, empty for None).
 Column = tuple[str, str]
 
 
@@ -104,8 +105,8 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list | tuple):
-        return json.dumps(list(value), ensure_ascii=False)
+    if isinstance(value, list | tuple):  # a list of strings: separated by spaces
+        return " ".join(str(v) for v in value)
     return str(value)
 
 
