@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored clean
+.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -129,6 +129,13 @@ bench-rows: $(BENCH_VENV)/.rows-installed
 # hard negatives: simdup dedup's recall by length band and false removals, beside the rjieba +
 # rensa script of bench-rows. SHORT_ARGS="--rows 2000 --repeat 1" for a quick run.
 SHORT_ARGS ?=
+# Decontamination (issue 38): eval items planted verbatim, re-wrapped, embedded and lightly edited
+# (Chinese and English) in 20,000 training rows; simdup decon against a whitespace 13-gram script.
+# DECON_ARGS="--rows 5000 --repeat 1" for a quick run.
+DECON_ARGS ?=
+bench-decon: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/decon.py --bench $(SHARED)/bench/visible $(DECON_ARGS)
+
 bench-short: $(BENCH_VENV)/.rows-installed
 	$(BENCH_VENV)/bin/python benchmarks/short.py --bench $(SHARED)/bench/visible $(SHORT_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/short_crossover.py --bench $(SHARED)/bench/visible

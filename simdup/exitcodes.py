@@ -113,3 +113,16 @@ def check_exit_code(
     if unread or (strict and skipped):
         return ExitCode.FILES_SKIPPED
     return ExitCode.OK
+
+
+def decon_exit_code(
+    *, contaminated: int, skipped: int, fail_on_contamination: bool, strict: bool
+) -> ExitCode:
+    """``decon``: 1 with ``--fail-on-contamination`` when a training row contains an
+    evaluation item; else 3 with ``--strict`` when rows or evaluation items could not be read;
+    else 0 (contamination alone is a finding, not a failure: the clean output is the point)."""
+    if fail_on_contamination and contaminated:
+        return ExitCode.DUPLICATES_FOUND
+    if strict and skipped:
+        return ExitCode.FILES_SKIPPED
+    return ExitCode.OK

@@ -30,6 +30,7 @@ FOLDERS = {
     "join": 3,
     "passages": 3,
     "checking": 3,
+    "decon": 3,
     "store": 3,
     "distributed": 3,
     "report": 4,

@@ -1,7 +1,7 @@
 """The ``simdup`` command: parses options, calls the library, renders, exits.
 
 No algorithm lives here, and no output format: one module per command (``scan``,
-``compare``, ``check``, ``dedup``, ``hash``, ``calibrate``, ``cache``, ``index`` with
+``compare``, ``check``, ``dedup``, ``decon``, ``hash``, ``calibrate``, ``cache``, ``index`` with
 ``query``, ``config``), each registered on the group below; ``options`` holds the shared options and
 their translation into the library's settings, ``edge`` the mapping of library errors and
 signals to exit codes (chosen in ``simdup.exitcodes``), ``output`` where a report is written.
@@ -34,6 +34,7 @@ COMMANDS = {
     "compare": "compare:compare_command",
     "check": "check:check_command",
     "dedup": "dedup:dedup_command",
+    "decon": "decon:decon_command",
     "hash": "hash:hash_command",
     "calibrate": "calibrate:calibrate_command",
     "cache": "cache:cache_group",
@@ -50,6 +51,7 @@ SUMMARIES = {
     "compare": "How close two documents are, and why.",
     "check": "A duplicate-check report per document (查重): copy ratio, sources.",
     "dedup": "Rows (JSON Lines, CSV, Parquet) without their near-duplicates.",
+    "decon": "Training rows without the evaluation items they contain.",
     "hash": "The 64-bit SimHash of each file.",
     "calibrate": "Where a corpus separates near-duplicates from the rest.",
     "cache": "The scan cache: show what it holds, or clear it.",

@@ -1,0 +1,278 @@
+"""Which of many short token sequences (evaluation items) a longer one (a training row) contains.
+
+Arrays in, arrays out: a sequence is its tokens' 64-bit hashes (``text.tokens``: one CJK
+character or one word a token, folded), so whitespace and line breaks play no part, and an item
+embedded anywhere in a longer row is found as well as a row that is the item.
+
+**The rule.** Every item of at least ``k`` tokens is indexed by *all* its k-grams (not a sample,
+not a Bloom filter): a dictionary of k-gram hashes to the (item, position) pairs that hold them,
+kept as sorted arrays. A row's k-grams are all looked up; a hit is checked token by token
+(the ``k`` token hashes of both sides are compared), so a hit is a k-gram the two really share.
+An item's *coverage* in a row is the share of its tokens that lie inside at least one shared
+k-gram; the row *contains* the item when the coverage is at least ``min_coverage``. An item
+shorter than ``k`` tokens is matched whole: the row contains it when it holds all of its tokens
+in a row (coverage 1); an item of fewer than ``min_tokens`` tokens is too short to be told from
+a common phrase and is not indexed (the caller reports it). A k-gram held by more than
+``max_items`` places (a template shared by a whole benchmark) is no evidence for any one of
+them and gives no hits; the count of such k-grams is kept.
+
+A lightly edited copy keeps most of its k-grams (an edit removes at most ``k`` of them, and the
+tokens around it stay covered by the k-grams on either side), so its coverage stays high; an
+unrelated row shares a common phrase here and there, far from half of an item.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .winnowing import kgram_hashes
+
+# Changes whenever the same tokens and settings could give another result.
+CONTAINMENT_VERSION = "simdup-containment/1"
+DEFAULT_K = 8
+DEFAULT_MIN_COVERAGE = 0.5
+DEFAULT_MIN_TOKENS = 4
+DEFAULT_MAX_ITEMS = 64
+
+
+@dataclass(frozen=True)
+class ContainmentRule:
+    """When a row contains an item: ``k`` (tokens a shared k-gram has), ``min_coverage`` (the
+    share of the item's tokens inside shared k-grams), ``min_tokens`` (shorter items are not
+    indexed), ``max_items`` (a k-gram held in more places of the items gives no hits)."""
+
+    k: int = DEFAULT_K
+    min_coverage: float = DEFAULT_MIN_COVERAGE
+    min_tokens: int = DEFAULT_MIN_TOKENS
+    max_items: int = DEFAULT_MAX_ITEMS
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ValueError("k must be at least 1")
+        if not 0.0 < self.min_coverage <= 1.0:
+            raise ValueError("min_coverage must be above 0 and at most 1")
+        if not self.min_tokens >= 1:
+            raise ValueError("min_tokens must be at least 1")
+        if self.max_items < 1:
+            raise ValueError("max_items must be at least 1")
+
+    def needed(self, tokens: int) -> int:
+        """Tokens of an item of ``tokens`` tokens that must be covered."""
+        if tokens < self.k:
+            return tokens
+        return max(self.k, math.ceil(self.min_coverage * tokens - 1e-9))
+
+    def describe(self) -> dict[str, float | int | str]:
+        return {
+            "algorithm": CONTAINMENT_VERSION,
+            "k": self.k,
+            "min_coverage": self.min_coverage,
+            "min_tokens": self.min_tokens,
+            "max_items": self.max_items,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Tokens ``row_first..row_last`` of the row equal tokens ``item_first..item_last`` of
+    the item (inclusive; one diagonal of shared k-grams)."""
+
+    row_first: int
+    row_last: int
+    item_first: int
+    item_last: int
+
+
+@dataclass(frozen=True, slots=True)
+class Containment:
+    """Item ``item`` is contained in a row: ``covered`` of its ``tokens`` tokens lie in shared
+    k-grams, along ``spans``."""
+
+    item: int
+    covered: int
+    tokens: int
+    spans: tuple[Span, ...]
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.tokens if self.tokens else 0.0
+
+
+# Bits of a gram hash that address the presence table (a first look that only says "maybe":
+# a gram whose bit is set is then looked up exactly; one whose bit is clear is in no item).
+_PRESENCE_BITS = 22
+
+
+@dataclass
+class _Table:
+    """The grams of one length: sorted hashes, the item and position of each, and which
+    values of their low ``_PRESENCE_BITS`` bits occur (``present``)."""
+
+    length: int
+    keys: np.ndarray  # uint64, ascending
+    item: np.ndarray  # int64
+    pos: np.ndarray  # int64
+    present: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.present = np.zeros(1 << _PRESENCE_BITS, dtype=bool)
+        self.present[(self.keys & np.uint64((1 << _PRESENCE_BITS) - 1)).astype(np.int64)] = True
+
+    def maybe(self, grams: np.ndarray) -> np.ndarray:
+        """The positions of ``grams`` whose low bits some key has (a superset of the hits)."""
+        assert self.present is not None
+        low = (grams & np.uint64((1 << _PRESENCE_BITS) - 1)).astype(np.int64)
+        return np.flatnonzero(self.present[low])
+
+
+class ItemIndex:
+    """All k-grams of many items (see the module's rule), to find the items a row contains."""
+
+    def __init__(self, items: Sequence[np.ndarray], rule: ContainmentRule) -> None:
+        self.rule = rule
+        k = rule.k
+        self.lengths = np.array([h.size for h in items], dtype=np.int64)
+        self.offsets = np.zeros(len(items) + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=self.offsets[1:])
+        self.flat = (
+            np.concatenate([np.asarray(h, dtype=np.uint64) for h in items])
+            if items
+            else np.empty(0, np.uint64)
+        )
+        self.indexed = self.lengths >= rule.min_tokens
+        self.common = 0  # distinct grams dropped: held in more than max_items places
+        by_length: dict[int, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {}
+        for n, hashes in enumerate(items):
+            size = int(hashes.size)
+            if size < rule.min_tokens:
+                continue
+            length = min(k, size)
+            grams = kgram_hashes(np.asarray(hashes, dtype=np.uint64), length)
+            gram_lists, owners, places = by_length.setdefault(length, ([], [], []))
+            gram_lists.append(grams)
+            owners.append(np.full(grams.size, n, dtype=np.int64))
+            places.append(np.arange(grams.size, dtype=np.int64))
+        self.tables: list[_Table] = []
+        for length in sorted(by_length, reverse=True):
+            keys_l, owners_l, places_l = by_length[length]
+            keys = np.concatenate(keys_l)
+            owner = np.concatenate(owners_l)
+            place = np.concatenate(places_l)
+            order = np.argsort(keys, kind="stable")
+            keys, owner, place = keys[order], owner[order], place[order]
+            # A gram held in too many places (a template shared by many items) is no evidence
+            # for any of them.
+            _, count = np.unique(keys, return_counts=True)
+            crowded = count > rule.max_items
+            if crowded.any():
+                self.common += int(crowded.sum())
+                keep = np.repeat(~crowded, count)
+                keys, owner, place = keys[keep], owner[keep], place[keep]
+            self.tables.append(_Table(length, keys, owner, place))
+
+    def __len__(self) -> int:
+        return int(self.lengths.size)
+
+    def gram_hashes(self) -> dict[int, np.ndarray]:
+        """The distinct gram hashes of each gram length (what a prefilter needs)."""
+        return {t.length: np.unique(t.keys) for t in self.tables}
+
+    def rows_with_hits(self, hashes: np.ndarray, row_of: np.ndarray) -> np.ndarray:
+        """Of many rows' tokens laid end to end (``hashes``; ``row_of``: each token's row,
+        ascending), the rows (ascending, distinct) holding a gram of some item (by hash; a
+        gram across two rows counts for none): the rows worth ``contained``. One pass of
+        array operations for a whole chunk of rows."""
+        found = []
+        hashes = np.asarray(hashes, dtype=np.uint64)
+        for table in self.tables:
+            if hashes.size < table.length or table.keys.size == 0:
+                continue
+            grams = kgram_hashes(hashes, table.length)
+            maybe = table.maybe(grams)
+            at = np.searchsorted(table.keys, grams[maybe])
+            at[at == table.keys.size] = 0
+            hit = maybe[table.keys[at] == grams[maybe]]
+            if hit.size:
+                inside = row_of[hit] == row_of[hit + table.length - 1]
+                found.append(row_of[hit[inside]])
+        if not found:
+            return np.empty(0, dtype=np.int64)
+        return np.unique(np.concatenate(found))
+
+    def hits(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every shared gram of the row (token hashes ``row``), checked token by token:
+        arrays ``(item, item_pos, row_pos, length)``."""
+        row = np.asarray(row, dtype=np.uint64)
+        out_item, out_ip, out_rp, out_len = [], [], [], []
+        for table in self.tables:
+            if row.size < table.length or table.keys.size == 0:
+                continue
+            grams = kgram_hashes(row, table.length)
+            lo = np.searchsorted(table.keys, grams, "left")
+            hi = np.searchsorted(table.keys, grams, "right")
+            count = hi - lo
+            total = int(count.sum())
+            if total == 0:
+                continue
+            rp = np.repeat(np.arange(grams.size, dtype=np.int64), count)
+            at = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(total)
+            item, ip = table.item[at], table.pos[at]
+            # Checked token by token: a hit is a gram the two sides really share.
+            base = self.offsets[item] + ip
+            same = np.ones(total, dtype=bool)
+            for j in range(table.length):
+                same &= self.flat[base + j] == row[rp + j]
+            out_item.append(item[same])
+            out_ip.append(ip[same])
+            out_rp.append(rp[same])
+            out_len.append(np.full(int(same.sum()), table.length, dtype=np.int64))
+        if not out_item:
+            empty = np.empty(0, dtype=np.int64)
+            return empty, empty, empty, empty
+        return (np.concatenate(out_item), np.concatenate(out_ip), np.concatenate(out_rp),
+                np.concatenate(out_len))  # fmt: skip
+
+    def contained(self, row: np.ndarray) -> list[Containment]:
+        """The items the row (token hashes) contains by the rule, by item number."""
+        item, ip, rp, length = self.hits(row)
+        if item.size == 0:
+            return []
+        found: list[Containment] = []
+        order = np.lexsort((ip, item))
+        item, ip, rp, length = item[order], ip[order], rp[order], length[order]
+        bounds = np.flatnonzero(np.diff(item)) + 1
+        for lo, hi in zip(np.r_[0, bounds].tolist(), np.r_[bounds, item.size].tolist(),
+                          strict=True):  # fmt: skip
+            n = int(item[lo])
+            tokens = int(self.lengths[n])
+            needed = self.rule.needed(tokens)
+            g = int(length[lo])
+            if (hi - lo) + g - 1 < needed:  # even if every hit were one run
+                continue
+            covered = np.zeros(tokens + 1, dtype=np.int64)
+            np.add.at(covered, ip[lo:hi], 1)
+            np.add.at(covered, ip[lo:hi] + g, -1)
+            count = int((np.cumsum(covered[:-1]) > 0).sum())
+            if count < needed:
+                continue
+            found.append(Containment(n, count, tokens, _spans(ip[lo:hi], rp[lo:hi], g)))
+        return found
+
+
+def _spans(ip: np.ndarray, rp: np.ndarray, g: int) -> tuple[Span, ...]:
+    """Hits on one diagonal whose grams overlap or touch, as spans, by item position."""
+    diagonal = rp - ip
+    order = np.lexsort((ip, diagonal))
+    ip, diagonal = ip[order], diagonal[order]
+    breaks = np.flatnonzero((np.diff(diagonal) != 0) | (np.diff(ip) > g)) + 1
+    spans = []
+    for lo, hi in zip(np.r_[0, breaks].tolist(), np.r_[breaks, ip.size].tolist(), strict=True):
+        first, last = int(ip[lo]), int(ip[hi - 1]) + g - 1
+        d = int(diagonal[lo])
+        spans.append(Span(first + d, last + d, first, last))
+    spans.sort(key=lambda s: (s.item_first, s.row_first))
+    return tuple(spans)

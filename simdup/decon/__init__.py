@@ -1,0 +1,8 @@
+"""Decontamination: the training rows that contain evaluation items, removed or reported.
+
+``items`` reads evaluation items (rows of JSON Lines, CSV or Parquet, or whole documents) and
+tokenises them into an ``EvalIndex``; ``run`` scans training rows for them
+(``decontaminate``) and writes the rows that contain none, as ``dedup`` writes rows. The rule
+of containment is ``algorithms.containment``'s; ``store.decon`` keeps an ``EvalIndex`` in a
+file (``--db``).
+"""

@@ -1,0 +1,278 @@
+"""``decontaminate``: the training rows that contain evaluation items, and a clean copy.
+
+The rows of the training files are read once in chunks and scanned by worker processes
+(``engines.decon``) for the items of an ``EvalIndex`` by the containment rule of
+``algorithms.containment``; then, for an output, the inputs are read again and written as
+``dedup`` writes (``writers.rows``): the rows that contain no item copied byte for byte, or
+every row with ``contaminated`` and ``contains`` added (``annotate``). Matching is exact: every
+k-gram of every item is indexed and every hit is checked token by token, so a row is never
+flagged by a filter's false positive; what decides is the share of an item covered.
+
+An input that changed between the two reads stops the run (``InputChangedError``); a truncated
+or damaged input raises ``DamagedInputError`` before anything is written unless
+``accept_damaged``; a row that is no document is a skip record, never a stopped run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..__about__ import __version__
+from ..datasets import DamagedInputError, InputChangedError, _check_output_format
+from ..engines.base import Progress
+from ..engines.decon import ChunkScan, scan_rows
+from ..errors import ConfigError
+from ..params import ALGORITHM_VERSION
+from ..readers.chunking import RowChunk, row_chunks
+from ..readers.rows import RowOptions, format_of, is_damage, rows_description
+from ..records import SkippedFile
+from ..writers.rows import write_rows
+from .items import EvalIndex, EvalItem
+
+REPORT_SCHEMA = "simdup-decon/1"
+# Added to every row by ``annotate``: whether it contains an item, and which (their ids).
+ANNOTATION_COLUMNS = (("contaminated", "bool"), ("contains", "strings"))
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Characters ``row_start:row_end`` of the training row repeat characters
+    ``item_start:item_end`` of the item (token for token, folded)."""
+
+    row_start: int
+    row_end: int
+    item_start: int
+    item_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class RowHit:
+    """A training row that contains an item: its key (its id, else ``file#row``), file, row
+    (0-based), line (1-based; None in Parquet), the item's tokens covered and the spans."""
+
+    key: str
+    file: str
+    row: int
+    line: int | None
+    covered: int
+    tokens: int
+    spans: tuple[Span, ...]
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.tokens if self.tokens else 0.0
+
+
+@dataclass
+class DeconResult:
+    """What ``decontaminate`` found: per item number the rows that contain it (``hits``),
+    per input the row numbers that contain an item (``contaminated``), the rows and files
+    that are no documents (``skipped``), counts, settings and the rows written."""
+
+    evals: EvalIndex
+    inputs: list[str]
+    rows: RowOptions
+    hits: dict[int, list[RowHit]] = field(default_factory=dict)
+    contaminated: list[dict[int, list[int]]] = field(default_factory=list)
+    unreadable: list[dict[int, str]] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    rows_read: int = 0
+    written: int | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rows_contaminated(self) -> int:
+        return sum(len(c) for c in self.contaminated)
+
+    @property
+    def items_found(self) -> int:
+        return len(self.hits)
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "algorithm_version": ALGORITHM_VERSION,
+            "containment": self.evals.rule.describe(),
+            "tokens": "fragment tokens (CJK characters, words; folded)",
+            "exact": True,
+            "records": rows_description(self.rows),
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "items": len(self.evals),
+            "items_unindexed": len(self.evals.unindexed),
+            "items_found": self.items_found,
+            "eval_skipped": len(self.evals.skipped),
+            "common_kgrams_dropped": self.evals.index.common,
+            "rows_read": self.rows_read,
+            "rows_contaminated": self.rows_contaminated,
+            "rows_skipped": len(self.skipped),
+            **({"rows_written": self.written} if self.written is not None else {}),
+            "seconds": self.seconds,
+        }
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The report as JSON-ready records: a header, then one ``item`` record per item found
+        in some row (in item order, its rows in input order), then each item too short to be
+        matched (``unindexed``), then each skipped row or file (``skipped``)."""
+        yield {
+            "type": "header",
+            "schema": REPORT_SCHEMA,
+            "simdup_version": __version__,
+            "settings": self.settings(),
+            "summary": self.summary(),
+            "inputs": self.inputs,
+        }
+        for n in sorted(self.hits):
+            found = self.hits[n]
+            yield {
+                "type": "item",
+                **_item_record(self.evals.items[n]),
+                "tokens": int(self.evals.hashes[n].size),
+                "rows_containing": len(found),
+                "max_coverage": round(max(h.coverage for h in found), 4),
+                "rows": [
+                    {
+                        "key": h.key, "file": h.file, "row": h.row, "line": h.line,
+                        "coverage": round(h.coverage, 4), "covered_tokens": h.covered,
+                        "spans": [
+                            {"row_start": s.row_start, "row_end": s.row_end,
+                             "item_start": s.item_start, "item_end": s.item_end}
+                            for s in h.spans
+                        ],
+                    }
+                    for h in found
+                ],
+            }  # fmt: skip
+        for n in self.evals.unindexed:
+            yield {
+                "type": "unindexed",
+                **_item_record(self.evals.items[n]),
+                "tokens": int(self.evals.hashes[n].size),
+                "reason": f"fewer than {self.evals.rule.min_tokens} tokens: too short to be "
+                "told from a common phrase",
+            }
+        for skip in [*self.evals.skipped, *self.skipped]:
+            yield {"type": "skipped", "path": skip.path, "stage": skip.stage,
+                   "reason": skip.reason, "eval": skip in self.evals.skipped}  # fmt: skip
+
+
+def _item_record(item: EvalItem) -> dict[str, Any]:
+    return {"item": item.id, "source": item.source, "source_row": item.row,
+            "source_line": item.line, "field": item.field}  # fmt: skip
+
+
+def decontaminate(
+    inputs: Sequence[str],
+    evals: EvalIndex,
+    *,
+    rows: RowOptions | None = None,
+    output: str | None = None,
+    annotate: bool = False,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    accept_damaged: bool = False,
+) -> DeconResult:
+    """Scan the rows of ``inputs`` (JSON Lines, CSV, TSV, compressed or not, or Parquet) for
+    the items of ``evals``; with ``output``, write the rows that contain none there in the
+    inputs' format (``annotate``: every row, with ``contaminated`` and ``contains``)."""
+    rows = rows or RowOptions()
+    inputs = list(inputs)
+    kind = None
+    if output is not None:
+        kinds = {format_of(path, rows) for path in inputs}
+        if len(kinds) != 1:
+            raise ConfigError(
+                "the inputs must all be of one format to be written back (found "
+                f"{', '.join(sorted(kinds))})"
+            )
+        kind = next(iter(kinds))
+        _check_output_format(output, kind)
+    result = DeconResult(evals, inputs, rows)
+    result.contaminated = [{} for _ in inputs]
+    result.unreadable = [{} for _ in inputs]
+    before = {path: _identity(path) for path in inputs}
+    started = time.perf_counter()
+    index = evals.index
+    indexed = time.perf_counter()
+
+    def chunks() -> Iterator[RowChunk]:
+        for found in row_chunks(inputs, rows):
+            if isinstance(found, SkippedFile):
+                result.skipped.append(found)
+            else:
+                yield found
+
+    for scanned in scan_rows(chunks(), index, rows, jobs=jobs):
+        _take(result, scanned)
+        if progress is not None:
+            progress(result.rows_read, 0)
+    scanned_at = time.perf_counter()
+    for path in inputs:
+        if _identity(path) != before[path]:
+            raise InputChangedError(f"{path} changed while it was being decontaminated")
+    if not accept_damaged:
+        for skip in result.skipped:
+            if is_damage(skip.reason):
+                path, _, row = skip.path.rpartition("#")
+                before_text = f"after {row} rows" if row.isdigit() else "before its end"
+                raise DamagedInputError(
+                    path or skip.path,
+                    f"{skip.reason} ({before_text}); nothing was written (--accept-damaged keeps "
+                    "the rows read before the damage)",
+                )
+    if output is not None and kind is not None:
+        ids = [it.id for it in evals.items]
+
+        def notes(f: int, row: int) -> list[Any]:
+            contained = result.contaminated[f].get(row)
+            return [contained is not None, [ids[n] for n in contained or ()]]
+
+        result.written = write_rows(
+            kind, inputs, output, rows,
+            dropped=[set(c) for c in result.contaminated], unreadable=result.unreadable,
+            columns=ANNOTATION_COLUMNS if annotate else (), notes=notes if annotate else None,
+        )  # fmt: skip
+    finished = time.perf_counter()
+    result.seconds = {
+        "index": round(indexed - started, 3),
+        "scan": round(scanned_at - indexed, 3),
+        "write": round(finished - scanned_at, 3),
+        "total": round(finished - started, 3),
+    }
+    return result
+
+
+def _identity(path: str) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _take(result: DeconResult, scanned: ChunkScan) -> None:
+    """One chunk's findings into the result."""
+    f = scanned.file
+    path = result.inputs[f]
+    lines = scanned.lines.tolist()
+    result.rows_read += scanned.count
+    for offset, reason in scanned.skipped:
+        row = scanned.first_row + offset
+        result.unreadable[f][row] = reason
+        result.skipped.append(SkippedFile(f"{path}#{row}", "row", reason))
+    for finding in scanned.found:
+        row = scanned.first_row + finding.offset
+        line = lines[finding.offset]
+        key = finding.id if finding.id is not None else f"{path}#{row}"
+        result.contaminated[f][row] = [it.item for it in finding.items]
+        for it in finding.items:
+            spans = tuple(
+                Span(s.row_start, s.row_end, *result.evals.item_span(it.item, s.item_first,
+                                                                     s.item_last))
+                for s in it.spans
+            )  # fmt: skip
+            hit = RowHit(key, path, row, line if line >= 0 else None, it.covered, it.tokens,
+                         spans)  # fmt: skip
+            result.hits.setdefault(it.item, []).append(hit)

@@ -1,0 +1,198 @@
+"""The engine of ``decon``: chunks of training rows scanned for evaluation items by workers.
+
+The parent reads the training rows in ``RowChunk``s (``readers.chunking``, as ``dedup`` does:
+JSON lines as stored, CSV and Parquet rows read already); each worker holds the item index (set
+by the pool's initializer: forked, it is shared with the parent, not copied per task) and gives
+back, per chunk, only the rows that contain an item (``RowFinding``: the row's spans in
+character offsets) and the rows that are no document, with why. Results come back in input
+order. One bad row never stops a run: it becomes a skip reason.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..algorithms.containment import Containment, ItemIndex
+from ..readers.chunking import NoRow, RowChunk
+from ..readers.rows import RowOptions, parse_jsonl_line
+from ..text.tokens import tokenize
+from .local import default_jobs
+from .workerpool import WorkerPool
+
+
+@dataclass(frozen=True, slots=True)
+class FoundSpan:
+    """Characters ``row_start:row_end`` of the row repeat tokens ``item_first..item_last``
+    of the item (the parent turns those into the item's characters)."""
+
+    row_start: int
+    row_end: int
+    item_first: int
+    item_last: int
+
+
+@dataclass(frozen=True, slots=True)
+class ItemInRow:
+    """One item a row contains: ``covered`` of its ``tokens`` tokens, along ``spans``."""
+
+    item: int
+    covered: int
+    tokens: int
+    spans: tuple[FoundSpan, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RowFinding:
+    """A row (``offset`` in its chunk) that contains items; ``id``: its id as read (None: no
+    id field)."""
+
+    offset: int
+    id: str | None
+    items: tuple[ItemInRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkScan:
+    """What a worker found in a chunk: where its rows are (``file``, ``first_row``, ``lines``,
+    -1 where a row has none), the rows that contain items, and the rows that are no document
+    (offset in the chunk, reason)."""
+
+    file: int
+    first_row: int
+    lines: np.ndarray
+    found: list[RowFinding]
+    skipped: list[tuple[int, str]]
+
+    @property
+    def count(self) -> int:
+        return int(self.lines.size)
+
+
+_INDEX: ItemIndex | None = None
+_ROW_OPTIONS: RowOptions | None = None
+
+
+def init_decon_worker(index: ItemIndex, options: RowOptions) -> None:
+    """The item index and row options ``scan_chunk`` uses in this process."""
+    global _INDEX, _ROW_OPTIONS
+    _INDEX, _ROW_OPTIONS = index, options
+
+
+def items_in(text: str, index: ItemIndex) -> tuple[ItemInRow, ...]:
+    """The items of ``index`` that ``text`` contains, with their spans in its characters."""
+    tokens = tokenize(text)
+    if len(tokens) == 0:
+        return ()
+    found: list[Containment] = index.contained(tokens.hashes)
+    starts, ends = tokens.starts, tokens.ends
+    return tuple(
+        ItemInRow(
+            c.item,
+            c.covered,
+            c.tokens,
+            tuple(
+                FoundSpan(
+                    int(starts[s.row_first]), int(ends[s.row_last]), s.item_first, s.item_last
+                )  # fmt: skip
+                for s in c.spans
+            ),
+        )
+        for c in found
+    )
+
+
+def scan_chunk(chunk: RowChunk) -> ChunkScan:
+    """The chunk's rows scanned for items (in this process: a worker's, or the parent's)."""
+    index, options = _INDEX, _ROW_OPTIONS
+    assert index is not None and options is not None
+    found: list[RowFinding] = []
+    skipped: list[tuple[int, str]] = []
+    texts: list[tuple[int, str, str | None]] = []
+    for offset, item in enumerate(chunk.items):
+        if isinstance(item, NoRow):
+            skipped.append((offset, str(item)))
+            continue
+        if isinstance(item, bytes):
+            line = int(chunk.lines[offset]) if chunk.lines is not None else 0
+            parsed = parse_jsonl_line(item, line, options)
+            if isinstance(parsed, str):
+                skipped.append((offset, parsed))
+                continue
+            text, ident, _ = parsed
+        else:
+            text, ident, _ = item
+        texts.append((offset, text, ident))
+    try:
+        candidates = _candidates(texts, index)
+    except Exception:  # a row the joined pass cannot take: every row is scanned on its own
+        candidates = texts
+    for offset, text, ident in candidates:
+        try:
+            items = items_in(text, index)
+        except MemoryError:
+            skipped.append((offset, "out of memory while scanning it"))
+            continue
+        except Exception as exc:  # one bad row never stops a run
+            skipped.append((offset, f"internal error: {type(exc).__name__}: {exc}"))
+            continue
+        if items:
+            found.append(RowFinding(offset, ident, items))
+    lines = (
+        np.asarray(chunk.lines, dtype=np.int64)
+        if chunk.lines is not None
+        else np.full(len(chunk.items), -1, dtype=np.int64)
+    )
+    return ChunkScan(chunk.file, chunk.first_row, lines, found, skipped)
+
+
+def _candidates(
+    texts: list[tuple[int, str, str | None]], index: ItemIndex
+) -> list[tuple[int, str, str | None]]:
+    """The rows of ``texts`` that share a gram with some item, found for all of them at once:
+    their texts joined by line breaks (a separator: no token crosses one) are tokenised in one
+    call, so that a chunk costs a few array operations, not a few per row. Only these rows are
+    scanned one by one (``items_in``), which finds exactly what scanning every row would."""
+    if not texts:
+        return []
+    joined = "\n".join(text for _, text, _ in texts)
+    tokens = tokenize(joined)
+    lengths = np.fromiter((len(text) + 1 for _, text, _ in texts), np.int64, len(texts))
+    bounds = np.cumsum(lengths)
+    row_of = np.searchsorted(bounds, tokens.starts, "right")
+    return [texts[int(r)] for r in index.rows_with_hits(tokens.hashes, row_of).tolist()]
+
+
+def _describe(chunk: RowChunk) -> str:
+    return f"{len(chunk.items)} rows from row {chunk.first_row} of input {chunk.file}"
+
+
+def scan_rows(
+    chunks: Iterable[RowChunk], index: ItemIndex, options: RowOptions, *, jobs: int | None = None
+) -> Iterator[ChunkScan]:
+    """``chunks`` scanned for the items of ``index``, in their order: by ``jobs`` worker
+    processes (None: all cores) as the chunks are read, or in this process with one job or a
+    single chunk (a pool would cost more than it saves)."""
+    jobs = jobs or default_jobs()
+    init_decon_worker(index, options)  # before the workers fork: they share it
+    stream = iter(chunks)
+    first = list(itertools.islice(stream, 2))
+    if jobs == 1 or len(first) < 2:
+        for chunk in itertools.chain(first, stream):
+            yield scan_chunk(chunk)
+        return
+    pool: WorkerPool[RowChunk, ChunkScan] = WorkerPool(
+        scan_chunk, jobs, initializer=init_decon_worker, initargs=(index, options),
+        describe=_describe,
+    )  # fmt: skip
+    waiting: dict[int, ChunkScan] = {}  # finished before an earlier chunk
+    due = 0
+    with pool:
+        for number, result in pool.results(itertools.chain(first, stream)):
+            waiting[number] = result
+            while due in waiting:
+                yield waiting.pop(due)
+                due += 1

@@ -1,0 +1,107 @@
+"""Evaluation items tokenised once and kept in a file (``decon --db``), reused by later runs.
+
+One SQLite database of kind ``decon`` (``store.database``: a ``meta`` table with the schema and
+algorithm versions; a database of another version is refused, never mixed): per item its id,
+where it comes from, and its tokens (folded hashes and character offsets, as arrays). The
+tokens are what costs; the k-gram index is made from them when a run starts, so the
+containment settings (``--k``, ``--min-coverage``...) may differ from run to run. A database is
+written whole to a temporary file beside its path and moved into place when complete: a
+stopped run leaves the previous one, never half of a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import tempfile
+
+import numpy as np
+
+from ..algorithms.containment import CONTAINMENT_VERSION, ContainmentRule
+from ..decon.items import EvalIndex, EvalItem
+from ..errors import StoreError
+from ..params import ALGORITHM_VERSION
+from ..records import SkippedFile
+from .database import open_database
+
+KIND = "decon"
+# The tokens stored depend on the tokeniser (its folding) as well as on the fingerprints.
+TOKENS_VERSION = "fragment-tokens/1"
+VERSION = f"{ALGORITHM_VERSION} {TOKENS_VERSION} {CONTAINMENT_VERSION}"
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE items (n INTEGER PRIMARY KEY, id TEXT NOT NULL, source TEXT NOT NULL, "
+        "row INTEGER, line INTEGER, field TEXT, hashes BLOB NOT NULL, starts BLOB NOT NULL, "
+        "ends BLOB NOT NULL)"
+    )
+    conn.execute("CREATE TABLE skipped (path TEXT NOT NULL, stage TEXT NOT NULL, reason TEXT)")
+
+
+MIGRATIONS = (_create,)
+
+
+def save_evals(path: str, evals: EvalIndex) -> None:
+    """Write ``evals`` (items, tokens and the eval rows skipped) to the database ``path``,
+    replacing it atomically."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise StoreError(path, f"no such folder: {directory}")
+    fd, tmp = tempfile.mkstemp(prefix=".simdup-", suffix=".tmp", dir=directory)
+    os.close(fd)
+    os.unlink(tmp)  # SQLite creates it
+    try:
+        conn = open_database(tmp, KIND, MIGRATIONS, algorithm_version=VERSION)
+        try:
+            conn.execute("BEGIN")
+            conn.executemany(
+                "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (n, it.id, it.source, it.row, it.line, it.field,
+                     np.ascontiguousarray(evals.hashes[n], "<u8").tobytes(),
+                     np.ascontiguousarray(evals.starts[n], "<i4").tobytes(),
+                     np.ascontiguousarray(evals.ends[n], "<i4").tobytes())
+                    for n, it in enumerate(evals.items)
+                ),
+            )  # fmt: skip
+            conn.executemany(
+                "INSERT INTO skipped VALUES (?, ?, ?)",
+                ((s.path, s.stage, s.reason) for s in evals.skipped),
+            )
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=DELETE")  # one file, nothing beside it
+        finally:
+            conn.close()
+        os.replace(tmp, path)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path + suffix)
+    finally:
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
+
+
+def load_evals(path: str, rule: ContainmentRule | None = None) -> EvalIndex:
+    """The items stored in ``path`` (``save_evals``), to be matched by ``rule``; raises
+    ``StoreError`` for a missing, damaged or foreign database, or one of another version."""
+    conn = open_database(path, KIND, MIGRATIONS, create=False, algorithm_version=VERSION)
+    evals = EvalIndex(rule or ContainmentRule())
+    try:
+        for row in conn.execute(
+            "SELECT id, source, row, line, field, hashes, starts, ends FROM items ORDER BY n"
+        ):
+            item = EvalItem(row[0], row[1], row[2], row[3], row[4], "")
+            evals.add_tokens(
+                item, np.frombuffer(row[5], "<u8").astype(np.uint64),
+                np.frombuffer(row[6], "<i4"), np.frombuffer(row[7], "<i4"),
+            )  # fmt: skip
+        for p, stage, reason in conn.execute("SELECT path, stage, reason FROM skipped"):
+            evals.skipped.append(SkippedFile(p, stage, reason))
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(path, f"damaged ({exc})") from exc
+    finally:
+        conn.close()
+    return evals
