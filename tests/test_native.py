@@ -1007,3 +1007,110 @@ def test_document_parts_refuse_what_the_definitions_refuse() -> None:
         native.speedups.document_parts(one, np.ones(2), one, 4, 16)
     with pytest.raises(ValueError, match=">= 0"):
         native.speedups.document_parts(one, np.ones(1), one, -1, 16)
+
+
+# Fragment tokens (text/tokens.py) and decon's k-gram probe (algorithms/containment.py).
+_TOKEN_CHARS = (
+    list("中文图书館這個問題漢字臺灣") + ["\U00020000", "\U0002f800", "\U00020bb7"]  # CJK, astral
+    + list("あいうアイウーｱｲ")  # kana, half-width kana
+    + list("abcXYZ019éßİﬁＡＢ１½") + ["\U0001d400", "\U0001d7ce"]  # full-width, math letters
+    + list("авекорсуАВЕКМНОРСТΑΒΕαβο")  # Cyrillic and Greek look-alikes
+    + ["\u200b", "\u200d", "\u00ad", "\ufeff", "\u2060", "\U000e0041"]  # invisible
+    + list(" \n\t\u3000,.，。!-_'") + ["\U0001f600", "\ud800", "\udfff"]  # separators, lone
+)
+token_texts = st.text(alphabet=st.sampled_from(_TOKEN_CHARS), max_size=120) | st.text(
+    max_size=60
+)
+
+
+def _same_tokens(a: Any, b: Any) -> None:
+    for name in ("starts", "ends", "hashes", "cjk", "units"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype, name
+        assert np.array_equal(x, y), name
+
+
+@needs_native
+@many
+@given(token_texts)
+def test_fragment_tokens_match_python(text: str) -> None:
+    """The native tokeniser gives the arrays of the numpy one: offsets, hashes, CJK flags and
+    units, on CJK, kana, full-width, look-alike, invisible and astral characters alike."""
+    from simdup.text.tokens import tokenize
+
+    tokenize_python = native.twin("fragment_tokens")
+    _same_tokens(tokenize(text), tokenize_python(text))
+
+
+def test_fragment_tokens_fold_what_hides_a_copy() -> None:
+    """Width, case, look-alike letters, invisible characters and traditional characters do
+    not change a token's hash; the offsets are those of the text as given."""
+    from simdup.text.tokens import tokenize
+
+    plain, hidden = tokenize("abc 中国"), tokenize("ＡＢ\u200bС 中國")
+    assert np.array_equal(plain.hashes, hidden.hashes)
+    assert hidden.starts.tolist() == [0, 5, 6] and hidden.ends.tolist() == [4, 6, 7]
+    assert hidden.units.tolist() == [3, 1, 1] and hidden.cjk.tolist() == [False, True, True]
+
+
+@needs_native
+@many
+@given(st.lists(token_texts, max_size=8))
+def test_row_token_hashes_match_python(texts: list[str]) -> None:
+    """Many texts' hashes in one call are each text's ``tokenize`` hashes, one after the other,
+    with their text numbers."""
+    from simdup.text.tokens import row_token_hashes, tokenize_python
+
+    hashes, rows = row_token_hashes(texts)
+    python_hashes, python_rows = native.twin("row_token_hashes")(texts)
+    assert hashes.dtype == python_hashes.dtype and rows.dtype == python_rows.dtype
+    assert np.array_equal(hashes, python_hashes) and np.array_equal(rows, python_rows)
+    each = [tokenize_python(t).hashes for t in texts]
+    assert hashes.tolist() == [h for a in each for h in a.tolist()]
+    assert rows.tolist() == [r for r, a in enumerate(each) for _ in range(a.size)]
+
+
+@needs_native
+def test_native_tokens_refuse_what_is_no_text() -> None:
+    from simdup.text.tokens import _native_tables
+
+    assert native.speedups is not None
+    with pytest.raises(TypeError):
+        native.speedups.row_token_hashes(["a", b"b"], *_native_tables())
+    with pytest.raises(ValueError, match="65536"):
+        native.speedups.fragment_tokens("a", b"", {})
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.integers(0, 7), max_size=300),  # tokens drawn from a small vocabulary
+    st.lists(st.integers(0, 40), max_size=30),  # row lengths
+    st.integers(1, 12),  # k
+    st.integers(0, 2**32),
+    st.booleans(),  # a tiny presence table (most grams pass it)
+)
+def test_gram_rows_match_python(
+    tokens: list[int], lengths: list[int], k: int, seed: int, tiny: bool
+) -> None:
+    """The native probe finds the rows the array operations find: grams inside one row only,
+    each row once, ascending; its rolling gram is the XOR of rotated hashes."""
+    from simdup.algorithms.containment import _Table, gram_rows
+    from simdup.algorithms.winnowing import kgram_hashes
+
+    rng = np.random.default_rng(seed)
+    vocabulary = rng.integers(0, 2**63, size=8, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    hashes = vocabulary[np.array(tokens, dtype=np.int64)] if tokens else np.empty(0, np.uint64)
+    rows = np.repeat(np.arange(len(lengths) + 1), [*lengths, 10**6])[: hashes.size]
+    rows = np.sort(rows).astype(np.int64)
+    # Keys: some grams of the sequence itself (hits), and random ones.
+    grams = kgram_hashes(hashes, k)
+    picked = grams[rng.integers(0, grams.size, size=min(grams.size, 3))] if grams.size else grams
+    keys = np.sort(np.concatenate([picked, rng.integers(0, 2**63, 20, dtype=np.uint64)]))
+    table = _Table(k, keys, np.zeros(keys.size, np.int64), np.zeros(keys.size, np.int64))
+    present = np.ones(8, np.uint8) * 255 if tiny else table.present
+    assert present is not None
+    got = gram_rows(hashes, rows, k, present, keys)
+    want = native.twin("gram_rows")(hashes, rows, k, present, keys)
+    assert got.dtype == want.dtype == np.int64
+    assert got.tolist() == want.tolist()

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..native import speedups
 from .winnowing import kgram_hashes
 
 # Changes whenever the same tokens and settings could give another result.
@@ -102,15 +103,19 @@ class Containment:
         return self.covered / self.tokens if self.tokens else 0.0
 
 
-# Bits of a gram hash that address the presence table (a first look that only says "maybe":
-# a gram whose bit is set is then looked up exactly; one whose bit is clear is in no item).
-_PRESENCE_BITS = 22
+# The presence table (a first look that only says "maybe": a gram whose bit is set is then
+# looked up exactly; one whose bit is clear is in no item) has a bit for each value of the
+# grams' low bits: about 64 bits a key (1.5% of the other grams pass), at least 2**16 and at
+# most 2**26 bits. Its size changes only the speed: 22,000 keys take 256 KB, which a
+# processor's second-level cache holds.
+_PRESENCE_MIN_BITS, _PRESENCE_MAX_BITS = 16, 26
 
 
 @dataclass
 class _Table:
-    """The grams of one length: sorted hashes, the item and position of each, and which
-    values of their low ``_PRESENCE_BITS`` bits occur (``present``)."""
+    """The grams of one length: sorted hashes, the item and position of each, and the
+    presence bits (``present``: bit ``v`` of the little-endian bit array is set when some key's
+    low bits are ``v``)."""
 
     length: int
     keys: np.ndarray  # uint64, ascending
@@ -119,14 +124,12 @@ class _Table:
     present: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        self.present = np.zeros(1 << _PRESENCE_BITS, dtype=bool)
-        self.present[(self.keys & np.uint64((1 << _PRESENCE_BITS) - 1)).astype(np.int64)] = True
-
-    def maybe(self, grams: np.ndarray) -> np.ndarray:
-        """The positions of ``grams`` whose low bits some key has (a superset of the hits)."""
-        assert self.present is not None
-        low = (grams & np.uint64((1 << _PRESENCE_BITS) - 1)).astype(np.int64)
-        return np.flatnonzero(self.present[low])
+        bits = min(max(int(self.keys.size * 64).bit_length(), _PRESENCE_MIN_BITS),
+                   _PRESENCE_MAX_BITS)  # fmt: skip
+        low = (self.keys & np.uint64((1 << bits) - 1)).astype(np.int64)
+        flags = np.zeros(1 << bits, dtype=bool)
+        flags[low] = True
+        self.present = np.packbits(flags, bitorder="little")
 
 
 class ItemIndex:
@@ -184,23 +187,22 @@ class ItemIndex:
     def rows_with_hits(self, hashes: np.ndarray, row_of: np.ndarray) -> np.ndarray:
         """Of many rows' tokens laid end to end (``hashes``; ``row_of``: each token's row,
         ascending), the rows (ascending, distinct) holding a gram of some item (by hash; a
-        gram across two rows counts for none): the rows worth ``contained``. One pass of
-        array operations for a whole chunk of rows."""
+        gram across two rows counts for none): the rows worth ``contained``. One pass over a
+        whole chunk of rows (``gram_rows``: native when built, else array operations)."""
         found = []
-        hashes = np.asarray(hashes, dtype=np.uint64)
+        hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+        row_of = np.ascontiguousarray(row_of, dtype=np.int64)
         for table in self.tables:
             if hashes.size < table.length or table.keys.size == 0:
                 continue
-            grams = kgram_hashes(hashes, table.length)
-            maybe = table.maybe(grams)
-            at = np.searchsorted(table.keys, grams[maybe])
-            at[at == table.keys.size] = 0
-            hit = maybe[table.keys[at] == grams[maybe]]
-            if hit.size:
-                inside = row_of[hit] == row_of[hit + table.length - 1]
-                found.append(row_of[hit[inside]])
+            assert table.present is not None
+            rows = gram_rows(hashes, row_of, table.length, table.present, table.keys)
+            if rows.size:
+                found.append(rows)
         if not found:
             return np.empty(0, dtype=np.int64)
+        if len(found) == 1:
+            return found[0]
         return np.unique(np.concatenate(found))
 
     def hits(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -261,6 +263,37 @@ class ItemIndex:
                 continue
             found.append(Containment(n, count, tokens, _spans(ip[lo:hi], rp[lo:hi], g)))
         return found
+
+
+def gram_rows(
+    hashes: np.ndarray, rows: np.ndarray, k: int, present: np.ndarray, keys: np.ndarray
+) -> np.ndarray:
+    """Of many rows' token hashes laid end to end (``rows``: each token's row, ascending), the
+    rows (ascending, distinct, int64) holding a k-gram (``kgram_hashes``) that is one of
+    ``keys`` (ascending) and lies within the row; ``present``: a little-endian bit array
+    (uint8, a power of two of them), bit ``v`` set where some key's low bits are ``v``.
+    Native when the extension is built, else ``gram_rows_python``."""
+    if speedups is None:
+        return gram_rows_python(hashes, rows, k, present, keys)
+    return np.frombuffer(speedups.gram_rows(hashes, rows, k, present, keys), np.int64)
+
+
+def gram_rows_python(
+    hashes: np.ndarray, rows: np.ndarray, k: int, present: np.ndarray, keys: np.ndarray
+) -> np.ndarray:
+    """``gram_rows`` in array operations (the native probe's twin)."""
+    hashes = np.asarray(hashes, dtype=np.uint64)
+    rows = np.asarray(rows, dtype=np.int64)
+    if keys.size == 0 or hashes.size < k:
+        return np.empty(0, dtype=np.int64)
+    grams = kgram_hashes(hashes, k)
+    low = (grams & np.uint64(8 * present.size - 1)).astype(np.int64)
+    maybe = np.flatnonzero((present[low >> 3] >> (low & 7).astype(np.uint8)) & 1)
+    at = np.searchsorted(keys, grams[maybe])
+    at[at == keys.size] = 0
+    hit = maybe[keys[at] == grams[maybe]]
+    inside = rows[hit] == rows[hit + k - 1]
+    return np.unique(rows[hit[inside]])
 
 
 def _spans(ip: np.ndarray, rp: np.ndarray, g: int) -> tuple[Span, ...]:

@@ -19,7 +19,7 @@ import numpy as np
 from ..algorithms.containment import Containment, ItemIndex
 from ..readers.chunking import NoRow, RowChunk
 from ..readers.rows import RowOptions, parse_jsonl_line
-from ..text.tokens import tokenize
+from ..text.tokens import row_token_hashes, tokenize
 from .local import default_jobs
 from .workerpool import WorkerPool
 
@@ -152,18 +152,14 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
 def _candidates(
     texts: list[tuple[int, str, str | None]], index: ItemIndex
 ) -> list[tuple[int, str, str | None]]:
-    """The rows of ``texts`` that share a gram with some item, found for all of them at once:
-    their texts joined by line breaks (a separator: no token crosses one) are tokenised in one
-    call, so that a chunk costs a few array operations, not a few per row. Only these rows are
+    """The rows of ``texts`` that share a gram with some item, found for all of them at once
+    (``row_token_hashes``: every row's token hashes in one call; ``rows_with_hits``: one probe
+    of the chunk), so that a chunk costs a few calls, not a few per row. Only these rows are
     scanned one by one (``items_in``), which finds exactly what scanning every row would."""
     if not texts:
         return []
-    joined = "\n".join(text for _, text, _ in texts)
-    tokens = tokenize(joined)
-    lengths = np.fromiter((len(text) + 1 for _, text, _ in texts), np.int64, len(texts))
-    bounds = np.cumsum(lengths)
-    row_of = np.searchsorted(bounds, tokens.starts, "right")
-    return [texts[int(r)] for r in index.rows_with_hits(tokens.hashes, row_of).tolist()]
+    hashes, row_of = row_token_hashes([text for _, text, _ in texts])
+    return [texts[int(r)] for r in index.rows_with_hits(hashes, row_of).tolist()]
 
 
 def _describe(chunk: RowChunk) -> str:

@@ -184,5 +184,6 @@ extern SIMDUP_HIDDEN PyMethodDef simdup_index_methods[];     /* index.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_passages_methods[];  /* passages.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_align_methods[];     /* align.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_markdown_methods[];  /* markdown.c */
+extern SIMDUP_HIDDEN PyMethodDef simdup_tokens_methods[];    /* tokens.c */
 
 #endif /* SIMDUP_NATIVE_COMMON_H */

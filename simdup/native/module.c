@@ -14,6 +14,9 @@
  *   passages.c   blocks, window fingerprints, distinct runs  simdup/text/blocks.py,
  *                                                            passages/documents.py, windows.py
  *   align.c      line-level edges: tokens, alignment         simdup/passages/align.py
+ *   markdown.c   Markdown lines                              simdup/readers/markdown_lines.py
+ *   tokens.c     fragment tokens, the k-gram probe of decon  simdup/text/tokens.py,
+ *                                                            algorithms/containment.py
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
  */
 #include "common.h"
@@ -45,6 +48,7 @@ static const struct {
     {simdup_passages_methods, NULL},
     {simdup_align_methods, NULL},
     {simdup_markdown_methods, NULL},
+    {simdup_tokens_methods, NULL},
 };
 
 #define N_TOPICS (sizeof topics / sizeof topics[0])

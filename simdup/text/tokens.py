@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..native import speedups
 from .normalize import DEFAULT_IGNORABLE
 from .variants import simplified_forms
 
@@ -91,6 +92,17 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
     return _TABLES
 
 
+def _astral_class(c: int) -> tuple[int, int]:
+    """The class and folded code point of a character outside the basic plane."""
+    if any(lo <= c <= hi for lo, hi in DEFAULT_IGNORABLE):
+        return _INVISIBLE_CHAR, c
+    if _CJK_ASTRAL[0] <= c <= _CJK_ASTRAL[1]:
+        return _CJK_CHAR, simplified_forms().get(c, c)
+    if chr(c).isalnum():
+        return _WORD_CHAR, ord(_fold_char(chr(c)))
+    return _SEPARATOR, c
+
+
 def _classify(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     kind_table, fold_table = _tables()
     basic = codes < 0x10000
@@ -102,16 +114,32 @@ def _classify(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     folded[basic] = fold_table[codes[basic]]
     for c in np.unique(codes[~basic]).tolist():
         at = codes == c
-        ignorable = any(lo <= c <= hi for lo, hi in DEFAULT_IGNORABLE)
-        if ignorable:
-            kind[at] = _INVISIBLE_CHAR
-        elif _CJK_ASTRAL[0] <= c <= _CJK_ASTRAL[1]:
-            kind[at] = _CJK_CHAR
-            folded[at] = simplified_forms().get(c, c)
-        elif chr(c).isalnum():
-            kind[at] = _WORD_CHAR
-            folded[at] = ord(_fold_char(chr(c)))
+        kind[at], folded[at] = _astral_class(c)
     return kind, folded
+
+
+class _AstralClasses(dict[int, int]):
+    """What the native tokeniser asks of a character outside the basic plane: its class +
+    4 * its folded code point, computed once per process (``_astral_class``)."""
+
+    def __missing__(self, c: int) -> int:
+        kind, folded = _astral_class(c)
+        self[c] = packed = kind + 4 * folded
+        return packed
+
+
+_NATIVE_TABLES: tuple[bytes, _AstralClasses] | None = None
+
+
+def _native_tables() -> tuple[bytes, _AstralClasses]:
+    """The tables as the native tokeniser takes them: each BMP character's folded code point
+    + its class << 24 (uint32), and the mapping for the other planes."""
+    global _NATIVE_TABLES
+    if _NATIVE_TABLES is None:
+        kind, folded = _tables()
+        packed = folded.astype(np.uint32) | (kind.astype(np.uint32) << np.uint32(24))
+        _NATIVE_TABLES = packed.tobytes(), _AstralClasses()
+    return _NATIVE_TABLES
 
 
 # A token's hash: a polynomial of its folded code points modulo 2**64 (computed for a whole
@@ -193,8 +221,43 @@ class Tokens:
 
 
 def tokenize(text: str) -> Tokens:
-    """The tokens of ``text`` with their offsets in it (invisible characters skipped), for a
-    whole text in a few array operations."""
+    """The tokens of ``text`` with their offsets in it (invisible characters skipped): in one
+    native pass when the extension is built, else ``tokenize_python``; the same either way."""
+    if speedups is None:
+        return tokenize_python(text)
+    starts, ends, hashes, cjk, units = speedups.fragment_tokens(text, *_native_tables())
+    return Tokens(
+        np.frombuffer(starts, np.int64),
+        np.frombuffer(ends, np.int64),
+        np.frombuffer(hashes, np.uint64),
+        np.frombuffer(cjk, np.bool_),
+        np.frombuffer(units, np.int64),
+    )
+
+
+def row_token_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The token hashes of many texts one after the other, and each token's text number
+    (ascending): what ``tokenize`` gives each text, in one call (native when built, else
+    ``row_token_hashes_python``)."""
+    if speedups is None:
+        return row_token_hashes_python(texts)
+    hashes, rows = speedups.row_token_hashes(texts, *_native_tables())
+    return np.frombuffer(hashes, np.uint64), np.frombuffer(rows, np.int64)
+
+
+def row_token_hashes_python(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``row_token_hashes`` in array operations: the texts joined by line breaks (a separator:
+    no token crosses one) are tokenised at once, and each token's text found by its start."""
+    if not texts:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    tokens = tokenize_python("\n".join(texts))
+    bounds = np.cumsum(np.fromiter((len(t) + 1 for t in texts), np.int64, len(texts)))
+    rows: np.ndarray = np.searchsorted(bounds, tokens.starts, "right").astype(np.int64)
+    return tokens.hashes, rows
+
+
+def tokenize_python(text: str) -> Tokens:
+    """``tokenize`` for a whole text in a few array operations (the native pass's twin)."""
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
     kind, folded = _classify(codes)
     # Invisible characters are taken out first: a word they sit in stays one word.
