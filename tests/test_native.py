@@ -1114,3 +1114,33 @@ def test_gram_rows_match_python(
     want = native.twin("gram_rows")(hashes, rows, k, present, keys)
     assert got.dtype == want.dtype == np.int64
     assert got.tolist() == want.tolist()
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.lists(st.integers(0, 5), max_size=30), max_size=8),  # items
+    st.lists(st.integers(0, 5), max_size=200),  # the row
+    st.integers(1, 10),  # k
+    st.booleans(),  # a tiny presence table (most grams pass it)
+)
+def test_gram_hits_match_python(items: list[list[int]], row: list[int], k: int, tiny: bool) -> None:
+    """The native lookup finds the hits the array operations find, in their order: every gram
+    of the row that is a gram of an item, checked token by token (a few distinct tokens make
+    repeated grams, so one gram has many places)."""
+    from simdup.algorithms.containment import ContainmentRule, ItemIndex, gram_hits
+
+    vocabulary = np.array([3, 5, 2**63 + 7, 11, 2**40 + 1, 13], dtype=np.uint64)
+    index = ItemIndex(
+        [vocabulary[np.array(it, dtype=np.int64)] for it in items],
+        ContainmentRule(k=k, min_tokens=1, max_items=1000),
+    )
+    hashes = vocabulary[np.array(row, dtype=np.int64)]
+    for table in index.tables:
+        if tiny:
+            table.present = np.full(8, 255, dtype=np.uint8)
+        got = gram_hits(hashes, table, index.flat, index.offsets)
+        want = native.twin("gram_hits")(hashes, table, index.flat, index.offsets)
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype == np.int64
+            assert a.tolist() == b.tolist()

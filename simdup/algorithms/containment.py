@@ -207,31 +207,19 @@ class ItemIndex:
 
     def hits(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every shared gram of the row (token hashes ``row``), checked token by token:
-        arrays ``(item, item_pos, row_pos, length)``."""
-        row = np.asarray(row, dtype=np.uint64)
+        arrays ``(item, item_pos, row_pos, length)`` (``gram_hits``, table by table)."""
+        row = np.ascontiguousarray(row, dtype=np.uint64)
         out_item, out_ip, out_rp, out_len = [], [], [], []
         for table in self.tables:
             if row.size < table.length or table.keys.size == 0:
                 continue
-            grams = kgram_hashes(row, table.length)
-            lo = np.searchsorted(table.keys, grams, "left")
-            hi = np.searchsorted(table.keys, grams, "right")
-            count = hi - lo
-            total = int(count.sum())
-            if total == 0:
+            item, ip, rp = gram_hits(row, table, self.flat, self.offsets)
+            if item.size == 0:
                 continue
-            rp = np.repeat(np.arange(grams.size, dtype=np.int64), count)
-            at = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(total)
-            item, ip = table.item[at], table.pos[at]
-            # Checked token by token: a hit is a gram the two sides really share.
-            base = self.offsets[item] + ip
-            same = np.ones(total, dtype=bool)
-            for j in range(table.length):
-                same &= self.flat[base + j] == row[rp + j]
-            out_item.append(item[same])
-            out_ip.append(ip[same])
-            out_rp.append(rp[same])
-            out_len.append(np.full(int(same.sum()), table.length, dtype=np.int64))
+            out_item.append(item)
+            out_ip.append(ip)
+            out_rp.append(rp)
+            out_len.append(np.full(item.size, table.length, dtype=np.int64))
         if not out_item:
             empty = np.empty(0, dtype=np.int64)
             return empty, empty, empty, empty
@@ -246,19 +234,17 @@ class ItemIndex:
         found: list[Containment] = []
         order = np.lexsort((ip, item))
         item, ip, rp, length = item[order], ip[order], rp[order], length[order]
-        bounds = np.flatnonzero(np.diff(item)) + 1
-        for lo, hi in zip(np.r_[0, bounds].tolist(), np.r_[bounds, item.size].tolist(),
-                          strict=True):  # fmt: skip
+        bounds = (np.flatnonzero(np.diff(item)) + 1).tolist()
+        for lo, hi in zip([0, *bounds], [*bounds, item.size], strict=True):
             n = int(item[lo])
             tokens = int(self.lengths[n])
             needed = self.rule.needed(tokens)
             g = int(length[lo])
             if (hi - lo) + g - 1 < needed:  # even if every hit were one run
                 continue
-            covered = np.zeros(tokens + 1, dtype=np.int64)
-            np.add.at(covered, ip[lo:hi], 1)
-            np.add.at(covered, ip[lo:hi] + g, -1)
-            count = int((np.cumsum(covered[:-1]) > 0).sum())
+            # The tokens inside the union of the grams [ip, ip + g) (ip ascending): each gram
+            # adds the tokens before the next one starts, at most g; the last adds g.
+            count = int(np.minimum(np.diff(ip[lo:hi]), g).sum()) + g
             if count < needed:
                 continue
             found.append(Containment(n, count, tokens, _spans(ip[lo:hi], rp[lo:hi], g)))
@@ -296,14 +282,55 @@ def gram_rows_python(
     return np.unique(rows[hit[inside]])
 
 
+def gram_hits(
+    row: np.ndarray, table: _Table, flat: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grams of one row (token hashes) that are grams of ``table``, each checked token by
+    token against its item (``flat``: every item's token hashes end to end, item ``n`` from
+    ``offsets[n]``): arrays ``(item, item_pos, row_pos)`` (int64), by row position, then by
+    the table's order. Native when the extension is built, else ``gram_hits_python``."""
+    if speedups is None:
+        return gram_hits_python(row, table, flat, offsets)
+    item, ip, rp = speedups.gram_hits(
+        row, table.length, table.present, table.keys, table.item, table.pos, flat, offsets
+    )
+    return np.frombuffer(item, np.int64), np.frombuffer(ip, np.int64), np.frombuffer(rp, np.int64)
+
+
+def gram_hits_python(
+    row: np.ndarray, table: _Table, flat: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``gram_hits`` in array operations (the native lookup's twin)."""
+    row = np.asarray(row, dtype=np.uint64)
+    empty = np.empty(0, dtype=np.int64)
+    if row.size < table.length or table.keys.size == 0:
+        return empty, empty, empty
+    grams = kgram_hashes(row, table.length)
+    lo = np.searchsorted(table.keys, grams, "left")
+    hi = np.searchsorted(table.keys, grams, "right")
+    count = hi - lo
+    total = int(count.sum())
+    if total == 0:
+        return empty, empty, empty
+    rp = np.repeat(np.arange(grams.size, dtype=np.int64), count)
+    at = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(total)
+    item, ip = table.item[at], table.pos[at]
+    # Checked token by token: a hit is a gram the two sides really share.
+    base = offsets[item] + ip
+    same = np.ones(total, dtype=bool)
+    for j in range(table.length):
+        same &= flat[base + j] == row[rp + j]
+    return item[same].astype(np.int64), ip[same].astype(np.int64), rp[same]
+
+
 def _spans(ip: np.ndarray, rp: np.ndarray, g: int) -> tuple[Span, ...]:
     """Hits on one diagonal whose grams overlap or touch, as spans, by item position."""
     diagonal = rp - ip
     order = np.lexsort((ip, diagonal))
     ip, diagonal = ip[order], diagonal[order]
-    breaks = np.flatnonzero((np.diff(diagonal) != 0) | (np.diff(ip) > g)) + 1
+    breaks = (np.flatnonzero((np.diff(diagonal) != 0) | (np.diff(ip) > g)) + 1).tolist()
     spans = []
-    for lo, hi in zip(np.r_[0, breaks].tolist(), np.r_[breaks, ip.size].tolist(), strict=True):
+    for lo, hi in zip([0, *breaks], [*breaks, ip.size], strict=True):
         first, last = int(ip[lo]), int(ip[hi - 1]) + g - 1
         d = int(diagonal[lo])
         spans.append(Span(first + d, last + d, first, last))

@@ -77,6 +77,7 @@ TWINS: dict[str, str] = {
     "fragment_tokens": "simdup.text.tokens:tokenize_python",
     "row_token_hashes": "simdup.text.tokens:row_token_hashes_python",
     "gram_rows": "simdup.algorithms.containment:gram_rows_python",
+    "gram_hits": "simdup.algorithms.containment:gram_hits_python",
 }
 
 

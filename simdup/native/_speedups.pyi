@@ -71,3 +71,14 @@ def fragment_tokens(
 ) -> tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
 def row_token_hashes(texts: list[str], chars: bytes, astral: object, /) -> tuple[bytes, bytes]: ...
 def gram_rows(hashes: object, rows: object, k: int, present: object, keys: object, /) -> bytes: ...
+def gram_hits(
+    row: object,
+    k: int,
+    present: object,
+    keys: object,
+    item: object,
+    pos: object,
+    flat: object,
+    offsets: object,
+    /,
+) -> tuple[bytes, bytes, bytes]: ...

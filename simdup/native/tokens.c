@@ -8,6 +8,8 @@
  *                     (twin: simdup.text.tokens:row_token_hashes_python)
  *   gram_rows         the rows holding a k-gram of a sorted key set
  *                     (twin: simdup.algorithms.containment:gram_rows_python)
+ *   gram_hits         one row's k-grams shared with items, checked token by token
+ *                     (twin: simdup.algorithms.containment:gram_hits_python)
  *
  * The character classes and folded code points are the Python module's tables, passed in
  * (one uint32 a character of the basic plane: its folded code point + its class << 24, one
@@ -400,7 +402,139 @@ release_two:
     return result;
 }
 
+/* ------------------------------------------------------------------ gram_hits */
+
+PyDoc_STRVAR(gram_hits_doc,
+"gram_hits(row, k, present, keys, item, pos, flat, offsets) -> (item, item_pos, row_pos)\n\n"
+"simdup.algorithms.containment.gram_hits_python: every k-gram of one row's token hashes\n"
+"(row: uint64) whose hash is one of keys (uint64, ascending; item and pos: int64, the item\n"
+"and the position in it of each key's gram) and whose k tokens are those of the item\n"
+"(flat: every item's token hashes end to end, item n from offsets[n]), by row position and\n"
+"then key order: three int64 bytes. present: as for gram_rows.");
+
+static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t n,
+                      const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->len % itemsize || (n >= 0 && view->len != n * itemsize)) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_ValueError, "gram_hits: %s has the wrong size", what);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *gram_hits(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "gram_hits(row, k, present, keys, item, pos, flat, offsets)");
+        return NULL;
+    }
+    const Py_ssize_t k = PyLong_AsSsize_t(args[1]);
+    if (k == -1 && PyErr_Occurred())
+        return NULL;
+    if (k < 1) {
+        PyErr_SetString(PyExc_ValueError, "k must be at least 1");
+        return NULL;
+    }
+    enum { ROW, PRESENT, KEYS, ITEM, POS, FLAT, OFFSETS, N_BUFFERS };
+    static const char *names[N_BUFFERS] = {"row", "present", "keys", "item", "pos", "flat",
+                                           "offsets"};
+    Py_buffer b[N_BUFFERS];
+    int got = 0;
+    PyObject *result = NULL;
+    int64_t *out = NULL;
+    Py_ssize_t size = 0, capacity = 0;
+    for (; got < N_BUFFERS; got++) {
+        const Py_ssize_t itemsize = got == PRESENT ? 1 : 8;
+        Py_ssize_t n = -1;
+        if (got == ITEM || got == POS)
+            n = b[KEYS].len / 8;
+        if (get_buffer(args[got == ROW ? 0 : got + 1], &b[got], itemsize, n, names[got]) < 0)
+            goto done;
+    }
+    const Py_ssize_t n_row = b[ROW].len / 8, n_keys = b[KEYS].len / 8;
+    const Py_ssize_t n_flat = b[FLAT].len / 8, n_items = b[OFFSETS].len / 8;
+    if (b[PRESENT].len < 1 || (b[PRESENT].len & (b[PRESENT].len - 1))) {
+        PyErr_SetString(PyExc_ValueError, "gram_hits: a presence table of 2**b bytes");
+        goto done;
+    }
+    const uint64_t *row = b[ROW].buf, *keys = b[KEYS].buf, *flat = b[FLAT].buf;
+    const uint8_t *present = b[PRESENT].buf;
+    const int64_t *item = b[ITEM].buf, *pos = b[POS].buf, *offsets = b[OFFSETS].buf;
+    const uint64_t mask = 8 * (uint64_t)b[PRESENT].len - 1;
+    const unsigned last = (unsigned)((7 * (k - 1)) & 63);
+    uint64_t gram = 0;
+    for (Py_ssize_t j = 0; j < k && j < n_row; j++)
+        gram ^= rotl64(row[j], (unsigned)((7 * j) & 63));
+    for (Py_ssize_t rp = 0; rp + k <= n_row; rp++) {
+        if (rp)
+            gram = rotl64(gram ^ row[rp - 1], 64 - 7) ^ rotl64(row[rp + k - 1], last);
+        const uint64_t low = gram & mask;
+        if (!((present[low >> 3] >> (low & 7)) & 1))
+            continue;
+        Py_ssize_t lo = 0, hi = n_keys;
+        while (lo < hi) {
+            const Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (keys[mid] < gram)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (Py_ssize_t at = lo; at < n_keys && keys[at] == gram; at++) {
+            const int64_t n = item[at], ip = pos[at];
+            if (n < 0 || n >= n_items || ip < 0 || offsets[n] < 0 ||
+                offsets[n] + ip + k > n_flat) {
+                PyErr_SetString(PyExc_ValueError, "gram_hits: a key's place is outside flat");
+                goto done;
+            }
+            const uint64_t *mine = flat + offsets[n] + ip;
+            Py_ssize_t j = 0;
+            while (j < k && mine[j] == row[rp + j])
+                j++;
+            if (j < k)
+                continue;
+            if (size + 3 > capacity) {
+                capacity = capacity ? 2 * capacity : 96;
+                int64_t *grown = PyMem_Realloc(out, (size_t)capacity * sizeof(int64_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                out = grown;
+            }
+            out[size++] = n;
+            out[size++] = ip;
+            out[size++] = rp;
+        }
+    }
+    {
+        const Py_ssize_t hits = size / 3;
+        PyObject *parts[3] = {NULL, NULL, NULL};
+        for (int p = 0; p < 3; p++) {
+            parts[p] = PyBytes_FromStringAndSize(NULL, hits * (Py_ssize_t)sizeof(int64_t));
+            if (parts[p] == NULL)
+                break;
+            int64_t *to = (int64_t *)PyBytes_AS_STRING(parts[p]);
+            for (Py_ssize_t h = 0; h < hits; h++)
+                to[h] = out[3 * h + p];
+        }
+        if (parts[0] && parts[1] && parts[2])
+            result = PyTuple_Pack(3, parts[0], parts[1], parts[2]);
+        for (int p = 0; p < 3; p++)
+            Py_XDECREF(parts[p]);
+    }
+done:
+    PyMem_Free(out);
+    while (got-- > 0)
+        PyBuffer_Release(&b[got]);
+    return result;
+}
+
 PyMethodDef simdup_tokens_methods[] = {
+    {"gram_hits", (PyCFunction)(void (*)(void))gram_hits, METH_FASTCALL, gram_hits_doc},
     {"fragment_tokens", (PyCFunction)(void (*)(void))fragment_tokens, METH_FASTCALL,
      fragment_tokens_doc},
     {"row_token_hashes", (PyCFunction)(void (*)(void))row_token_hashes, METH_FASTCALL,

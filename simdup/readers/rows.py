@@ -250,19 +250,21 @@ def _id_text(value: Any) -> str:
 
 
 def row_text(
-    text: Any, id_value: Any, found_id: bool, options: RowOptions
+    text: Any, id_value: Any, found_id: bool, options: RowOptions, surrogates: bool = True
 ) -> tuple[str, str | None] | str:
     """A row's text and id (as written; None without ``id_field``), or why the row is no
-    document (the checks every format shares)."""
+    document (the checks every format shares). ``surrogates=False``: the text is known to hold
+    no lone surrogate (it was read from UTF-8 without a ``\\u`` escape), no need to look."""
     field = options.text_field
     if text is None:
         return f"text field {field!r} is null"
     if not isinstance(text, str):
         return f"text field {field!r} is {type(text).__name__}, not a string"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return f"text field {field!r} holds a lone surrogate"
+    if surrogates:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"text field {field!r} holds a lone surrogate"
     if options.id_field and not found_id:
         return f"no id field {options.id_field!r}"
     return text, _id_text(id_value) if found_id else None
@@ -428,6 +430,26 @@ def jsonl_lines(
         counted.append(line_number - first_line + 1)
 
 
+# What ``json.loads`` runs on a str (a decoder of the default settings), called directly on a
+# line that starts with "{": the same value, without the wrapper's steps for other input.
+_SCAN_JSON = json.JSONDecoder().scan_once
+
+
+def _json_object(decoded: str) -> Any:
+    """``json.loads(decoded)`` when it is sure to be a JSON object and nothing else (the
+    line starts with "{" and is followed by JSON whitespace only), else None (then
+    ``json.loads`` says what it is)."""
+    if decoded[:1] != "{":
+        return None
+    try:
+        record, end = _SCAN_JSON(decoded, 0)
+    except (StopIteration, ValueError):
+        return None
+    if end != len(decoded) and decoded[end:].strip(" \t\n\r"):
+        return None
+    return record
+
+
 def parse_jsonl_line(
     line: bytes, number: int, options: RowOptions
 ) -> tuple[str, str | None, Any] | str:
@@ -437,25 +459,30 @@ def parse_jsonl_line(
         decoded = line.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"line {number} is not UTF-8 (byte {exc.start})"
-    try:
-        record = json.loads(decoded)
-    except ValueError as exc:
-        return f"line {number} is not JSON: {exc}"
-    if not isinstance(record, dict):
-        return f"line {number} is a JSON {type(record).__name__}, not an object"
-    found = record_row(record, options)
+    record = _json_object(decoded)
+    if record is None:
+        try:
+            record = json.loads(decoded)
+        except ValueError as exc:
+            return f"line {number} is not JSON: {exc}"
+        if not isinstance(record, dict):
+            return f"line {number} is a JSON {type(record).__name__}, not an object"
+    # A lone surrogate in a str read from UTF-8 comes from a \u escape only.
+    found = record_row(record, options, surrogates=b"\\u" in line)
     return f"line {number} has no text field {options.text_field!r}" if found is None else found
 
 
-def record_row(record: Any, options: RowOptions) -> tuple[str, str | None, Any] | str | None:
+def record_row(
+    record: Any, options: RowOptions, surrogates: bool = True
+) -> tuple[str, str | None, Any] | str | None:
     """A record's (a dict of dicts) text, id and the value of ``options.order_field`` (None
     when absent); why it is no document; or None when it has no text field (each caller
-    says where)."""
+    says where). ``surrogates``: as for ``row_text``."""
     found, text = field_value(record, options.text_field)
     if not found:
         return None
     found_id, ident = record_id(record, options)
-    checked = row_text(text, ident, found_id, options)
+    checked = row_text(text, ident, found_id, options, surrogates)
     if isinstance(checked, str):
         return checked
     order = field_value(record, options.order_field)[1] if options.order_field else None
