@@ -218,6 +218,8 @@ def format_of(path: str, options: RowOptions) -> str:
 
 def field_value(record: Any, dotted: str) -> tuple[bool, Any]:
     """Whether a record (a dict of dicts) has the field at the dotted path, and its value."""
+    if type(record) is dict and "." not in dotted:  # the usual case, without the ABC check
+        return (True, record[dotted]) if dotted in record else (False, None)
     value = record
     for part in dotted.split("."):
         if not isinstance(value, Mapping) or part not in value:
@@ -411,7 +413,7 @@ def jsonl_lines(
                 line_number += 1
                 if (k == 0 and dropping) or len(part) > limit:
                     yield line_number, f"line {line_number} is longer than {limit} bytes"
-                elif part.strip():
+                elif part and not part.isspace():  # not blank (as part.strip(), no copy)
                     yield line_number, part + b"\n"
             dropping = False
             tail = b""
