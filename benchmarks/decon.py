@@ -27,7 +27,9 @@ Python process, the usual tools: ``json.loads`` per row, ``text.lower().split()`
 every item's whitespace 13-gram tuples, a row flagged when one of its 13-grams is in the set
 (an item of fewer than 13 words: when its whole word sequence is), the clean rows written.
 Printed: recall per kind and language, false-positive rows (a flagged row with no planted
-item) and their share of the clean rows, median seconds, rows/s and the speed ratio.
+item) and their share of the clean rows, median seconds, rows/s and the speed ratio, and the
+median CPU seconds (user + system, workers included) and their ratio: on shared cores the wall
+time of a run depends on what else runs, its CPU time much less.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import json
 import os
 import random
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -212,7 +215,13 @@ def build(folder: Path, bench: Path, n_rows: int, n_items: int, seed: int) -> di
     }
 
 
-def run_simdup(folder: Path, jobs: int | None) -> tuple[float, set[str]]:
+def _child_cpu() -> float:
+    """User + system seconds of the finished child processes (and theirs) so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run_simdup(folder: Path, jobs: int | None) -> tuple[float, float, set[str]]:
     cmd = [
         sys.executable,
         "-m",
@@ -227,19 +236,19 @@ def run_simdup(folder: Path, jobs: int | None) -> tuple[float, set[str]]:
         str(folder / "report.jsonl"),
         "-q",
     ] + (["-j", str(jobs)] if jobs else [])
-    started = time.perf_counter()
+    cpu, started = _child_cpu(), time.perf_counter()
     subprocess.run(cmd, check=True)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _child_cpu() - cpu
     flagged = set()
     with open(folder / "report.jsonl", encoding="utf-8") as fh:
         for line in fh:
             record = json.loads(line)
             if record["type"] == "item":
                 flagged.update(r["key"] for r in record["rows"])
-    return seconds, flagged
+    return seconds, cpu, flagged
 
 
-def run_baseline(folder: Path) -> tuple[float, set[str]]:
+def run_baseline(folder: Path) -> tuple[float, float, set[str]]:
     script = folder / "baseline.py"
     script.write_text(BASELINE, encoding="utf-8")
     cmd = [
@@ -249,10 +258,10 @@ def run_baseline(folder: Path) -> tuple[float, set[str]]:
         str(folder / "train.jsonl"),
         str(folder / "baseline-clean.jsonl"),
     ]
-    started = time.perf_counter()
+    cpu, started = _child_cpu(), time.perf_counter()
     done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    return seconds, set(done.stdout.split())
+    seconds, cpu = time.perf_counter() - started, _child_cpu() - cpu
+    return seconds, cpu, set(done.stdout.split())
 
 
 def score(flagged: set[str], made: dict[str, Any]) -> dict[str, Any]:
@@ -298,24 +307,34 @@ def main(argv: list[str]) -> None:
         made = build(folder, Path(args.bench), args.rows, args.items, args.seed)
         size = os.path.getsize(folder / "train.jsonl")
         times: dict[str, list[float]] = {"simdup decon": [], "whitespace 13-gram": []}
+        cpus: dict[str, list[float]] = {name: [] for name in times}
         flagged: dict[str, set[str]] = {}
         for r in range(args.repeat):
             order = list(times) if r % 2 == 0 else list(reversed(times))
             for name in order:
-                seconds, found = (
+                seconds, cpu, found = (
                     run_simdup(folder, args.jobs)
                     if name == "simdup decon"
                     else run_baseline(folder)
                 )
                 times[name].append(seconds)
+                cpus[name].append(cpu)
                 flagged[name] = found
-                log(f"round {r + 1}: {name} {seconds:.2f} s, {len(found)} rows flagged")
+                log(f"round {r + 1}: {name} {seconds:.2f} s ({cpu:.2f} s of CPU), "
+                    f"{len(found)} rows flagged")  # fmt: skip
     rows = len(made["truth"])
     results = {
-        name: {**score(flagged[name], made), "seconds": median(times[name]), "runs": times[name]}
+        name: {
+            **score(flagged[name], made),
+            "seconds": median(times[name]),
+            "runs": times[name],
+            "cpu_seconds": median(cpus[name]),
+            "cpu_runs": cpus[name],
+        }
         for name in times
     }
     base = results["whitespace 13-gram"]["seconds"]
+    base_cpu = results["whitespace 13-gram"]["cpu_seconds"]
     table_rows = []
     kinds = [f"{k}/{lang}" for k in KINDS for lang in ("zh", "en")]
     for name, res in results.items():
@@ -328,6 +347,8 @@ def main(argv: list[str]) -> None:
                 fmt(res["seconds"], 2),
                 f"{rows / res['seconds']:,.0f}",
                 fmt(base / res["seconds"], 2),
+                fmt(res["cpu_seconds"], 2),
+                fmt(base_cpu / res["cpu_seconds"], 2),
             ]
         )
     table = markdown_table(
@@ -339,6 +360,8 @@ def main(argv: list[str]) -> None:
             "median s",
             "rows/s",
             "speed vs baseline",
+            "median CPU s",
+            "CPU vs baseline",
         ],
         table_rows,
     )
@@ -346,7 +369,8 @@ def main(argv: list[str]) -> None:
         f"\n\n{rows:,} rows ({size / 1e6:.1f} MB of JSON Lines, {made['chars']:,} characters), "
         f"{len(made['items'])} items ({args.items} per language), each planted 4 ways; "
         f"{results['simdup decon']['clean_rows']:,} clean rows. Median of {args.repeat} "
-        f"alternating runs, each a fresh process on {os.cpu_count()} cores. Paragraph pools: "
+        f"alternating runs, each a fresh process on {os.cpu_count()} cores (CPU: user + "
+        "system seconds of the process and its workers). Paragraph pools: "
         f"{made['pools']}."
     )
     publish_table(

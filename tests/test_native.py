@@ -9,6 +9,7 @@ The whole suite can also be run on the Python versions alone: ``SIMDUP_PURE_PYTH
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -36,6 +37,7 @@ from simdup.algorithms.sketch import (
 )
 from simdup.passages import EdgeVocabulary
 from simdup.readers.markdown_lines import markdown_lines_python
+from simdup.readers.rows import RowOptions, parse_jsonl_line
 from simdup.text import textscan
 from simdup.text.blocks import split_lines
 from simdup.text.features import (
@@ -1144,3 +1146,68 @@ def test_gram_hits_match_python(items: list[list[int]], row: list[int], k: int, 
         for a, b in zip(got, want, strict=True):
             assert a.dtype == b.dtype == np.int64
             assert a.tolist() == b.tolist()
+
+
+_JSON_PIECES = st.sampled_from(
+    ['{"text": ', '{"id": 1, "text": ', '"', '"abc', "中文", "\\n", "\\u4e2d", "\\ud83d",
+     "\\ude00", "\\\\", '\\"', "\\x", "é", "\t", " ", ",", "}", "]", "[", "{", ":", "1", "-0.5e3",
+     "01", "1.", "true", "nul", "null", "NaN", '"text"', '"te\\u0078t"', "\n", "\r\n", "\x00"]
+)
+_JSON_BYTES = st.sampled_from(  # not UTF-8, a surrogate, an overlong form, cut, an emoji
+    [b"\xff", b"\xed\xa0\x80", b"\xc0\xaf", b"\xe4\xb8", b"\xf0\x9f\x98\x80"]
+)
+
+
+@st.composite
+def json_lines(draw: Any) -> bytes:
+    """Lines that are mostly JSON objects with a text field, and some that are nearly so."""
+    if draw(st.booleans()):
+        record = draw(st.dictionaries(st.sampled_from(["text", "id", "meta"]),
+                                      st.text(max_size=30) | st.integers() | st.none()
+                                      | st.lists(st.integers(), max_size=3)))  # fmt: skip
+        if draw(st.booleans()):
+            record["text"] = draw(st.text(max_size=40))
+        line = json.dumps(record, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    else:
+        line = "".join(draw(st.lists(_JSON_PIECES, max_size=12))).encode("utf-8")
+    if draw(st.integers(0, 9)) == 0:
+        at = draw(st.integers(0, len(line)))
+        line = line[:at] + draw(_JSON_BYTES) + line[at:]
+    return line + draw(st.sampled_from([b"\n", b"", b" \n", b"\r\n"]))
+
+
+@needs_native
+@many
+@given(st.lists(json_lines(), max_size=8), st.sampled_from(["text", "id", "te xt"]))
+def test_jsonl_texts_give_the_python_text_or_none(lines: list[bytes], field: str) -> None:
+    """The native reader gives, for each line, the text Python's json gives, or None (then the
+    caller parses the line itself); never another text."""
+    assert native.speedups is not None
+    got = native.speedups.jsonl_texts(lines, field)
+    want = native.twin("jsonl_texts")(lines, field)
+    options = RowOptions(text_field=field)
+    for line, g, w in zip(lines, got, want, strict=True):
+        assert g is None or g == w
+        if g is not None:  # what the decon worker relies on: the line is that document
+            parsed = parse_jsonl_line(line, 1, options)
+            assert not isinstance(parsed, str) and parsed[0] == g
+
+
+@needs_native
+def test_jsonl_texts_read_the_usual_lines_and_leave_the_rest() -> None:
+    """Ordinary lines are read natively (escapes, non-ASCII, nested values, a repeated field:
+    the last one); what json could read otherwise, or refuse, is left to Python."""
+    assert native.speedups is not None
+    lines = [
+        b'{"id": "r1", "text": "a\\nb \\u4e2d \xe4\xb8\xad \\"q\\" \\\\ \\/"}\n',
+        b'{"meta": {"a": [1, -2.5e-3, true, false, null, {}, []]}, "text": "x"} \r\n',
+        b'{"text": "first", "text": "last"}',
+        b'{"text": 3}', b'{"id": 1}', b"[]", b'{"text": "\\ud83d\\ude00"}', b'{"text": NaN}',
+        b'{"text": "x"} extra', b'{"text": "\xff"}', b'{"text": "\t"}', b'{"text": "x",}',
+        b'\xef\xbb\xbf{"text": "x"}', b" " + b'{"text": "x"}', b'{"text": 01}',
+    ]  # fmt: skip
+    got = native.speedups.jsonl_texts(lines, "text")
+    assert got[:3] == ["a\nb 中 中 \"q\" \\ /", "x", "last"]
+    assert got[3:] == [None] * (len(lines) - 3)
+    want = native.twin("jsonl_texts")(lines, "text")
+    assert want[:3] == got[:3] and want[6] == "\U0001f600"

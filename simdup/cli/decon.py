@@ -18,6 +18,7 @@ from ..algorithms.containment import (
 )
 from ..decon.items import EvalIndex, read_items
 from ..decon.run import decontaminate
+from ..engines.decon import hold_freed_heap
 from ..exitcodes import decon_exit_code, exit_code_help
 from ..names import display_path
 from ..readers.rows import FORMATS, RowOptions
@@ -213,6 +214,7 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         )
         progress = ProgressBar(not kw["quiet"], "scanning", unit="row")
         stack.callback(progress.close)
+        hold_freed_heap()
         result = decontaminate(
             list(inputs),
             evals,

@@ -73,6 +73,7 @@ TWINS: dict[str, str] = {
     "edge_chain": "simdup.passages.align:edge_chain_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
+    "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",
     # fragment tokens and decon's k-gram probe
     "fragment_tokens": "simdup.text.tokens:tokenize_python",
     "row_token_hashes": "simdup.text.tokens:row_token_hashes_python",

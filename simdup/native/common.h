@@ -185,5 +185,6 @@ extern SIMDUP_HIDDEN PyMethodDef simdup_passages_methods[];  /* passages.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_align_methods[];     /* align.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_markdown_methods[];  /* markdown.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_tokens_methods[];    /* tokens.c */
+extern SIMDUP_HIDDEN PyMethodDef simdup_jsonl_methods[];     /* jsonl.c */
 
 #endif /* SIMDUP_NATIVE_COMMON_H */

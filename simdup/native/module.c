@@ -17,6 +17,7 @@
  *   markdown.c   Markdown lines                              simdup/readers/markdown_lines.py
  *   tokens.c     fragment tokens, the k-gram probe of decon  simdup/text/tokens.py,
  *                                                            algorithms/containment.py
+ *   jsonl.c      the text field of plain JSON lines          simdup/readers/rows.py
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
  */
 #include "common.h"
@@ -49,6 +50,7 @@ static const struct {
     {simdup_align_methods, NULL},
     {simdup_markdown_methods, NULL},
     {simdup_tokens_methods, NULL},
+    {simdup_jsonl_methods, NULL},
 };
 
 #define N_TOPICS (sizeof topics / sizeof topics[0])

@@ -24,11 +24,12 @@ import io
 import json
 import lzma
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from ..errors import ConfigError, MissingExtraError
+from ..native import speedups
 from ..records import SkippedFile
 
 FORMATS = ("auto", "jsonl", "csv", "tsv", "parquet")
@@ -434,7 +435,7 @@ def jsonl_lines(
 
 # What ``json.loads`` runs on a str (a decoder of the default settings), called directly on a
 # line that starts with "{": the same value, without the wrapper's steps for other input.
-_SCAN_JSON = json.JSONDecoder().scan_once
+_SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _json_object(decoded: str) -> Any:
@@ -472,6 +473,40 @@ def parse_jsonl_line(
     # A lone surrogate in a str read from UTF-8 comes from a \u escape only.
     found = record_row(record, options, surrogates=b"\\u" in line)
     return f"line {number} has no text field {options.text_field!r}" if found is None else found
+
+
+def plain_jsonl_texts(lines: list[bytes], options: RowOptions) -> list[str | None]:
+    """For each JSON line, its text when it is plainly a document (``parse_jsonl_line``
+    would give that text, and no reason), or None: such a line is to be parsed by
+    ``parse_jsonl_line``. The native reader takes the text field without building the
+    record (and leaves anything unusual to Python: None); without it, or with a dotted text
+    field or an id field that must be there, every line is None."""
+    if speedups is None or options.id_field or "." in options.text_field:
+        return [None] * len(lines)
+    texts: list[str | None] = speedups.jsonl_texts(lines, options.text_field)
+    return texts
+
+
+def jsonl_texts_python(lines: list[bytes], field: str) -> list[str | None]:
+    """What ``jsonl_texts`` may return, line by line: the value of the top-level ``field`` of
+    a line that is a JSON object (UTF-8) when that value is a string without a lone
+    surrogate, else None (the native reader may give None for more lines, never another
+    str)."""
+    out: list[str | None] = []
+    for line in lines:
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (ValueError, RecursionError):
+            out.append(None)
+            continue
+        value = record.get(field) if isinstance(record, dict) else None
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                value = None
+        out.append(value if isinstance(value, str) else None)
+    return out
 
 
 def record_row(
