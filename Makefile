@@ -130,7 +130,7 @@ bench-rows: $(BENCH_VENV)/.rows-installed
 # rensa script of bench-rows. SHORT_ARGS="--rows 2000 --repeat 1" for a quick run.
 SHORT_ARGS ?=
 # Decontamination (issue 38): eval items planted verbatim, re-wrapped, embedded and lightly edited
-# (Chinese and English) in 20,000 training rows; simdup decon against a whitespace 13-gram script.
+# (Chinese and English) in 100,000 training rows; simdup decon against a whitespace 13-gram script.
 # DECON_ARGS="--rows 5000 --repeat 1" for a quick run.
 DECON_ARGS ?=
 bench-decon: $(BENCH_VENV)/.installed

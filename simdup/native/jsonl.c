@@ -93,6 +93,13 @@ static int scan_string(Cursor *c, Py_UCS4 *out, Py_ssize_t cap, Py_ssize_t *n)
     while (c->p < c->end) {
         const unsigned char b = *c->p;
         int32_t cp;
+        if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\') { /* most characters */
+            if (out != NULL && count < cap)
+                out[count] = b;
+            count++;
+            c->p++;
+            continue;
+        }
         if (b == '"') {
             c->p++;
             *n = count;
@@ -265,15 +272,28 @@ static int scan_value(Cursor *c, int depth)
     }
 }
 
+/* The code points of the text field's value, decoded as the line is read. */
+typedef struct {
+    Py_UCS4 *chars;
+    Py_ssize_t capacity;
+} Decoded;
+
 /* The text field of one line as a new str, Py_None (ask Python; a new reference), or NULL
    with an exception (out of memory). */
 static PyObject *line_text(const unsigned char *data, Py_ssize_t size, const Py_UCS4 *field,
-                           Py_ssize_t field_len, Py_UCS4 *key)
+                           Py_ssize_t field_len, Py_UCS4 *key, Decoded *text)
 {
     Cursor c = {data, data + size};
-    const unsigned char *value = NULL; /* the last field of the name, when it is a string */
+    Py_ssize_t length = -1; /* of the last field of the name, when it is a string */
     if (size == 0 || *c.p != '{')
         Py_RETURN_NONE;
+    if (size > text->capacity) { /* a string has no more code points than bytes */
+        Py_UCS4 *grown = PyMem_Realloc(text->chars, (size_t)size * sizeof(Py_UCS4));
+        if (grown == NULL)
+            return PyErr_NoMemory();
+        text->chars = grown;
+        text->capacity = size;
+    }
     c.p++;
     skip_space(&c);
     if (c.p < c.end && *c.p == '}')
@@ -289,10 +309,16 @@ static PyObject *line_text(const unsigned char *data, Py_ssize_t size, const Py_
             Py_RETURN_NONE;
         c.p++;
         skip_space(&c);
-        if (named)
-            value = c.p < c.end && *c.p == '"' ? c.p : NULL;
-        if (scan_value(&c, 1) < 0)
-            Py_RETURN_NONE;
+        if (named && c.p < c.end && *c.p == '"') {
+            if (scan_string(&c, text->chars, text->capacity, &length) < 0)
+                Py_RETURN_NONE;
+        }
+        else {
+            if (named)
+                length = -1;
+            if (scan_value(&c, 1) < 0)
+                Py_RETURN_NONE;
+        }
         skip_space(&c);
         if (c.p >= c.end)
             Py_RETURN_NONE;
@@ -305,23 +331,9 @@ static PyObject *line_text(const unsigned char *data, Py_ssize_t size, const Py_
     }
     c.p++;
     skip_space(&c);
-    if (c.p != c.end || value == NULL)
+    if (c.p != c.end || length < 0)
         Py_RETURN_NONE;
-    /* The value again, into code points (no more of them than its bytes). */
-    Cursor v = {value, data + size};
-    const Py_ssize_t cap = (data + size) - value;
-    Py_UCS4 *chars = PyMem_Malloc((size_t)(cap > 0 ? cap : 1) * sizeof(Py_UCS4));
-    if (chars == NULL)
-        return PyErr_NoMemory();
-    Py_ssize_t n = 0;
-    PyObject *text;
-    if (scan_string(&v, chars, cap, &n) < 0) { /* cannot be: it was read once */
-        text = Py_NewRef(Py_None);
-    }
-    else
-        text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars, n);
-    PyMem_Free(chars);
-    return text;
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, text->chars, length);
 }
 
 PyDoc_STRVAR(jsonl_texts_doc,
@@ -350,13 +362,14 @@ static PyObject *jsonl_texts(PyObject *module, PyObject *const *args, Py_ssize_t
         return NULL;
     const Py_ssize_t field_len = PyUnicode_GET_LENGTH(args[1]);
     Py_UCS4 *key = PyMem_Malloc((size_t)(field_len + 1) * sizeof(Py_UCS4));
+    Decoded decoded = {NULL, 0};
     PyObject *out = key == NULL ? PyErr_NoMemory() : PyList_New(PyList_GET_SIZE(lines));
     for (Py_ssize_t i = 0; out != NULL && i < PyList_GET_SIZE(lines); i++) {
         PyObject *line = PyList_GET_ITEM(lines, i);
         PyObject *text;
         if (PyBytes_Check(line))
             text = line_text((const unsigned char *)PyBytes_AS_STRING(line),
-                             PyBytes_GET_SIZE(line), field, field_len, key);
+                             PyBytes_GET_SIZE(line), field, field_len, key, &decoded);
         else
             text = Py_NewRef(Py_None);
         if (text == NULL)
@@ -364,6 +377,7 @@ static PyObject *jsonl_texts(PyObject *module, PyObject *const *args, Py_ssize_t
         else
             PyList_SET_ITEM(out, i, text);
     }
+    PyMem_Free(decoded.chars);
     PyMem_Free(key);
     PyMem_Free(field);
     return out;
