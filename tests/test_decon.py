@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -236,3 +239,41 @@ def test_an_item_planted_anywhere_is_found(
     found = evals.index.contained(tokenize(row).hashes)
     assert [c.item for c in found] == [0]
     assert found[0].coverage == 1.0
+
+
+def test_same_report_and_output_with_and_without_the_extension(tmp_path: Path) -> None:
+    """The native passes (JSON text fields, tokens, the k-gram probe and lookup) give the report
+    and output of the pure-Python run, byte for byte, on plain lines and on lines left to
+    Python's json (escapes, a surrogate escape, NaN, ids of every kind, rows that are no
+    documents)."""
+    ascii_en = json.dumps({"id": 7, "text": "Before. " + EN}).encode()  # \\u escapes: ASCII
+    lines = [
+        *(json.dumps({"id": f"r{n}", "text": t}, ensure_ascii=False).encode() for n, t in
+          enumerate(TRAIN)),
+        ascii_en,
+        b'{"text": "' + EN.encode() + b' \\ud800", "id": null}',  # a lone surrogate: skipped
+        b'{"id": {"a": [1, 2.5]}, "meta": NaN, "text": "' + ZH.encode() + b'"}',
+        b'{"text": "' + ZH.encode() + b'", "text": "' + OTHER_ZH.encode() + b'"}',  # the last
+        b'{"id": "x"}', b"[1, 2]", b"not json", b'{"text": 5}', b'  {"text": "' + EN.encode()
+        + b'"}  ', b"\xff\xfe", b'{"id": true, "text": "' + _rewrap(ZH, 7).encode()
+        .replace(b"\n", b"\\n") + b'"}\r',
+    ]  # fmt: skip
+    train = tmp_path / "train.jsonl"
+    train.write_bytes(b"\n".join(lines) + b"\n")
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "q": EN}, {"id": "zh", "q": ZH}])
+    outputs = {}
+    for pure in ("0", "1"):
+        report, out = tmp_path / f"report{pure}.jsonl", tmp_path / f"clean{pure}.jsonl"
+        args = ["decon", str(train), "--evals", str(evals), "--eval-field", "q", "-o", str(out),
+                "--report", str(report), "-q", "-j", "1"]  # fmt: skip
+        code = "import sys; from simdup.cli import cli; cli(sys.argv[1:])"
+        env = {**os.environ, "SIMDUP_PURE_PYTHON": pure}
+        subprocess.run([sys.executable, "-c", code, *args], env=env, check=True)
+        records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+        records[0]["summary"].pop("seconds")
+        outputs[pure] = (records, out.read_bytes())
+    assert outputs["0"] == outputs["1"]
+    records, _ = outputs["0"]
+    found = {r["item"]: [row["row"] for row in r["rows"]] for r in records if r["type"] == "item"}
+    assert found == {"en": [1, 2, 4, 7, 8, 16], "zh": [3, 5, 10, 18]}
+    assert records[0]["summary"]["rows_skipped"] == 6
