@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon clean
+.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ test-dask-cluster: $(VENV)/.test-installed
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check simdup tests benchmarks
 	$(BIN)/mypy
+
+# The documentation site (docs/, mkdocs.yml) in build/site, strict: a broken link fails it.
+docs: $(VENV)/.test-installed
+	$(BIN)/python -m mkdocs build --strict
 
 # Longer property and fuzz runs than `make test` does (~5 minutes at the default;
 # `make fuzz FUZZ_EXAMPLES=20000` for a long run).
