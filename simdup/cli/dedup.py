@@ -153,7 +153,8 @@ is not written (--removed lists each cut and each such row).
     default=DEFAULT_MIN_SPAN_CHARS,
     show_default=True,
     help="With --spans: the shortest span removed, in characters of its comparison form "
-    "(case, width, punctuation and whitespace folded); a run of shorter units counts together.",
+    "(case, width, punctuation and whitespace folded; a CJK character counts 3); a run of "
+    "shorter units (navigation lines) counts together.",
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when some rows could not be read.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")

@@ -28,7 +28,7 @@ from .workerpool import WorkerPool
 class ChunkSpans:
     """A chunk's rows as units and windows. ``offsets``, ``ids``, ``units``, ``windows``: per
     row that has units (its offset in the chunk, id, unit and window counts); ``starts``,
-    ``ends``, ``cut_starts``, ``cut_ends``: per unit; ``first``, ``last`` (units of its row),
+    ``ends``, ``breaks``: per unit; ``first``, ``last`` (units of its row),
     ``hashes``: per window; ``skipped``: rows that are no document (offset, reason);
     ``documents``: rows that are."""
 
@@ -41,8 +41,7 @@ class ChunkSpans:
     windows: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
-    cut_starts: np.ndarray
-    cut_ends: np.ndarray
+    breaks: np.ndarray
     first: np.ndarray
     last: np.ndarray
     hashes: np.ndarray
@@ -63,13 +62,12 @@ def init_spans_worker(unit: str, min_chars: int, options: RowOptions) -> None:
     _SETTINGS = (unit, min_chars, options)
 
 
-def _int32(parts: list[np.ndarray]) -> np.ndarray:
+def _int32(values: list[int]) -> np.ndarray:
     """Offsets within rows: int32 (a row holds at most ``max_line`` bytes, 64 MB by
     default), int64 should one be longer."""
-    joined = np.concatenate(parts) if parts else np.empty(0, np.int64)
-    if joined.size and int(joined.max()) >= 2**31:
-        return joined.astype(np.int64)
-    return joined.astype(np.int32)
+    if values and max(values) >= 2**31:
+        return np.asarray(values, dtype=np.int64)
+    return np.asarray(values, dtype=np.int32)
 
 
 def spans_chunk(chunk: RowChunk) -> ChunkSpans:
@@ -82,7 +80,8 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     ids: list[str | None] = []
     units: list[int] = []
     windows: list[int] = []
-    cols: list[list[np.ndarray]] = [[] for _ in range(7)]
+    cols: list[list[int]] = [[] for _ in range(5)]
+    hashes: list[bytes] = []
     documents = 0
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
@@ -108,25 +107,23 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
         offsets.append(offset)
         ids.append(ident)
         units.append(len(found))
-        windows.append(int(found.first.size))
+        windows.append(len(found.first))
         for column, values in zip(
-            cols,
-            (found.starts, found.ends, found.cut_starts, found.cut_ends, found.first,
-             found.last, found.hashes),
-            strict=True,
-        ):  # fmt: skip
-            column.append(values)
+            cols, (found.starts, found.ends, found.breaks, found.first, found.last), strict=True
+        ):
+            column.extend(values)
+        hashes.append(found.hashes)
     lines = (
         np.asarray(chunk.lines, dtype=np.int64)
         if chunk.lines is not None
         else np.full(len(chunk.items), -1, dtype=np.int64)
     )
-    hashes = np.concatenate(cols[6]) if cols[6] else np.empty((0, 2), np.uint64)
-    starts, ends, cut_starts, cut_ends, first, last = (_int32(c) for c in cols[:6])
+    digests = np.frombuffer(b"".join(hashes), dtype=">u8").reshape(-1, 2).astype(np.uint64)
+    starts, ends, breaks, first, last = (_int32(c) for c in cols)
     return ChunkSpans(
         chunk.file, chunk.first_row, lines, np.asarray(offsets, dtype=np.int32), ids,
         np.asarray(units, dtype=np.int32), np.asarray(windows, dtype=np.int32),
-        starts, ends, cut_starts, cut_ends, first, last, hashes, skipped, documents,
+        starts, ends, breaks, first, last, digests, skipped, documents,
     )  # fmt: skip
 
 

@@ -40,7 +40,7 @@ from ..errors import ConfigError
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.rows import RowOptions, format_of, is_damage
 from ..records import SkippedFile
-from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut
+from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
 from ..writers.output import atomic_file
 from ..writers.rows import write_rows
 
@@ -71,9 +71,10 @@ class SpanTable:
     """Every row with units, every unit and every window, in dataset order.
 
     Rows: ``file``, ``row`` (0-based), ``line`` (1-based, -1: none), ``ids`` (None: no id),
-    ``base`` (its first unit) and ``units``; units: ``starts``, ``ends``, ``cut_starts``,
-    ``cut_ends`` (characters of its row's text); windows: ``first`` and ``last`` unit and
-    ``hashes`` (XXH3-128). Decided: ``twin`` per unit, the unit it repeats (-1: kept)."""
+    ``base`` (its first unit) and ``units``; units: ``starts``, ``ends`` (characters of its
+    row's text) and ``breaks`` (line breaks after the unit before); windows: ``first`` and
+    ``last`` unit and ``hashes`` (XXH3-128). Decided: ``twin`` per unit, the unit it
+    repeats (-1: kept)."""
 
     file: np.ndarray
     row: np.ndarray
@@ -83,8 +84,7 @@ class SpanTable:
     units: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
-    cut_starts: np.ndarray
-    cut_ends: np.ndarray
+    breaks: np.ndarray
     first: np.ndarray
     last: np.ndarray
     hashes: np.ndarray
@@ -96,7 +96,7 @@ class SpanTable:
     @property
     def nbytes(self) -> int:
         arrays = (self.file, self.row, self.line, self.base, self.units, self.starts, self.ends,
-                  self.cut_starts, self.cut_ends, self.first, self.last, self.hashes, self.twin)
+                  self.breaks, self.first, self.last, self.hashes, self.twin)
         return sum(a.nbytes for a in arrays)  # fmt: skip
 
 
@@ -188,7 +188,7 @@ def _read(
     """The first read: every row cut into units and windows, kept as columns."""
     inputs, rows = result.inputs, result.rows
     row_cols = [_Columns() for _ in range(5)]  # file, row, line, base, units
-    unit_cols = [_Columns() for _ in range(4)]
+    unit_cols = [_Columns() for _ in range(3)]
     window_cols = [_Columns() for _ in range(3)]
     ids: list[str | None] = []
     units_so_far = 0
@@ -214,8 +214,8 @@ def _read(
             row_cols[3].add(base)
             row_cols[4].add(got.units)
             ids.extend(got.ids)
-            for column, values in zip(unit_cols, (got.starts, got.ends, got.cut_starts,
-                                                  got.cut_ends), strict=True):  # fmt: skip
+            for column, values in zip(unit_cols, (got.starts, got.ends, got.breaks),
+                                      strict=True):  # fmt: skip
                 column.add(values)
             shift = np.repeat(base, got.windows.astype(np.int64))
             window_cols[0].add(got.first + shift)
@@ -234,8 +234,7 @@ def _read(
         units=row_cols[4].join(np.int32),
         starts=unit_cols[0].join(offsets),
         ends=unit_cols[1].join(offsets),
-        cut_starts=unit_cols[2].join(offsets),
-        cut_ends=unit_cols[3].join(offsets),
+        breaks=unit_cols[2].join(offsets),
         first=window_cols[0].join(np.int64),
         last=window_cols[1].join(np.int64),
         hashes=window_cols[2].join(np.uint64, (0, 2)),
@@ -287,41 +286,40 @@ class _Writer:
         return lambda text: self._change(r, text)
 
     def runs(self, r: int) -> list[tuple[int, int, int, int]]:
-        """The removed units of row ``r`` as runs (first unit, last unit, first and last
-        character removed + 1): consecutive units whose cuts touch and whose twins follow on
-        in one row, so that a run's characters are all removed and its twin is one span."""
+        """The removed units of row ``r`` as runs of consecutive units (first and last unit,
+        first character cut and the one after the last), each cut with one separator
+        (``text.spans.removed_runs``)."""
         t = self.table
-        base = int(t.base[r])
-        twin = t.twin[base : base + int(t.units[r])].tolist()
-        runs: list[tuple[int, int, int, int]] = []
-        for k, kept in enumerate(twin):
-            if kept < 0:
-                continue
-            u = base + k
-            a, b = int(t.cut_starts[u]), int(t.cut_ends[u])
-            if runs:
-                first, last, start, end = runs[-1]
-                if (last == u - 1 and a <= end and twin[k - 1] + 1 == kept
-                        and t.row_of_unit(kept) == t.row_of_unit(twin[k - 1])):  # fmt: skip
-                    runs[-1] = (first, u, min(start, a), max(end, b))
-                    continue
-            runs.append((u, u, a, b))
-        return runs
+        base, n = int(t.base[r]), int(t.units[r])
+        return removed_runs(
+            t.starts[base : base + n].tolist(), t.ends[base : base + n].tolist(),
+            t.breaks[base : base + n].tolist(), (t.twin[base : base + n] >= 0).tolist(),
+        )  # fmt: skip
 
     def intervals(self, r: int) -> list[tuple[int, int]]:
-        """The characters removed from row ``r``, merged (cuts may overlap or touch)."""
+        """The characters removed from row ``r``."""
+        return [(a, b) for _, _, a, b in self.runs(r)]
+
+    def pieces(
+        self, r: int, runs: list[tuple[int, int, int, int]]
+    ) -> list[tuple[int, int, int, int]]:
+        """The removed runs of row ``r`` split where their twins do not follow on in one row,
+        so that each piece repeats one span: (first and last unit, global; the characters it
+        cuts: the pieces of a run share its characters out, end to end)."""
         t = self.table
         base = int(t.base[r])
-        merged: list[tuple[int, int]] = []
-        for u in range(base, base + int(t.units[r])):
-            if t.twin[u] < 0:
-                continue
-            a, b = int(t.cut_starts[u]), int(t.cut_ends[u])
-            if merged and a <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
-            else:
-                merged.append((a, b))
-        return merged
+        twin = t.twin
+        out: list[tuple[int, int, int, int]] = []
+        for i, j, a, b in runs:
+            first, start = base + i, a
+            for u in range(base + i + 1, base + j + 2):
+                if u <= base + j and int(twin[u]) == int(twin[u - 1]) + 1 and \
+                        t.row_of_unit(int(twin[u])) == t.row_of_unit(int(twin[u - 1])):  # fmt: skip
+                    continue
+                end = b if u > base + j else int(t.starts[u])
+                out.append((first, u - 1, start, end))
+                first, start = u, end
+        return out
 
     def notes(self, f: int, row: int) -> list[Any]:
         r = self.index(f, row)
@@ -338,10 +336,10 @@ class _Writer:
 
     def _change(self, r: int, text: str) -> str | None:
         t = self.table
-        intervals = self.intervals(r)
-        new = cut(text, intervals)
+        whole = self.runs(r)
+        new = cut(text, [(a, b) for _, _, a, b in whole])
         self.result.chars_removed += len(text) - len(new)
-        runs = self.runs(r)
+        runs = self.pieces(r, whole)
         self.result.spans_removed += len(runs)
         if self.records is not None:
             place = self._place(r)
