@@ -113,15 +113,21 @@ def _sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.findall(paragraph.replace("\n", " ")) if s.strip()]
 
 
-def _rewrap(text: str, rng: random.Random, chinese: bool) -> str:
-    flat = re.sub(r"\s*\n\s*", "" if chinese else " ", text)
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
+
+
+def _rewrap(text: str, rng: random.Random) -> str:
+    """The paragraph with its line breaks moved: one every 30-70 characters, at a space, or
+    between two CJK characters (where a reader sees no break either); never inside a word."""
+    flat = re.sub(r"(?<=[\u4e00-\u9fff])\s*\n\s*(?=[\u4e00-\u9fff])", "", text)
+    flat = re.sub(r"\s*\n\s*", " ", flat)
     pieces, at = [], 0
     while at < len(flat):
         stop = min(len(flat), at + rng.randint(30, 70))
-        if not chinese:
-            space = flat.rfind(" ", at + 1, stop)
-            if stop < len(flat) and space > at:
-                stop = space
+        while stop < len(flat) and not (
+            flat[stop] == " " or (_CJK_CHAR.match(flat[stop - 1]) and _CJK_CHAR.match(flat[stop]))
+        ):
+            stop += 1
         pieces.append(flat[at:stop].strip())
         at = stop
     return "\n".join(p for p in pieces if p)
@@ -131,7 +137,7 @@ def _variant(text: str, rng: random.Random) -> str:
     chinese = is_chinese(text)
     roll = rng.random()
     if roll < 1 / 3:
-        return _rewrap(text, rng, chinese)
+        return _rewrap(text, rng)
     if roll < 1 / 2:
         return text.replace("，", ",").replace("。", ".") if chinese else text.upper()
     return text
