@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages clean
+.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -139,6 +139,11 @@ SHORT_ARGS ?=
 DECON_ARGS ?=
 bench-decon: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/decon.py --bench $(SHARED)/bench/visible $(DECON_ARGS)
+
+# SPANS_ARGS="--rows 1e6 --repeat 1 --no-baseline" for the 10^6-row run (peak PSS within 2 GB).
+SPANS_ARGS ?=
+bench-spans: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/spans.py --bench $(SHARED)/bench/visible $(SPANS_ARGS)
 
 bench-short: $(BENCH_VENV)/.rows-installed
 	$(BENCH_VENV)/bin/python benchmarks/short.py --bench $(SHARED)/bench/visible $(SHORT_ARGS)

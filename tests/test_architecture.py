@@ -31,6 +31,7 @@ FOLDERS = {
     "passages": 3,
     "checking": 3,
     "decon": 3,
+    "spans": 3,
     "store": 3,
     "distributed": 3,
     "report": 4,
