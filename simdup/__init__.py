@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         SkippedFile,
     )
     from .scanning import scan
+    from .spans import SpansResult, dedup_spans
     from .store.index import Index, IndexMatch, IndexStats
     from .text.processor import fingerprint
 
@@ -40,6 +41,8 @@ _LAZY = {
     "dedup_records": "deduplication",
     "dedup_rows": "deduplication",
     "dedup_files": "datasets",
+    "dedup_spans": "spans",
+    "SpansResult": "spans",
     "scan_rows": "datasets",
     "check": "checking",
     "CheckOptions": "checking",
@@ -103,12 +106,14 @@ __all__ = [
     "ScanResult",
     "SimdupError",
     "SkippedFile",
+    "SpansResult",
     "__version__",
     "check",
     "compare",
     "dedup_files",
     "dedup_records",
     "dedup_rows",
+    "dedup_spans",
     "fingerprint",
     "hamming",
     "near_pairs",

@@ -31,6 +31,7 @@ FOLDERS = {
     "passages": 3,
     "checking": 3,
     "decon": 3,
+    "spans": 3,
     "store": 3,
     "distributed": 3,
     "report": 4,
@@ -179,3 +180,13 @@ def test_passages_name_no_engine_class(path: Path) -> None:
     names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
     assert not names & set(ENGINE_CLASSES), module_name(path)
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in PLACED if module_name(p).split(".")[0] == "text"], ids=module_name
+)
+def test_the_text_layer_reads_no_files(path: Path) -> None:
+    """``text/`` turns texts into tokens and fingerprints; reading a file (a reader, its format)
+    is the readers' and the engines' (``engines.work``): text never imports ``readers``."""
+    readers = {t for t in internal_imports(path) if t.split(".")[0] == "readers"}
+    assert not readers, f"{module_name(path)} imports {sorted(readers)}"

@@ -831,19 +831,19 @@ def test_a_run_killed_mid_way_loses_only_its_open_batch(tmp_path: Path) -> None:
 POOL_DRIVER = textwrap.dedent(
     """
     import sys, time
-    import simdup.text.processor
+    import simdup.engines.work
     from simdup.engines import ProcessPoolEngine
     from simdup.options import ScanOptions
     from simdup.scanning import scan
     from simdup.store.cache import ScanCache
 
-    original = simdup.text.processor.DocumentProcessor.process
+    original = simdup.engines.work.fingerprint_source
 
-    def slow(self, source, max_size, task=None):  # inherited by the forked workers
+    def slow(processor, source, max_size, task=None):  # inherited by the forked workers
         time.sleep(0.05)
-        return original(self, source, max_size, task)
+        return original(processor, source, max_size, task)
 
-    simdup.text.processor.DocumentProcessor.process = slow
+    simdup.engines.work.fingerprint_source = slow
     with ScanCache() as cache:
         scan([sys.argv[1]], ScanOptions(jobs=2), cache=cache)
     """

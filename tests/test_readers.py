@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import simdup
 import simdup.readers
+from simdup.engines.work import fingerprint_file
 from simdup.params import FeatureParams
 from simdup.readers import (
     PLAIN_TEXT,
@@ -192,8 +193,8 @@ def test_engines_fingerprint_what_the_chosen_reader_read(
     plain = tmp_path / "doc.txt"
     plain.write_text(WORDS, encoding="utf-8")
     proc = DocumentProcessor(FeatureParams())
-    ours = proc.file(SourceFile(str(path), path.stat().st_size), 1 << 20)
-    theirs = proc.file(SourceFile(str(plain), plain.stat().st_size), 1 << 20)
+    ours = fingerprint_file(proc, SourceFile(str(path), path.stat().st_size), 1 << 20)
+    theirs = fingerprint_file(proc, SourceFile(str(plain), plain.stat().st_size), 1 << 20)
     assert not isinstance(ours, SkippedFile) and not isinstance(theirs, SkippedFile)
     assert ours.path == f"{path}#0" and ours.encoding == "alpha"
     assert ours.fingerprint == theirs.fingerprint == simdup.fingerprint(WORDS)
@@ -214,7 +215,7 @@ def test_a_reader_that_crashes_is_a_skip_record(
     monkeypatch.setattr(simdup.readers, "READERS", (Broken("broken", b"#MAGIC", ()),))
     path = tmp_path / "doc.x"
     path.write_bytes(b"#MAGIC\n" + WORDS.encode())
-    found = DocumentProcessor(FeatureParams()).file(SourceFile(str(path), 10), 1 << 20)
+    found = fingerprint_file(DocumentProcessor(FeatureParams()), SourceFile(str(path), 10), 1 << 20)
     assert isinstance(found, SkippedFile) and found.stage == "internal"
     assert "the extractor fell over" in found.reason
 

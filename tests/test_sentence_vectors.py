@@ -1,6 +1,6 @@
 """Sentence embeddings made once: stored by ``index add --semantic`` and by the sentence cache
 (``store.sentence_vectors``), found again by the text they were made from, and the sources a
-semantic check aligns proposed exactly (``algorithms.sentences.meaning_candidates``)."""
+semantic check aligns proposed exactly (``algorithms.sentences.meaning_seeds``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_semantic import CHINESE, ENGLISH, OWN
 
-from simdup.algorithms.sentences import MeaningRule, meaning_candidates
+from simdup.algorithms.sentences import MeaningRule, meaning_seeds
 from simdup.checking import CheckOptions, check
 from simdup.checking.meaning import add_sentence_vectors, model_key, sentences_of
 from simdup.cli import cli
@@ -94,14 +94,19 @@ def test_the_sentence_cache_is_never_made_inside_what_is_checked(tmp_path: Path)
     elsewhere.close()
 
 
-def _brute_force(query: np.ndarray, sources: Sequence[np.ndarray], rule: MeaningRule) -> list[int]:
-    found = []
+def _brute_force(
+    query: np.ndarray, sources: Sequence[np.ndarray], rule: MeaningRule
+) -> dict[int, tuple[list[int], list[float]]]:
+    """Per source: can it give a passage (two or more query sentences with one of its
+    sentences at ``min_cosine``), and then each query sentence's closest sentence."""
+    found = {}
     for n, vectors in enumerate(sources):
         if not len(vectors):
             continue
-        best = (query @ vectors.T).max(axis=1)
-        if int((best >= rule.min_cosine).sum()) >= rule.min_seeds:
-            found.append(n)
+        similarity = query @ vectors.T
+        if int((similarity.max(axis=1) >= rule.min_cosine).sum()) >= rule.min_seeds:
+            closest = similarity.argmax(axis=1)
+            found[n] = (closest.tolist(), similarity[np.arange(len(query)), closest].tolist())
     return found
 
 
@@ -112,15 +117,22 @@ def _brute_force(query: np.ndarray, sources: Sequence[np.ndarray], rule: Meaning
     block=st.integers(1, 20),
     seed=st.integers(0, 2**31),
 )
-def test_meaning_candidates_are_exactly_the_sources_that_can_give_a_passage(
+def test_meaning_seeds_are_those_of_every_source_that_can_give_a_passage(
     sizes: list[int], queries: int, block: int, seed: int
 ) -> None:
+    """One product over blocks of sources gives what one product per source gives: the same
+    sources, each query sentence's closest sentence, its cosine (to float32 rounding)."""
     rng = np.random.default_rng(seed)
     dims = 8  # few dimensions: many cosines above the threshold, many below
     sources = [unit_rows(rng, n, dims) for n in sizes]
     query = unit_rows(rng, queries, dims)
     rule = MeaningRule(min_cosine=0.5)
-    assert meaning_candidates(query, sources, rule, block) == _brute_force(query, sources, rule)
+    got = meaning_seeds(query, sources, rule, block)
+    expected = _brute_force(query, sources, rule)
+    assert sorted(got) == sorted(expected)
+    for n, (closest, strength) in expected.items():
+        assert got[n].closest.tolist() == closest
+        assert np.allclose(got[n].strength, strength, atol=1e-5)
 
 
 class CountingEmbedder:

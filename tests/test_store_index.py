@@ -614,6 +614,6 @@ def test_stats(tmp_path: Path, sample_corpus: Path) -> None:
         idx.commit()
         stats = idx.stats()
     assert (stats.documents, stats.verifiable) == (3, 1)
-    assert stats.database_bytes > 0 and stats.schema_version == 3
+    assert stats.database_bytes > 0 and stats.schema_version == 4
     assert stats.algorithm_version == simdup.ALGORITHM_VERSION
     assert stats.params["weighting"] == "tfidf" and "segmenter" not in stats.params

@@ -17,8 +17,8 @@ method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) fi
 ``BagIndex`` proposes the sources a document shares many words with (a reworded copy keeps
 few runs of them). ``align_meaning`` extends seeds found another way, by the cosine of
 sentence embeddings (``check --semantic``: translated or paraphrased passages), with the same
-clustering; ``meaning_candidates`` the sources it could find one in, with one matrix product
-over many sources. Arrays in, ``fragments.Match`` out, as ``fragments.align``.
+clustering, from the seeds ``meaning_seeds`` finds in many sources with one matrix product.
+Arrays in, ``fragments.Match`` out, as ``fragments.align``.
 """
 
 from __future__ import annotations
@@ -364,24 +364,65 @@ class MeaningRule:
         }
 
 
-def align_meaning(
-    query: Side, source: Side, query_vectors: np.ndarray, source_vectors: np.ndarray,
-    rule: MeaningRule,
-) -> list[Match]:
+@dataclass(frozen=True)
+class MeaningSeeds:
+    """For each query sentence, its closest sentence of one source and their cosine."""
+
+    closest: np.ndarray  # int64, one per query sentence
+    strength: np.ndarray  # float32
+
+    def chosen(self, rule: MeaningRule) -> np.ndarray:
+        """The query sentences whose closest source sentence is a seed."""
+        return np.flatnonzero(self.strength >= rule.min_cosine)
+
+
+def meaning_seeds(
+    query_vectors: np.ndarray, sources: Sequence[np.ndarray], rule: MeaningRule,
+    block: int = 16_384,
+) -> dict[int, MeaningSeeds]:
+    """The seeds of each source (numbers in ``sources``: each one's sentence vectors) that
+    ``align_meaning`` could find a passage in: those holding, for at least ``min_seeds`` query
+    sentences, a sentence within ``min_cosine`` (the others cannot give a seed cluster, so no
+    passage is missed). One matrix product per ``block`` source sentences, not one a source."""
+    found: dict[int, MeaningSeeds] = {}
+    if not query_vectors.size or not sources:
+        return found
+    sizes = [len(v) for v in sources]
+    start = 0
+    while start < len(sources):
+        stop, rows = start, 0
+        while stop < len(sources) and (rows == 0 or rows + sizes[stop] <= block):
+            rows += sizes[stop]
+            stop += 1
+        if rows:
+            stacked = np.concatenate([v for v in sources[start:stop] if len(v)])
+            similarity = query_vectors @ stacked.T
+            at = 0
+            for number in range(start, stop):
+                size = sizes[number]
+                part = similarity[:, at : at + size]
+                at += size
+                if not size or int((part.max(axis=1) >= rule.min_cosine).sum()) < rule.min_seeds:
+                    continue
+                closest = part.argmax(axis=1)
+                strength = part[np.arange(closest.size), closest]
+                found[number] = MeaningSeeds(closest.astype(np.int64), strength)
+        start = stop
+    return found
+
+
+def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningRule) -> list[Match]:
     """Passages of ``query`` that say what passages of ``source`` say (translated, or written
-    anew): each query sentence's closest source sentence by embedding cosine is a seed when it
-    reaches ``min_cosine``; seeds are clustered and kept as ``align_sentences`` keeps them, with
-    the mean cosine of a passage's seeds in place of its bags' (``matched``: the passage's
-    query tokens; ``how``: "meaning", which the caller names)."""  # fmt: skip
-    if not query_vectors.size or not source_vectors.size:
-        return []
-    similarity = query_vectors @ source_vectors.T
-    closest = similarity.argmax(axis=1)
-    strength = similarity[np.arange(closest.size), closest]
-    chosen = np.flatnonzero(strength >= rule.min_cosine)
+    anew): each query sentence's closest source sentence by embedding cosine (``seeds``, from
+    ``meaning_seeds``) is a seed when it reaches ``min_cosine``; seeds are clustered and kept as
+    ``align_sentences`` keeps them, with the mean cosine of a passage's seeds in place of its
+    bags' (``matched``: the passage's query tokens; ``how``: "meaning", which the caller
+    names)."""
+    chosen = seeds.chosen(rule)
     if not chosen.size:
         return []
-    found = np.stack([chosen, closest[chosen]], axis=1).astype(np.int64)
+    strength = seeds.strength
+    found = np.stack([chosen, seeds.closest[chosen]], axis=1).astype(np.int64)
     spans = _Spans(query, source)
     out: list[Match] = []
     for cluster in passages(found, rule.max_gap):
@@ -396,39 +437,6 @@ def align_meaning(
             continue
         out.append(Match(first, last, source_first, source_last, last - first + 1, "meaning"))
     return out
-
-
-def meaning_candidates(
-    query_vectors: np.ndarray, sources: Sequence[np.ndarray], rule: MeaningRule,
-    block: int = 16_384,
-) -> list[int]:
-    """The sources (numbers in ``sources``: each one's sentence vectors) that ``align_meaning``
-    could find a passage in: those holding, for at least ``min_seeds`` query sentences, a
-    sentence within ``min_cosine``. The others cannot give a seed cluster, so none is missed.
-    One matrix product per ``block`` source sentences instead of one per source."""  # fmt: skip
-    if not query_vectors.size or not sources:
-        return []
-    sizes = np.array([len(v) for v in sources], dtype=np.int64)
-    owner = np.repeat(np.arange(len(sources)), sizes)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    found: list[np.ndarray] = []
-    start = 0
-    while start < len(sources):
-        stop, rows = start, 0
-        while stop < len(sources) and (rows == 0 or rows + sizes[stop] <= block):
-            rows += int(sizes[stop])
-            stop += 1
-        if rows:
-            first = int(offsets[start])
-            stacked = np.concatenate([v for v in sources[start:stop] if len(v)])
-            query, sentence = np.nonzero(query_vectors @ stacked.T >= rule.min_cosine)
-            pairs = np.unique(query * len(sources) + owner[first + sentence])
-            found.append(pairs % len(sources))
-        start = stop
-    if not found:
-        return []
-    numbers, seeds = np.unique(np.concatenate(found), return_counts=True)
-    return [int(n) for n in numbers[seeds >= rule.min_seeds]]
 
 
 def sentence_texts(text: str, side: Side, starts: np.ndarray, ends: np.ndarray) -> list[str]:

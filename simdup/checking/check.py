@@ -25,11 +25,12 @@ from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..algorithms.sentences import (
     BagIndex,
     MeaningRule,
+    MeaningSeeds,
     SentenceRule,
     Side,
     align_meaning,
     align_sentences,
-    meaning_candidates,
+    meaning_seeds,
     merged,
 )
 from ..discovery import DiscoveryOptions, discover
@@ -253,27 +254,27 @@ class Corpus:
             # Sources sharing many words (not runs of them) may hold a reworded copy.
             shared = self.bags.candidates(side.feature, BAG_MIN_SHARED, BAG_CANDIDATES)
             candidates = sorted(set(candidates) | set(shared))
-        vectors = None
+        seeds: dict[int, MeaningSeeds] = {}
         if side is not None and text is not None and self.meaning is not None:
             # A translation shares no words with its source: sources are proposed by meaning,
             # all of them in one matrix product per block.
             vectors = default_embedder().encode(sentences_of(text, tokens, side))
-            by_meaning = meaning_candidates(
+            seeds = meaning_seeds(
                 vectors, [self.vectors(source) for source in self.sources], self.meaning
             )
-            candidates = sorted(set(candidates) | set(by_meaning))
-        for number in candidates:
+        lexical = set(candidates)
+        for number in sorted(lexical | set(seeds)):
             source = self.sources[number]
             if leave_out is not None and source.identity == leave_out:
                 continue
-            matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+            matches: list[Match] = []
             passages: list[Match] = []
-            if side is not None and self.sentences is not None:
-                passages += align_sentences(side, source.side(), self.sentences)
-            if side is not None and vectors is not None and self.meaning is not None:
-                meant = align_meaning(
-                    side, source.side(), vectors, self.vectors(source), self.meaning
-                )
+            if number in lexical:
+                matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+                if side is not None and self.sentences is not None:
+                    passages += align_sentences(side, source.side(), self.sentences)
+            if side is not None and number in seeds and self.meaning is not None:
+                meant = align_meaning(side, source.side(), seeds[number], self.meaning)
                 passages += [_named(m, tokens, source.tokens) for m in meant]
             matches = merged(matches, passages)
             if matches:

@@ -16,6 +16,7 @@ from ..exitcodes import ExitCode, exit_code_help
 from ..names import display_path
 from ..options import resolve_options
 from ..readers.rows import FORMATS, RowOptions
+from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
 from .edge import ProgressBar, usage_errors
 from .options import verify_options
 from .output import check_not_scanned
@@ -43,6 +44,7 @@ Examples:
   simdup dedup part-*.jsonl.gz -o clean.jsonl.gz --keep longest --text-field body
   simdup dedup new.parquet -o clean.parquet --keep max:score --against seen.simdup
   simdup index add old.jsonl.zst --records auto --id-field id --db seen.simdup
+  simdup dedup crawl.jsonl.zst -o clean.jsonl.zst --spans paragraph --removed spans.jsonl
 
 \b
 Kept rows are copied byte for byte; every removed row is a verified
@@ -51,6 +53,13 @@ A row that is no document (not JSON, no text field) is not written and
 is listed in --removed; --annotate writes it too. A truncated or damaged
 input (a cut download) exits 3 and writes nothing unless --accept-damaged.
 An input that changes during the run exits 4; no partial output is left.
+
+\b
+--spans removes repeated paragraphs, lines or runs of sentences instead of
+rows: each is kept where it first occurs (inputs in the order given, rows
+in file order) and cut from every later row, with its separator; a row
+with nothing removed is copied byte for byte, and a row left with no text
+is not written (--removed lists each cut and each such row).
 
 {_DEDUP_CODES}""",
 )
@@ -131,6 +140,22 @@ An input that changes during the run exits 4; no partial output is left.
     help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a local "
     "cluster with one worker per core).",
 )
+@click.option(
+    "--spans",
+    type=click.Choice(UNITS),
+    default=None,
+    help="Remove repeated spans instead of rows: paragraphs (text between blank lines), lines, "
+    "or substrings (runs of whole sentences). The first occurrence in dataset order is kept.",
+)
+@click.option(
+    "--min-span-chars",
+    type=click.IntRange(1),
+    default=DEFAULT_MIN_SPAN_CHARS,
+    show_default=True,
+    help="With --spans: the shortest span removed, in characters of its comparison form "
+    "(case, width, punctuation and whitespace folded; a CJK character counts 3); a run of "
+    "shorter units (navigation lines) counts together.",
+)
 @click.option("--strict", is_flag=True, help="Exit 3 when some rows could not be read.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
@@ -145,6 +170,11 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         rows = RowOptions(
             records=kw["records"], text_field=kw["text_field"], id_field=kw["id_field"]
         )
+        if kw["spans"]:
+            _spans_command(ctx, inputs, rows, kw, stack)
+            return
+        if _given(ctx, "min_span_chars"):
+            raise click.UsageError("--min-span-chars needs --spans")
         fields = ("threshold", "verify", "verify_radius", "min_similarity", "min_length_ratio",
                   "min_edit_similarity", "jobs")  # fmt: skip
         options = resolve_options(None, {f: kw[f] for f in fields})
@@ -198,5 +228,62 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             + (f", {decisions.too_short} too short to judge (kept)" if decisions.too_short else "")
             + (f" ({run.written} written, annotated)" if kw["annotate"] else "")
             + "\n"
+        )
+    ctx.exit(ExitCode.FILES_SKIPPED if kw["strict"] and skipped else ExitCode.OK)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
+# Options of row deduplication that --spans does not use: refused, not silently ignored.
+_ROW_ONLY = ("keep", "against", "threshold", "engine", "scheduler", "verify", "verify_radius",
+             "min_similarity", "min_length_ratio", "min_edit_similarity")  # fmt: skip
+
+
+def _spans_command(
+    ctx: click.Context,
+    inputs: tuple[str, ...],
+    rows: RowOptions,
+    kw: dict[str, Any],
+    stack: contextlib.ExitStack,
+) -> None:
+    """``dedup --spans``: repeated spans removed, rows kept."""
+    from ..spans import dedup_spans
+
+    for name in _ROW_ONLY:
+        if name in kw and _given(ctx, name):
+            flag = "--" + name.replace("_", "-")
+            raise click.UsageError(f"{flag} is for row deduplication; --spans does not use it "
+                                   "(run dedup without --spans first to remove duplicate rows)")
+    progress = ProgressBar(not kw["quiet"], "reading spans", unit="row")
+    stack.callback(progress.close)
+    result = dedup_spans(
+        list(inputs),
+        kw["output"],
+        unit=kw["spans"],
+        min_chars=kw["min_span_chars"],
+        rows=rows,
+        removed=kw["removed"],
+        annotate=kw["annotate"],
+        jobs=kw["jobs"],
+        progress=progress,
+        accept_damaged=kw["accept_damaged"],
+        stage=progress.stage,
+    )
+    progress.close()
+    skipped = result.skipped
+    if not kw["quiet"] or (kw["strict"] and skipped):
+        for skip in skipped[:20]:
+            click.echo(f"simdup: skipped {display_path(skip.path)}: {skip.reason}", err=True)
+        if len(skipped) > 20:
+            click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
+    if not kw["quiet"]:
+        sys.stderr.write(
+            f"{result.rows_read} rows read: {result.spans_removed} repeated "
+            f"{kw['spans']} spans removed from {result.rows_changed} rows "
+            f"({result.chars_removed} characters), {result.rows_emptied} rows left empty "
+            f"({'kept, annotated' if kw['annotate'] else 'not written'}), "
+            f"{len(skipped)} skipped; {result.written} rows written\n"
         )
     ctx.exit(ExitCode.FILES_SKIPPED if kw["strict"] and skipped else ExitCode.OK)

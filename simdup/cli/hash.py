@@ -11,6 +11,7 @@ import click
 
 from ..discovery import DiscoveryOptions, discover
 from ..engines import fingerprint_files
+from ..engines.work import fingerprint_bytes
 from ..exitcodes import FILE_HELP, exit_code_help, files_exit_code
 from ..names import display_path
 from ..records import FingerprintedDocument
@@ -58,7 +59,7 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
         )
         if stdin is not None:  # its line first when '-' was named first, else last
             at = 0 if files[0] == "-" else len(results)
-            results.insert(at, processor.data("-", stdin))
+            results.insert(at, fingerprint_bytes(processor, "-", stdin))
         with ReportTarget.resolve(None).open() as stream:
             for result in results:
                 if isinstance(result, FingerprintedDocument):

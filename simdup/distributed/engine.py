@@ -70,6 +70,7 @@ def fingerprint_partition(
 ) -> list[Result]:
     """The records of ``sources`` (run on a worker)."""
     check_version(origin.version)
+    from ..engines.work import fingerprint_bytes, fingerprint_file
     from ..text.processor import processor_for
 
     processor = processor_for(params)
@@ -82,14 +83,14 @@ def fingerprint_partition(
             except (OSError, ValueError) as exc:
                 out.append(SkippedFile(source.path, "read", str(exc) or type(exc).__name__))
                 continue
-            out.append(processor.data(source.path, data))
+            out.append(fingerprint_bytes(processor, source.path, data))
             continue
         local = source
         if not os.path.isabs(source.path):
             local = replace(local, path=os.path.join(origin.cwd, source.path))
         if not same_host:
             local = replace(local, device=0, inode=0)
-        result = processor.file(local, max_size)
+        result = fingerprint_file(processor, local, max_size)
         out.append(result if local.path == source.path else replace(result, path=source.path))
     return out
 

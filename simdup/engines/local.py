@@ -124,7 +124,9 @@ Worked = tuple[Result, Any, bytes]
 
 def _work_file(source: SourceFile) -> Worked:
     assert _WORKER is not None
-    return _WORKER.process(source, _WORKER_MAX_SIZE, _WORKER_TASK)
+    from .work import fingerprint_source  # with the processor: not before a file is read
+
+    return fingerprint_source(_WORKER, source, _WORKER_MAX_SIZE, _WORKER_TASK)
 
 
 def _work_batch(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, list[Worked]]:

@@ -46,6 +46,7 @@ from ..algorithms.index import MAX_THRESHOLD
 from ..algorithms.simhash import hamming
 from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..engines import Engine, Progress, make_engine
+from ..engines.work import fingerprint_file
 from ..errors import ConfigError, InputError, StoreError
 from ..join.verify import Verifier, short_form
 from ..options import ScanOptions
@@ -872,4 +873,4 @@ def _fingerprint_file(
     source = _source(path, max_size)
     if isinstance(source, SkippedFile):
         return source
-    return processor_for(params).file(source, max_size)
+    return fingerprint_file(processor_for(params), source, max_size)

@@ -1,8 +1,9 @@
-"""One document at a time: a file or a text becomes a fingerprinted document (or a skip record).
+"""One document at a time: a decoded text becomes a fingerprinted document (or a skip record).
 
 ``DocumentProcessor`` holds what a process needs for that (segmenter, stopwords, vocabulary)
 and is built once per process and parameter set: every engine runs it, in this process or in
-workers.
+workers. It reads no file: ``engines.work`` reads a source with its reader and hands the text
+here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
-import xxhash
 
 from ..algorithms.edit_join import bigram_features
 from ..algorithms.minhash import signature_bytes as minhash_signature
@@ -21,14 +21,11 @@ from ..algorithms.simhash import simhash
 from ..algorithms.sketch import bottom_k_bytes
 from ..native import speedups
 from ..params import SHORT_TEXT_CHARS, FeatureParams
-from ..readers import document_of, documents_of
-from ..readers.files import read_or_skip
 from ..records import (
     DecodedDocument,
     FeatureVector,
     FingerprintedDocument,
     SkippedFile,
-    SourceFile,
 )
 from .features import extract_features, vocabulary
 from .idf import jieba_table
@@ -144,73 +141,6 @@ class DocumentProcessor:
             sketch=sketch,
             minhash=signature,
         )
-
-    def process(
-        self,
-        source: SourceFile,
-        max_size: int,
-        task: Callable[[DecodedDocument], T] | None = None,
-    ) -> tuple[FingerprintedDocument | SkippedFile, T | None, bytes]:
-        """One file, read once: its fingerprint (read by its reader, ``simdup.readers``) or
-        the record of why it has none; ``task(document)`` of its decoded document when it was
-        fingerprinted (None otherwise, or when the task runs out of memory: the record still
-        stands); and the xxh3-128 of its bytes (``b""`` when they could not be read), by which
-        the scan cache knows the file again. One bad file never stops a run: even an
-        unexpected error (a bug, memory exhausted by one huge text) becomes a skip record of
-        stage ``internal``, which ``--strict`` counts."""
-        path = source.path
-        data = read_or_skip(source, max_size)
-        if isinstance(data, SkippedFile):
-            return data, None, b""
-        digest = xxhash.xxh3_128_digest(data)
-        document: DecodedDocument | None = None
-
-        def decode() -> DecodedDocument | SkippedFile:
-            nonlocal document
-            decoded = document_of(path, documents_of(path, data))
-            if task is not None and not isinstance(decoded, SkippedFile):
-                document = decoded
-            return decoded
-
-        result = self._guarded(path, decode)
-        if task is None or document is None:
-            return result, None, digest
-        if isinstance(result, SkippedFile) and not is_too_short(result):
-            # A text with nothing to judge still goes to the task, which decides for itself.
-            return result, None, digest
-        try:
-            return result, task(document), digest
-        except MemoryError:
-            return result, None, digest
-
-    def file(self, source: SourceFile, max_size: int) -> FingerprintedDocument | SkippedFile:
-        """``process`` without a task: the file's record."""
-        return self.process(source, max_size)[0]
-
-    def file_with(
-        self, source: SourceFile, max_size: int, task: Callable[[DecodedDocument], T]
-    ) -> tuple[FingerprintedDocument | SkippedFile, T | None]:
-        """``process`` with a task: the file's record and what the task made of its text."""
-        result, made, _ = self.process(source, max_size, task)
-        return result, made
-
-    def data(self, path: str, data: bytes) -> FingerprintedDocument | SkippedFile:
-        """``file`` for bytes already read (a file behind an fsspec URL, read by a worker)."""
-        return self._guarded(path, lambda: document_of(path, documents_of(path, data)))
-
-    def _guarded(
-        self, path: str, decode: Callable[[], DecodedDocument | SkippedFile]
-    ) -> FingerprintedDocument | SkippedFile:
-        try:
-            decoded = decode()
-            if isinstance(decoded, SkippedFile):
-                return decoded
-            return self.document(decoded)
-        except MemoryError:
-            return SkippedFile(path, "internal", "out of memory while fingerprinting it")
-        except Exception as exc:
-            reason = f"internal error: {type(exc).__name__}: {exc}"
-            return SkippedFile(path, "internal", reason)
 
 
 _PROCESSORS: dict[FeatureParams, DocumentProcessor] = {}

@@ -10,6 +10,13 @@ output is one ``atomic_file``: compressed as its name says, in place only when c
 A row that is no document is not written without notes; with notes a JSON object gets
 ``"skipped"`` (why) and null values, a CSV record or Parquet row empty values, and a line that
 is not JSON is written as stored.
+
+With ``rewrite`` a row's text can be changed too (``dedup --spans``): ``rewrite(file, row)``
+gives None (the row is copied as stored) or a function from the row's text to its new text
+(None: the row is not written). Only a rewritten row is written anew: a JSON object with its
+text field set (``json.dumps``, non-ASCII as is), a CSV or TSV record with its text column
+replaced (in its dialect, its line end kept), a Parquet row with its text column (top-level)
+replaced; every other row stays byte for byte.
 """
 
 from __future__ import annotations
@@ -21,7 +28,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from ..readers.rows import PARQUET_READ, RowOptions, delimited_dialect, delimited_raw, jsonl_lines
+from ..readers.rows import (
+    PARQUET_READ,
+    RowOptions,
+    delimited_dialect,
+    delimited_raw,
+    field_value,
+    jsonl_lines,
+)
 from .output import atomic_file
 
 # The values added to row ``row`` of input ``file``: one per column, in ``columns`` order.
@@ -29,6 +43,8 @@ Notes = Callable[[int, int], list[Any]]
 # A column added with notes: its name and kind ("bool", "string", "strings": a list of them,
 # in CSV one cell of them separated by spaces; "true"/"false" for a bool, empty for None).
 Column = tuple[str, str]
+# For row ``row`` of input ``file``: None (as stored), or its text -> its new text (None: drop).
+Rewrite = Callable[[int, int], Callable[[str], str | None] | None]
 
 
 def write_rows(
@@ -41,15 +57,38 @@ def write_rows(
     unreadable: Sequence[dict[int, str]],
     columns: Sequence[Column] = (),
     notes: Notes | None = None,
+    rewrite: Rewrite | None = None,
 ) -> int:
     """Write the rows of ``inputs`` (all of format ``kind``) to ``output``: without ``notes``
     the document rows not in ``dropped``, as stored; with them every row, with ``columns``
-    added. Returns the rows written."""
+    added; ``rewrite``: the rows whose text it changes with their new text. Returns the rows
+    written."""
     if kind == "parquet":
-        return _parquet(inputs, output, dropped, unreadable, columns, notes)
+        return _parquet(inputs, output, options, dropped, unreadable, columns, notes, rewrite)
     if kind in ("csv", "tsv"):
-        return _delimited(inputs, output, options, dropped, unreadable, columns, notes)
-    return _jsonl(inputs, output, options, dropped, unreadable, columns, notes)
+        return _delimited(inputs, output, options, dropped, unreadable, columns, notes, rewrite)
+    return _jsonl(inputs, output, options, dropped, unreadable, columns, notes, rewrite)
+
+
+def _set_field(record: Any, dotted: str, value: str) -> None:
+    """Set the field at a dotted path of a record (a dict of dicts) that has it."""
+    *parents, name = dotted.split(".")
+    for part in parents:
+        record = record[part]
+    record[name] = value
+
+
+def _rewritten_line(line: bytes, field: str, change: Callable[[str], str | None]) -> bytes | None:
+    """A JSON line (a document: an object with a string at ``field``) with its text changed;
+    None: drop it."""
+    record = json.loads(line)
+    found, text = field_value(record, field)
+    assert found and isinstance(text, str)
+    new = change(text)
+    if new is None:
+        return None
+    _set_field(record, field, new)
+    return json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def _jsonl(
@@ -60,6 +99,7 @@ def _jsonl(
     unreadable: Sequence[dict[int, str]],
     columns: Sequence[Column],
     notes: Notes | None,
+    rewrite: Rewrite | None = None,
 ) -> int:
     written = 0
     held: list[bytes] = []
@@ -69,6 +109,12 @@ def _jsonl(
             for row, (_, line) in enumerate(jsonl_lines(path, options)):
                 if isinstance(line, str):
                     continue  # no bytes held: a line too long, a damaged stream
+                change = rewrite(f, row) if rewrite is not None else None
+                if change is not None and row not in unreadable[f]:
+                    changed = _rewritten_line(line, options.text_field, change)
+                    if changed is None:
+                        continue
+                    line = changed
                 if notes is None:
                     if row in dropped[f] or row in unreadable[f]:
                         continue
@@ -118,10 +164,12 @@ def _delimited(
     unreadable: Sequence[dict[int, str]],
     columns: Sequence[Column],
     notes: Notes | None,
+    rewrite: Rewrite | None = None,
 ) -> int:
     written = 0
     header: str | None = None
     names = [name for name, _ in columns]
+    text_at = -1
     with atomic_file(output) as out:
         for f, path in enumerate(inputs):
             dialect = delimited_dialect(path, options)
@@ -129,6 +177,9 @@ def _delimited(
                 if row == -1:
                     if header is None:
                         header = raw
+                        fields = next(csv.reader([raw], dialect), [])
+                        if rewrite is not None and options.text_field in fields:
+                            text_at = fields.index(options.text_field)
                         if notes is not None:
                             raw = extended(raw, names, dialect)
                         out.write(raw.encode("utf-8", "surrogateescape"))
@@ -137,6 +188,12 @@ def _delimited(
                     continue
                 if row is None:
                     continue
+                change = rewrite(f, row) if rewrite is not None else None
+                if change is not None and text_at >= 0 and row not in unreadable[f]:
+                    changed = _rewritten_record(raw, text_at, dialect, change)
+                    if changed is None:
+                        continue
+                    raw = changed
                 if notes is not None:
                     values = [""] * len(names) if row in unreadable[f] else notes(f, row)
                     raw = extended(raw, [_cell(v) for v in values], dialect)
@@ -145,6 +202,23 @@ def _delimited(
                 out.write(raw.encode("utf-8", "surrogateescape"))
                 written += 1
     return written
+
+
+def _rewritten_record(
+    raw: str, text_at: int, dialect: Any, change: Callable[[str], str | None]
+) -> str | None:
+    """A CSV or TSV record as stored with its text field changed, written in its dialect with
+    its line end; None: drop it."""
+    body = raw.rstrip("\r\n")
+    end = raw[len(body) :] or "\n"
+    fields = next(csv.reader(io.StringIO(raw, newline=""), dialect))
+    new = change(fields[text_at])
+    if new is None:
+        return None
+    fields[text_at] = new
+    buffer = io.StringIO()
+    csv.writer(buffer, dialect, lineterminator="").writerow(fields)
+    return buffer.getvalue() + end
 
 
 def extended(raw: str, values: list[str], dialect: Any) -> str:
@@ -166,10 +240,12 @@ def _arrow_type(kind: str) -> Any:
 def _parquet(
     inputs: Sequence[str],
     output: str,
+    options: RowOptions,
     dropped: Sequence[set[int]],
     unreadable: Sequence[dict[int, str]],
     columns: Sequence[Column],
     notes: Notes | None,
+    rewrite: Rewrite | None = None,
 ) -> int:
     import numpy as np
     import pyarrow as pa
@@ -199,9 +275,13 @@ def _parquet(
                     for batch in source.iter_batches(batch_size=8192, row_groups=[group]):
                         numbers = range(offset, offset + batch.num_rows)
                         offset += batch.num_rows
+                        gone: set[int] = set()
+                        if rewrite is not None:
+                            batch, gone = _rewritten_batch(batch, numbers, f, options.text_field,
+                                                           rewrite, unreadable[f])  # fmt: skip
                         if notes is None:
                             keep = [n not in dropped[f] and n not in unreadable[f]
-                                    for n in numbers]  # fmt: skip
+                                    and n not in gone for n in numbers]  # fmt: skip
                             chosen = batch.filter(pa.array(np.array(keep, dtype=bool)))
                         else:
                             values = [
@@ -215,6 +295,8 @@ def _parquet(
                             chosen = pa.RecordBatch.from_arrays(
                                 [*batch.columns, *added], schema=written_schema
                             )
+                            if gone:
+                                chosen = chosen.filter(pa.array([n not in gone for n in numbers]))
                         if chosen.num_rows:
                             batches.append(chosen)
                     if batches:
@@ -224,3 +306,33 @@ def _parquet(
         finally:
             writer.close()
     return written
+
+
+def _rewritten_batch(
+    batch: Any, numbers: range, f: int, field: str, rewrite: Rewrite, unreadable: dict[int, str]
+) -> tuple[Any, set[int]]:
+    """A Parquet record batch with the text column (top-level) of its rewritten rows changed,
+    and the row numbers rewritten to None (to be left out)."""
+    import pyarrow as pa
+
+    changes = {
+        k: change
+        for k, n in enumerate(numbers)
+        if n not in unreadable and (change := rewrite(f, n)) is not None
+    }
+    if not changes:
+        return batch, set()
+    at = batch.schema.get_field_index(field)
+    if at < 0:
+        raise ConfigError(f"rewriting Parquet rows needs a top-level text column ({field!r})")
+    texts = batch.column(at).to_pylist()
+    gone: set[int] = set()
+    for k, change in changes.items():
+        new = change(texts[k])
+        if new is None:
+            gone.add(numbers[k])
+        else:
+            texts[k] = new
+    columns = list(batch.columns)
+    columns[at] = pa.array(texts, type=batch.schema.field(at).type)
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema), gone

@@ -1,0 +1,164 @@
+"""The engine of ``dedup --spans``: chunks of rows cut into units and windows by workers.
+
+The parent reads the rows in ``RowChunk``s (``readers.chunking``, as ``dedup`` and ``decon``
+do); a worker cuts each row's text into units and hashes its windows (``text.spans``) and gives
+back, per chunk, columns: per row with units its offset in the chunk, id and unit count; per
+unit its bounds and cut; per window its units (row-local) and XXH3-128 digest. Results come
+back in input order, so the parent sees windows in dataset order whatever the number of
+workers, and decides which occurrence is first itself. One bad row never stops a run: it
+becomes a skip reason.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..readers.chunking import NoRow, RowChunk
+from ..readers.rows import RowOptions, parse_jsonl_line
+from ..text.spans import text_spans
+from .local import default_jobs
+from .workerpool import WorkerPool
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpans:
+    """A chunk's rows as units and windows. ``offsets``, ``ids``, ``units``, ``windows``: per
+    row that has units (its offset in the chunk, id, unit and window counts); ``starts``,
+    ``ends``, ``breaks``: per unit; ``first``, ``last`` (units of its row),
+    ``hashes``: per window; ``skipped``: rows that are no document (offset, reason);
+    ``documents``: rows that are."""
+
+    file: int
+    first_row: int
+    lines: np.ndarray
+    offsets: np.ndarray
+    ids: list[str | None]
+    units: np.ndarray
+    windows: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    breaks: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    hashes: np.ndarray
+    skipped: list[tuple[int, str]]
+    documents: int
+
+    @property
+    def count(self) -> int:
+        return int(self.lines.size)
+
+
+_SETTINGS: tuple[str, int, RowOptions] | None = None
+
+
+def init_spans_worker(unit: str, min_chars: int, options: RowOptions) -> None:
+    """The unit, minimum span and row options ``spans_chunk`` uses in this process."""
+    global _SETTINGS
+    _SETTINGS = (unit, min_chars, options)
+
+
+def _int32(values: list[int]) -> np.ndarray:
+    """Offsets within rows: int32 (a row holds at most ``max_line`` bytes, 64 MB by
+    default), int64 should one be longer."""
+    if values and max(values) >= 2**31:
+        return np.asarray(values, dtype=np.int64)
+    return np.asarray(values, dtype=np.int32)
+
+
+def spans_chunk(chunk: RowChunk) -> ChunkSpans:
+    """The chunk's rows cut into units and windows (in this process: a worker's, or the
+    parent's)."""
+    assert _SETTINGS is not None
+    unit, min_chars, options = _SETTINGS
+    skipped: list[tuple[int, str]] = []
+    offsets: list[int] = []
+    ids: list[str | None] = []
+    units: list[int] = []
+    windows: list[int] = []
+    cols: list[list[int]] = [[] for _ in range(5)]
+    hashes: list[bytes] = []
+    documents = 0
+    for offset, item in enumerate(chunk.items):
+        if isinstance(item, NoRow):
+            skipped.append((offset, str(item)))
+            continue
+        if isinstance(item, bytes):
+            line = int(chunk.lines[offset]) if chunk.lines is not None else 0
+            parsed = parse_jsonl_line(item, line, options)
+            if isinstance(parsed, str):
+                skipped.append((offset, parsed))
+                continue
+            text, ident, _ = parsed
+        else:
+            text, ident, _ = item
+        documents += 1
+        try:
+            found = text_spans(text, unit, min_chars)
+        except MemoryError:
+            skipped.append((offset, "out of memory while cutting it into spans"))
+            continue
+        if not len(found):
+            continue
+        offsets.append(offset)
+        ids.append(ident)
+        units.append(len(found))
+        windows.append(len(found.first))
+        for column, values in zip(
+            cols, (found.starts, found.ends, found.breaks, found.first, found.last), strict=True
+        ):
+            column.extend(values)
+        hashes.append(found.hashes)
+    lines = (
+        np.asarray(chunk.lines, dtype=np.int64)
+        if chunk.lines is not None
+        else np.full(len(chunk.items), -1, dtype=np.int64)
+    )
+    digests = np.frombuffer(b"".join(hashes), dtype=">u8").reshape(-1, 2).astype(np.uint64)
+    starts, ends, breaks, first, last = (_int32(c) for c in cols)
+    return ChunkSpans(
+        chunk.file, chunk.first_row, lines, np.asarray(offsets, dtype=np.int32), ids,
+        np.asarray(units, dtype=np.int32), np.asarray(windows, dtype=np.int32),
+        starts, ends, breaks, first, last, digests, skipped, documents,
+    )  # fmt: skip
+
+
+def _describe(chunk: RowChunk) -> str:
+    return f"{len(chunk.items)} rows from row {chunk.first_row} of input {chunk.file}"
+
+
+def span_rows(
+    chunks: Iterable[RowChunk],
+    unit: str,
+    min_chars: int,
+    options: RowOptions,
+    *,
+    jobs: int | None = None,
+) -> Iterator[ChunkSpans]:
+    """``chunks`` cut into units and windows, in their order: by ``jobs`` worker processes
+    (None: all cores) as the chunks are read, or in this process with one job or a single
+    chunk (a pool would cost more than it saves)."""
+    jobs = jobs or default_jobs()
+    init_spans_worker(unit, min_chars, options)
+    stream = iter(chunks)
+    first = list(itertools.islice(stream, 2))
+    if jobs == 1 or len(first) < 2:
+        for chunk in itertools.chain(first, stream):
+            yield spans_chunk(chunk)
+        return
+    pool: WorkerPool[RowChunk, ChunkSpans] = WorkerPool(
+        spans_chunk, jobs, initializer=init_spans_worker, initargs=(unit, min_chars, options),
+        describe=_describe,
+    )  # fmt: skip
+    waiting: dict[int, ChunkSpans] = {}  # finished before an earlier chunk
+    due = 0
+    with pool:
+        for number, result in pool.results(itertools.chain(first, stream)):
+            waiting[number] = result
+            while due in waiting:
+                yield waiting.pop(due)
+                due += 1
