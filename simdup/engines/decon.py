@@ -116,7 +116,10 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
     # JSON lines that are plainly documents give their text without a parse; their ids are
     # read (by the parse) only for the rows that contain an item.
     raw = [item if isinstance(item, bytes) else b"" for item in chunk.items]
-    plain = plain_jsonl_texts(raw, options) if any(raw) else []
+    try:
+        plain = plain_jsonl_texts(raw, options) if any(raw) else []
+    except MemoryError:  # a huge line: every line is parsed on its own, as before
+        plain = [None] * len(raw)
     unread: set[int] = set()
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
