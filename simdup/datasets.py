@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,15 +34,12 @@ from .join.local import LocalJoin, with_reference
 from .join.verify import duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers.chunking import RowChunk, row_chunks
+from .readers.files import file_state
 from .readers.rows import (
-    FORMAT_NAMES,
     PARQUET_READ,
     RowOptions,
-    compressed_by_name,
     delimited_dialect,
     delimited_raw,
-    format_by_name,
-    format_of,
     is_damage,
     jsonl_lines,
     rows_description,
@@ -53,6 +49,7 @@ from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_p
 from .text.processor import NOTHING_TO_JUDGE
 from .text.segmentation import resolve_backend
 from .writers.output import atomic_file
+from .writers.rows import written_format
 
 
 class InputChangedError(SimdupError):
@@ -103,11 +100,6 @@ class DedupRun:
     @property
     def skipped(self) -> tuple[SkippedFile, ...]:
         return self.decisions.skipped
-
-
-def _identity(path: str) -> tuple[int, int, int]:
-    st = os.stat(path)
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _row_masks(decisions: Dedup, files: int, rows: np.ndarray) -> list[np.ndarray]:
@@ -365,18 +357,13 @@ def dedup_files(
     written, unless ``accept_damaged``: then the rows read before the damage are."""
     rows = rows or RowOptions()
     inputs = list(inputs)
-    kinds = {format_of(path, rows) for path in inputs}
-    if len(kinds) != 1:
-        raise ConfigError(
-            f"the inputs must all be of one format to be written back (found "
-            f"{', '.join(sorted(kinds))})"
-        )
-    _check_output_format(output, next(iter(kinds)))
-    before = {path: _identity(path) for path in inputs}
+    kind = written_format(inputs, rows, output)
+    kinds = {kind}
+    before = {path: file_state(path) for path in inputs}
     decisions = dedup_rows(inputs, rows, options, keep=keep, against=against, engine=engine,
                            progress=progress, stage=stage)  # fmt: skip
     for path in inputs:
-        if _identity(path) != before[path]:
+        if file_state(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
     damage = None if accept_damaged else _damage(decisions)
     if damage is not None:
@@ -394,27 +381,6 @@ def dedup_files(
     return DedupRun(decisions, written)
 
 
-def _check_output_format(output: str, kind: str) -> None:
-    """Refuse an output whose name says another row format than the inputs' (``dedup`` writes
-    the format it reads, so that kept rows are copied as stored), or a compressed Parquet file
-    (Parquet compresses its columns itself; a compressed stream of it is no Parquet file)."""
-    named = format_by_name(output)
-    # CSV and TSV are one writer: the dialect is the input's.
-    if named is not None and {named, kind} != {"csv", "tsv"} and named != kind:
-        raise ConfigError(
-            f"-o {output}: its name says {FORMAT_NAMES[named]}, but the inputs are "
-            f"{FORMAT_NAMES[kind]}; dedup writes the format it reads (name the output "
-            f"{_EXAMPLE_NAMES[kind]})"
-        )
-    if kind == "parquet" and compressed_by_name(output):
-        raise ConfigError(
-            f"-o {output}: a Parquet file is not compressed by its name (Parquet compresses its "
-            "columns: the input's compression is kept); name it .parquet"
-        )
-
-
-_EXAMPLE_NAMES = {"jsonl": ".jsonl, .jsonl.gz or .jsonl.zst", "csv": ".csv or .csv.gz",
-                  "tsv": ".tsv or .tsv.gz", "parquet": ".parquet"}  # fmt: skip
 
 
 def _write_removed(target: str, decisions: Dedup) -> None:

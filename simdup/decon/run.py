@@ -15,22 +15,21 @@ or damaged input raises ``DamagedInputError`` before anything is written unless
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..__about__ import __version__
-from ..datasets import DamagedInputError, InputChangedError, _check_output_format
+from ..datasets import DamagedInputError, InputChangedError
 from ..engines.base import Progress
 from ..engines.decon import ChunkScan, scan_rows
-from ..errors import ConfigError
 from ..params import ALGORITHM_VERSION
 from ..readers.chunking import RowChunk, row_chunks
-from ..readers.rows import RowOptions, format_of, is_damage, rows_description
+from ..readers.files import file_state
+from ..readers.rows import RowOptions, is_damage, rows_description
 from ..records import SkippedFile
-from ..writers.rows import write_rows
+from ..writers.rows import write_rows, written_format
 from .items import EvalIndex, EvalItem
 
 REPORT_SCHEMA = "simdup-decon/1"
@@ -182,20 +181,11 @@ def decontaminate(
     inputs' format (``annotate``: every row, with ``contaminated`` and ``contains``)."""
     rows = rows or RowOptions()
     inputs = list(inputs)
-    kind = None
-    if output is not None:
-        kinds = {format_of(path, rows) for path in inputs}
-        if len(kinds) != 1:
-            raise ConfigError(
-                "the inputs must all be of one format to be written back (found "
-                f"{', '.join(sorted(kinds))})"
-            )
-        kind = next(iter(kinds))
-        _check_output_format(output, kind)
+    kind = written_format(inputs, rows, output) if output is not None else None
     result = DeconResult(evals, inputs, rows)
     result.contaminated = [{} for _ in inputs]
     result.unreadable = [{} for _ in inputs]
-    before = {path: _identity(path) for path in inputs}
+    before = {path: file_state(path) for path in inputs}
     started = time.perf_counter()
     index = evals.index
     indexed = time.perf_counter()
@@ -213,7 +203,7 @@ def decontaminate(
             progress(result.rows_read, 0)
     scanned_at = time.perf_counter()
     for path in inputs:
-        if _identity(path) != before[path]:
+        if file_state(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being decontaminated")
     if not accept_damaged:
         for skip in result.skipped:
@@ -245,11 +235,6 @@ def decontaminate(
         "total": round(finished - started, 3),
     }
     return result
-
-
-def _identity(path: str) -> tuple[int, int, int]:
-    st = os.stat(path)
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _take(result: DeconResult, scanned: ChunkScan) -> None:

@@ -10,7 +10,6 @@ order. One bad row never stops a run: it becomes a skip reason.
 
 from __future__ import annotations
 
-import itertools
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from ..readers.chunking import NoRow, RowChunk
 from ..readers.rows import RowOptions, parse_jsonl_line, plain_jsonl_texts
 from ..text.tokens import row_token_hashes, tokenize
 from .local import default_jobs
-from .workerpool import WorkerPool
+from .workerpool import chunks_in_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,23 +213,6 @@ def scan_rows(
     """``chunks`` scanned for the items of ``index``, in their order: by ``jobs`` worker
     processes (None: all cores) as the chunks are read, or in this process with one job or a
     single chunk (a pool would cost more than it saves)."""
-    jobs = jobs or default_jobs()
-    init_decon_worker(index, options)  # before the workers fork: they share it
-    stream = iter(chunks)
-    first = list(itertools.islice(stream, 2))
-    if jobs == 1 or len(first) < 2:
-        for chunk in itertools.chain(first, stream):
-            yield scan_chunk(chunk)
-        return
-    pool: WorkerPool[RowChunk, ChunkScan] = WorkerPool(
-        scan_chunk, jobs, initializer=init_decon_worker, initargs=(index, options),
-        describe=_describe,
-    )  # fmt: skip
-    waiting: dict[int, ChunkScan] = {}  # finished before an earlier chunk
-    due = 0
-    with pool:
-        for number, result in pool.results(itertools.chain(first, stream)):
-            waiting[number] = result
-            while due in waiting:
-                yield waiting.pop(due)
-                due += 1
+    return chunks_in_order(scan_chunk, chunks, jobs or default_jobs(),
+                           initializer=init_decon_worker, initargs=(index, options),
+                           describe=_describe)  # fmt: skip

@@ -11,7 +11,6 @@ becomes a skip reason.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -21,7 +20,7 @@ from ..readers.chunking import NoRow, RowChunk
 from ..readers.rows import RowOptions, parse_jsonl_line
 from ..text.spans import text_spans
 from .local import default_jobs
-from .workerpool import WorkerPool
+from .workerpool import chunks_in_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,23 +141,6 @@ def span_rows(
     """``chunks`` cut into units and windows, in their order: by ``jobs`` worker processes
     (None: all cores) as the chunks are read, or in this process with one job or a single
     chunk (a pool would cost more than it saves)."""
-    jobs = jobs or default_jobs()
-    init_spans_worker(unit, min_chars, options)
-    stream = iter(chunks)
-    first = list(itertools.islice(stream, 2))
-    if jobs == 1 or len(first) < 2:
-        for chunk in itertools.chain(first, stream):
-            yield spans_chunk(chunk)
-        return
-    pool: WorkerPool[RowChunk, ChunkSpans] = WorkerPool(
-        spans_chunk, jobs, initializer=init_spans_worker, initargs=(unit, min_chars, options),
-        describe=_describe,
-    )  # fmt: skip
-    waiting: dict[int, ChunkSpans] = {}  # finished before an earlier chunk
-    due = 0
-    with pool:
-        for number, result in pool.results(itertools.chain(first, stream)):
-            waiting[number] = result
-            while due in waiting:
-                yield waiting.pop(due)
-                due += 1
+    return chunks_in_order(spans_chunk, chunks, jobs or default_jobs(),
+                           initializer=init_spans_worker, initargs=(unit, min_chars, options),
+                           describe=_describe)  # fmt: skip

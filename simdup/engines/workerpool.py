@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import multiprocessing
 import os
 import signal
@@ -293,6 +294,39 @@ class WorkerPool(Generic[Task, Result]):
             if process.is_alive():
                 process.kill()
                 process.join()
+
+
+def chunks_in_order(
+    work: Callable[[Task], Result],
+    chunks: Iterable[Task],
+    jobs: int,
+    *,
+    initializer: Callable[..., None],
+    initargs: tuple[Any, ...] = (),
+    describe: Callable[[Task], str] = repr,
+) -> Iterator[Result]:
+    """``work`` of each chunk, in the chunks' order: by ``jobs`` worker processes as the chunks
+    are read (a result that comes early waits for the ones before it), or in this process with
+    one job or a single chunk (a pool would cost more than it saves). ``initializer(*initargs)``
+    runs here first, so that forked workers share what it builds, and in each worker."""
+    initializer(*initargs)
+    stream = iter(chunks)
+    first = list(itertools.islice(stream, 2))
+    if jobs == 1 or len(first) < 2:
+        for chunk in itertools.chain(first, stream):
+            yield work(chunk)
+        return
+    pool: WorkerPool[Task, Result] = WorkerPool(
+        work, jobs, initializer=initializer, initargs=initargs, describe=describe
+    )
+    waiting: dict[int, Result] = {}  # finished before an earlier chunk
+    due = 0
+    with pool:
+        for number, result in pool.results(itertools.chain(first, stream)):
+            waiting[number] = result
+            while due in waiting:
+                yield waiting.pop(due)
+                due += 1
 
 
 def _hold(signals: frozenset[int]) -> set[int] | None:

@@ -93,3 +93,10 @@ def read_or_skip(source: SourceFile | str, max_size: int) -> bytes | SkippedFile
         return SkippedFile(path, "read", str(exc))
     except OSError as exc:
         return SkippedFile(path, "read", exc.strerror or str(exc))
+
+
+def file_state(path: str) -> tuple[int, int, int]:
+    """What tells whether a file changed while it was read: its size, modification time (ns)
+    and inode (a writer that replaced it by renaming changes the inode)."""
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,16 +32,17 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..datasets import DamagedInputError, InputChangedError, _check_output_format
+from ..datasets import DamagedInputError, InputChangedError
 from ..engines.base import Progress
 from ..engines.spans import ChunkSpans, span_rows
 from ..errors import ConfigError
 from ..readers.chunking import RowChunk, row_chunks
-from ..readers.rows import RowOptions, format_of, is_damage
+from ..readers.files import file_state
+from ..readers.rows import RowOptions, is_damage
 from ..records import SkippedFile
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
 from ..writers.output import atomic_file
-from ..writers.rows import write_rows
+from ..writers.rows import write_rows, written_format
 
 # Characters of a removed span's text given in its record.
 RECORD_TEXT = 200
@@ -394,24 +394,17 @@ def dedup_spans(
         raise ConfigError("the minimum span length must be at least 1 character")
     rows = rows or RowOptions()
     inputs = list(inputs)
-    kinds = {format_of(path, rows) for path in inputs}
-    if len(kinds) != 1:
-        raise ConfigError(
-            "the inputs must all be of one format to be written back (found "
-            f"{', '.join(sorted(kinds))})"
-        )
-    kind = next(iter(kinds))
-    _check_output_format(output, kind)
+    kind = written_format(inputs, rows, output)
     if kind == "parquet" and "." in rows.text_field:
         raise ConfigError("--spans with Parquet needs a top-level text column (not a dotted path)")
     result = SpansResult(inputs, unit, min_chars, rows)
     result.unreadable = [{} for _ in inputs]
-    before = {path: _identity(path) for path in inputs}
+    before = {path: file_state(path) for path in inputs}
     started = time.perf_counter()
     table = _read(result, unit, min_chars, jobs, progress)
     read = time.perf_counter()
     for path in inputs:
-        if _identity(path) != before[path]:
+        if file_state(path) != before[path]:
             raise InputChangedError(f"{path} changed while its spans were being deduplicated")
     if not accept_damaged:
         _refuse_damage(result.skipped)
@@ -458,8 +451,3 @@ def _refuse_damage(skipped: list[SkippedFile]) -> None:
                 f"{skip.reason} ({before_text}); nothing was written (--accept-damaged keeps "
                 "the rows read before the damage)",
             )
-
-
-def _identity(path: str) -> tuple[int, int, int]:
-    st = os.stat(path)
-    return (st.st_size, st.st_mtime_ns, st.st_ino)

@@ -29,11 +29,15 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..readers.rows import (
+    FORMAT_NAMES,
     PARQUET_READ,
     RowOptions,
+    compressed_by_name,
     delimited_dialect,
     delimited_raw,
     field_value,
+    format_by_name,
+    format_of,
     jsonl_lines,
 )
 from .output import atomic_file
@@ -45,6 +49,46 @@ Notes = Callable[[int, int], list[Any]]
 Column = tuple[str, str]
 # For row ``row`` of input ``file``: None (as stored), or its text -> its new text (None: drop).
 Rewrite = Callable[[int, int], Callable[[str], str | None] | None]
+
+
+def written_format(inputs: Sequence[str], options: RowOptions, output: str | None) -> str:
+    """The one row format of ``inputs``, which ``output`` (when given) must be written in:
+    rows are written back as they were read, so the inputs must share a format and the
+    output's name may not say another (``ConfigError`` otherwise)."""
+    kinds = {format_of(path, options) for path in inputs}
+    if len(kinds) != 1:
+        raise ConfigError(
+            "the inputs must all be of one format to be written back (found "
+            f"{', '.join(sorted(kinds))})"
+        )
+    kind = next(iter(kinds))
+    if output is not None:
+        check_output_format(output, kind)
+    return kind
+
+
+def check_output_format(output: str, kind: str) -> None:
+    """Refuse an output whose name says another row format than the inputs' (rows are written
+    in the format they were read, so that kept rows are copied as stored), or a compressed
+    Parquet file (Parquet compresses its columns itself; a compressed stream of it is no
+    Parquet file)."""
+    named = format_by_name(output)
+    # CSV and TSV are one writer: the dialect is the input's.
+    if named is not None and {named, kind} != {"csv", "tsv"} and named != kind:
+        raise ConfigError(
+            f"-o {output}: its name says {FORMAT_NAMES[named]}, but the inputs are "
+            f"{FORMAT_NAMES[kind]}; simdup writes the format it reads (name the output "
+            f"{_EXAMPLE_NAMES[kind]})"
+        )
+    if kind == "parquet" and compressed_by_name(output):
+        raise ConfigError(
+            f"-o {output}: a Parquet file is not compressed by its name (Parquet compresses its "
+            "columns: the input's compression is kept); name it .parquet"
+        )
+
+
+_EXAMPLE_NAMES = {"jsonl": ".jsonl, .jsonl.gz or .jsonl.zst", "csv": ".csv or .csv.gz",
+                  "tsv": ".tsv or .tsv.gz", "parquet": ".parquet"}  # fmt: skip
 
 
 def write_rows(
