@@ -19,7 +19,7 @@ import csv
 import io
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -62,9 +62,10 @@ class DamagedInputError(InputError):
     lacks the rest, so nothing is written unless the caller accepts it."""
 
 
-def _damage(decisions: Dedup) -> DamagedInputError | None:
-    """The error for the first damaged input, if any (its skip record says where)."""
-    for skip in decisions.skipped:
+def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
+    """The error for the first damaged input among ``skipped``, if any (its skip record says
+    where): what ``dedup``, ``decon`` and ``dedup --spans`` raise before writing anything."""
+    for skip in skipped:
         if is_damage(skip.reason):
             path, _, row = skip.path.rpartition("#")
             before = f"after {row} rows" if row.isdigit() else "before its end"
@@ -365,7 +366,7 @@ def dedup_files(
     for path in inputs:
         if file_state(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being deduplicated")
-    damage = None if accept_damaged else _damage(decisions)
+    damage = None if accept_damaged else damage_error(decisions.skipped)
     if damage is not None:
         raise damage
     if stage is not None:

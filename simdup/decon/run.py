@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..__about__ import __version__
-from ..datasets import DamagedInputError, InputChangedError
+from ..datasets import InputChangedError, damage_error
 from ..engines.base import Progress
 from ..engines.decon import ChunkScan, scan_rows
 from ..params import ALGORITHM_VERSION
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
-from ..readers.rows import RowOptions, is_damage, rows_description
+from ..readers.rows import RowOptions, rows_description
 from ..records import SkippedFile
 from ..writers.rows import write_rows, written_format
 from .items import EvalIndex, EvalItem
@@ -205,16 +205,9 @@ def decontaminate(
     for path in inputs:
         if file_state(path) != before[path]:
             raise InputChangedError(f"{path} changed while it was being decontaminated")
-    if not accept_damaged:
-        for skip in result.skipped:
-            if is_damage(skip.reason):
-                path, _, row = skip.path.rpartition("#")
-                before_text = f"after {row} rows" if row.isdigit() else "before its end"
-                raise DamagedInputError(
-                    path or skip.path,
-                    f"{skip.reason} ({before_text}); nothing was written (--accept-damaged keeps "
-                    "the rows read before the damage)",
-                )
+    damage = None if accept_damaged else damage_error(result.skipped)
+    if damage is not None:
+        raise damage
     if output is not None and kind is not None:
         ids = [it.id for it in evals.items]
 

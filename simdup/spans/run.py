@@ -32,13 +32,13 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..datasets import DamagedInputError, InputChangedError
+from ..datasets import InputChangedError, damage_error
 from ..engines.base import Progress
 from ..engines.spans import ChunkSpans, span_rows
 from ..errors import ConfigError
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
-from ..readers.rows import RowOptions, is_damage
+from ..readers.rows import RowOptions
 from ..records import SkippedFile
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
 from ..writers.output import atomic_file
@@ -407,7 +407,9 @@ def dedup_spans(
         if file_state(path) != before[path]:
             raise InputChangedError(f"{path} changed while its spans were being deduplicated")
     if not accept_damaged:
-        _refuse_damage(result.skipped)
+        damage = damage_error(result.skipped)
+        if damage is not None:
+            raise damage
     if stage is not None:
         stage("deciding")
     table.twin = twins(table.first, table.last, table.hashes, int(table.starts.size))
@@ -439,15 +441,3 @@ def dedup_spans(
         "total": round(finished - started, 3),
     }
     return result
-
-
-def _refuse_damage(skipped: list[SkippedFile]) -> None:
-    for skip in skipped:
-        if is_damage(skip.reason):
-            path, _, row = skip.path.rpartition("#")
-            before_text = f"after {row} rows" if row.isdigit() else "before its end"
-            raise DamagedInputError(
-                path or skip.path,
-                f"{skip.reason} ({before_text}); nothing was written (--accept-damaged keeps "
-                "the rows read before the damage)",
-            )
