@@ -444,9 +444,13 @@ def test_dedup_annotate_keeps_every_row(tmp_path: Path) -> None:
     assert "3 rows read: 2 kept, 1 removed, 0 skipped (3 written, annotated)" in result.stderr
 
 
-def test_a_truncated_compressed_input_is_an_error_unless_accepted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["dedup", "decon", "spans"])
+def test_a_truncated_compressed_input_is_an_error_unless_accepted(
+    tmp_path: Path, command: str
+) -> None:
     """A .jsonl.zst cut inside a frame (a partial download): exit 3 and nothing written, not a
-    clean file that silently lacks the rest; --accept-damaged keeps the rows read before."""
+    clean file that silently lacks the rest; --accept-damaged keeps the rows read before. The
+    same for dedup, decon and dedup --spans."""
     from click.testing import CliRunner
 
     from simdup.cli import cli
@@ -455,18 +459,26 @@ def test_a_truncated_compressed_input_is_an_error_unless_accepted(tmp_path: Path
     whole = zstandard.ZstdCompressor().compress(_jsonl([{"text": t} for t in texts]))
     data = tmp_path / "cut.jsonl.zst"
     data.write_bytes(whole[: len(whole) * 2 // 3])
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    (evals / "item.txt").write_text("an evaluation item that no training row holds " * 3)
     out, removed = tmp_path / "clean.jsonl", tmp_path / "removed.jsonl"
-    args = ["dedup", str(data), "-o", str(out), "--removed", str(removed)]
+    args = {
+        "dedup": ["dedup", str(data), "-o", str(out), "--removed", str(removed)],
+        "decon": ["decon", str(data), "--evals", str(evals), "-o", str(out)],
+        "spans": ["dedup", str(data), "-o", str(out), "--spans", "paragraph"],
+    }[command]
     result = CliRunner().invoke(cli, [*args, "-q"])
     assert result.exit_code == 3, result.output
     assert "truncated or damaged" in result.stderr and "--accept-damaged" in result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.jsonl.zst"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.jsonl.zst", "evals"]
     accepted = CliRunner().invoke(cli, [*args, "--accept-damaged"])
     assert accepted.exit_code == 0, accepted.output
     kept = [json.loads(line)["text"] for line in out.read_text("utf-8").splitlines()]
     assert 0 < len(kept) < len(texts) and kept == texts[: len(kept)]
-    listed = [json.loads(line) for line in removed.read_text("utf-8").splitlines()]
-    assert any("truncated or damaged" in r["reason"] for r in listed)
+    if command == "dedup":
+        listed = [json.loads(line) for line in removed.read_text("utf-8").splitlines()]
+        assert any("truncated or damaged" in r["reason"] for r in listed)
 
 
 def test_annotate_keeps_rows_that_are_no_document(tmp_path: Path) -> None:
