@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from .algorithms.simhash import hamming
     from .checking import CheckOptions, CheckResult, DocumentCheck, FragmentRule, check
     from .comparing import compare
-    from .datasets import dedup_files, scan_rows
-    from .deduplication import Dedup, dedup_records, dedup_rows
     from .options import ScanOptions
     from .readers.rows import Row, RowOptions, read_records
     from .records import (
@@ -28,6 +26,9 @@ if TYPE_CHECKING:
         ScanResult,
         SkippedFile,
     )
+    from .rows.dedup import Dedup, dedup_records, dedup_rows
+    from .rows.files import dedup_files
+    from .rows.scanning import scan_rows
     from .scanning import scan
     from .spans import SpansResult, dedup_spans
     from .store.index import Index, IndexMatch, IndexStats
@@ -37,13 +38,13 @@ if TYPE_CHECKING:
 # rescan answered from the cache needs no segmenter, no index store, no comparison).
 _LAZY = {
     "compare": "comparing",
-    "Dedup": "deduplication",
-    "dedup_records": "deduplication",
-    "dedup_rows": "deduplication",
-    "dedup_files": "datasets",
+    "Dedup": "rows.dedup",
+    "dedup_records": "rows.dedup",
+    "dedup_rows": "rows.dedup",
+    "dedup_files": "rows.files",
     "dedup_spans": "spans",
     "SpansResult": "spans",
-    "scan_rows": "datasets",
+    "scan_rows": "rows.scanning",
     "check": "checking",
     "CheckOptions": "checking",
     "CheckResult": "checking",

@@ -30,6 +30,7 @@ FOLDERS = {
     "join": 3,
     "passages": 3,
     "checking": 3,
+    "rows": 3,
     "decon": 3,
     "spans": 3,
     "store": 3,
@@ -43,8 +44,7 @@ TOP_LEVEL = {
     **dict.fromkeys(
         ["discovery"], 2),
     **dict.fromkeys(
-        ["options", "scanning", "comparing", "calibration", "deduplication", "datasets",
-         "row_fingerprints",
+        ["options", "scanning", "comparing", "calibration",
          "baseline", "outcome", "config"], 3),
     **dict.fromkeys(["__main__"], 4),
 }  # fmt: skip

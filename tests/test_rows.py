@@ -192,7 +192,7 @@ def _edited(text: str, at: int) -> str:
 
 
 def test_dedup_keeps_one_row_per_cluster_and_names_it() -> None:
-    from simdup.deduplication import dedup_records
+    from simdup.rows.dedup import dedup_records
 
     a, b = _article(1), _article(2)
     rows = [a, b, _edited(a, 10), a + " extra words at the end", _edited(b, 40), _article(3)]
@@ -212,7 +212,7 @@ def test_dedup_keeps_one_row_per_cluster_and_names_it() -> None:
 
 def test_dedup_never_chains() -> None:
     """A ~ B and B ~ C but not A ~ C: B goes with A, and C stays (it repeats no kept row)."""
-    from simdup.deduplication import dedup_records
+    from simdup.rows.dedup import dedup_records
 
     base = _article(5, 120).split()
     a = " ".join(base)
@@ -225,7 +225,7 @@ def test_dedup_never_chains() -> None:
 
 
 def test_dedup_takes_rows_and_arrow(tmp_path: Path) -> None:
-    from simdup.deduplication import dedup_records
+    from simdup.rows.dedup import dedup_records
 
     a = _article(9)
     path = tmp_path / "d.jsonl"
@@ -264,7 +264,7 @@ def test_dedup_records_takes_what_python_users_hold(tmp_path: Path) -> None:
     """A list of dicts, an Arrow table, a generator of record batches from a Parquet file,
     a pandas frame (through __arrow_c_stream__): keyed by id_field, kept by max:score
     (issue 33: they were refused, and id_field was a TypeError)."""
-    from simdup.deduplication import dedup_records
+    from simdup.rows.dedup import dedup_records
 
     records, _ = _records_of_a_dataset()
     _check_records_result(dedup_records(records, id_field="id", keep="max:score"))
@@ -292,7 +292,7 @@ def test_dedup_records_takes_what_python_users_hold(tmp_path: Path) -> None:
 
 
 def test_dedup_records_takes_polars_and_datasets_without_importing_them() -> None:
-    from simdup.deduplication import dedup_records
+    from simdup.rows.dedup import dedup_records
 
     records, _ = _records_of_a_dataset()
     polars = pytest.importorskip("polars")
@@ -346,7 +346,7 @@ def test_dedup_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.Monk
     """An input changed between the two reads: exit 4, and no output file appears."""
     from click.testing import CliRunner
 
-    import simdup.datasets as datasets
+    import simdup.rows.files as datasets
     from simdup.cli import cli
 
     data = tmp_path / "d.jsonl"

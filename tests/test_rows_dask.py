@@ -124,8 +124,8 @@ def _decisions(found: Any) -> tuple[object, ...]:
 def test_dask_row_engine_gives_the_local_decisions(dask_cluster: Any, tmp_path: Path) -> None:
     """Parquet in row groups, plain JSON Lines in byte spans and a gzip file whole, read by
     the workers: the same rows kept and removed, with the same places and skip records."""
-    from simdup.deduplication import dedup_rows
     from simdup.distributed.rows import DaskRowEngine
+    from simdup.rows.dedup import dedup_rows
 
     parquet = tmp_path / "a.parquet"
     texts = _texts(120, 10)

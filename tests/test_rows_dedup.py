@@ -86,7 +86,7 @@ def test_lines_read_a_block_at_a_time_are_the_files_lines(
 def test_worker_processes_decide_as_one_process_does(tmp_path: Path) -> None:
     """Rows in many chunks fingerprinted by two workers: the same decisions, keys and places
     as in this process (and bad rows skipped at their row)."""
-    from simdup.deduplication import dedup_rows
+    from simdup.rows.dedup import dedup_rows
 
     texts = []
     for k in range(150):
@@ -318,7 +318,7 @@ def test_scan_records_fingerprints_written_and_scanned_again(tmp_path: Path) -> 
 def test_a_row_place_says_no_line_as_reports_do(tmp_path: Path) -> None:
     """Dedup.place(n) gives a Parquet row's line as None, as --removed's JSON says null (the
     int column ``line`` holds -1 there), and a JSON line's number (issue 33)."""
-    from simdup.deduplication import dedup_rows
+    from simdup.rows.dedup import dedup_rows
 
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
@@ -334,7 +334,7 @@ def test_a_row_place_says_no_line_as_reports_do(tmp_path: Path) -> None:
 def test_progress_knows_a_parquet_total_and_names_the_later_stages(tmp_path: Path) -> None:
     """Parquet footers give the progress bar its total (it had none); after the rows are read,
     the run says it is verifying, then writing (it said nothing) (issue 33)."""
-    from simdup.datasets import dedup_files
+    from simdup.rows.files import dedup_files
 
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")

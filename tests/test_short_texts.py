@@ -195,8 +195,8 @@ def test_a_large_group_of_one_form_keeps_one_row_whatever_the_policy(
 ) -> None:
     """Over SAME_FORM_CLIQUE rows of one form are joined as a star, not every pair: one row is
     kept all the same, and every other names it (the same text)."""
-    from simdup.deduplication import dedup_records
     from simdup.join import verify
+    from simdup.rows.dedup import dedup_records
 
     monkeypatch.setattr(verify, "SAME_FORM_CLIQUE", 4)
     rows = ["Thanks!", "thanks", "THANKS!!!", "Thanks.", "thanks !", "Thanks!!", "other text"]

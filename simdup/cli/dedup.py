@@ -9,13 +9,13 @@ from typing import Any
 import click
 
 from ..algorithms.index import MAX_THRESHOLD
-from ..datasets import dedup_files
-from ..deduplication import KEEP_POLICIES, keep_field
 from ..errors import ConfigError, MissingExtraError
 from ..exitcodes import ExitCode, exit_code_help
 from ..names import display_path
 from ..options import resolve_options
 from ..readers.rows import FORMATS, RowOptions
+from ..rows.dedup import KEEP_POLICIES, keep_field
+from ..rows.files import dedup_files
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
 from .edge import ProgressBar, usage_errors
 from .options import verify_options

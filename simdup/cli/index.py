@@ -10,7 +10,6 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..checking.meaning import add_sentence_vectors
-from ..datasets import row_documents
 from ..errors import InputError
 from ..exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
 from ..names import display_path
@@ -18,6 +17,7 @@ from ..options import ScanOptions
 from ..readers.rows import RowOptions
 from ..records import FingerprintedDocument, SkippedFile
 from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
+from ..rows.scanning import row_documents
 from ..store.index import AddResult, Index
 from .edge import ProgressBar, usage_errors
 from .options import (

@@ -253,7 +253,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             if cache is not None:
                 stack.callback(cache.close)
             if kw["records"]:
-                from ..datasets import scan_rows
+                from ..rows.scanning import scan_rows
 
                 rows_progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
                 stack.callback(rows_progress.close)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..__about__ import __version__
-from ..datasets import InputChangedError, damage_error
 from ..engines.base import Progress
 from ..engines.decon import ChunkScan, scan_rows
 from ..params import ALGORITHM_VERSION
@@ -29,6 +28,7 @@ from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
 from ..readers.rows import RowOptions, rows_description
 from ..records import SkippedFile
+from ..rows.files import InputChangedError, damage_error
 from ..writers.rows import write_rows, written_format
 from .items import EvalIndex, EvalItem
 

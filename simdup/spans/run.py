@@ -32,7 +32,6 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..datasets import InputChangedError, damage_error
 from ..engines.base import Progress
 from ..engines.spans import ChunkSpans, span_rows
 from ..errors import ConfigError
@@ -40,6 +39,7 @@ from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
 from ..readers.rows import RowOptions
 from ..records import SkippedFile
+from ..rows.files import InputChangedError, damage_error
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
 from ..writers.output import atomic_file
 from ..writers.rows import write_rows, written_format

@@ -17,7 +17,7 @@ removed first, as a duplicate of it; the other rows are then clustered among the
 A row with nothing to judge (an empty or blank text) is kept, counted (``too_short``) and marked
 (``judged``): it cannot be a near-duplicate of anything.
 
-What is kept of a row is columns (``row_fingerprints``: its place, its fingerprint, its id when
+What is kept of a row is columns (``rows.fingerprints``: its place, its fingerprint, its id when
 the dataset names one; its sketch in a temporary file): no text, and no object per row.
 """
 
@@ -30,22 +30,23 @@ from typing import Any
 
 import numpy as np
 
-from .engines.base import Progress
-from .engines.rows import RowEngine, fingerprint_rows
-from .errors import ConfigError, MissingExtraError
-from .join import Reference
-from .options import ScanOptions
-from .readers import chunking
-from .readers.chunking import ChunkItem, NoRow, RowChunk
-from .readers.rows import (
+from ..engines.base import Progress
+from ..engines.rows import RowEngine, fingerprint_rows
+from ..errors import ConfigError, MissingExtraError
+from ..join import Reference
+from ..options import ScanOptions
+from ..readers import chunking
+from ..readers.chunking import ChunkItem, NoRow, RowChunk
+from ..readers.rows import (
     DEFAULT_ID_FIELD,
     Row,
     RowOptions,
     record_row,
     rows_description,
 )
-from .records import RowPlace, SkippedFile
-from .row_fingerprints import (
+from ..records import RowPlace, SkippedFile
+from ..text.segmentation import resolve_backend
+from .fingerprints import (
     FingerprintedRows,
     collect_rows,
     fingerprint_dataset,
@@ -53,7 +54,6 @@ from .row_fingerprints import (
     rows_scan_options,
     verified_pairs,
 )
-from .text.segmentation import resolve_backend
 
 KEEP_POLICIES = ("first", "longest", "shortest")
 KEEP_BY_VALUE = ("max", "min")

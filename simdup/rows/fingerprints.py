@@ -6,7 +6,7 @@ packed in one buffer, else ``file#row``), and for each fingerprinted row a ``Doc
 and its MinHash band keys. The bottom-k sketches, the largest part of a row's record (~600
 bytes a short row), go to an unlinked temporary file (``SketchSpill``) as they arrive;
 ``verified_pairs`` reads back those of each slice of candidate pairs to verify it. Dedup
-(``deduplication``) and ``scan --records`` (``datasets.scan_rows``) both start here.
+(``rows.dedup``) and ``scan --records`` (``rows.scanning.scan_rows``) both start here.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any, overload
 
 import numpy as np
 
-from .document_table import DocumentTable, FingerprintBatch, TableBuilder
-from .engines.base import BandLayout, Progress
-from .engines.rows import ChunkResult, LocalRowEngine, RowEngine
-from .join.verify import (
+from ..document_table import DocumentTable, FingerprintBatch, TableBuilder
+from ..engines.base import BandLayout, Progress
+from ..engines.rows import ChunkResult, LocalRowEngine, RowEngine
+from ..join.verify import (
     Candidates,
     VerifiedPair,
     Verifier,
@@ -32,11 +32,11 @@ from .join.verify import (
     candidate_pairs,
     short_rows,
 )
-from .options import ScanOptions, resolve_options
-from .readers.rows import RowOptions, format_of
-from .records import SkippedFile
-from .scanning import long_lived_records
-from .text.processor import is_too_short
+from ..options import ScanOptions, resolve_options
+from ..readers.rows import RowOptions, format_of
+from ..records import SkippedFile
+from ..scanning import long_lived_records
+from ..text.processor import is_too_short
 
 
 def rows_scan_options(

@@ -18,38 +18,31 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
-from .deduplication import Dedup, dedup_rows
-from .engines.base import Progress
-from .engines.rows import RowEngine, fingerprint_rows
-from .errors import ConfigError, InputError, SimdupError
-from .join import Reference
-from .join.local import LocalJoin, with_reference
-from .join.verify import duplicate_pair
-from .options import ScanOptions, resolve_options
-from .readers.chunking import RowChunk, row_chunks
-from .readers.files import file_state
-from .readers.rows import (
+from ..engines.base import Progress
+from ..engines.rows import RowEngine
+from ..errors import ConfigError, InputError, SimdupError
+from ..join import Reference
+from ..options import ScanOptions
+from ..readers.files import file_state
+from ..readers.rows import (
     PARQUET_READ,
     RowOptions,
     delimited_dialect,
     delimited_raw,
     is_damage,
     jsonl_lines,
-    rows_description,
 )
-from .records import FingerprintedDocument, RowPlace, ScanResult, SkippedFile
-from .row_fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
-from .text.processor import NOTHING_TO_JUDGE
-from .text.segmentation import resolve_backend
-from .writers.output import atomic_file
-from .writers.rows import written_format
+from ..records import SkippedFile
+from ..text.processor import NOTHING_TO_JUDGE
+from ..writers.output import atomic_file
+from ..writers.rows import written_format
+from .dedup import Dedup, dedup_rows
 
 
 class InputChangedError(SimdupError):
@@ -418,137 +411,3 @@ def _write_removed(target: str, decisions: Dedup) -> None:
                       "row": int(number) if number.isdigit() else None, "line": None,
                       "judged": False, "reason": skip.reason, "unreadable": True}  # fmt: skip
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
-
-
-def row_documents(
-    inputs: Sequence[str], rows: RowOptions | None = None, options: ScanOptions | None = None
-) -> Iterator[tuple[FingerprintedDocument | SkippedFile, RowPlace | None]]:
-    """Each row of dataset files fingerprinted, named by its key (its id, else ``file#row``),
-    or the record of why it is none, with where the row is (None for a file that cannot be
-    read at all), in input order (``index add --records``, ``query --records``), by
-    ``options.jobs`` worker processes; the rows are not held."""
-    rows = rows or RowOptions()
-    options = resolve_options(options, {})
-    names = list(inputs)
-    unreadable: list[SkippedFile] = []
-
-    def chunks() -> Iterator[RowChunk]:
-        for found in row_chunks(names, rows):
-            if isinstance(found, SkippedFile):
-                unreadable.append(found)
-            else:
-                yield found
-
-    for result in fingerprint_rows(chunks(), options.features, rows, jobs=options.jobs):
-        yield from ((skip, None) for skip in unreadable)
-        unreadable.clear()
-        path, ids = names[result.file], result.ids
-        keys: list[str] = []
-        for k in range(result.count):
-            ident = ids[k] if ids is not None else None
-            keys.append(ident if ident is not None else f"{path}#{result.first_row + k}")
-        lines = result.lines.tolist()
-        for k, found in enumerate(result.batch.records(keys)):
-            line = lines[k]
-            yield found, RowPlace(path, result.first_row + k, line if line >= 0 else None)
-    yield from ((skip, None) for skip in unreadable)
-
-
-def scan_rows(
-    inputs: Sequence[str],
-    rows: RowOptions | None = None,
-    options: ScanOptions | None = None,
-    *,
-    reference: Reference | None = None,
-    keep_signatures: bool = False,
-    engine: RowEngine | None = None,
-    progress: Progress | None = None,
-) -> ScanResult:
-    """``scan`` of the rows of dataset files (``scan --records``): each row is a document
-    named by its key (its id, else ``file#row``), and the result is a scan's (pairs,
-    clusters, skip records: bad rows and rows too short to fingerprint), so every renderer
-    and exit policy applies. ``auto`` is MinHash LSH, as for ``dedup_rows``. With
-    ``reference``, pairs with its stored documents too; ``keep_signatures``: the documents
-    keep their MinHash signatures (``--write-fingerprints``)."""
-    rows = rows or RowOptions()
-    options = rows_scan_options(options)
-    names = list(inputs)
-    started = time.perf_counter()
-    skipped: list[SkippedFile] = []
-    got = fingerprint_dataset(names, rows, options, skipped, engine=engine, keep_short=True,
-                              keep_signatures=keep_signatures, progress=progress)  # fmt: skip
-    fingerprinted = time.perf_counter()
-    docs = got.table
-    candidates, verified = verified_pairs(got, options)
-    everyone: Sequence[FingerprintedDocument] = docs
-    stored = 0
-    if reference is not None:  # every document is compared with the stored ones
-        docs.sketch = got.spill.load(np.arange(len(docs)), len(docs))
-        everyone, verified, stored = with_reference(docs, verified, reference, options)
-    got.spill.close()
-    join = LocalJoin()
-    clusters = join.clusters(everyone, verified, options.cluster_method,
-                             options.features.sketch_size)  # fmt: skip
-    pairs = sorted((duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b))
-    finished = time.perf_counter()
-    settings = options.describe(resolve_backend(options.features.segmenter))
-    settings["records"] = rows_description(rows)
-    stats = {
-        "files_found": len(names),
-        "rows_read": int(got.row.size) + sum(1 for s in skipped if s.stage != "features"),
-        "files_fingerprinted": len(docs),
-        "files_skipped": len(skipped),
-        "files_ignored": 0,
-        "bytes_read": int(docs.size.sum()) if len(docs) else 0,
-        "candidates": candidates,
-        "pairs": len(pairs),
-        "clusters": len(clusters),
-        **({"against": reference.path, "stored_matched": stored} if reference else {}),
-        "seconds": {
-            "discovery": 0.0,
-            "fingerprint": round(fingerprinted - started, 3),
-            "index_and_cluster": round(finished - fingerprinted, 3),
-            "total": round(finished - started, 3),
-        },
-    }
-    return ScanResult(
-        settings=settings,
-        files=docs,
-        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        pairs=tuple(pairs),
-        clusters=tuple(clusters),
-        stats=stats,
-        places=RowPlaces(names, got.file, got.row, got.line, got.fingerprinted),
-    )
-
-
-class RowPlaces(Sequence[RowPlace]):
-    """Where each fingerprinted row is (``rows[k]`` of the rows' columns), made when asked."""
-
-    def __init__(
-        self,
-        names: Sequence[str],
-        file: np.ndarray,
-        row: np.ndarray,
-        line: np.ndarray,
-        rows: np.ndarray,
-    ) -> None:
-        self.names, self.file, self.row, self.line, self.rows = names, file, row, line, rows
-
-    def __len__(self) -> int:
-        return int(self.rows.size)
-
-    @overload
-    def __getitem__(self, index: int) -> RowPlace: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[RowPlace]: ...
-
-    def __getitem__(self, index: int | slice) -> RowPlace | list[RowPlace]:
-        if isinstance(index, slice):
-            return [self[k] for k in range(*index.indices(len(self)))]
-        r = int(self.rows[index])
-        line = int(self.line[r])
-        return RowPlace(
-            self.names[int(self.file[r])], int(self.row[r]), line if line >= 0 else None
-        )
