@@ -54,8 +54,8 @@ from common import RESULTS, environment, log, markdown_table, reproduce_command,
 
 from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.comparing import compare
-from simdup.discovery import DiscoveryOptions
 from simdup.readers import read_document
+from simdup.readers.discovery import DiscoveryOptions
 from simdup.records import DecodedDocument, SkippedFile
 
 SHORT_ANSWERS_ENV = "SIMDUP_SHORT_ANSWERS"

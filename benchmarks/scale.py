@@ -441,7 +441,7 @@ def rotated(items: list[Any], round_no: int) -> list[Any]:
 RETAINED = """
 import gc, json, sys, tracemalloc
 import os, simdup
-from simdup.discovery import DiscoveryOptions, find_files
+from simdup.readers.discovery import DiscoveryOptions, find_files
 from simdup.options import AUTO_MINHASH_ABOVE
 root, opts = sys.argv[1], DiscoveryOptions(ignore_files=False)
 # A first scan of one folder, with the method the whole scan will use, loads what a scan

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from .algorithms.index import MAX_THRESHOLD, near_pairs
-from .discovery import discover
 from .engines import Progress
 from .join.verify import Verifier
 from .options import ScanOptions, resolve_options
+from .readers.discovery import discover
 from .scanning import fingerprint_corpus
 
 SIMILARITY_BINS = 10  # deciles of the Jaccard estimate

@@ -11,10 +11,10 @@ from typing import Any
 
 from .algorithms.clustering import METHODS
 from .algorithms.index import MAX_THRESHOLD
-from .discovery import DiscoveryOptions
 from .errors import ConfigError
 from .params import FeatureParams
 from .readers import readers_description
+from .readers.discovery import DiscoveryOptions
 
 DEFAULT_THRESHOLD = 3
 DEFAULT_VERIFY_RADIUS = 12

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from .discovery import Discovery, DiscoveryOptions, find_files
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
 from .join import Join, Reference
@@ -23,6 +22,7 @@ from .join.local import LocalJoin, with_reference
 from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers import set_limits_of
+from .readers.discovery import Discovery, DiscoveryOptions, find_files
 from .records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile, SourceFiles
 from .store.cache import ScanCache
 from .text.segmentation import resolve_backend

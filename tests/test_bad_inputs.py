@@ -64,9 +64,9 @@ import simdup.cli.scan
 import simdup.readers.pdf
 from simdup import engines, scanning
 from simdup.cli import cli
-from simdup.discovery import DiscoveryOptions, discover
 from simdup.exitcodes import ExitCode
 from simdup.params import FeatureParams
+from simdup.readers.discovery import DiscoveryOptions, discover
 from simdup.records import SkippedFile
 from simdup.text import processor
 

@@ -29,11 +29,11 @@ from conftest import pseudo_words
 import simdup.join.verify
 import simdup.params
 import simdup.readers.files
-from simdup.discovery import DEFAULT_MAX_SIZE, discover
 from simdup.engines import BandLayout, Batches, Progress, Result, SerialEngine, Sink, TextTask
 from simdup.errors import StoreError
 from simdup.options import ScanOptions
 from simdup.params import FeatureParams
+from simdup.readers.discovery import DEFAULT_MAX_SIZE, discover
 from simdup.records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from simdup.scanning import collect_fingerprints, scan
 from simdup.store.cache import (

@@ -264,7 +264,7 @@ def test_output_failure_leaves_the_old_file_untouched(
     out = tmp_path / "report.txt"
     out.write_text("previous report\n", encoding="utf-8")
 
-    def broken_render(result: object, fmt: str, stream: io.TextIOBase) -> None:
+    def broken_render(result: object, fmt: str, stream: io.TextIOBase, **given: object) -> None:
         stream.write("partial")
         raise OSError("disk full")
 

@@ -162,8 +162,8 @@ def test_a_worker_lost_mid_run_changes_nothing(dask_cluster: Any, sample_corpus:
     """A worker killed (SIGKILL) after the first partition is done: Dask runs its tasks
     again on the other worker (and the nanny restarts it), and the records are those of the
     serial engine."""
-    from simdup.discovery import find_files
     from simdup.distributed.engine import DaskEngine
+    from simdup.readers.discovery import find_files
 
     client = dask_cluster.client
     files = find_files([str(sample_corpus)]).files
@@ -188,8 +188,8 @@ def test_workers_of_another_simdup_version_are_refused(
 ) -> None:
     """A client whose simdup version is not the workers' gets a clear error naming both
     versions, when connecting and from every task (workers may join later)."""
-    from simdup.discovery import find_files
     from simdup.distributed import cluster, engine
+    from simdup.readers.discovery import find_files
 
     other = ("0.0.0-other", "simdup-simhash64/0")
     monkeypatch.setattr(cluster, "VERSION", other)

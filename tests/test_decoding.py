@@ -1,4 +1,4 @@
-"""simdup.text.decoding and the plain-text reader: every common encoding decodes to the original
+"""simdup.readers.decoding and the plain-text reader: every common encoding decodes to the original
 text; non-text is a record; files are read only as discovery found them."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from conftest import DocWriter
 
 from simdup.readers import read_document
+from simdup.readers.decoding import DecodeFailure, decode_bytes
 from simdup.readers.files import _READ_CHUNK, ReadFailure, read_bytes
 from simdup.records import DecodedDocument, SkippedFile, SourceFile
-from simdup.text.decoding import DecodeFailure, decode_bytes
 
 MAX = 1 << 20
 

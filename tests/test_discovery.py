@@ -1,4 +1,4 @@
-"""simdup.discovery: which files are scanned, in what order, and what is passed over."""
+"""simdup.readers.discovery: which files are scanned, in what order, and what is passed over."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from simdup.discovery import DiscoveryOptions, discover, read_path_list
 from simdup.errors import ConfigError
+from simdup.readers.discovery import DiscoveryOptions, discover, read_path_list
 from simdup.records import SkippedFile, SourceFile
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
@@ -318,7 +318,7 @@ def test_skip_records_are_sorted_by_path(tmp_path: Path) -> None:
 def test_find_files_keeps_the_files_as_columns(tree: Path) -> None:
     """``find_files`` gives the files as ``SourceFiles`` (columns, no object per file), the
     same records ``discover`` lists, in path order."""
-    from simdup.discovery import find_files
+    from simdup.readers.discovery import find_files
     from simdup.records import SourceFiles
 
     found = find_files([str(tree)])

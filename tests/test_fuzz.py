@@ -32,8 +32,8 @@ from hypothesis import strategies as st
 import simdup
 from simdup.names import display_path, escape_path
 from simdup.params import FeatureParams
+from simdup.readers.decoding import DecodeFailure, decode_bytes
 from simdup.records import DecodedDocument, FingerprintedDocument, SkippedFile
-from simdup.text.decoding import DecodeFailure, decode_bytes
 from simdup.text.features import extract_features
 from simdup.text.normalize import DEFAULT_IGNORABLE
 from simdup.text.processor import DocumentProcessor

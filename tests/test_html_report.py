@@ -10,6 +10,7 @@ with apt-get), and the test is skipped, saying why, only where it cannot be inst
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shutil
@@ -23,6 +24,7 @@ from conftest import SAMPLE_CORPUS, DocWriter, pseudo_words
 
 import simdup
 import simdup.report.html as html_report
+from simdup.readers import read_document
 from simdup.records import ScanResult
 from simdup.report import render
 
@@ -85,7 +87,7 @@ def parse(page: str) -> Page:
 
 def page_of(result: ScanResult) -> str:
     out = io.StringIO()
-    render(result, "html", out)
+    render(result, "html", out, read=functools.partial(read_document, max_size=1 << 26))
     return out.getvalue()
 
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from simdup.cli import cli
-from simdup.discovery import DiscoveryOptions, find_files
+from simdup.readers.discovery import DiscoveryOptions, find_files
 
 # Long enough to be fingerprinted (20 distinct words), so that nothing is skipped.
 TEXT = (

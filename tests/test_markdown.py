@@ -234,7 +234,7 @@ def test_the_words_are_those_of_cmark_gfm_on_real_documents() -> None:
 
 def read_document_plain(path: Path) -> str:
     """The decoded text of a file, as the plain-text reader reads it."""
-    from simdup.text.decoding import decode_data
+    from simdup.readers.decoding import decode_data
 
     decoded = decode_data(str(path), path.read_bytes())
     assert isinstance(decoded, DecodedDocument)

@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simdup.cli import cli
-from simdup.discovery import find_files
 from simdup.options import resolve_options
 from simdup.outcome import scan_outcome
 from simdup.passages import (
@@ -34,6 +33,7 @@ from simdup.passages.align import _EDGE_TOKEN
 from simdup.passages.documents import _window_ends, window_fingerprints_python
 from simdup.passages.windows import _distinct_runs, distinct_runs_python
 from simdup.readers import read_document
+from simdup.readers.discovery import find_files
 from simdup.records import DecodedDocument, PassagePair, PassageSpan
 from simdup.scanning import scan
 from simdup.text.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines

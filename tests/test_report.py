@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 import simdup
 from simdup.names import display_path, escape_path
+from simdup.readers import read_document
 from simdup.report import FORMATS
 from simdup.report.csv import safe_cell
 
@@ -76,7 +78,7 @@ def test_html_report_lists_every_cluster_member_and_escapes_names(tmp_path: Path
     (docs / "empty.txt").write_text("")
     result = simdup.scan([docs], jobs=1)
     out = io.StringIO()
-    render(result, "html", out)
+    render(result, "html", out, read=functools.partial(read_document, max_size=1 << 26))
     page = out.getvalue()
     assert page.startswith("<!DOCTYPE html>")
     assert "&lt;b&gt;x.txt" in page and "<b>x.txt" not in page

@@ -237,9 +237,9 @@ def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
     text they fingerprint and hand its result to the sink here, with identical records; the
     scan cache in front hands only the files it does not hold to the task; engines whose
     workers never hold the texts answer None."""
-    from simdup.discovery import find_files
     from simdup.distributed.engine import DaskEngine
     from simdup.engines import make_engine
+    from simdup.readers.discovery import find_files
     from simdup.store.cache import ScanCache
     from simdup.store.cached_engine import CachedEngine, CachedScan
 
@@ -322,7 +322,7 @@ def test_a_minhash_scan_bands_records_as_they_arrive_and_drops_their_signatures(
     options = simdup.options.resolve_options(
         ScanOptions(method="minhash", jobs=jobs), {}, files=len(full.files)
     )
-    from simdup.discovery import discover
+    from simdup.readers.discovery import discover
 
     files, skipped = discover([str(big_corpus)])
     got = collect_fingerprints(files, skipped, options, band_keys=True)

@@ -21,9 +21,9 @@ from strategies import MAX64, edge_fingerprints, fingerprints, near_copy
 
 import simdup
 from simdup.algorithms.index import MAX_THRESHOLD
-from simdup.discovery import discover
 from simdup.errors import ConfigError, InputError, StoreError
 from simdup.params import FeatureParams
+from simdup.readers.discovery import discover
 from simdup.store import database
 from simdup.store import index as store_index
 from simdup.store.index import Index, choose_strategy, probe_count, probe_plan

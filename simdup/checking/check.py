@@ -33,8 +33,8 @@ from ..algorithms.sentences import (
     meaning_seeds,
     merged,
 )
-from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, readers_description, reading_session, set_limits_of
+from ..readers.discovery import DiscoveryOptions, discover
 from ..records import DecodedDocument, Locations, Place, SkippedFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..algorithms.sentences import Side, sentence_texts
-from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document, reading_session
+from ..readers.discovery import DiscoveryOptions, discover
 from ..records import DecodedDocument, SkippedFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants

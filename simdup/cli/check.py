@@ -10,9 +10,9 @@ from typing import Any
 import click
 
 from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
-from ..discovery import DiscoveryOptions
 from ..exitcodes import check_exit_code, exit_code_help
 from ..names import display_path
+from ..readers.discovery import DiscoveryOptions
 from ..report.check import percent, render_check_json, render_check_sarif, render_check_text
 from ..report.check_words import LANGUAGES, language
 from ..store.cache import cache_root

@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from ..discovery import DiscoveryOptions, discover
 from ..engines import fingerprint_files
 from ..engines.work import fingerprint_bytes
 from ..exitcodes import FILE_HELP, exit_code_help, files_exit_code
 from ..names import display_path
+from ..readers.discovery import DiscoveryOptions, discover
 from ..records import FingerprintedDocument
 from ..text.processor import DocumentProcessor
 from .edge import usage_errors

@@ -12,7 +12,6 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..config import OptionSpec, Settings, find_config, resolve_settings
-from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
 from ..exitcodes import exit_code_help
 from ..options import (
     DEFAULT_MIN_EDIT_SIMILARITY,
@@ -23,6 +22,7 @@ from ..options import (
 )
 from ..params import WEIGHTINGS, FeatureParams
 from ..passages.options import PassageOptions
+from ..readers.discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
 from ..readers.rows import FORMATS, RowOptions
 from ..text.segmentation import BACKENDS
 from ..text.stopwords import read_stopword_file

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -15,7 +16,6 @@ import click
 from ..algorithms.clustering import METHODS as CLUSTER_METHODS
 from ..algorithms.index import MAX_THRESHOLD
 from ..baseline import Baseline, write_baseline
-from ..discovery import read_path_list
 from ..engines import Engine, make_engine
 from ..engines.rows import RowEngine
 from ..errors import ConfigError
@@ -24,6 +24,8 @@ from ..names import display_path
 from ..options import METHODS_CANDIDATES, ScanOptions
 from ..outcome import marked, scan_outcome
 from ..passages.options import PassageOptions
+from ..readers import read_document
+from ..readers.discovery import read_path_list
 from ..records import ScanResult
 from ..report import FORMATS, render
 from ..report.baseline import render_baseline_diff
@@ -308,7 +310,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     try:
         with target.open() as stream:
             # The pairs the baseline accepts marked: SARIF's baselineState, the text's clusters.
-            render(marked(result, outcome), kw["fmt"], stream)
+            read = functools.partial(read_document, max_size=options.discovery.max_size)
+            render(marked(result, outcome), kw["fmt"], stream, read=read)
     except BrokenPipeError:
         # The reader went away (`| head`). The scan itself is complete, so the exit status
         # below still says what it found (a CI pipe must not turn duplicates into success).

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..algorithms.containment import ContainmentRule, ItemIndex
-from ..discovery import DiscoveryOptions, discover
 from ..readers import read_document
+from ..readers.discovery import DiscoveryOptions, discover
 from ..readers.rows import Row, RowOptions, format_by_name, read_records
 from ..records import SkippedFile
 from ..text.tokens import tokenize

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..__about__ import __version__
-from ..discovery import Discovery, DiscoveryOptions
 from ..engines import Progress, Result, Sink, TextTask
 from ..errors import ConfigError
 from ..options import ScanOptions, resolve_options
 from ..params import ALGORITHM_VERSION, FeatureParams
+from ..readers.discovery import Discovery, DiscoveryOptions
 from ..records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile
 from . import require_parquet
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..discovery import Discovery, DiscoveryOptions, _is_hidden, _matches
+from ..readers.discovery import Discovery, DiscoveryOptions, _is_hidden, _matches
 from ..records import SkippedFile, SourceFile
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..discovery import Discovery, DiscoveryOptions, find_files
 from ..options import ScanOptions
+from ..readers.discovery import Discovery, DiscoveryOptions, find_files
 from .cluster import Connection, connect
 from .engine import DaskEngine, is_url
 from .join import DaskJoin

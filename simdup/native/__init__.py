@@ -40,7 +40,7 @@ TWINS: dict[str, str] = {
     "unit_memo_clear": "simdup.text.textscan:UnitMemo",
     "unit_memo_units": "simdup.text.textscan:UnitMemo",
     "unit_memo_get": "simdup.text.textscan:UnitMemo",
-    "count_controls": "simdup.text.decoding:count_controls_python",
+    "count_controls": "simdup.readers.decoding:count_controls_python",
     "strip_ignorables": "simdup.text.normalize:strip_ignorables_python",
     "strip_urls": "simdup.text.normalize:strip_urls_python",
     "strip_link_targets": "simdup.text.normalize:strip_link_targets_python",

@@ -6,7 +6,7 @@
  * module. The files, and where the Python twins of their functions are:
  *   textscan.c   units, their memo, whitespace collapsing   simdup/text/textscan.py
  *   normalize.c  markup, URLs, invisible and control         simdup/text/normalize.py,
- *                characters, markup words                    text/features.py, text/decoding.py
+ *                characters, markup words                    text/features.py, readers/decoding.py
  *   sketches.c   SimHash, bottom-k, MinHash, a document's    simdup/algorithms/simhash.py,
  *                parts in one call                           sketch.py, minhash.py,
  *                                                            simdup/text/processor.py

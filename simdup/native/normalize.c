@@ -3,7 +3,7 @@
  *
  * strip_ignorables, strip_urls, strip_link_targets and markup_marks (twins in
  * simdup/text/normalize.py), markup_word_hashes (simdup/text/features.py) and count_controls
- * (simdup/text/decoding.py).
+ * (simdup/readers/decoding.py).
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
  * (tests/test_native.py checks that it names every function of the module).
  */

@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..discovery import find_files
 from ..engines import Engine, Result, default_jobs, make_engine
 from ..options import ScanOptions, resolve_options
 from ..params import FeatureParams
 from ..readers import read_named
+from ..readers.discovery import find_files
 from ..records import (
     DecodedDocument,
     PassagePair,

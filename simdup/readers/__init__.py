@@ -24,11 +24,11 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..discovery import DiscoveryOptions
 from ..errors import InputError, MissingExtraError
 from ..records import DecodedDocument, SkippedFile, SourceFile
 from . import files
 from .base import HEAD_BYTES, Reader, ReadLimits
+from .discovery import DiscoveryOptions
 from .doc import DocReader
 from .docx import DocxReader
 from .epub import EpubReader

@@ -7,7 +7,7 @@ own, and a table row one paragraph, its cells separated by `` | ``; ``<br>`` bre
 ``<pre>`` keeps its lines. Headings come out as Markdown headings (``## Title``), so that
 passages and sections start there. Each paragraph is
 located by the source line of its element. The bytes are decoded as any text file is
-(``text.decoding``: BOM, UTF-8, the encoding detected), a ``<meta charset>`` being one more
+(``readers.decoding``: BOM, UTF-8, the encoding detected), a ``<meta charset>`` being one more
 clue for the detection. The EPUB reader uses the same extraction for its chapters.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..records import DecodedDocument, SkippedFile
-from ..text.decoding import decode_again
+from .decoding import decode_again
 from .markup import FormatError, Paragraphs, lxml_etree
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math",

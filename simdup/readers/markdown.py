@@ -18,7 +18,7 @@ there; emphasis marks, list bullets and table pipes are punctuation, which makes
 no letter of a comparison form, and stay as written. The rules are those of one pass over the
 characters (``markdown_lines``, native, with its twin in ``markdown_lines.py``), held in
 tests/test_markdown.py to the words of GitHub's renderer, cmark-gfm. The bytes are decoded as
-any text file is (``text.decoding``).
+any text file is (``readers.decoding``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from html.entities import html5
 
 from ..native import speedups
 from ..records import DecodedDocument, Locations, SkippedFile
-from ..text.decoding import decode_again
+from .decoding import decode_again
 from .markdown_lines import markdown_lines_python
 
 # A link reference definition: the labels a document defines ("[label]: destination").

@@ -5,11 +5,11 @@ file, located by its lines. It reads every file no other reader claims; what is 
 from __future__ import annotations
 
 from ..records import DecodedDocument, SkippedFile
-from ..text.decoding import decode_again
+from .decoding import decode_again
 
 
 class PlainTextReader:
-    """A file as one text document (``text.decoding``)."""
+    """A file as one text document (``readers.decoding``)."""
 
     name = "text"
     version = "3"  # 2: UTF-8 with stray NUL bytes is no longer read as UTF-16; 3: it is read,

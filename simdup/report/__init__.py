@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable
 from typing import TextIO
 
-from ..records import ScanResult
+from ..records import DecodedDocument, ScanResult, SkippedFile
 
 SCHEMA_VERSION = "simdup-scan/1"
 
@@ -21,6 +21,10 @@ RENDERERS = {
     "sarif": "sarif:render_sarif",
 }
 FORMATS = tuple(RENDERERS)
+# The formats that show the documents' texts (the HTML report's diffs): their renderer takes a
+# ``read`` function from the caller, since a renderer reads no file itself.
+SHOWS_TEXTS = frozenset({"html"})
+Read = Callable[[str], DecodedDocument | SkippedFile]
 
 
 def renderer(fmt: str) -> Callable[[ScanResult, TextIO], None]:
@@ -32,5 +36,11 @@ def renderer(fmt: str) -> Callable[[ScanResult, TextIO], None]:
     return found
 
 
-def render(result: ScanResult, fmt: str, stream: TextIO) -> None:
-    renderer(fmt)(result, stream)
+def render(result: ScanResult, fmt: str, stream: TextIO, *, read: Read | None = None) -> None:
+    """``result`` in format ``fmt`` to ``stream``; ``read`` gives a path's decoded document
+    again, for the formats that show texts (``SHOWS_TEXTS``)."""
+    if fmt in SHOWS_TEXTS:
+        shows: Callable[..., None] = renderer(fmt)
+        shows(result, stream, read)
+    else:
+        renderer(fmt)(result, stream)

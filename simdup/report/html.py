@@ -5,11 +5,12 @@ SVG), a list of clusters linking to each cluster, and per cluster a table of its
 the encoding each was decoded as) followed by, for every member, a side-by-side diff against the
 representative. Skipped files are listed last with the stage and reason.
 
-Like every renderer this is a function of ``(ScanResult, stream)``, with one exception: a
-``ScanResult`` holds fingerprints, not texts, so the diffs re-read the files. Each is opened
-read-only with ``readers.read_document`` (the scan's own reader and decoder, bounded by the
-scan's ``max_size``); nothing is ever written. A file that can no longer be read or decoded, or
-is too large to diff, gets a note in place of its diff. Diffs are line diffs (``difflib``) of
+Like every renderer this is a function of ``(ScanResult, stream)``, with one addition: a
+``ScanResult`` holds fingerprints, not texts, so the diffs need the files read again, and the
+caller hands in ``read`` (a path to its decoded document or a skip record: the CLI gives the
+scan's own reader and decoder, bounded by the scan's ``max_size``). A renderer reads nothing
+itself. A file that can no longer be read or decoded, or is too large to diff, gets a note in
+place of its diff; without ``read`` every diff is such a note. Diffs are line diffs (``difflib``) of
 the decoded texts showing changed lines with ``DIFF_CONTEXT`` lines of context, at most
 ``MAX_DIFF_ROWS`` rows per member (the page says when a diff was cut); a changed line pair is
 also diffed character by character so the edit inside a long paragraph stands out.
@@ -24,16 +25,21 @@ import difflib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html import escape
 from typing import Any, TextIO
 
 from ..__about__ import __version__
-from ..discovery import DEFAULT_MAX_SIZE
 from ..names import display_path
 from ..params import ALGORITHM_VERSION
-from ..readers import read_document
-from ..records import Cluster, DecodedDocument, FingerprintedDocument, PassagePair, ScanResult
+from ..records import (
+    Cluster,
+    DecodedDocument,
+    FingerprintedDocument,
+    PassagePair,
+    ScanResult,
+    SkippedFile,
+)
 from ..text.blocks import split_lines
 from .passages import has_passages, span_label
 
@@ -247,9 +253,15 @@ def _diff_rows(old: list[str], new: list[str]) -> Iterator[str]:
                 yield f"<tr class=chg>{left}{right}</tr>"
 
 
-def _read(path: str, max_size: int) -> DecodedDocument | str:
+# A path to its decoded document, or the record of why it cannot be read (the caller's reader).
+Read = Callable[[str], DecodedDocument | SkippedFile]
+
+
+def _read(path: str, read: Read | None) -> DecodedDocument | str:
     """The decoded text of ``path``, or why it cannot be shown."""
-    decoded = read_document(path, max_size)
+    if read is None:
+        return "not read again (no reader given to the report)"
+    decoded = read(path)
     if not isinstance(decoded, DecodedDocument):
         return f"cannot be read again ({decoded.reason})"
     if len(decoded.text) > MAX_DIFF_CHARS:
@@ -257,8 +269,8 @@ def _read(path: str, max_size: int) -> DecodedDocument | str:
     return decoded
 
 
-def _diff(rep_path: str, rep: DecodedDocument | str, path: str, max_size: int, w: Any) -> None:
-    doc = _read(path, max_size)
+def _diff(rep_path: str, rep: DecodedDocument | str, path: str, read: Read | None, w: Any) -> None:
+    doc = _read(path, read)
     if isinstance(rep, str):
         w(f"<p class='note warn'>No diff: the representative {_p(rep_path)} {escape(rep)}.</p>\n")
         return
@@ -289,7 +301,9 @@ def _diff(rep_path: str, rep: DecodedDocument | str, path: str, max_size: int, w
         )
 
 
-def _cluster(c: Cluster, files: dict[str, FingerprintedDocument], max_size: int, w: Any) -> None:
+def _cluster(
+    c: Cluster, files: dict[str, FingerprintedDocument], read: Read | None, w: Any
+) -> None:
     w(f"<section id=cluster-{c.id}>\n")
     w(
         f"<h2>Cluster {c.id}: {_n(len(c.members), 'document')}, "
@@ -310,13 +324,13 @@ def _cluster(c: Cluster, files: dict[str, FingerprintedDocument], max_size: int,
         )
     w("</table>\n")
     others = [(k, m) for k, m in enumerate(c.members) if m.path != c.representative]
-    rep_text = _read(c.representative, max_size) if others else ""
+    rep_text = _read(c.representative, read) if others else ""
     for k, m in others:
         w(
             f"<h3 id=cluster-{c.id}-member-{k}>{_p(m.path)} against {_p(c.representative)}"
             f" <span class=note>(distance {m.distance})</span></h3>\n"
         )
-        _diff(c.representative, rep_text, m.path, max_size, w)
+        _diff(c.representative, rep_text, m.path, read, w)
     w("</section>\n")
 
 
@@ -328,7 +342,7 @@ def _passage_side(lines: list[str], start: int, end: int) -> list[tuple[int, str
 
 
 def _passage(
-    k: int, p: PassagePair, texts: dict[str, list[str] | str], max_size: int, w: Any
+    k: int, p: PassagePair, texts: dict[str, list[str] | str], read: Read | None, w: Any
 ) -> None:
     """One passage: the two regions side by side, their lines highlighted (``td.psg``)."""
     w(
@@ -338,7 +352,7 @@ def _passage(
     sides = []
     for span in (p.a, p.b):
         if span.path not in texts:
-            doc = _read(span.path, max_size)
+            doc = _read(span.path, read)
             lines = doc if isinstance(doc, str) else [x for x, _ in split_lines(doc.text)]
             texts[span.path] = lines
         lines = texts[span.path]
@@ -371,7 +385,7 @@ def _passage(
     w("</table>\n")
 
 
-def _passages(result: ScanResult, max_size: int, w: Any) -> None:
+def _passages(result: ScanResult, read: Read | None, w: Any) -> None:
     """The passages section (scan --passages): each region pair side by side, highlighted,
     and the repeated passages (boilerplate) listed with their places."""
     w("<h2 id=passages>Duplicated passages</h2>\n")
@@ -379,7 +393,7 @@ def _passages(result: ScanResult, max_size: int, w: Any) -> None:
         w("<p class=note>No duplicated passages.</p>\n")
     texts: dict[str, list[str] | str] = {}
     for k, p in enumerate(result.passages[:MAX_PASSAGES_SHOWN]):
-        _passage(k, p, texts, max_size, w)
+        _passage(k, p, texts, read, w)
         if len(texts) > 64:  # memory stays bounded on a large report
             texts.clear()
     if len(result.passages) > MAX_PASSAGES_SHOWN:
@@ -395,12 +409,10 @@ def _passages(result: ScanResult, max_size: int, w: Any) -> None:
         w("</ul>\n")
 
 
-def render_html(result: ScanResult, stream: TextIO) -> None:
-    """Write the report page of ``result`` to ``stream`` (re-reads the clustered files)."""
+def render_html(result: ScanResult, stream: TextIO, read: Read | None = None) -> None:
+    """Write the report page of ``result`` to ``stream``; the diffs show the clustered files as
+    ``read`` gives them again."""
     w = stream.write
-    max_size = result.settings.get("max_size")
-    if not isinstance(max_size, int) or max_size <= 0:
-        max_size = DEFAULT_MAX_SIZE
     files = {f.path: f for f in result.files}
     w("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>")
     w("<meta name=viewport content='width=device-width,initial-scale=1'>")
@@ -425,9 +437,9 @@ def render_html(result: ScanResult, stream: TextIO) -> None:
     else:
         w("<p class=note>No clusters.</p>\n")
     for c in result.clusters:
-        _cluster(c, files, max_size, w)
+        _cluster(c, files, read, w)
     if has_passages(result):
-        _passages(result, max_size, w)
+        _passages(result, read, w)
     w("<h2 id=skipped>Skipped files</h2>\n")
     if result.skipped:
         w("<table class=skipped><tr><th>file</th><th>stage</th><th>reason</th></tr>\n")

@@ -44,7 +44,6 @@ import numpy as np
 from ..algorithms import edit_join
 from ..algorithms.index import MAX_THRESHOLD
 from ..algorithms.simhash import hamming
-from ..discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..engines import Engine, Progress, make_engine
 from ..engines.work import fingerprint_file
 from ..errors import ConfigError, InputError, StoreError
@@ -52,6 +51,7 @@ from ..join.verify import Verifier, short_form
 from ..options import ScanOptions
 from ..params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams
 from ..readers import readers_description, readers_key
+from ..readers.discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
 from ..text.processor import processor_for
 from .database import Migration, check_integrity, open_database

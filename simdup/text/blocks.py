@@ -3,7 +3,7 @@
 Passages (``simdup.passages``) are made of blocks, so a reported passage always starts and ends
 on a line of the file as stored. A line ends at ``\\r\\n``, ``\\r`` or ``\\n`` (the newline
 sequences of SARIF and of every editor), so a CRLF file or a UTF-16 file has the same line
-numbers as its UTF-8 LF copy. Decoding (``simdup.text.decoding``) never adds or removes a line
+numbers as its UTF-8 LF copy. Decoding (``simdup.readers.decoding``) never adds or removes a line
 break: line numbers of the decoded text are those of the file in its own encoding.
 
 A block is a run of non-blank lines; a Markdown heading (``#`` to ``######``) starts a new

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pathspec
 
-from .errors import ConfigError
-from .records import SkippedFile, SourceFile, SourceFiles
+from ..errors import ConfigError
+from ..records import SkippedFile, SourceFile, SourceFiles
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
 DEFAULT_MAX_SIZE = 64 * 1024 * 1024
