@@ -15,7 +15,6 @@ scan uses, so a row's fingerprint is that of the same text in a file.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
 from .base import BandLayout
 from .batching import keyed
 from .local import default_jobs
-from .workerpool import WorkerPool
+from .workerpool import chunks_in_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,26 +144,10 @@ def fingerprint_rows(
     """What ``chunks`` hold, fingerprinted, in their order: by ``jobs`` worker processes (None:
     all cores) as the chunks are read, or in this process with one job or a single chunk (a
     pool would cost more than it saves)."""
-    jobs = jobs or default_jobs()
-    init_row_worker(params, options)  # dictionaries loaded once, before the workers fork
-    stream = iter(chunks)
-    first = list(itertools.islice(stream, 2))
-    if jobs == 1 or len(first) < 2:
-        for chunk in itertools.chain(first, stream):
-            yield fingerprint_chunk(chunk, bands)
-        return
+    # The dictionaries are loaded once here, before the workers fork (they share them).
     work = functools.partial(fingerprint_chunk, bands=bands)
-    pool: WorkerPool[RowChunk, ChunkResult] = WorkerPool(
-        work, jobs, initializer=init_row_worker, initargs=(params, options), describe=_describe
-    )
-    waiting: dict[int, ChunkResult] = {}  # finished before an earlier chunk
-    due = 0
-    with pool:
-        for index, result in pool.results(itertools.chain(first, stream)):
-            waiting[index] = result
-            while due in waiting:
-                yield waiting.pop(due)
-                due += 1
+    return chunks_in_order(work, chunks, jobs or default_jobs(), initializer=init_row_worker,
+                           initargs=(params, options), describe=_describe)  # fmt: skip
 
 
 class RowEngine(Protocol):
