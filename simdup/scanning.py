@@ -18,12 +18,13 @@ import numpy as np
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
 from .join import Join, Reference
-from .join.local import LocalJoin, with_reference
+from .join.finish import Joined, finish, scan_stats
+from .join.local import LocalJoin
 from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers import set_limits_of
 from .readers.discovery import Discovery, DiscoveryOptions, find_files
-from .records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile, SourceFiles
+from .records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from .store.cache import ScanCache
 from .text.segmentation import resolve_backend
 
@@ -196,8 +197,7 @@ def scan(
             pairs = sorted(
                 (duplicate_pair(docs, p) for p in outcome.verified()), key=lambda p: (p.a, p.b)
             )
-            clusters = list(outcome.clusters(docs.paths))
-            stored = 0
+            joined = Joined(tuple(pairs), tuple(outcome.clusters(docs.paths)))
         else:
             if memory is not None:
                 engine = memory.engine(engine or make_engine(
@@ -218,41 +218,19 @@ def scan(
             if memory is None:
                 del keys
             candidates, verified = join.pairs(docs, options)
-            everyone: Sequence[FingerprintedDocument] = docs
-            stored = 0
-            if reference is not None:
-                everyone, verified, stored = with_reference(docs, verified, reference, options)
-            sketch_size = options.features.sketch_size
-            found_clusters = join.clusters(everyone, verified, options.cluster_method, sketch_size)
-            pairs = sorted(
-                (duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b)
-            )
-            clusters = list(found_clusters)
+            joined = finish(docs, verified, options, join, reference)
         finished = time.perf_counter()
-    stats = {
-        "files_found": files_found,
-        "files_fingerprinted": len(docs),
-        "files_skipped": len(skips),
-        # Left out by .gitignore / .simdupignore (an ignored folder counts once).
-        "files_ignored": files_ignored,
-        "bytes_read": int(docs.size.sum()),
-        "candidates": candidates,
-        "pairs": len(pairs),
-        "clusters": len(clusters),
-        **({"against": reference.path, "stored_matched": stored} if reference else {}),
-        "seconds": {
-            "discovery": round(discovered - started, 3),
-            "fingerprint": round(fingerprinted - discovered, 3),
-            "index_and_cluster": round(finished - fingerprinted, 3),
-            "total": round(finished - started, 3),
-        },
-    }
+    stats = scan_stats(
+        files_found=files_found, docs=docs, skipped=len(skips), ignored=files_ignored,
+        candidates=candidates, joined=joined, reference=reference,
+        times=(started, discovered, fingerprinted, finished),
+    )  # fmt: skip
     result = ScanResult(
         settings=settings,
         files=docs,
         skipped=tuple(sorted(skips, key=lambda s: s.path)),
-        pairs=tuple(pairs),
-        clusters=tuple(clusters),
+        pairs=joined.pairs,
+        clusters=joined.clusters,
         stats=stats,
     )
     if memory is not None and reused is None:

@@ -13,8 +13,8 @@ import numpy as np
 from ..engines.base import Progress
 from ..engines.rows import RowEngine, fingerprint_rows
 from ..join import Reference
-from ..join.local import LocalJoin, with_reference
-from ..join.verify import duplicate_pair
+from ..join.finish import finish, scan_stats
+from ..join.local import LocalJoin
 from ..options import ScanOptions, resolve_options
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.rows import (
@@ -86,43 +86,25 @@ def scan_rows(
     fingerprinted = time.perf_counter()
     docs = got.table
     candidates, verified = verified_pairs(got, options)
-    everyone: Sequence[FingerprintedDocument] = docs
-    stored = 0
     if reference is not None:  # every document is compared with the stored ones
         docs.sketch = got.spill.load(np.arange(len(docs)), len(docs))
-        everyone, verified, stored = with_reference(docs, verified, reference, options)
+    joined = finish(docs, verified, options, LocalJoin(), reference)
     got.spill.close()
-    join = LocalJoin()
-    clusters = join.clusters(everyone, verified, options.cluster_method,
-                             options.features.sketch_size)  # fmt: skip
-    pairs = sorted((duplicate_pair(everyone, p) for p in verified), key=lambda p: (p.a, p.b))
     finished = time.perf_counter()
     settings = options.describe(resolve_backend(options.features.segmenter))
     settings["records"] = rows_description(rows)
-    stats = {
-        "files_found": len(names),
-        "rows_read": int(got.row.size) + sum(1 for s in skipped if s.stage != "features"),
-        "files_fingerprinted": len(docs),
-        "files_skipped": len(skipped),
-        "files_ignored": 0,
-        "bytes_read": int(docs.size.sum()) if len(docs) else 0,
-        "candidates": candidates,
-        "pairs": len(pairs),
-        "clusters": len(clusters),
-        **({"against": reference.path, "stored_matched": stored} if reference else {}),
-        "seconds": {
-            "discovery": 0.0,
-            "fingerprint": round(fingerprinted - started, 3),
-            "index_and_cluster": round(finished - fingerprinted, 3),
-            "total": round(finished - started, 3),
-        },
-    }
+    stats = scan_stats(
+        files_found=len(names), docs=docs, skipped=len(skipped), ignored=0,
+        candidates=candidates, joined=joined, reference=reference,
+        times=(started, started, fingerprinted, finished),
+        rows_read=int(got.row.size) + sum(1 for s in skipped if s.stage != "features"),
+    )  # fmt: skip
     return ScanResult(
         settings=settings,
         files=docs,
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
-        pairs=tuple(pairs),
-        clusters=tuple(clusters),
+        pairs=joined.pairs,
+        clusters=joined.clusters,
         stats=stats,
         places=RowPlaces(names, got.file, got.row, got.line, got.fingerprinted),
     )
