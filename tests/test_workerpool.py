@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from simdup.engines.workerpool import MAX_ATTEMPTS, WorkerPool, describe_exit
+from simdup.engines.workerpool import MAX_ATTEMPTS, WorkerPool, WorkerState, describe_exit
 from simdup.errors import WorkerError
 
 pytestmark = pytest.mark.skipif(
@@ -128,3 +128,26 @@ def test_describe_exit() -> None:
     assert describe_exit(-15) == "killed by SIGTERM"
     assert describe_exit(3) == "exited with status 3"
     assert describe_exit(None) == "stopped answering"
+
+
+def test_worker_state_is_set_once_and_read_by_tasks_in_the_workers() -> None:
+    """What the initializer sets (here, before fork and in each worker) every task reads;
+    read before it is set, it says which work was not set up."""
+    fresh: WorkerState[int] = WorkerState("counting")
+    with pytest.raises(RuntimeError, match="counting"):
+        fresh.get()
+    _OFFSET.set(1000)
+    with WorkerPool(_add_offset, 2, initializer=_OFFSET.set, initargs=(7,)) as pool:
+        got = sorted(result for _, result in pool.results(range(5)))
+    assert got == [7, 8, 9, 10, 11]
+    assert _OFFSET.get() == 1000  # the parent's own is its own
+    _OFFSET.clear()
+    with pytest.raises(RuntimeError):
+        _OFFSET.get()
+
+
+def _add_offset(n: int) -> int:
+    return n + _OFFSET.get()
+
+
+_OFFSET: WorkerState[int] = WorkerState("adding an offset")

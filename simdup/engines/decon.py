@@ -21,7 +21,7 @@ from ..readers.chunking import NoRow, RowChunk
 from ..readers.rows import RowOptions, parse_jsonl_line, plain_jsonl_texts
 from ..text.tokens import row_token_hashes, tokenize
 from .local import default_jobs
-from .workerpool import chunks_in_order
+from .workerpool import WorkerState, chunks_in_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +72,12 @@ class ChunkScan:
         return int(self.lines.size)
 
 
-_INDEX: ItemIndex | None = None
-_ROW_OPTIONS: RowOptions | None = None
+_STATE: WorkerState[tuple[ItemIndex, RowOptions]] = WorkerState("looking for items in rows")
 
 
 def init_decon_worker(index: ItemIndex, options: RowOptions) -> None:
     """The item index and row options ``scan_chunk`` uses in this process."""
-    global _INDEX, _ROW_OPTIONS
-    _INDEX, _ROW_OPTIONS = index, options
+    _STATE.set((index, options))
 
 
 def items_in(text: str, index: ItemIndex) -> tuple[ItemInRow, ...]:
@@ -107,8 +105,7 @@ def items_in(text: str, index: ItemIndex) -> tuple[ItemInRow, ...]:
 
 def scan_chunk(chunk: RowChunk) -> ChunkScan:
     """The chunk's rows scanned for items (in this process: a worker's, or the parent's)."""
-    index, options = _INDEX, _ROW_OPTIONS
-    assert index is not None and options is not None
+    index, options = _STATE.get()
     found: list[RowFinding] = []
     skipped: list[tuple[int, str]] = []
     texts: list[tuple[int, str, str | None]] = []

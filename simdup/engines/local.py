@@ -20,7 +20,7 @@ from ..records import SourceFile, SourceFiles
 from . import batching
 from .base import BandLayout, Batches, Progress, Result, Sink, TextTask
 from .batching import batches, describe_batch, in_file_order, keyed
-from .workerpool import WorkerPool
+from .workerpool import WorkerPool, WorkerState
 
 if TYPE_CHECKING:
     from ..text.processor import DocumentProcessor
@@ -92,19 +92,17 @@ class SerialEngine:
         return SerialEngine(self.params, self.max_size, task, sink)
 
 
-_WORKER: DocumentProcessor | None = None
-_WORKER_MAX_SIZE = 0
-_WORKER_TASK: TextTask | None = None
+# The processor, the size limit and the text task of this process's files.
+_STATE: WorkerState[tuple[DocumentProcessor, int, TextTask | None]] = WorkerState(
+    "fingerprinting files"
+)
 
 
 def _init_worker(params: FeatureParams, max_size: int, task: TextTask | None = None) -> None:
-    global _WORKER, _WORKER_MAX_SIZE, _WORKER_TASK
     # Imported here: a run the cache answers whole never loads a segmenter.
     from ..text.processor import processor_for
 
-    _WORKER = processor_for(params)
-    _WORKER_MAX_SIZE = max_size
-    _WORKER_TASK = task
+    _STATE.set((processor_for(params), max_size, task))
 
 
 def _init_pool_worker(
@@ -123,10 +121,10 @@ Worked = tuple[Result, Any, bytes]
 
 
 def _work_file(source: SourceFile) -> Worked:
-    assert _WORKER is not None
     from .work import fingerprint_source  # with the processor: not before a file is read
 
-    return fingerprint_source(_WORKER, source, _WORKER_MAX_SIZE, _WORKER_TASK)
+    processor, max_size, task = _STATE.get()
+    return fingerprint_source(processor, source, max_size, task)
 
 
 def _work_batch(batch: tuple[int, Sequence[SourceFile]]) -> tuple[int, list[Worked]]:

@@ -30,7 +30,7 @@ from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
 from .base import BandLayout
 from .batching import keyed
 from .local import default_jobs
-from .workerpool import chunks_in_order
+from .workerpool import WorkerState, chunks_in_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +53,14 @@ class ChunkResult:
         return int(self.lines.size)
 
 
-_PROCESSOR: Any = None
-_ROW_OPTIONS: RowOptions | None = None
+_STATE: WorkerState[tuple[Any, RowOptions]] = WorkerState("fingerprinting rows")
 
 
 def init_row_worker(params: FeatureParams, options: RowOptions) -> None:
     """The processor and row options ``fingerprint_chunk`` uses in this process."""
-    global _PROCESSOR, _ROW_OPTIONS
     from ..text.processor import processor_for
 
-    _PROCESSOR = processor_for(params)
-    _ROW_OPTIONS = options
+    _STATE.set((processor_for(params), options))
 
 
 def order_value(value: Any) -> float:
@@ -82,8 +79,7 @@ def order_value(value: Any) -> float:
 
 def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> ChunkResult:
     """The chunk's rows fingerprinted (in this process: a worker's, or the parent's)."""
-    processor, options = _PROCESSOR, _ROW_OPTIONS
-    assert processor is not None and options is not None
+    processor, options = _STATE.get()
     results: list[FingerprintedDocument | SkippedFile] = []
     ids: list[str | None] = []
     orders: list[float] = []

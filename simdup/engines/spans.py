@@ -20,7 +20,7 @@ from ..readers.chunking import NoRow, RowChunk
 from ..readers.rows import RowOptions, parse_jsonl_line
 from ..text.spans import text_spans
 from .local import default_jobs
-from .workerpool import chunks_in_order
+from .workerpool import WorkerState, chunks_in_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +52,12 @@ class ChunkSpans:
         return int(self.lines.size)
 
 
-_SETTINGS: tuple[str, int, RowOptions] | None = None
+_STATE: WorkerState[tuple[str, int, RowOptions]] = WorkerState("cutting rows into spans")
 
 
 def init_spans_worker(unit: str, min_chars: int, options: RowOptions) -> None:
     """The unit, minimum span and row options ``spans_chunk`` uses in this process."""
-    global _SETTINGS
-    _SETTINGS = (unit, min_chars, options)
+    _STATE.set((unit, min_chars, options))
 
 
 def _int32(values: list[int]) -> np.ndarray:
@@ -72,8 +71,7 @@ def _int32(values: list[int]) -> np.ndarray:
 def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     """The chunk's rows cut into units and windows (in this process: a worker's, or the
     parent's)."""
-    assert _SETTINGS is not None
-    unit, min_chars, options = _SETTINGS
+    unit, min_chars, options = _STATE.get()
     skipped: list[tuple[int, str]] = []
     offsets: list[int] = []
     ids: list[str | None] = []

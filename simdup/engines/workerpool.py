@@ -128,6 +128,32 @@ class _Worker:
     hung_up: bool = False  # its end of the pipe is closed: it is exiting
 
 
+Held = TypeVar("Held")
+
+
+class WorkerState(Generic[Held]):
+    """The one home of what a worker process holds for its tasks (a processor, an index, the
+    run's options): set once by the pool's initializer, in the parent too before the workers
+    fork (so that they share what it built, and serial work runs on the same), and read by
+    every task. ``what`` names the work, for the error a task run before it is set raises."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._held: Held | None = None
+
+    def set(self, held: Held) -> None:
+        self._held = held
+
+    def clear(self) -> None:
+        self._held = None
+
+    def get(self) -> Held:
+        held = self._held
+        if held is None:
+            raise RuntimeError(f"{self.what}: this process was not set up for it")
+        return held
+
+
 @dataclass
 class WorkerPool(Generic[Task, Result]):
     """``jobs`` processes running ``work`` on tasks; use as a context manager.

@@ -15,7 +15,7 @@ from itertools import combinations
 import numpy as np
 
 from ..algorithms.index import Layout, choose_layout, table_pairs, unique_near_pairs
-from ..engines.workerpool import WorkerPool
+from ..engines.workerpool import WorkerPool, WorkerState
 from ..params import FeatureParams
 from ..records import PassagePair, PassageSpan
 from .documents import DocumentPassages, PassageProcessor
@@ -27,20 +27,18 @@ from .regions import Region, finish_region, sorted_once
 # start than they save). Fewer regions to finish: ``matching._PARALLEL_REFINE``.
 _PARALLEL_JOIN = 1 << 14
 
-_JOIN: tuple[np.ndarray, Layout, int] | None = None
+_JOIN: WorkerState[tuple[np.ndarray, Layout, int]] = WorkerState("the passage index join")
 # What the workers finishing regions hold (from the parent, through fork): see _init_finish.
-_FINISH: tuple[EdgeTexts, PassageOptions, Sequence[DocumentPassages], list[Region],
-               dict[int, set[int]]] | None = None  # fmt: skip
+_FINISH: WorkerState[tuple[EdgeTexts, PassageOptions, Sequence[DocumentPassages], list[Region],
+                           dict[int, set[int]]]] = WorkerState("finishing passages")  # fmt: skip
 
 
 def _init_join(unique: np.ndarray, layout: Layout, radius: int) -> None:
-    global _JOIN
-    _JOIN = (unique, layout, radius)
+    _JOIN.set((unique, layout, radius))
 
 
 def _join_tables(tables: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    assert _JOIN is not None
-    unique, layout, radius = _JOIN
+    unique, layout, radius = _JOIN.get()
     parts = [table_pairs(unique, layout, table, radius) for table in tables]
     a, b, d = (np.concatenate(column) for column in zip(*parts, strict=True))
     return a, b, d
@@ -76,8 +74,8 @@ def _init_finish(
     regions: list[Region],
     boiler: dict[int, set[int]],
 ) -> None:
-    global _FINISH
-    _FINISH = (EdgeTexts(texts, PassageProcessor(params, options)), options, docs, regions, boiler)
+    edges = EdgeTexts(texts, PassageProcessor(params, options))
+    _FINISH.set((edges, options, docs, regions, boiler))
 
 
 # A region a worker has finished and refined, as it sends it back: its index, each side's
@@ -94,8 +92,7 @@ def _span_values(span: PassageSpan) -> _SpanValues:
 def _finish_batch(chosen: Sequence[int]) -> list[_Finished]:
     """The regions (by index; the workers have them from the parent) trimmed (``_finish``) and
     their edges refined (``refine_edges``), as ``_Finished``; those trimmed away are left out."""
-    assert _FINISH is not None
-    texts, options, docs, regions, boiler = _FINISH  # held from batch to batch
+    texts, options, docs, regions, boiler = _FINISH.get()  # held from batch to batch
     found = [(k, finish_region(docs, regions[k], options, boiler)) for k in chosen]
     kept = [(k, pair) for k, pair in found if pair is not None]
     refined = refine_pairs([pair for _, pair in kept], texts, options)
@@ -174,7 +171,6 @@ def finish_parallel(
     ``_refine_tasks`` (a region is refined where it is trimmed). The same pairs: refining is a
     function of the pair, so regions that trim to the same pair refine to the same pair, and
     are reported once."""
-    global _FINISH
     ends = [(docs[r[0]].path, docs[r[1]].path) for r in regions]
     tasks = _refine_tasks(ends, _REFINE_TASKS * jobs)
     # Dictionaries loaded once, before fork; the workers have the documents and regions from
@@ -196,5 +192,5 @@ def finish_parallel(
                         PassagePair(PassageSpan(path_a, *a), PassageSpan(path_b, *b), similarity)
                     )
     finally:
-        _FINISH = None  # the documents and texts are not the parent's to keep
+        _FINISH.clear()  # the documents and texts are not the parent's to keep
     return sorted_once(out)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engines import batches, default_jobs
-from ..engines.workerpool import WorkerPool
+from ..engines.workerpool import WorkerPool, WorkerState
 from ..params import FeatureParams
 from ..readers import read_document
 from ..records import SkippedFile, SourceFile
@@ -16,14 +16,11 @@ from .documents import DocumentPassages, PassageProcessor
 from .options import PassageOptions
 
 # What a worker process reading files holds, from ``_init_worker``.
-_WORKER: PassageProcessor | None = None
-_WORKER_MAX_SIZE = 0
+_STATE: WorkerState[tuple[PassageProcessor, int]] = WorkerState("reading passages")
 
 
 def _init_worker(params: FeatureParams, passages: PassageOptions, max_size: int) -> None:
-    global _WORKER, _WORKER_MAX_SIZE
-    _WORKER = PassageProcessor(params, passages)
-    _WORKER_MAX_SIZE = max_size
+    _STATE.set((PassageProcessor(params, passages), max_size))
 
 
 def _read(
@@ -47,9 +44,9 @@ def _read(
 def _work_batch(
     batch: tuple[int, Sequence[SourceFile]],
 ) -> tuple[int, list[DocumentPassages | None]]:
-    assert _WORKER is not None
+    proc, max_size = _STATE.get()
     start, sources = batch
-    return start, [_read(_WORKER, source, _WORKER_MAX_SIZE) for source in sources]
+    return start, [_read(proc, source, max_size) for source in sources]
 
 
 def _describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
