@@ -17,13 +17,14 @@ import numpy as np
 
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
-from .join import Join, Reference
+from .engines.backend import LOCAL, Backend
+from .engines.warmup import discover_while_learning
+from .join import Reference
 from .join.finish import Joined, finish, scan_stats
 from .join.local import LocalJoin
 from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers import set_limits_of
-from .readers.discovery import Discovery, DiscoveryOptions, find_files
 from .records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from .store.cache import ScanCache
 from .text.segmentation import resolve_backend
@@ -130,16 +131,34 @@ def collect_fingerprints(
     )  # fmt: skip
 
 
+def _learns_while_discovering(
+    roots: Sequence[str], options: ScanOptions, cache: ScanCache | None
+) -> bool:
+    """Whether discovery walks in a child while this process learns the words of the files
+    it finds (``engines.warmup``): for folders the scan cache knows nothing of (a rescan's
+    files are mostly answered by the cache, and learning would be wasted)."""
+    if not any(os.path.isdir(root) for root in roots):
+        return False
+    if cache is None:
+        return True
+    from .store.cached_engine import cached_scan_key
+
+    methods = ("simhash", "minhash") if options.method == "auto" else (options.method,)
+    for method in methods:
+        resolved = resolve_options(options, {"method": method})
+        bands = band_layout(resolved) if method == "minhash" else None
+        if cache.knows(cached_scan_key(resolved.features.cache_key(), bands, roots)):
+            return False
+    return True
+
+
 def scan(
     paths: Iterable[str | os.PathLike[str]],
     options: ScanOptions | None = None,
     *,
+    backend: Backend | None = None,
     progress: Progress | None = None,
-    engine: Engine | None = None,
-    engine_for: Callable[[ScanOptions], Engine] | None = None,
     reference: Reference | None = None,
-    finder: Callable[[list[str], DiscoveryOptions], Discovery] | None = None,
-    join: Join | None = None,
     keep_signatures: bool = False,
     cache: ScanCache | None = None,
     **overrides: Any,
@@ -147,30 +166,32 @@ def scan(
     """Find near-duplicate documents under ``paths``.
 
     ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
-    ``scan(["docs"], threshold=2, jobs=1)``. ``engine`` fingerprints the files (default: the
-    local engine for ``options.jobs``); its parameters must be ``options.features`` as
-    resolved for the scan's method; or ``engine_for(options)`` makes it from the resolved
-    options (the method, and so the parameters, are decided once the files are counted). With
-    ``reference`` (a named index), the pairs are those
-    among the files and those between a file and a stored document; clusters may then hold
-    stored documents, under their keys. ``finder`` lists the files (default: ``find_files``;
-    e.g. fsspec URLs, or stored fingerprints) and ``join`` makes pairs and clusters (default:
-    ``LocalJoin``). A MinHash scan joined here keeps its documents' records without their
-    signatures (their band keys are taken as they arrive) unless ``keep_signatures``.
-    ``cache`` (a ``store.cache.ScanCache``, for the local join): what earlier scans of the
-    same folders learned is reused (``store.cached_engine``), and this scan is remembered.
+    ``scan(["docs"], threshold=2, jobs=1)``. ``backend`` (``engines.backend.Backend``) says
+    how the files are listed, fingerprinted and joined (default: this machine's discovery,
+    engine and join); the engine it makes must have ``options.features`` as resolved for
+    the scan's method. With ``reference`` (a named index), the pairs are those among the
+    files and those between a file and a stored document; clusters may then hold stored
+    documents, under their keys. A MinHash scan joined here keeps its documents' records
+    without their signatures (their band keys are taken as they arrive) unless
+    ``keep_signatures``. ``cache`` (a ``store.cache.ScanCache``, for the local join): what
+    earlier scans of the same folders learned is reused (``store.cached_engine``), and this
+    scan is remembered.
     """
     options = resolve_options(options, overrides)
     set_limits_of(options.discovery)
     roots = [os.fspath(p) for p in paths]
+    backend = backend or LOCAL
     started = time.perf_counter()
-    found = (finder or find_files)(roots, options.discovery)
+    if backend.local and _learns_while_discovering(roots, options, cache):
+        found = discover_while_learning(roots, options.discovery, options.features)
+    else:
+        found = backend.find(roots, options.discovery)
     files, skipped = found.files, found.skipped
     options = resolve_options(options, {}, files=len(files))
-    if engine_for is not None:
-        engine = engine_for(options)
-    if engine is not None and engine.params != options.features:
+    engine = backend.engine(options)
+    if engine.params != options.features:
         raise ValueError("the engine's parameters are not the scan's (options.features)")
+    join = backend.join
     # The name only: a scan answered from the cache loads no dictionary.
     settings = options.describe(resolve_backend(options.features.segmenter))
     memory = None
@@ -200,9 +221,7 @@ def scan(
             joined = Joined(tuple(pairs), tuple(outcome.clusters(docs.paths)))
         else:
             if memory is not None:
-                engine = memory.engine(engine or make_engine(
-                    options.features, max_size=options.discovery.max_size, jobs=options.jobs
-                ))  # fmt: skip
+                engine = memory.engine(engine)
             got = collect_fingerprints(
                 files, skipped, options, progress, engine, band_keys=strip, settle=settle
             )

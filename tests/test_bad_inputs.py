@@ -64,9 +64,10 @@ import simdup.cli.scan
 import simdup.readers.pdf
 from simdup import engines, scanning
 from simdup.cli import cli
+from simdup.engines.backend import Backend
 from simdup.exitcodes import ExitCode
 from simdup.params import FeatureParams
-from simdup.readers.discovery import DiscoveryOptions, discover
+from simdup.readers.discovery import DiscoveryOptions, discover, find_files
 from simdup.records import SkippedFile
 from simdup.text import processor
 
@@ -138,14 +139,15 @@ Build = Callable[[Path, pytest.MonkeyPatch], list[str]]
 
 def after_discovery(mp: pytest.MonkeyPatch, action: Callable[[], None]) -> None:
     """Run ``action`` between discovery and reading (a file changes under simdup's feet)."""
-    original = scanning.find_files
+    original = find_files
 
     def wrapped(paths: Any, options: Any = None) -> Any:
         found = original(paths, options)
         action()
         return found
 
-    mp.setattr(scanning, "find_files", wrapped)
+    mp.setattr(scanning, "LOCAL", Backend(find=wrapped))
+    mp.setattr(scanning, "_learns_while_discovering", lambda *args: False)
 
 
 def deny(mp: pytest.MonkeyPatch, function: str, basename: str) -> None:

@@ -30,6 +30,7 @@ import simdup.join.verify
 import simdup.params
 import simdup.readers.files
 from simdup.engines import BandLayout, Batches, Progress, Result, SerialEngine, Sink, TextTask
+from simdup.engines.backend import Backend
 from simdup.errors import StoreError
 from simdup.options import ScanOptions
 from simdup.params import FeatureParams
@@ -143,8 +144,8 @@ def cached(
 
     with ScanCache(**(cache_options or {})) as cache:
         options = options_for(params, **fields)
-        result = scan([str(r) for r in roots], options, engine_for=engine_for, cache=cache,
-                      progress=progress)  # fmt: skip
+        result = scan([str(r) for r in roots], options, backend=Backend(engine=engine_for),
+                      cache=cache, progress=progress)  # fmt: skip
     return result, made[-1], cache
 
 
@@ -489,7 +490,8 @@ def test_against_a_named_index_reuses_records_but_not_the_result(
     for _ in range(2):
         with Index(str(db), create=False, params=DEFAULTS) as index, ScanCache() as cache:
             inner = CountingEngine()
-            got = scan([str(root)], options_for(), engine=inner, cache=cache, reference=index)
+            got = scan([str(root)], options_for(), backend=Backend.with_engine(inner), cache=cache,
+                       reference=index)  # fmt: skip
         with Index(str(db), create=False, params=DEFAULTS) as index:
             expected = scan([str(root)], options_for(), reference=index)
         assert comparable(got) == comparable(expected)
@@ -738,6 +740,7 @@ DRIVER = textwrap.dedent(
     import json, sys, time
     import simdup.engines.batching
     from simdup.engines import SerialEngine
+    from simdup.engines.backend import Backend
     from simdup.options import ScanOptions
     from simdup.scanning import scan
     from simdup.store.cache import ScanCache
@@ -752,8 +755,8 @@ DRIVER = textwrap.dedent(
                 yield done
 
     with ScanCache() as cache:
-        result = scan([root], ScanOptions(jobs=1), engine=Slow(ScanOptions().features, 1 << 26),
-                      cache=cache)
+        slow = Slow(ScanOptions().features, 1 << 26)
+        result = scan([root], ScanOptions(jobs=1), backend=Backend.with_engine(slow), cache=cache)
     with open(out, "w") as handle:
         json.dump({"files": [[d.path, d.fingerprint] for d in result.files],
                    "pairs": [[p.a, p.b] for p in result.pairs]}, handle)

@@ -8,7 +8,8 @@ import errno
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -16,7 +17,7 @@ import click
 from ..algorithms.clustering import METHODS as CLUSTER_METHODS
 from ..algorithms.index import MAX_THRESHOLD
 from ..baseline import Baseline, write_baseline
-from ..engines import Engine, make_engine
+from ..engines.backend import Backend
 from ..engines.rows import RowEngine
 from ..errors import ConfigError
 from ..exitcodes import EXIT_CODE_HELP, ExitCode
@@ -249,7 +250,6 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                 Index(kw["against"], create=False, params=options.features)
             )
         try:
-            engine_for = _local_engine
             # Rows are not remembered by the scan cache (it knows files).
             cache = _scan_cache(kw, all_paths) if not kw["records"] else None
             if cache is not None:
@@ -276,7 +276,6 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                     options,
                     passage_settings(kw, scan=True),
                     progress=progress,
-                    engine_for=engine_for,
                     reference=reference,
                     cache=cache,
                 )
@@ -289,7 +288,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                     # Stored fingerprints hold the MinHash signatures a scan otherwise drops.
                     keep_signatures=bool(kw["write_fingerprints"]),
                     cache=cache,
-                    **_scan_engine(kw, stack, engine_for),
+                    backend=_scan_backend(kw, stack),
                 )
         except KeyboardInterrupt as exc:
             progress.close()
@@ -368,11 +367,6 @@ def _read_files_from(source: str, null: bool) -> list[str]:
         raise click.BadParameter(f"{display_path(source)}: {exc}", param_hint=hint) from exc
 
 
-def _local_engine(options: ScanOptions) -> Engine:
-    """The engine of this machine for the scan's resolved options."""
-    return make_engine(options.features, max_size=options.discovery.max_size, jobs=options.jobs)
-
-
 def _scan_cache(kw: dict[str, Any], roots: Sequence[str]) -> ScanCache | None:
     """The scan cache, unless --no-cache, or the files come from a Dask cluster or a store
     of fingerprints (whose joins and records it does not hold)."""
@@ -421,21 +415,20 @@ def _row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | 
     return session.row_engine()
 
 
-def _scan_engine(
-    kw: dict[str, Any], stack: contextlib.ExitStack, engine_for: Callable[[ScanOptions], Engine]
-) -> dict[str, Any]:
-    """``scan()``'s engine, file listing and join: the local ones, stored fingerprints
-    (--fingerprints) and/or a Dask cluster (--engine dask, closed with ``stack``)."""
+def _scan_backend(kw: dict[str, Any], stack: contextlib.ExitStack) -> Backend | None:
+    """``scan()``'s backend: stored fingerprints (--fingerprints) and/or a Dask cluster
+    (--engine dask, closed with ``stack``); None: this machine's (``scan``'s default)."""
     from ..errors import MissingExtraError
 
-    chosen: dict[str, Any] = {"engine_for": engine_for}
+    backend = None
     try:
         if kw["fingerprints"]:
             from ..distributed.fingerprints import StoredFingerprints
 
             store = StoredFingerprints(kw["fingerprints"])
-            chosen["finder"] = store.find
-            chosen["engine_for"] = lambda options: store.engine(options.features)
+            backend = Backend(
+                store.find, lambda options: store.engine(options.features), local=False
+            )
         if kw["engine"] == "dask":
             from ..distributed.session import DaskSession
 
@@ -443,13 +436,13 @@ def _scan_engine(
             stack.callback(session.close)
             if not kw["quiet"] and session.dashboard:
                 click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
-            chosen["join"] = session.join
-            if not kw["fingerprints"]:
-                chosen["finder"] = session.find
-                chosen["engine_for"] = session.engine
+            if backend is not None:  # the stored fingerprints, joined on the cluster
+                backend = replace(backend, join=session.join)
+            else:
+                backend = Backend(session.find, session.engine, session.join, local=False)
     except MissingExtraError as exc:
         raise click.UsageError(str(exc)) from exc
-    return chosen
+    return backend
 
 
 def _write_fingerprints(

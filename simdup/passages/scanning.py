@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..engines import Engine, Result, default_jobs, make_engine
+from ..engines import Engine, Result, default_jobs
+from ..engines.backend import LOCAL, Backend
 from ..options import ScanOptions, resolve_options
 from ..params import FeatureParams
 from ..readers import read_named
@@ -128,17 +129,14 @@ def scan_passages(
     # Short copies only when asked (``min_match``): in a collection most are its templates.
     passages = passages or PassageOptions(min_match=0)
     sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
-    chosen: Callable[[ScanOptions], Engine] | None = scan_arguments.pop("engine_for", None)
-    given: Engine | None = scan_arguments.pop("engine", None)
+    backend: Backend = scan_arguments.pop("backend", None) or LOCAL
 
     def engine_for(o: ScanOptions) -> Engine:
-        engine = chosen(o) if chosen is not None else given
-        if engine is None:
-            engine = make_engine(o.features, max_size=o.discovery.max_size, jobs=o.jobs)
+        engine = backend.engine(o)
         # Files the scan cache answers are not read by the engine: read again below.
         return _passage_engine(engine, o, passages, sink) or engine
 
-    result = scan(paths, options, engine_for=engine_for, **scan_arguments)
+    result = scan(paths, options, backend=replace(backend, engine=engine_for), **scan_arguments)
     started = time.perf_counter()
     resolved = _resolved(options, scan_arguments)
     sources = {path: source for path, (source, _) in sink.items()}

@@ -24,7 +24,7 @@ import os
 import re
 import stat
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -172,8 +172,12 @@ S_ISREG, S_ISDIR = stat.S_ISREG, stat.S_ISDIR
 
 
 class _Walker:
-    def __init__(self, options: DiscoveryOptions) -> None:
+    def __init__(
+        self, options: DiscoveryOptions, on_files: Callable[[list[SourceFile]], bool] | None = None
+    ) -> None:
         self.options = options
+        self.on_files = on_files
+        self.reported = 0  # files handed to ``on_files`` so far
         # The files found, a column per field of SourceFile (no object per file).
         self.paths: list[str] = []
         self.sizes = array("q")
@@ -342,14 +346,41 @@ class _Walker:
                 else:
                     self._skip(path, f"not a regular file ({_kind(st.st_mode)})", failure=False)
             stack.extend(reversed(subdirs))
+            if self.on_files is not None and len(self.paths) - self.reported >= _REPORT_EVERY:
+                self.report()
+
+    def report(self) -> None:
+        """The files found since the last report, to ``on_files`` (in the order found)."""
+        start, end = self.reported, len(self.paths)
+        self.reported = end
+        if self.on_files is not None and end > start:
+            more = self.on_files([
+                SourceFile(self.paths[k], self.sizes[k], self.devices[k], self.inodes[k],
+                           bool(self.follows[k]), self.mtimes[k])
+                for k in range(start, end)
+            ])  # fmt: skip
+            if not more:
+                self.on_files = None
 
 
-def find_files(paths: Iterable[str], options: DiscoveryOptions | None = None) -> Discovery:
+# Files found before ``on_files`` hears of them (after a folder is listed).
+_REPORT_EVERY = 256
+
+
+def find_files(
+    paths: Iterable[str],
+    options: DiscoveryOptions | None = None,
+    *,
+    on_files: Callable[[list[SourceFile]], bool] | None = None,
+) -> Discovery:
     """Regular files under ``paths`` in a deterministic order, what was passed over, and how
-    many files and folders the ignore rules left out."""
-    walker = _Walker(options or DiscoveryOptions())
+    many files and folders the ignore rules left out. ``on_files`` hears of the files as the
+    walk finds them, a few hundred at a time, in the order found (not the order returned),
+    until it returns False."""
+    walker = _Walker(options or DiscoveryOptions(), on_files)
     for path in paths:
         walker.add_root(os.fspath(path))
+    walker.report()
     skipped = sorted(walker.skipped, key=lambda s: s.path)
     return Discovery(walker.files(), skipped, walker.ignored)
 

@@ -240,6 +240,13 @@ class ScanCache:
     def _file(self, key: str, suffix: str) -> str:
         return os.path.join(self.path, key + suffix)
 
+    def knows(self, key: str) -> bool:
+        """Whether anything is remembered under ``key`` (a snapshot or a journal), without
+        reading it."""
+        if not self.usable:
+            return False
+        return os.path.exists(self._file(key, SNAPSHOT)) or bool(self._journal_names(key))
+
     def load(self, key: str) -> Remembered | None:
         """What the cache knows under ``key``: its snapshot's rows and outcome, with the rows
         of the journals of scans killed since (None: nothing, or the cache is off)."""

@@ -64,6 +64,13 @@ class Matched:
     hashed: dict[int, bytes]
 
 
+def cached_scan_key(params_key: str, bands: BandLayout | None, roots: Sequence[str]) -> str:
+    """The key of a scan of ``roots`` in the cache: its fingerprint parameters
+    (``FeatureParams.cache_key``), band layout and roots, and the readers (their versions and
+    libraries' make the texts)."""
+    return scan_key(params_key + readers_key(), bands, roots)
+
+
 class CachedScan:
     """One scan's use of ``cache`` (see the module docstring). ``roots``: what the scan
     scans; ``settings``: its ``ScanOptions.describe`` (a result is reused only for the same);
@@ -83,8 +90,7 @@ class CachedScan:
         max_size: int,
     ) -> None:
         self.cache = cache
-        # The readers (their versions and libraries') make the texts: part of the key.
-        self.key = scan_key(params_key + readers_key(), bands, roots)
+        self.key = cached_scan_key(params_key, bands, roots)
         self.settings = settings
         self.bands = bands
         self.keep_outcome = keep_outcome
