@@ -1,5 +1,5 @@
-"""CSV and TSV written back as they were read (``readers.rows``' ``delimited_raw``, in the
-dialect the reader found): the first input's header, then each record as stored (its lines,
+"""CSV and TSV written back as they were read (``readers.rows.delimited.delimited_raw``, in
+the dialect the reader found): the first input's header, then each record as stored (its lines,
 quoting and line ends) unless it is noted or rewritten; every input must have that header.
 A note adds its columns at the end of each record (and their names to the header), quoted as
 the record's dialect quotes; a rewritten record is written anew in its dialect with its text
@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from ..readers.rows import RowOptions, delimited_dialect, delimited_raw
+from ..readers.rows.base import RowOptions
+from ..readers.rows.delimited import delimited_dialect, delimited_raw
 from .base import Plan
 from .output import atomic_file
 

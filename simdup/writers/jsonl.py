@@ -1,7 +1,7 @@
-"""JSON Lines written back as they were read (``readers.rows``' ``jsonl_lines``): a line as
+"""JSON Lines written back as they were read (``readers.rows.jsonl.jsonl_lines``): a line as
 stored (after decompression) unless it is noted or rewritten, so nothing about a kept row
-changes. A noted line is its object with the note's keys set (a line that is no JSON object is
-written as stored); a rewritten line, its object with its text field set (``json.dumps``,
+changes. A noted line is its object with the note's keys set (a line that is no JSON object
+is written as stored); a rewritten line, its object with its text field set (``json.dumps``,
 non-ASCII as is). A line the reader could not hold (too long, a damaged stream) is never
 written."""
 
@@ -11,7 +11,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..readers.rows import RowOptions, field_value, jsonl_lines
+from ..readers.rows.base import RowOptions, field_value
+from ..readers.rows.jsonl import jsonl_lines
 from .base import Plan
 from .output import atomic_file
 

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..readers.rows import PARQUET_READ, RowOptions
+from ..readers.rows.base import RowOptions
+from ..readers.rows.parquet import PARQUET_READ
 from .base import Plan, Rewrite
 from .output import atomic_file
 

@@ -25,13 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import ConfigError
-from ..readers.rows import (
-    FORMAT_NAMES,
-    RowOptions,
-    compressed_by_name,
-    format_by_name,
-    format_of,
-)
+from ..readers.rows.base import FORMAT_NAMES, RowOptions, format_by_name, format_of
+from ..readers.rows.compression import compressed_by_name
 from .base import Column, Kept, Notes, Plan, Rewrite
 from .delimited import write_delimited
 from .jsonl import write_jsonl
