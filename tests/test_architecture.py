@@ -104,6 +104,8 @@ def test_the_walker_sees_the_package() -> None:
     """Sanity: the modules and their imports are found (so the rules below are not vacuous)."""
     names = {module_name(p) for p in MODULES}
     assert {"scanning", "report.json", "store.index"} <= names
+    # Packages inside a layer's folder take its layer (row readers are readers).
+    assert layer_of("readers.rows.jsonl") == layer_of("writers.jsonl") == 2
     assert any("click" in imported_modules(p) for p in MODULES)
     assert "scanning" in internal_imports(PACKAGE / "passages" / "scanning.py")
     assert layer_of("report.json") == 4 and layer_of("errors") == 0
@@ -198,3 +200,14 @@ def test_renderers_read_no_files(path: Path) -> None:
     caller (``report.render(..., read=...)``), so ``report`` never imports ``readers``."""
     readers = {t for t in internal_imports(path) if t.split(".")[0] == "readers"}
     assert not readers, f"{module_name(path)} imports {sorted(readers)}"
+
+
+def test_rows_writers_mirror_the_row_readers() -> None:
+    """Rows are written back as they were read: a writer for each format that
+    ``readers/rows/`` reads, under the same name (``output``, ``base`` and ``rows``, the
+    entry, are not formats)."""
+    writers = {p.stem for p in (PACKAGE / "writers").glob("*.py")}
+    readers = {p.stem for p in (PACKAGE / "readers" / "rows").glob("*.py")}
+    formats = writers - {"__init__", "output", "base", "rows"}
+    assert formats == {"jsonl", "delimited", "parquet"}
+    assert formats <= readers, sorted(formats - readers)

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from simdup.cli import cli
 from simdup.readers import chunking as chunks_module
-from simdup.readers import rows as rows_module
 from simdup.readers.rows import RowOptions, jsonl_lines
+from simdup.readers.rows import compression as rows_module
 
 zstandard = pytest.importorskip("zstandard")
 

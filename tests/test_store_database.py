@@ -12,7 +12,7 @@ from conftest import REPO
 OPEN = """
 import sys, time
 from simdup.store.database import open_database
-from simdup.store.index import _schema_1
+from simdup.store.index_layout import _schema_1
 path, start = sys.argv[1], float(sys.argv[2])
 while time.time() < start:
     pass

@@ -29,6 +29,7 @@ from ..readers.files import file_state
 from ..readers.rows import RowOptions, rows_description
 from ..records import SkippedFile
 from ..rows.files import InputChangedError, damage_error
+from ..writers.base import Kept, skipped_note
 from ..writers.rows import write_rows, written_format
 from .items import EvalIndex, EvalItem
 
@@ -211,13 +212,21 @@ def decontaminate(
     if output is not None and kind is not None:
         ids = [it.id for it in evals.items]
 
-        def notes(f: int, row: int) -> list[Any]:
+        def notes(f: int, row: int) -> dict[str, Any]:
+            reason = result.unreadable[f].get(row)
+            if reason is not None:
+                return skipped_note(ANNOTATION_COLUMNS, reason)
             contained = result.contaminated[f].get(row)
-            return [contained is not None, [ids[n] for n in contained or ()]]
+            return {"contaminated": contained is not None,
+                    "contains": [ids[n] for n in contained or ()]}  # fmt: skip
 
+        # Every row, annotated; else the rows that contain no item and are documents.
+        kept = None if annotate else [
+            Kept.all_but([*c, *u]) for c, u in zip(result.contaminated, result.unreadable,
+                                                   strict=True)
+        ]  # fmt: skip
         result.written = write_rows(
-            kind, inputs, output, rows,
-            dropped=[set(c) for c in result.contaminated], unreadable=result.unreadable,
+            kind, inputs, output, rows, kept=kept,
             columns=ANNOTATION_COLUMNS if annotate else (), notes=notes if annotate else None,
         )  # fmt: skip
     finished = time.perf_counter()

@@ -1,6 +1,6 @@
 """``DaskRowEngine``: the rows of datasets read and fingerprinted by the workers of a cluster.
 
-The client cuts each input into partitions (``readers.rows.row_partitions``): runs of Parquet
+The client cuts each input into partitions (``readers.chunking.row_partitions``): runs of Parquet
 row groups, byte spans of an uncompressed JSON Lines file, or the whole file where it cannot be
 cut (a compressed stream, CSV). The workers read their partitions themselves: the client reads
 only Parquet metadata. A JSON Lines span's first row and line are not known before the spans

@@ -9,7 +9,8 @@ other file. Readers of complex
 formats run in a child process within ``ReadLimits`` (``contained``): a hostile file costs
 bounded time and memory and becomes a skip record. Their libraries are the ``docs`` extra,
 imported when a file of theirs is read; without it such a file is a skip record naming the
-``pip install`` line.
+``pip install`` line. Datasets of rows (JSON Lines, CSV, TSV, Parquet: a document a row) are
+read by ``rows/``, one module a format too.
 """
 
 from __future__ import annotations

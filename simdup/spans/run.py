@@ -41,6 +41,7 @@ from ..readers.rows import RowOptions
 from ..records import SkippedFile
 from ..rows.files import InputChangedError, damage_error
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
+from ..writers.base import Kept, skipped_note
 from ..writers.output import atomic_file
 from ..writers.rows import write_rows, written_format
 
@@ -321,9 +322,13 @@ class _Writer:
                 first, start = u, end
         return out
 
-    def notes(self, f: int, row: int) -> list[Any]:
+    def notes(self, f: int, row: int) -> dict[str, Any]:
+        reason = self.result.unreadable[f].get(row)
+        if reason is not None:
+            return skipped_note(ANNOTATION_COLUMNS, reason)
         r = self.index(f, row)
-        return [[] if r is None else [f"{a}:{b}" for a, b in self.intervals(r)]]
+        return {"repeated_spans": [] if r is None else
+                [f"{a}:{b}" for a, b in self.intervals(r)]}  # fmt: skip
 
     def _place(self, r: int) -> dict[str, Any]:
         t = self.table
@@ -422,7 +427,7 @@ def dedup_spans(
         writer = _Writer(result, table, records, annotate)
         result.written = write_rows(
             kind, inputs, output, rows,
-            dropped=[set() for _ in inputs], unreadable=result.unreadable,
+            kept=None if annotate else [Kept.all_but(u) for u in result.unreadable],
             columns=ANNOTATION_COLUMNS if annotate else (),
             notes=writer.notes if annotate else None, rewrite=writer.rewrite,
         )  # fmt: skip
