@@ -12,7 +12,8 @@ import ast
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+
+from tests.conftest import REPO
 
 PACKAGE = REPO / "simdup"
 

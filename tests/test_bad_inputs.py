@@ -54,8 +54,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import pseudo_words as words
-from pdfs import IMAGE_CONTENT, stream_bomb, text_content, write_pdf
 
 import simdup.cli
 import simdup.cli.compare
@@ -69,11 +67,14 @@ from simdup.params import FeatureParams
 from simdup.readers.discovery import DiscoveryOptions, discover
 from simdup.records import SkippedFile
 from simdup.text import processor
+from tests.conftest import DATA, REPO
+from tests.conftest import pseudo_words as words
+from tests.pdfs import IMAGE_CONTENT, stream_bomb, text_content, write_pdf
 
 MANY_FILES = int(os.environ.get("SIMDUP_MANY_FILES", "5000"))
 # Seconds; a case that blocks (e.g. on a FIFO) fails instead of hanging the suite.
 RUN_TIMEOUT = 60.0 + MANY_FILES / 500
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "reliability.md"
+DOCS = REPO / "docs" / "reliability.md"
 
 # ---------------------------------------------------------------- texts
 
@@ -317,7 +318,7 @@ def b_docx_not_xml(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
 
 # Documents of other formats (issue 24): each hostile file is a skip with a stable reason, in
 # bounded time and memory. Real writers' files are in data/formats (test_formats.py).
-FORMATS = Path(__file__).parent / "data" / "formats"
+FORMATS = DATA / "formats"
 W_MAIN = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import pseudo_words
 
 import simdup.join.verify
 import simdup.params
@@ -46,10 +45,10 @@ from simdup.store.cache import (
 )
 from simdup.store.columns import Frame, FrameError, frame_of
 from simdup.store.snapshot import Rows
+from tests.conftest import REPO, pseudo_words
 
 DAY_AGO = time.time() - 86_400
 DEFAULTS = FeatureParams()
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import pseudo_words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,8 +23,9 @@ from simdup.checking.rules import headings, quoted_ranges, reference_ranges, sec
 from simdup.cli import cli
 from simdup.records import DecodedDocument
 from simdup.text.tokens import disguises, tokenize
+from tests.conftest import DATA, pseudo_words
 
-FORMATS = Path(__file__).parent / "data" / "formats"
+FORMATS = DATA / "formats"
 
 
 def words(seed: int, n: int) -> str:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 import pytest
-import test_html_report as html_tests
 
 from simdup.checking.records import (
     CheckResult,
@@ -26,6 +25,7 @@ from simdup.checking.records import (
 )
 from simdup.records import Place, SkippedFile
 from simdup.report.check_html import render_check_html
+from tests import test_html_report as html_tests
 
 chromium = html_tests.chromium  # the session fixture, shared
 run_chromium = html_tests.run_chromium

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO, pseudo_words
+
+from tests.conftest import REPO, pseudo_words
 
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the action's shell is bash")

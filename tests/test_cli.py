@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 from simdup import ALGORITHM_VERSION, __version__
 from simdup.cli import all_commands, cli
 from simdup.exitcodes import ExitCode
+from tests.conftest import SAMPLE_CORPUS
 
 COMMANDS = tuple(sorted(all_commands()))
 
@@ -149,7 +150,7 @@ def test_csv_cells_that_look_like_formulas_are_quoted(
     """A path starting with '=', '+' or '@' is written with a leading "'" in CSV."""
     folder = tmp_path / f"{start}SUM(A1)"
     folder.mkdir()
-    text = (Path(__file__).parents[1] / "sample_corpus" / "en" / "backup-essay.txt").read_text()
+    text = (SAMPLE_CORPUS / "en" / "backup-essay.txt").read_text()
     (folder / "a.txt").write_text(text, encoding="utf-8")
     (folder / "b.txt").write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import SAMPLE_CORPUS
 
 from simdup.cli import cli
+from tests.conftest import SAMPLE_CORPUS
 
 
 def run(*args: str) -> Result:

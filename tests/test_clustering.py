@@ -7,7 +7,6 @@ from itertools import combinations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import fingerprints
 
 from simdup.algorithms import clustering
 from simdup.algorithms.clustering import (
@@ -17,6 +16,7 @@ from simdup.algorithms.clustering import (
     max_pairwise_distance,
     pairs_among_neighbours,
 )
+from tests.strategies import fingerprints
 
 PATH_GRAPH = [(0, 1), (1, 2), (2, 3), (3, 4)]  # A-B-C-D-E
 NAMES = ["A", "B", "C", "D", "E"]

@@ -11,12 +11,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import DocWriter
 
 from simdup.readers import read_document
 from simdup.readers.decoding import DecodeFailure, decode_bytes
 from simdup.readers.files import _READ_CHUNK, ReadFailure, read_bytes
 from simdup.records import DecodedDocument, SkippedFile, SourceFile
+from tests.conftest import DocWriter
 
 MAX = 1 << 20
 

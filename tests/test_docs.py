@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 from simdup.cli import all_commands
 from simdup.exitcodes import EXIT_CODE_HELP, ExitCode
+from tests.conftest import REPO
 
 README = REPO / "README.md"
 

@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from pdfs import text_content, write_pdf
 
 import simdup
 import simdup.readers
@@ -33,11 +32,13 @@ from simdup.readers.base import ReadLimits
 from simdup.readers.contained import ReadFailed, ReadingProcess, read_contained
 from simdup.readers.plain import PlainTextReader
 from simdup.records import DecodedDocument, Locations, Place, SkippedFile
+from tests.conftest import DATA
+from tests.pdfs import text_content, write_pdf
 
 pytest.importorskip("pypdfium2", reason='the docs extra: pip install "simdup[docs]"')
 pytest.importorskip("lxml", reason='the docs extra: pip install "simdup[docs]"')
 
-FIXTURES = Path(__file__).parent / "data" / "formats"
+FIXTURES = DATA / "formats"
 FAMILY = ("thesis.pdf", "thesis-lo.pdf", "thesis.docx", "thesis.doc", "thesis.odt",
           "thesis.epub", "thesis.html", "thesis.rtf")  # fmt: skip
 # Sentences of source.md that every reader must give whole (in a PDF and a .doc, Chinese lines

@@ -20,13 +20,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_CORPUS, DocWriter, pseudo_words
 
 import simdup
 import simdup.report.html as html_report
 from simdup.readers import read_document
 from simdup.records import ScanResult
 from simdup.report import render
+from tests.conftest import SAMPLE_CORPUS, DocWriter, pseudo_words
 
 SCRIPT_LINE = '<script>alert("pwned")</script> and <b>bold</b> &amp; more'
 HOSTILE_NAME = "<img src=x onerror=alert(1)>.txt"

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import MAX64, fingerprint_lists, fingerprint_sets, fingerprints, near_copy
 
 import simdup
 from simdup.algorithms import index
 from simdup.algorithms.index import MAX_THRESHOLD, BlockIndex, Layout, choose_layout, collapse
 from simdup.native import speedups
+from tests.strategies import MAX64, fingerprint_lists, fingerprint_sets, fingerprints, near_copy
 
 THRESHOLDS = range(0, 9)
 needs_native = pytest.mark.skipif(speedups is None, reason="the C extension is not in use")

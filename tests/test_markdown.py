@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from simdup.readers import read_document, reader_for
 from simdup.readers.markdown import MarkdownReader, markdown_text
 from simdup.records import DecodedDocument
+from tests.conftest import BENCH_DOCS
 
 DOCUMENT = """---
 title: front matter
@@ -164,7 +165,6 @@ def test_the_reader_is_chosen_by_the_extension_and_locates_lines(tmp_path: Path)
 
 # --------------------------------------------------------------- against cmark-gfm
 
-BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W_\u4e00-\u9fff]+")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 

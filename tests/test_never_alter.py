@@ -31,7 +31,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import pseudo_words as words
 
 import simdup.cli
 import simdup.cli.compare
@@ -39,6 +38,7 @@ import simdup.cli.hash
 import simdup.cli.scan
 from simdup.cli import cli
 from simdup.exitcodes import ExitCode
+from tests.conftest import pseudo_words as words
 
 DOC = words(1)
 ZH = (

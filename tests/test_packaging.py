@@ -8,9 +8,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 from simdup import native
+from tests.conftest import REPO
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX build only")

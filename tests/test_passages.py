@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,6 +36,7 @@ from simdup.readers.discovery import find_files
 from simdup.records import DecodedDocument, PassagePair, PassageSpan
 from simdup.scanning import scan
 from simdup.text.blocks import Block, cut_blocks, cut_text, cut_text_python, line_count, split_lines
+from tests.conftest import REPO
 
 SEEDS = REPO.parent / "shared" / "seeds"
 needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed articles not present")
@@ -542,7 +542,7 @@ def test_distinct_runs_refuse_bounds_that_do_not_fit() -> None:
 
 
 def _prose(seed: int, n: int) -> str:
-    from conftest import pseudo_words
+    from tests.conftest import pseudo_words
 
     return pseudo_words(seed, n)
 

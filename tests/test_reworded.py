@@ -7,7 +7,6 @@ import random
 from pathlib import Path
 
 import numpy as np
-from conftest import pseudo_words
 
 from simdup.algorithms.fragments import Match
 from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, merged, passages
@@ -15,6 +14,7 @@ from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
 from simdup.text.sentence_bags import sentence_ends, sentence_side
 from simdup.text.tokens import tokenize
+from tests.conftest import pseudo_words
 
 
 def doc(text: str, path: str = "doc.md") -> DecodedDocument:

@@ -180,7 +180,7 @@ def test_options_are_checked() -> None:
 
 
 def _article(seed: int, n: int = 80) -> str:
-    from conftest import pseudo_words
+    from tests.conftest import pseudo_words
 
     return " ".join(pseudo_words(seed, n).split())
 

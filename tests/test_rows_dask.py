@@ -32,7 +32,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 
 def _article(seed: int, n: int = 60) -> str:
-    from conftest import pseudo_words
+    from tests.conftest import pseudo_words
 
     return " ".join(pseudo_words(seed, n).split())
 

@@ -23,7 +23,7 @@ zstandard = pytest.importorskip("zstandard")
 
 
 def _article(seed: int, n: int = 80) -> str:
-    from conftest import pseudo_words
+    from tests.conftest import pseudo_words
 
     return " ".join(pseudo_words(seed, n).split())
 

@@ -23,16 +23,15 @@ from simdup.names import escape_path
 from simdup.params import ALGORITHM_VERSION
 from simdup.report import render
 from simdup.report.sarif import EXACT_RULE, FINGERPRINT_KEY, NEAR_RULE, artifact_uri, sarif_log
+from tests.conftest import DATA, SAMPLE_CORPUS
 
-SCHEMA_FILE = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+SCHEMA_FILE = DATA / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 # RFC 3986 path of a relative reference: unreserved characters, "/" and %XX only (quote()
 # with safe="/" leaves nothing else).
 URI_PATH = re.compile(r"^(?:[A-Za-z0-9._~/-]|%[0-9A-F]{2})+$")
 
-ESSAY = (Path(__file__).parents[1] / "sample_corpus" / "en" / "backup-essay.txt").read_text(
-    encoding="utf-8"
-)
+ESSAY = (SAMPLE_CORPUS / "en" / "backup-essay.txt").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +117,7 @@ def test_fingerprints_are_stable_across_runs_renames_and_moves(
     """partialFingerprints are the same on a second run and after both files of each pair are
     renamed and moved to another folder, and differ between different pairs."""
     docs = tmp_path / "docs"
-    shutil.copytree(Path(__file__).parents[1] / "sample_corpus" / "en", docs)
+    shutil.copytree(SAMPLE_CORPUS / "en", docs)
     monkeypatch.chdir(tmp_path)
     first = fingerprints(sarif_of("docs"))
     assert first and first == fingerprints(sarif_of("docs"))

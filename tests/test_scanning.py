@@ -12,7 +12,6 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from conftest import DocWriter
 
 import simdup
 import simdup.engines.workerpool
@@ -21,6 +20,7 @@ import simdup.text.segmentation
 from simdup.options import ScanOptions
 from simdup.params import SHORT_TEXT_CHARS, FeatureParams
 from simdup.records import DecodedDocument, ScanResult
+from tests.conftest import BENCH_DOCS, DocWriter
 
 try:
     import rjieba  # noqa: F401
@@ -524,9 +524,6 @@ def test_compare_text_with_nothing_in_it_is_an_input_error(write_doc: DocWriter)
     punctuation = write_doc("c.txt", "，。！？ ... ---")
     c = simdup.compare(words, punctuation)
     assert c.near_duplicate is False
-
-
-BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"
 
 
 @pytest.mark.skipif(not BENCH_DOCS.is_dir(), reason=f"benchmark docs not found at {BENCH_DOCS}")

@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import BENCH_DOCS, REPO
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from simdup.text.segmentation import (
     resolve_backend,
 )
 from simdup.text.textscan import RUN_SEPARATOR, scan
+from tests.conftest import BENCH_DOCS, REPO
 
 MAX = 64 << 20
 

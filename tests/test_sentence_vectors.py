@@ -15,7 +15,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_semantic import CHINESE, ENGLISH, OWN
 
 from simdup.algorithms.sentences import MeaningRule, meaning_seeds
 from simdup.checking import CheckOptions, check
@@ -32,6 +31,7 @@ from simdup.store.sentence_vectors import (
 from simdup.text import embeddings
 from simdup.text.sentence_bags import sentence_side
 from simdup.text.tokens import tokenize
+from tests.test_semantic import CHINESE, ENGLISH, OWN
 
 
 def unit_rows(rng: np.random.Generator, rows: int, dims: int = 512) -> np.ndarray:

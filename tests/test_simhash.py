@@ -7,7 +7,6 @@ import pytest
 import xxhash
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import MAX64, fingerprints
 
 from simdup.algorithms import hashing
 from simdup.algorithms.simhash import (
@@ -19,6 +18,7 @@ from simdup.algorithms.simhash import (
     similarity,
 )
 from simdup.native import speedups
+from tests.strategies import MAX64, fingerprints
 
 
 def fp_of(hashes: list[int], weights: list[float]) -> int:

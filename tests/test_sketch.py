@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import fingerprints
 
 from simdup.algorithms.sketch import bottom_k, estimate_jaccard
+from tests.strategies import fingerprints
 
 # Sketches hold the top 32 bits of term hashes: sets of 32-bit term ids.
 term_sets = st.sets(st.integers(0, (1 << 32) - 1), max_size=40)

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
 
 import simdup
+from tests.conftest import REPO
 
 CORPUS_ARGS = [
     "sample_corpus/zh",

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REPO
+from tests.conftest import REPO
 
 OPEN = """
 import sys, time

@@ -14,10 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import MAX64, edge_fingerprints, fingerprints, near_copy
 
 import simdup
 from simdup.algorithms.index import MAX_THRESHOLD
@@ -27,6 +25,8 @@ from simdup.readers.discovery import discover
 from simdup.store import database
 from simdup.store import index as store_index
 from simdup.store.index import Index, choose_strategy, probe_count, probe_plan
+from tests.conftest import REPO
+from tests.strategies import MAX64, edge_fingerprints, fingerprints, near_copy
 
 STRATEGIES = ("probe", "scan")
 
