@@ -3,8 +3,9 @@
 The fixtures in ``data/formats`` were made from ``source.md`` by the writers people use
 (``make.sh``: pandoc, LibreOffice, Chromium): they must read as the same text, fall into one
 cluster, and name their pages and paragraphs in every report. Hostile files (bombs, loops,
-encrypted and scanned PDFs) are in the bad-input catalogue (``test_bad_inputs.py``); the
-files built here by hand are the cases no writer makes on purpose.
+encrypted and scanned PDFs) are in the bad-input catalogue
+(``tests/contract/test_bad_inputs.py``); the files built here by hand are the cases no
+writer makes on purpose.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """simdup.cli.output: how each kind of ``-o`` target is written (never replaced unless it is
 a regular file or a new path). Real processes writing to devices, FIFOs and sockets, and closed
-standard streams, are cases of the catalogue in tests/test_bad_inputs.py."""
+standard streams, are cases of the catalogue in tests/contract/test_bad_inputs.py."""
 
 from __future__ import annotations
 

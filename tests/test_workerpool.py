@@ -1,6 +1,6 @@
 """simdup.engines.workerpool: every task done once, a dead worker's task redone, never a hang or an
 orphan. The command-line cases (a worker SIGKILLed during a real ``-j2`` scan, SIGTERM, SIGHUP,
-the parent killed) are in tests/test_bad_inputs.py."""
+the parent killed) are in tests/contract/test_bad_inputs.py."""
 
 from __future__ import annotations
 

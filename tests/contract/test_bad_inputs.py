@@ -19,7 +19,7 @@ step. Adding a case is one ``Case(...)`` entry here and one row in that table.
 
 ``SIMDUP_MANY_FILES`` (default 5000) sets the size of the ``many_tiny_files`` case. The issue
 asks for 100 000 files, which takes about half a minute:
-``SIMDUP_MANY_FILES=100000 .venv/bin/python -m pytest tests/test_bad_inputs.py -k many``.
+``SIMDUP_MANY_FILES=100000 .venv/bin/python -m pytest tests/contract/test_bad_inputs.py -k many``.
 
 Permission cases are simulated (``os.scandir`` / ``os.open`` raise ``PermissionError``) so that
 they also run as root, where file modes are not enforced.

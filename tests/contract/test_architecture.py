@@ -116,7 +116,7 @@ def test_the_walker_sees_the_package() -> None:
 def test_every_module_has_a_layer() -> None:
     """A new module must sit in a folder of a layer, or be placed by name at the top."""
     unplaced = sorted(module_name(p) for p in PLACED if layer_of(module_name(p)) is None)
-    assert not unplaced, f"place {unplaced} in a layer in tests/test_architecture.py"
+    assert not unplaced, f"place {unplaced} in a layer in tests/contract/test_architecture.py"
 
 
 @pytest.mark.parametrize("path", PLACED, ids=module_name)

@@ -8,7 +8,7 @@ example taking 2 s or more fails (a pathological input must not stall a scan).
 
 Examples per target: ``SIMDUP_FUZZ_EXAMPLES`` (default 200). ``make fuzz`` runs this module with
 20000; any other count works the same way, e.g.
-``SIMDUP_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest -q tests/test_fuzz.py``.
+``SIMDUP_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest -q tests/contract/test_fuzz.py``.
 
 What is *not* asserted, because it does not hold: ``normalize_term`` is not idempotent (case
 folding after NFKC can leave combining marks out of canonical order, ``"İ\\u0347"``). The
