@@ -48,7 +48,8 @@ docs: $(VENV)/.test-installed
 # `make fuzz FUZZ_EXAMPLES=20000` for a long run).
 FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.test-installed
-	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/contract/test_fuzz.py tests/test_index.py tests/test_native.py
+	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/contract/test_fuzz.py \
+		tests/algorithms/test_index.py tests/native/test_native.py
 
 # The C extension built with AddressSanitizer and UBSan (any error aborts), in a copy of the
 # tree under build/asan, running the native, fuzz, bad-input, index, SimHash and passage tests.
@@ -67,8 +68,10 @@ asan: $(VENV)/.test-installed
 	cd build/asan && ASAN_OPTIONS=detect_leaks=0 \
 		LD_PRELOAD="$$(cc -print-file-name=libasan.so):$$(cc -print-file-name=libubsan.so)" \
 		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \
-		-p no:cacheprovider tests/test_native.py tests/contract/test_fuzz.py tests/contract/test_bad_inputs.py \
-		tests/test_index.py tests/test_simhash.py tests/test_passages.py
+		-p no:cacheprovider tests/native/test_native.py tests/contract/test_fuzz.py \
+		tests/contract/test_bad_inputs.py tests/algorithms/test_index.py \
+		tests/algorithms/test_simhash.py tests/algorithms/test_hashing.py tests/test_passages.py \
+		tests/text/test_blocks.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)

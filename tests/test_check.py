@@ -9,14 +9,10 @@ import re
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from simdup.algorithms.fragments import SourceIndex, align
-from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
 from simdup.checking import CheckOptions, Corpus, FragmentRule, check, check_document
 from simdup.checking.check import CHECK_VERSION
 from simdup.checking.rules import headings, quoted_ranges, reference_ranges, sections
@@ -181,20 +177,6 @@ def test_traditional_and_variant_characters_fold_to_one_simplified_form():
     assert tokenize(chr(astral)).hashes[0] == tokenize(chr(table[astral])).hashes[0]
 
 
-def test_the_stored_variant_table_is_what_opencc_makes():
-    """data/ts_chars.txt is rebuilt from the installed OpenCC (the version SOURCE names)."""
-    opencc = pytest.importorskip("opencc")
-    from importlib import metadata
-
-    from simdup.text import variants
-
-    made_by = variants.SOURCE.split()[1]
-    if metadata.version("opencc") != made_by:
-        pytest.skip(f"the table was made by opencc {made_by}, {metadata.version('opencc')} is here")
-    assert {ord(t): ord(s) for t, s in variants.build().items()} == variants.simplified_forms()
-    assert opencc is not None
-
-
 def test_a_short_document_copied_whole_into_a_longer_one_is_found():
     short = "Use the cache flag when scanning twice in a row."
     found = check_document(
@@ -210,37 +192,6 @@ def test_code_blocks_are_content():
     mine = f"{words(60, 50)}\n\n```python\n{code}```\n\n{words(61, 50)}"
     found = check_document(doc(mine), corpus_of(f"Example:\n\n```\n{code}```\n"), CheckOptions())
     assert len(found.fragments) == 1 and "yield read_file" in found.fragments[0].text
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.integers(0, 10_000),
-    st.integers(4, 30),
-    st.integers(0, 60),
-    st.integers(0, 60),
-)
-def test_winnowing_never_misses_a_shared_run_of_the_guaranteed_length(seed, extra, before, after):
-    """Against brute force: a run of at least ``guaranteed_run`` tokens shared by two random
-    token sequences makes the source a candidate, wherever it lies."""
-    rule = FragmentRule()
-    rng = np.random.default_rng(seed)
-    run = guaranteed_run(rule.kgram, rule.window) + extra % 5
-    shared = rng.integers(0, 2**63, run, dtype=np.uint64)
-    a = np.concatenate(
-        [
-            rng.integers(0, 2**63, before, dtype=np.uint64),
-            shared,
-            rng.integers(0, 2**63, 10, dtype=np.uint64),
-        ]
-    )
-    b = np.concatenate([rng.integers(0, 2**63, after, dtype=np.uint64), shared])
-    kept = winnow(kgram_hashes(b, rule.kgram), rule.window)
-    assert set(kgram_hashes(b, rule.kgram)[kept].tolist()) & set(
-        kgram_hashes(a, rule.kgram).tolist()
-    )
-    # Winnowing keeps about 2 / (w + 1) of the k-grams of a long random sequence.
-    long = kgram_hashes(rng.integers(0, 2**63, 5000, dtype=np.uint64), rule.kgram)
-    assert winnow(long, rule.window).size / long.size < 2.5 / (rule.window + 1)
 
 
 def test_source_index_finds_every_source_sharing_a_sentence():

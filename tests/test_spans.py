@@ -17,12 +17,8 @@ from simdup.readers import chunking
 from simdup.spans import dedup_spans
 from simdup.spans.run import first_occurrences, twins
 from simdup.text.spans import (
-    cut,
-    removed_runs,
     text_spans,
     unit_bounds,
-    unit_form,
-    windows,
 )
 
 LICENCE = (
@@ -261,18 +257,6 @@ def test_row_options_are_refused_with_spans(tmp_path: Path) -> None:
     assert code == 0 and "0 repeated line spans removed" in output
 
 
-def test_windows_are_the_minimal_runs_both_ways() -> None:
-    def pairs(lengths: list[int]) -> list[tuple[int, int]]:
-        return windows(lengths, 50)
-
-    assert pairs([30, 30, 5, 60]) == [(0, 1), (0, 2), (3, 3)]
-    # Backward windows reach the short last unit of a repeated run: (0, 2).
-    assert pairs([30, 30, 5]) == [(0, 1), (0, 2)]
-    assert pairs([10, 10]) == []
-    # A long unit is a window alone; short units never join it.
-    assert pairs([60, 5, 70, 20, 20, 20]) == [(0, 0), (2, 2), (3, 5)]
-
-
 def test_a_repeated_run_is_removed_to_its_last_unit(tmp_path: Path) -> None:
     # Units of 30, 30 and 5 characters repeat together: the short last one goes too.
     a = "alpha " * 5
@@ -301,20 +285,6 @@ def test_span_length_counts_a_cjk_character_three() -> None:
     texts = [f"{PARAS[0]}\n\n{short_zh}", f"{PARAS[1]}\n\n{short_zh}"]
     assert len(text_spans(texts[0], "paragraph", 24).first) == 2
     assert len(text_spans(texts[0], "paragraph", 25).first) == 1
-
-
-def test_cut_joins_overlapping_intervals() -> None:
-    assert cut("abcdefgh", [(5, 7), (1, 3), (2, 4)]) == "aeh"
-    spans = text_spans("one.\n\ntwo.\nthree.", "paragraph", 1)
-    assert spans.breaks == [-1, 2]
-    starts, ends = unit_bounds("a.\n\nb. c.\n\nd.", "substring")
-    breaks = [-1, 2, 0, 2]
-    # A sentence ending a paragraph goes with the space before it, not the paragraph break.
-    assert removed_runs(starts, ends, breaks, [False, False, True, False]) == [(2, 2, 6, 9)]
-    assert removed_runs(starts, ends, breaks, [True, True, False, False]) == [(0, 1, 0, 7)]
-    assert removed_runs(starts, ends, breaks, [False, False, True, True]) == [(2, 3, 6, 13)]
-    assert removed_runs(starts, ends, breaks, [True] * 4) == [(0, 3, 0, 13)]
-    assert unit_form("Ｈello,\n  WORLD!") == unit_form("hello world")
 
 
 @settings(max_examples=40, deadline=None)

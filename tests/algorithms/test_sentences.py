@@ -1,5 +1,6 @@
-"""Reworded copies (``algorithms.sentences``, ``text.sentence_bags``): sentences compared as
-bags of words, seeds extended into one passage per copy, merged with the exact fragments."""
+"""Reworded copies (``algorithms.sentences``): sentences compared as bags of words, seeds extended
+into one passage per copy, merged with the exact fragments (where sentences end and which are
+read together: tests/text/test_sentence_bags.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from simdup.algorithms.fragments import Match
 from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, merged, passages
 from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
-from simdup.text.sentence_bags import sentence_ends, sentence_side
-from simdup.text.tokens import tokenize
 from tests.conftest import pseudo_words
 
 
@@ -123,27 +122,6 @@ def test_texts_that_share_words_here_and_there_are_not_a_passage() -> None:
     words = Corpus(CheckOptions().rule, CheckOptions().reworded)
     words.add(doc(text_of(sentences(70, 12)), "source.md"))
     assert check_document(doc(text_of(sentences(71, 12))), words, CheckOptions()).fragments == ()
-
-
-def test_sentence_ends() -> None:
-    """. ! ? ; before a space, a closing mark or the end; 。！？； anywhere; blank lines."""
-    text = "One is 3.14 long. Two!Three? (Four.) x\n\n  \nNew 中文。再来；end"
-    ends = sentence_ends(text)
-    assert [text[e - 1] for e in ends] == [".", "?", ".", "\n", "\n", "。", "；"]
-    assert text[: ends[2]].endswith("(Four.") and text[: ends[4]].endswith("x\n\n  \n")
-
-
-def test_short_sentences_are_read_with_the_next_of_their_paragraph() -> None:
-    """A sentence of fewer than 3 features joins the next one of its paragraph, a short last
-    one the one before; a paragraph of one short heading stays alone: never across
-    paragraphs."""
-    text = (
-        "Intro. The first item speaks of rivers mountains lakes.\n\nHeading\n\n"
-        "Another sentence here with many words. Yes."
-    )
-    tokens = tokenize(text)
-    side = sentence_side(text, tokens)
-    assert side.sentence.tolist() == [0] * 9 + [1] + [2] * 7
 
 
 def _side(sentence_features: list[list[int]]) -> Side:
