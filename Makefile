@@ -34,7 +34,7 @@ test: $(VENV)/.test-installed
 # end): `scan --engine dask` on the benchmark set must give the local engine's report.
 test-dask-cluster: $(VENV)/.test-installed
 	SIMDUP_DASK_BENCH=$(SHARED)/bench/visible/docs $(BIN)/python -m pytest -q -m dask \
-		-k two_worker_processes tests/test_dask.py
+		-k two_worker_processes tests/distributed/test_engine.py
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check simdup tests benchmarks

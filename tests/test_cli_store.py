@@ -1,5 +1,5 @@
 """The store commands through the command line: ``index add|remove|stats|list``, ``query``,
-``scan --against`` (the library itself: tests/test_store_index.py, tests/test_cache.py)."""
+``scan --against`` (the library itself: tests/store/test_index.py, tests/store/test_cache.py)."""
 
 from __future__ import annotations
 

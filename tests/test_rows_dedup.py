@@ -11,13 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from simdup.cli import cli
 from simdup.readers import chunking as chunks_module
-from simdup.readers import rows as rows_module
-from simdup.readers.rows import RowOptions, jsonl_lines
+from simdup.readers.rows import RowOptions
 
 zstandard = pytest.importorskip("zstandard")
 
@@ -36,48 +33,6 @@ def _edited(text: str, at: int) -> str:
 
 def _jsonl(rows: list[object]) -> bytes:
     return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in rows)
-
-
-# -- reading lines a block at a time -----------------------------------------------------------
-
-
-def _reference_lines(data: bytes, limit: int) -> list[tuple[int, bytes | str]]:
-    """What ``jsonl_lines`` must give, from the whole file at once."""
-    out: list[tuple[int, bytes | str]] = []
-    pieces = data.split(b"\n")
-    for number, piece in enumerate(pieces, 1):
-        last = number == len(pieces)
-        if last and not piece:
-            break
-        if len(piece) > limit:
-            out.append((number, f"line {number} is longer than {limit} bytes"))
-        elif piece.strip():
-            out.append((number, piece if last else piece + b"\n"))
-    return out
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    data=st.lists(st.sampled_from([b"a", b"{}", b" ", b"\n", b"xyz", b"\r"]), max_size=60).map(
-        b"".join
-    ),
-    block=st.integers(1, 9),
-    limit=st.integers(1, 8),
-)
-def test_lines_read_a_block_at_a_time_are_the_files_lines(
-    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int, limit: int
-) -> None:
-    """Lines cut across blocks, lines too long (read past, never held), blank lines and a
-    last line without its end: the same as splitting the whole file."""
-    path = tmp_path_factory.mktemp("lines") / "d.jsonl"
-    path.write_bytes(data)
-    chunk = rows_module._CHUNK
-    rows_module._CHUNK = block
-    try:
-        found = list(jsonl_lines(str(path), RowOptions(max_line=limit)))
-    finally:
-        rows_module._CHUNK = chunk
-    assert found == _reference_lines(data, limit)
 
 
 # -- the row engine ----------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import re
@@ -485,23 +484,6 @@ def test_auto_method_switches_to_minhash_above_the_file_limit(
     assert [(p.a, p.b) for p in large.pairs] == [(p.a, p.b) for p in small.pairs]
     assert len(small.pairs) == 3
     assert simdup.scan([tmp_path], jobs=1, verify=False).settings["method"] == "simhash"
-
-
-@pytest.mark.parametrize(("n", "jobs"), [(1, 2), (7, 2), (1170, 2), (5000, 8)])
-def test_batches_cover_every_file_once_and_shrink(n: int, jobs: int) -> None:
-    """Guided batches: consecutive, every file once, never growing, at most MAX_BATCH."""
-    from simdup.engines.batching import MAX_BATCH, batches
-    from simdup.records import SourceFile
-
-    files = [SourceFile(f"f{i}", i) for i in range(n)]
-    got = batches(files, jobs)
-    assert [f for _, batch in got for f in batch] == files
-    assert [start for start, _ in got] == list(
-        itertools.accumulate([0] + [len(b) for _, b in got[:-1]])
-    )
-    sizes = [len(b) for _, b in got]
-    assert max(sizes) <= MAX_BATCH
-    assert all(a >= b for a, b in itertools.pairwise(sizes[:-1]))
 
 
 def test_a_scan_hands_every_object_back_to_the_garbage_collector(sample_corpus: Path) -> None:

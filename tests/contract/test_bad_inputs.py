@@ -317,7 +317,8 @@ def b_docx_not_xml(tmp: Path, mp: pytest.MonkeyPatch) -> list[str]:
 
 
 # Documents of other formats (issue 24): each hostile file is a skip with a stable reason, in
-# bounded time and memory. Real writers' files are in data/formats (test_formats.py).
+# bounded time and memory. Real writers' files are in data/formats
+# (tests/readers/test_formats.py).
 FORMATS = DATA / "formats"
 W_MAIN = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 

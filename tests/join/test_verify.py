@@ -1,4 +1,4 @@
-"""simdup.join.verify: the one near-duplicate rule, and the exit policy built on a scan's result."""
+"""simdup.join.verify: the one near-duplicate rule."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import simdup.join.verify
 from simdup.algorithms.sketch import bottom_k
 from simdup.join.verify import Candidates, Verifier, candidate_pairs
 from simdup.options import ScanOptions
-from simdup.outcome import scan_outcome
-from simdup.records import DuplicatePair, FingerprintedDocument, ScanResult, SkippedFile
+from simdup.records import FingerprintedDocument
 
 
 def doc(
@@ -104,35 +103,6 @@ def test_pairs_decides_every_candidate_as_judge_does(
             want.append((i, j, d, verdict.similarity, verdict.exact))
     assert [(p.i, p.j, p.distance, p.similarity, p.exact) for p in got] == want
     assert want  # the case is not vacuous
-
-
-def result_with(pairs: int, failed: int, passed_over: int = 0) -> ScanResult:
-    dups = tuple(DuplicatePair(f"a{n}", f"b{n}", 1, 0.9, False) for n in range(pairs))
-    skips = tuple(SkippedFile(f"s{n}", "read", "x") for n in range(failed)) + tuple(
-        SkippedFile(f"p{n}", "discovery", "x", failure=False) for n in range(passed_over)
-    )
-    return ScanResult({}, (), skips, dups, (), {})
-
-
-def test_scan_outcome_is_the_exit_policy() -> None:
-    """Duplicates fail only with --fail-on-duplicates, failed files only with --strict (files
-    passed over on purpose never), and a baseline removes accepted pairs from both the status
-    and the list of new pairs."""
-    assert scan_outcome(result_with(2, 0)).code == 0
-    assert scan_outcome(result_with(2, 0), fail_on_duplicates=True).code == 1
-    assert scan_outcome(result_with(0, 0, passed_over=3), strict=True).code == 0
-    assert scan_outcome(result_with(0, 1), strict=True).code == 3
-    accepted = frozenset({("a0", "b0"), ("a1", "b1")})
-    outcome = scan_outcome(result_with(2, 0), fail_on_duplicates=True, accepted=accepted)
-    assert (outcome.code, outcome.new_pairs, outcome.baseline_used) == (0, (), True)
-    partly = scan_outcome(result_with(3, 0), fail_on_duplicates=True, accepted=accepted)
-    assert partly.code == 1 and [p.a for p in partly.new_pairs] == ["a2"]
-
-
-def test_options_resolve_once() -> None:
-    """replace() keeps validation: a bad radius is refused where the options are made."""
-    with pytest.raises(ValueError):
-        replace(ScanOptions(), verify_radius=99)
 
 
 @pytest.mark.parametrize("method", ["simhash", "minhash"])
