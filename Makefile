@@ -70,8 +70,9 @@ asan: $(VENV)/.test-installed
 		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \
 		-p no:cacheprovider tests/native/test_native.py tests/contract/test_fuzz.py \
 		tests/contract/test_bad_inputs.py tests/algorithms/test_index.py \
-		tests/algorithms/test_simhash.py tests/algorithms/test_hashing.py tests/test_passages.py \
-		tests/text/test_blocks.py
+		tests/algorithms/test_simhash.py tests/algorithms/test_hashing.py \
+		tests/passages/test_passages.py tests/passages/test_documents.py \
+		tests/passages/test_windows.py tests/text/test_blocks.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)

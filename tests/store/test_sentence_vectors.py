@@ -31,7 +31,7 @@ from simdup.store.sentence_vectors import (
 from simdup.text import embeddings
 from simdup.text.sentence_bags import sentence_side
 from simdup.text.tokens import tokenize
-from tests.test_semantic import CHINESE, ENGLISH, OWN
+from tests.checking.test_meaning import CHINESE, ENGLISH, OWN
 
 
 def unit_rows(rng: np.random.Generator, rows: int, dims: int = 512) -> np.ndarray:

@@ -314,3 +314,24 @@ def test_sample_corpus_page_in_headless_chromium(
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "Uncaught" not in shown.stderr
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_html_report_lists_every_cluster_member_and_escapes_names(tmp_path: Path) -> None:
+    """The HTML page names every member of every cluster and every skipped file, with markup in
+    file names escaped (a name cannot inject tags)."""
+    from simdup.report import render
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = " ".join(f"word{i}" for i in range(60))
+    (docs / "<b>x.txt").write_text(text)
+    (docs / "copy.txt").write_text(text)
+    (docs / "empty.txt").write_text("")
+    result = simdup.scan([docs], jobs=1)
+    out = io.StringIO()
+    render(result, "html", out, read=functools.partial(read_document, max_size=1 << 26))
+    page = out.getvalue()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "&lt;b&gt;x.txt" in page and "<b>x.txt" not in page
+    assert "copy.txt" in page and "empty.txt" in page
+    assert page.count("<h2>Cluster ") == len(result.clusters) == 1

@@ -7,7 +7,6 @@ import json
 from difflib import SequenceMatcher
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given
@@ -25,11 +24,8 @@ from simdup.passages import (
     matching_runs,
     refine_edges,
     scan_passages,
-    window_fingerprints,
 )
 from simdup.passages.align import _EDGE_TOKEN
-from simdup.passages.documents import _window_ends, window_fingerprints_python
-from simdup.passages.windows import _distinct_runs, distinct_runs_python
 from simdup.readers import read_document
 from simdup.readers.discovery import find_files
 from simdup.records import DecodedDocument, PassagePair, PassageSpan
@@ -379,67 +375,6 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
         found = scan_passages([str(tree)], jobs=jobs)
         assert found.passages == expected.passages
         assert found.repeated_passages == expected.repeated_passages
-
-
-@given(
-    table=st.lists(
-        st.lists(st.integers(-(1 << 40), 1 << 40), min_size=64, max_size=64), min_size=1, max_size=6
-    ),
-    picks=st.lists(st.integers(0, 5), max_size=12),
-    words=st.lists(st.integers(0, 30), min_size=12, max_size=12),
-    min_words=st.integers(1, 60),
-)
-def test_window_fingerprints_are_the_signs_of_summed_counters(
-    table: list[list[int]], picks: list[int], words: list[int], min_words: int
-) -> None:
-    """Native and Python window fingerprints agree, and bit b of a window's is set exactly where
-    the sum of its blocks' counter b is positive; a block without a window gets 0."""
-    counters = np.array(table, dtype=np.int64)
-    rows = np.array([p % len(table) for p in picks], dtype=np.int64)
-    ends = _window_ends(np.array(words[: rows.size], dtype=np.int64), min_words)
-    got = window_fingerprints(counters, rows, ends)
-    assert got.tobytes() == window_fingerprints_python(counters, rows, ends)
-    for k in range(rows.size):
-        if ends[k] < 0:
-            assert got[k] == 0
-            continue
-        summed = counters[rows[k : ends[k] + 1]].sum(axis=0)
-        assert int(got[k]) == sum(1 << b for b in range(64) if summed[b] > 0)
-
-
-def test_window_fingerprints_refuse_rows_and_ends_out_of_range() -> None:
-    counters = np.zeros((2, 64), dtype=np.int64)
-    for rows, ends in (([0, 2], [1, -1]), ([0, -1], [1, -1]), ([0, 1], [2, -1]), ([0, 1], [-1, 0])):
-        r, e = np.array(rows, dtype=np.int64), np.array(ends, dtype=np.int64)
-        with pytest.raises(ValueError, match="out of range"):
-            window_fingerprints(counters, r, e)
-        with pytest.raises(ValueError, match="out of range"):
-            window_fingerprints_python(counters, r, e)
-
-
-@given(runs=st.lists(st.lists(st.integers(0, (1 << 32) - 1) | st.integers(0, 5), max_size=70)))
-def test_distinct_runs_native_and_python_agree(runs: list[list[int]]) -> None:
-    """Each run sorted and made distinct, natively and in Python alike (runs longer than the
-    insertion sort's 32 included)."""
-    values = np.array([v for run in runs for v in run], dtype="<u4")
-    bounds = np.zeros(len(runs) + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in runs], out=bounds[1:])
-    flat, found = _distinct_runs(values, bounds)
-    assert (flat, found) == distinct_runs_python(values, bounds)
-    ends = np.frombuffer(found, dtype=np.int64)
-    got = np.frombuffer(flat, dtype="<u4")
-    for k, run in enumerate(runs):
-        assert got[ends[k] : ends[k + 1]].tolist() == sorted(set(run))
-
-
-def test_distinct_runs_refuse_bounds_that_do_not_fit() -> None:
-    values = np.array([3, 1, 2], dtype="<u4")
-    for bounds in ([0, 2], [1, 3], [0, 2, 1, 3]):
-        b = np.array(bounds, dtype=np.int64)
-        with pytest.raises(ValueError, match="bounds"):
-            _distinct_runs(values, b)
-        with pytest.raises(ValueError, match="bounds"):
-            distinct_runs_python(values, b)
 
 
 # -- short passages: copies shorter than a window ---------------------------------------------

@@ -25,7 +25,7 @@ from simdup.checking.records import (
 )
 from simdup.records import Place, SkippedFile
 from simdup.report.check_html import render_check_html
-from tests import test_html_report as html_tests
+from tests.report import test_html as html_tests
 
 chromium = html_tests.chromium  # the session fixture, shared
 run_chromium = html_tests.run_chromium
