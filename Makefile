@@ -34,7 +34,7 @@ test: $(VENV)/.test-installed
 # end): `scan --engine dask` on the benchmark set must give the local engine's report.
 test-dask-cluster: $(VENV)/.test-installed
 	SIMDUP_DASK_BENCH=$(SHARED)/bench/visible/docs $(BIN)/python -m pytest -q -m dask \
-		-k two_worker_processes tests/test_dask.py
+		-k two_worker_processes tests/distributed/test_engine.py
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check simdup tests benchmarks
@@ -48,7 +48,8 @@ docs: $(VENV)/.test-installed
 # `make fuzz FUZZ_EXAMPLES=20000` for a long run).
 FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.test-installed
-	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/test_fuzz.py tests/test_index.py tests/test_native.py
+	SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q tests/contract/test_fuzz.py \
+		tests/algorithms/test_index.py tests/native/test_native.py
 
 # The C extension built with AddressSanitizer and UBSan (any error aborts), in a copy of the
 # tree under build/asan, running the native, fuzz, bad-input, index, SimHash and passage tests.
@@ -67,8 +68,11 @@ asan: $(VENV)/.test-installed
 	cd build/asan && ASAN_OPTIONS=detect_leaks=0 \
 		LD_PRELOAD="$$(cc -print-file-name=libasan.so):$$(cc -print-file-name=libubsan.so)" \
 		PYTHONPATH=. SIMDUP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ../../$(BIN)/python -m pytest -q \
-		-p no:cacheprovider tests/test_native.py tests/test_fuzz.py tests/test_bad_inputs.py \
-		tests/test_index.py tests/test_simhash.py tests/test_passages.py
+		-p no:cacheprovider tests/native/test_native.py tests/contract/test_fuzz.py \
+		tests/contract/test_bad_inputs.py tests/algorithms/test_index.py \
+		tests/algorithms/test_simhash.py tests/algorithms/test_hashing.py \
+		tests/passages/test_passages.py tests/passages/test_documents.py \
+		tests/passages/test_windows.py tests/text/test_blocks.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)

@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_CORPUS = REPO / "sample_corpus"
+# Fixture files of the tests (tests/data: the SARIF schema, documents in other formats).
+DATA = Path(__file__).resolve().parent / "data"
 # The shared benchmark sits next to the repository; optional (tests using it skip without it).
 BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"
-
 
 
 @pytest.fixture(autouse=True)

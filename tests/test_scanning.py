@@ -1,8 +1,8 @@
-"""simdup.scanning, simdup.comparing, simdup.engines: scan, fingerprint and compare end to end."""
+"""simdup.scanning: a scan end to end, on the sample corpus and the benchmark set, with either
+method, segmenter and engine, any number of jobs."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import re
@@ -12,7 +12,6 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from conftest import DocWriter
 
 import simdup
 import simdup.engines.workerpool
@@ -21,6 +20,7 @@ import simdup.text.segmentation
 from simdup.options import ScanOptions
 from simdup.params import SHORT_TEXT_CHARS, FeatureParams
 from simdup.records import DecodedDocument, ScanResult
+from tests.conftest import BENCH_DOCS
 
 try:
     import rjieba  # noqa: F401
@@ -359,176 +359,6 @@ def test_components_clustering_never_splits_a_centre_cluster(
         assert any(centre <= comp for comp in comp_sets)
 
 
-def test_bad_options_are_config_errors() -> None:
-    """Out-of-range options raise ConfigError when the options are built."""
-    for bad in (
-        {"threshold": 32},
-        {"threshold": -1},
-        {"min_similarity": 1.5},
-        {"cluster_method": "kmeans"},
-        {"jobs": 0},
-        {"method": "lsh"},
-    ):
-        with pytest.raises(simdup.ConfigError):
-            ScanOptions(**bad)  # type: ignore[arg-type]
-
-
-# ---------------------------------------------------------------- fingerprint
-
-
-TEXTS = [
-    "图书馆今年共接待读者三万二千人次，借阅图书八千六百册。",
-    "The quick brown fox jumps over the lazy dog near the river bank.",
-    "我们使用 Python 3.12 和 NumPy 处理数据。",
-]
-
-
-@pytest.mark.parametrize("text", TEXTS)
-def test_fingerprint_is_deterministic_and_64_bit(text: str) -> None:
-    """The same text always gives the same 64-bit fingerprint."""
-    fp = simdup.fingerprint(text)
-    assert 0 <= fp < 1 << 64
-    assert simdup.fingerprint(text) == fp
-    assert simdup.fingerprint(text, FeatureParams()) == fp
-
-
-def test_fingerprint_ignores_layout_case_and_width() -> None:
-    """Case, full-width forms, re-wrapping and extra blank lines do not change a fingerprint."""
-    base = "图书馆今年共接待读者三万二千人次，借阅图书八千六百册。Library Report 2024"
-    variant = (
-        "图书馆今年共接待读者\n三万二千人次，借阅图书\n\n八千六百册。"
-        "ＬＩＢＲＡＲＹ  report ２０２４"
-    )
-    assert simdup.fingerprint(variant) == simdup.fingerprint(base)
-
-
-LONG_TEXT = (
-    "The quick brown fox jumps over the lazy dog near the river bank, and the dog, who had "
-    "been asleep in the warm afternoon sun, barely lifts his head to watch it go. Later the "
-    "fox comes back along the same path with two of her cubs, and the three of them drink "
-    "from the river while a heron stands very still in the reeds on the far side. The farmer "
-    "who owns the field beside the bank says that the fox has lived there for years and that "
-    "the dog has never once chased her, the fox, the cubs or the heron."
-)
-
-
-def test_fingerprint_options_change_the_fingerprint() -> None:
-    """Weighting and stopword options are part of the fingerprint of a text judged by its
-    words; a short text is judged by its characters, which they do not touch."""
-    text = LONG_TEXT + " the the the fox fox"
-    assert len(text) >= SHORT_TEXT_CHARS
-    fps = {simdup.fingerprint(text, weighting=w) for w in ("tf", "binary", "logtf", "tfidf")}
-    assert len(fps) >= 2
-    assert simdup.fingerprint(text, stopwords=False) != simdup.fingerprint(text)
-    short = TEXTS[1] + " the the the fox fox"
-    assert len(short) < SHORT_TEXT_CHARS
-    fps = {simdup.fingerprint(short, weighting=w) for w in ("tf", "binary", "logtf", "tfidf")}
-    assert fps == {simdup.fingerprint(short)}
-    assert simdup.fingerprint(short, stopwords=False) == simdup.fingerprint(short)
-
-
-def test_nothing_to_judge_has_one_fingerprint_and_punctuation_is_a_text() -> None:
-    """Every text with nothing in it (empty, whitespace alone) has the fingerprint 0 (scan
-    and compare skip such a text); a text of punctuation alone is a text of its own."""
-    nothing = simdup.fingerprint("")
-    assert nothing == 0
-    assert simdup.fingerprint(" \n\t\u3000 ") == nothing
-    punctuation = simdup.fingerprint("，。！")
-    assert punctuation != nothing
-    assert simdup.fingerprint("，。！\n") == punctuation
-    assert simdup.fingerprint("？？？") not in (nothing, punctuation)
-
-
-def test_swapping_paragraphs_keeps_the_fingerprint() -> None:
-    """Two paragraphs in either order have the same words and counts: a text judged by its
-    words (at least SHORT_TEXT_CHARS characters) keeps its fingerprint. A short text is judged
-    by its characters in order: swapping its paragraphs changes its fingerprint."""
-    p1 = " ".join(f"pepper{i} candle{i} velvet{i}" for i in range(12)) + "."
-    p2 = " ".join(f"ladder{i} tunnel{i} barrel{i}" for i in range(12)) + "."
-    assert len(p1) + len(p2) >= SHORT_TEXT_CHARS
-    assert simdup.fingerprint(f"{p1}\n\n{p2}") == simdup.fingerprint(f"{p2}\n\n{p1}")
-    s1, s2 = "pepper candle velvet castle lamp.", "ladder tunnel barrel stone saddle."
-    assert simdup.fingerprint(f"{s1}\n\n{s2}") != simdup.fingerprint(f"{s2}\n\n{s1}")
-
-
-# ---------------------------------------------------------------- compare
-
-
-def test_compare_near_duplicates(sample_corpus: Path) -> None:
-    """Two near-duplicates: verdict True, small distance, similarities in [0, 1]."""
-    c = simdup.compare(
-        sample_corpus / "en" / "backup-essay.txt", sample_corpus / "en" / "backup-essay-trimmed.txt"
-    )
-    assert c.near_duplicate is True
-    assert c.distance <= 12
-    assert c.distance == simdup.hamming(c.a.fingerprint, c.b.fingerprint)
-    assert c.simhash_similarity == pytest.approx(1 - c.distance / 64)
-    for value in (c.cosine, c.jaccard, c.length_ratio):
-        assert 0.0 <= value <= 1.0
-    assert c.jaccard >= 0.8
-    assert c.shared_terms
-    assert c.reason
-
-
-def test_compare_reencoded_copy_is_identical_text(sample_corpus: Path) -> None:
-    """A GBK copy compares as identical normalised text at distance 0."""
-    c = simdup.compare(
-        sample_corpus / "zh" / "library-report.txt",
-        sample_corpus / "encodings" / "library-report-gbk.txt",
-    )
-    assert c.near_duplicate is True
-    assert c.distance == 0
-    assert c.cosine == pytest.approx(1.0)
-    assert c.jaccard == 1.0
-    assert c.a.encoding == "utf-8" and c.b.encoding == "gb18030"
-    assert c.only_a == () and c.only_b == ()
-
-
-def test_compare_unrelated_documents(sample_corpus: Path) -> None:
-    """Two newsletter issues sharing a template are not near-duplicates."""
-    c = simdup.compare(
-        sample_corpus / "zh" / "newsletter" / "weekly-012.txt",
-        sample_corpus / "zh" / "newsletter" / "weekly-013.txt",
-    )
-    assert c.near_duplicate is False
-    assert 0.0 <= c.cosine <= 1.0 and 0.0 <= c.jaccard < 0.8
-
-
-def test_compare_is_symmetric_in_its_measures(sample_corpus: Path) -> None:
-    """compare(a, b) and compare(b, a) agree on distance, cosine, Jaccard and verdict."""
-    a = sample_corpus / "zh" / "essay-rain.txt"
-    b = sample_corpus / "zh" / "essay-rain-edited.txt"
-    ab, ba = simdup.compare(a, b), simdup.compare(b, a)
-    assert (ab.distance, ab.cosine, ab.jaccard, ab.near_duplicate) == (
-        ba.distance, ba.cosine, ba.jaccard, ba.near_duplicate
-    )  # fmt: skip
-
-
-def test_compare_binary_file_is_an_input_error(sample_corpus: Path) -> None:
-    """A binary (or empty, or missing) file given to compare raises InputError."""
-    good = sample_corpus / "en" / "fable-crow.txt"
-    for bad in ("misc/image.bin", "misc/empty.txt", "misc/does-not-exist.txt"):
-        with pytest.raises(simdup.InputError) as info:
-            simdup.compare(good, sample_corpus / bad)
-        assert isinstance(info.value, OSError)
-        assert bad.split("/")[-1] in str(info.value)
-
-
-def test_compare_text_with_nothing_in_it_is_an_input_error(write_doc: DocWriter) -> None:
-    """A file of whitespace alone has nothing to compare, as scan says; a file of punctuation
-    alone is a (short) text, compared and found unlike a long one."""
-    words = write_doc("a.txt", " ".join(f"word{i}" for i in range(120)))
-    blank = write_doc("b.txt", " \n\t\u3000\n ")
-    with pytest.raises(simdup.InputError, match="b.txt: too short to judge: no text"):
-        simdup.compare(words, blank)
-    punctuation = write_doc("c.txt", "，。！？ ... ---")
-    c = simdup.compare(words, punctuation)
-    assert c.near_duplicate is False
-
-
-BENCH_DOCS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "visible" / "docs"
-
-
 @pytest.mark.skipif(not BENCH_DOCS.is_dir(), reason=f"benchmark docs not found at {BENCH_DOCS}")
 @pytest.mark.skipif(
     simdup.text.segmentation.resolve_backend("auto") != "rjieba", reason="rjieba is not installed"
@@ -566,23 +396,6 @@ def test_auto_method_switches_to_minhash_above_the_file_limit(
     assert [(p.a, p.b) for p in large.pairs] == [(p.a, p.b) for p in small.pairs]
     assert len(small.pairs) == 3
     assert simdup.scan([tmp_path], jobs=1, verify=False).settings["method"] == "simhash"
-
-
-@pytest.mark.parametrize(("n", "jobs"), [(1, 2), (7, 2), (1170, 2), (5000, 8)])
-def test_batches_cover_every_file_once_and_shrink(n: int, jobs: int) -> None:
-    """Guided batches: consecutive, every file once, never growing, at most MAX_BATCH."""
-    from simdup.engines.batching import MAX_BATCH, batches
-    from simdup.records import SourceFile
-
-    files = [SourceFile(f"f{i}", i) for i in range(n)]
-    got = batches(files, jobs)
-    assert [f for _, batch in got for f in batch] == files
-    assert [start for start, _ in got] == list(
-        itertools.accumulate([0] + [len(b) for _, b in got[:-1]])
-    )
-    sizes = [len(b) for _, b in got]
-    assert max(sizes) <= MAX_BATCH
-    assert all(a >= b for a, b in itertools.pairwise(sizes[:-1]))
 
 
 def test_a_scan_hands_every_object_back_to_the_garbage_collector(sample_corpus: Path) -> None:

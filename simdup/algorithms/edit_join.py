@@ -11,8 +11,8 @@ least ``max(|a|, |b|) + 1 - 2k`` of them, counted with repeats. Each text's bigr
 one global order (rarest first, by how many texts hold them, then by value), and a text is
 indexed under the first ``2k + 1`` of them, ``k`` the most edits a partner may need. Two texts
 within ``k`` edits then share an indexed bigram: no pair at or above the threshold is missed
-(``tests/test_edit_join.py`` checks it against every pair). Rarest first keeps the lists
-short: the bigrams that many texts share come last in each text's order.
+(``tests/algorithms/test_edit_join.py`` checks it against every pair). Rarest first keeps the
+lists short: the bigrams that many texts share come last in each text's order.
 """
 
 from __future__ import annotations

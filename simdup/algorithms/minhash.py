@@ -51,7 +51,7 @@ def signature_python(hashes: np.ndarray, perms: int = 128) -> np.ndarray:
     return out
 
 
-# Native: the same values as ``perms`` native-order uint64 bytes (tests/test_native.py).
+# Native: the same values as ``perms`` native-order uint64 bytes (tests/native/test_native.py).
 _native_signature: Callable[[np.ndarray, int], bytes] | None = (
     speedups.minhash_signature if speedups else None
 )

@@ -2,7 +2,7 @@
 
 setup.py builds it when a C compiler is available (``optional=True``: without one the install
 still succeeds). Every native function has a pure-Python twin that defines what it must return,
-named in ``TWINS`` (the one list of them; tests/test_native.py checks that it names every
+named in ``TWINS`` (the one list of them; tests/native/test_native.py checks that it names every
 native function and that each twin imports, and the Hypothesis equivalence tests take the
 twins from it). ``SIMDUP_PURE_PYTHON=1`` in the environment forces the Python versions.
 """

@@ -4,7 +4,7 @@
  * edge_vocabulary, edge_vocabulary_size, edge_tokens, line_offsets, matching_blocks and
  * edge_chain; their pure-Python twins are in simdup/passages/align.py.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 

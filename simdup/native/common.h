@@ -4,9 +4,9 @@
  * The extension is one module built from several files, one per topic; module.c puts their
  * functions together. Every function in it has a pure-Python twin that defines what it must
  * return: the one list of them is TWINS in simdup/native/__init__.py, which
- * tests/test_native.py checks against the module's functions, and the Hypothesis tests hold
- * each function to its twin on arbitrary input. The build is optional (setup.py): without a C
- * compiler simdup runs the Python versions, with the same results, only slower.
+ * tests/native/test_native.py checks against the module's functions, and the Hypothesis tests
+ * hold each function to its twin on arbitrary input. The build is optional (setup.py): without
+ * a C compiler simdup runs the Python versions, with the same results, only slower.
  *
  * Character classes are CPython's own, so they match the `re` module exactly:
  *   word character = Py_UNICODE_ISALNUM (what `\w` means for str patterns, minus "_"),

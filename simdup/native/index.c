@@ -3,7 +3,7 @@
  *
  * table_pairs; its pure-Python twin is in simdup/algorithms/index.py.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 

@@ -6,7 +6,7 @@
  * markup, so the rules read the same on code points here. Two callbacks give what needs
  * Python's tables: decode(reference) and defined(label).
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 

@@ -5,7 +5,7 @@
  * simdup/text/normalize.py), markup_word_hashes (simdup/text/features.py) and count_controls
  * (simdup/readers/decoding.py).
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 
@@ -334,7 +334,7 @@ static PyObject *strip_link_targets(PyObject *module, PyObject *const *args, Py_
 /* ------------------------------------------------------------------ strip_ignorables */
 
 /* Default_Ignorable_Code_Point, inclusive ranges: simdup.text.normalize.DEFAULT_IGNORABLE (Unicode
-   15.1). tests/test_native.py checks every code point against the Python table. */
+   15.1). tests/native/test_native.py checks every code point against the Python table. */
 static const Py_UCS4 ignorable_ranges[][2] = {
     {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
     {0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E},

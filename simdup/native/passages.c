@@ -4,7 +4,7 @@
  * cut_blocks (twin in simdup/text/blocks.py), window_fingerprints (simdup/passages/documents.py)
  * and distinct_runs (simdup/passages/windows.py).
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 

@@ -9,7 +9,7 @@
  * (simdup/text/processor.py), which runs the others' kernels on one document: it is in their
  * file, so that they inline into it.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 

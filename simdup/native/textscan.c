@@ -5,7 +5,7 @@
  * unit_memo_clear, unit_memo_units, unit_memo_get); their pure-Python twins are in
  * simdup/text/textscan.py.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function
- * (tests/test_native.py checks that it names every function of the module).
+ * (tests/native/test_native.py checks that it names every function of the module).
  */
 #include "common.h"
 

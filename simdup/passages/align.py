@@ -290,7 +290,8 @@ def edge_chain_python(
     return first[0], last[0] + last[2] - 1, first[1], last[1] + last[2] - 1
 
 
-# The native versions where the extension is built (tests/test_native.py holds them to these).
+# The native versions where the extension is built (tests/native/test_native.py holds them to
+# these).
 _matching_blocks: Callable[
     [np.ndarray, np.ndarray, int, int], list[tuple[int, int, int]] | None
 ] = speedups.matching_blocks if speedups else matching_blocks_python

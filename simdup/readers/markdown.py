@@ -17,8 +17,8 @@ gets them (as the HTML and Word readers write headings), so that passages and se
 there; emphasis marks, list bullets and table pipes are punctuation, which makes no word and
 no letter of a comparison form, and stay as written. The rules are those of one pass over the
 characters (``markdown_lines``, native, with its twin in ``markdown_lines.py``), held in
-tests/test_markdown.py to the words of GitHub's renderer, cmark-gfm. The bytes are decoded as
-any text file is (``readers.decoding``).
+tests/readers/test_markdown.py to the words of GitHub's renderer, cmark-gfm. The bytes are
+decoded as any text file is (``readers.decoding``).
 """
 
 from __future__ import annotations

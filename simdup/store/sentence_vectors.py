@@ -18,7 +18,7 @@ model or another way of cutting sentences is embedded again, never mixed.
 
 Vectors are stored as int8 with one float32 scale per sentence (each component rounded to the
 nearest 1/127 of the sentence's largest): 516 bytes a 512-dimension sentence against 2,048 as
-float32; a cosine moves by less than 0.003 (``tests/test_sentence_vectors.py``), against
+float32; a cosine moves by less than 0.003 (``tests/store/test_sentence_vectors.py``), against
 thresholds of 0.7 and 0.75.
 """
 

@@ -9,7 +9,7 @@ distinct values, and the median value, which words it does not list receive. Two
   every machine (``ALGORITHM_VERSION`` covers the table).
 
 A word is looked up by the same ``token_hash`` its feature uses (XXH3-64, collisions among
-these words: none; tests/test_idf.py rebuilds the table from jieba's file and compares).
+these words: none; tests/text/test_idf.py rebuilds the table from jieba's file and compares).
 Rebuild it with ``python -m simdup.text.idf PATH/TO/idf.txt``.
 """
 

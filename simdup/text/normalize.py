@@ -37,7 +37,7 @@ _MD_LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"
 _MD_REFERENCE = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.M)
 # (?:https?|ftp)://... or www.... in any case. Spelled with a plain first character and
 # lookbehinds so that the regex engine can skip to candidate letters: 4x faster than the
-# case-insensitive alternation, same matches (tests/test_normalize.py).
+# case-insensitive alternation, same matches (tests/text/test_normalize.py).
 _URL = re.compile(
     r"[hHfFwW](?:(?<=[hH])(?i:ttps?)://|(?<=[fF])(?i:tp)://|(?<=[wW])(?i:ww)\.)"
     r"[^\s<>\"'()\[\]]+"
@@ -48,7 +48,7 @@ _URL = re.compile(
 # ranges, as of Unicode 15.1; the same set since 14.0 (which made U+180F a variation
 # selector), so also that of Python 3.11's unicodedata (14.0). It is Other_Default_Ignorable +
 # Cf + Variation_Selector - White_Space - U+FFF9..FFFB - Egyptian format controls -
-# Prepended_Concatenation_Mark (tests/test_normalize.py recomputes it that way). Unassigned
+# Prepended_Concatenation_Mark (tests/text/test_normalize.py recomputes it that way). Unassigned
 # code points in these ranges are included: the property reserves them as ignorable.
 DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
     (0x00AD, 0x00AD),  # soft hyphen
@@ -225,7 +225,7 @@ def word_runs_python(text: str) -> str:
 word_runs: Callable[[str], str] = speedups.word_runs if speedups else word_runs_python
 
 
-# Letters that case folding and NFKC leave as they are (tests/test_normalize.py checks each
+# Letters that case folding and NFKC leave as they are (tests/text/test_normalize.py checks each
 # against unicodedata): the unified ideographs and Extension A, the kana letters but U+309F
 # and U+30FF (NFKC spells them out), the Hangul syllables.
 INERT_LETTERS: tuple[tuple[int, int], ...] = (

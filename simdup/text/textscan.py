@@ -10,7 +10,7 @@ scanned and segmented again. ``collapse`` is ``" ".join(text.split())``.
 
 The functions here define the results. ``digest`` and ``collapse`` also exist in the optional
 C extension (simdup/native/textscan.c), several times faster with identical results
-(tests/test_native.py).
+(tests/native/test_native.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,204 @@
+"""Reworded copies (``algorithms.sentences``): sentences compared as bags of words, seeds extended
+into one passage per copy, merged with the exact fragments (where sentences end and which are
+read together: tests/text/test_sentence_bags.py)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+from simdup.algorithms.fragments import Match
+from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, merged, passages
+from simdup.checking import CheckOptions, Corpus, check_document
+from simdup.records import DecodedDocument
+from tests.conftest import pseudo_words
+
+
+def doc(text: str, path: str = "doc.md") -> DecodedDocument:
+    return DecodedDocument(path, text, "utf-8", "utf-8", 1.0, len(text.encode()))
+
+
+def sentences(seed: int, count: int, words: int = 12) -> list[list[str]]:
+    flat = pseudo_words(seed, count * words).split()
+    return [flat[i : i + words] for i in range(0, len(flat), words)]
+
+
+def reword(sentence: list[str], rng: random.Random, vocabulary: list[str]) -> list[str]:
+    """About a third of the words edited: neighbours swapped, words swapped for others, one
+    dropped, one added: few runs of four words survive."""
+    words = list(sentence)
+    for i in range(0, len(words) - 1, 3):
+        words[i], words[i + 1] = words[i + 1], words[i]
+    words[rng.randrange(len(words))] = rng.choice(vocabulary)
+    del words[rng.randrange(len(words))]
+    words.insert(rng.randrange(len(words)), rng.choice(vocabulary))
+    return words
+
+
+def text_of(sentences_: list[list[str]]) -> str:
+    return " ".join(" ".join(s) + "." for s in sentences_)
+
+
+def planted_case(seed: int) -> tuple[str, str, str]:
+    """A thesis with a reworded copy of eight sentences of its source in the middle."""
+    rng = random.Random(seed)
+    source = sentences(seed, 20)
+    vocabulary = pseudo_words(seed + 1000, 60).split()
+    copied = [reword(s, rng, vocabulary) for s in source[6:14]]
+    planted = text_of(copied)
+    own_before, own_after = text_of(sentences(seed + 1, 6)), text_of(sentences(seed + 2, 6))
+    return f"{own_before}\n\n{planted}\n\n{own_after}", planted, text_of(source)
+
+
+def test_a_reworded_copy_is_one_reworded_fragment() -> None:
+    """Every sentence reworded (words swapped, changed, dropped, added): exact runs find a
+    few pieces of it at most; sentence bags find it whole, as one fragment marked reworded."""
+    for seed in range(5):
+        thesis, planted, source = planted_case(seed)
+        start, end = thesis.index(planted), thesis.index(planted) + len(planted)
+        corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+        corpus.add(doc(source, "source.md"))
+        found = check_document(doc(thesis), corpus, CheckOptions())
+        assert len(found.fragments) == 1, found.fragments
+        (fragment,) = found.fragments
+        assert fragment.how == "reworded"
+        # All the copied text is reworded: the share of it disguised so is the whole ratio.
+        assert 0 < found.reworded_ratio == found.copy_ratio
+        assert start <= fragment.start < start + 20 and end - 20 < fragment.end <= end
+        exact = Corpus(CheckOptions().rule)
+        exact.add(doc(source, "source.md"))
+        pieces = check_document(doc(thesis), exact, CheckOptions(reworded=None)).fragments
+        assert sum(f.end - f.start for f in pieces) < 0.5 * len(planted)
+        assert all(f.how == "verbatim" for f in pieces)
+    # A verbatim copy is verbatim: nothing of its ratio is reworded.
+    verbatim = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    verbatim.add(doc(source, "source.md"))
+    whole = check_document(doc(source), verbatim, CheckOptions())
+    assert whole.copy_ratio == 1.0 and whole.reworded_ratio == 0.0
+    assert [f.how for f in whole.fragments] == ["verbatim"]
+
+
+def test_a_reworded_chinese_copy_is_found() -> None:
+    """Clauses reordered and function words added in every sentence of a Chinese passage."""
+    source = (
+        "长江是中国最长的河流，全长约六千三百公里，流经十一个省级行政区。"
+        "它发源于青藏高原的唐古拉山脉，最终在上海附近注入东海。"
+        "长江流域的面积约一百八十万平方公里，养育了全国三分之一的人口。"
+        "三峡工程建在长江的干流上，是世界上规模最大的水电站之一。"
+        "沿江的城市包括重庆、武汉、南京和上海，经济十分发达。"
+    )
+    reworded = (
+        "全长大约六千三百公里的长江是中国最长的河流，一共流经了十一个省级行政区。"
+        "它最终在上海附近注入东海，而它的发源地是青藏高原的唐古拉山脉。"
+        "长江流域养育了全国三分之一的人口，其面积大约有一百八十万平方公里。"
+        "世界上规模最大的水电站之一就是三峡工程，它建在长江的干流上。"
+        "重庆、武汉、南京和上海都是沿江的城市，这些城市的经济都十分发达。"
+    )
+    own = "我们在这一章讨论数据的收集方法和实验设计，包括抽样、问卷和访谈三个部分。" * 2
+    thesis = own + "\n\n" + reworded + "\n\n" + own
+    corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    corpus.add(doc(source, "source.md"))
+    found = check_document(doc(thesis), corpus, CheckOptions())
+    start = thesis.index(reworded)
+    covered = sum(
+        min(f.end, start + len(reworded)) - max(f.start, start) for f in found.fragments
+    )
+    assert covered >= 0.9 * len(reworded)
+    assert [f.how for f in found.fragments] == ["reworded"]
+
+
+def test_texts_that_share_words_here_and_there_are_not_a_passage() -> None:
+    """A numbered list whose items differ (only "1、" "2、"... and a stray word alike) and
+    two texts of other words: nothing is reported."""
+    items = [f"{n}、" + "".join(chr(0x4E00 + (n * 97 + k * 31) % 20000) for k in range(30))
+             for n in range(1, 8)]  # fmt: skip
+    others = [f"{n}、" + "".join(chr(0x4E00 + (n * 53 + k * 71 + 7000) % 20000) for k in range(30))
+              for n in range(1, 8)]  # fmt: skip
+    corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    corpus.add(doc("\n\n".join(others), "source.md"))
+    assert check_document(doc("\n\n".join(items)), corpus, CheckOptions()).fragments == ()
+    words = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    words.add(doc(text_of(sentences(70, 12)), "source.md"))
+    assert check_document(doc(text_of(sentences(71, 12))), words, CheckOptions()).fragments == ()
+
+
+def _side(sentence_features: list[list[int]]) -> Side:
+    feature = np.array([f for s in sentence_features for f in s], dtype=np.uint64)
+    sentence = np.array([k for k, s in enumerate(sentence_features) for _ in s], dtype=np.int64)
+    return Side(feature, sentence, np.ones(feature.size))
+
+
+def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
+    """Sentences sharing most features seed; a passage is cut where seeds lie more than
+    max_gap sentences apart; the passage's tokens are counted as matched where shared."""
+    rule = SentenceRule(min_words=4, min_seeds=1)
+    between = [[100 + k, 200 + k, 300 + k] for k in range(6)]
+    query = _side([[1, 2, 3, 4, 5], *between, [6, 7, 8, 9]])
+    source = _side([[1, 2, 3, 4, 9], [6, 7, 8, 10]])
+    found = align_sentences(query, source, rule)
+    # Sentences 0 and 7 are 6 sentences apart (> max_gap 4): two passages, one sentence each.
+    assert [(m.first, m.last, m.source_first, m.source_last) for m in found] == [
+        (0, 4, 0, 4), (23, 26, 5, 8)
+    ]  # fmt: skip
+    assert all(m.how == "reworded" for m in found) and [m.matched for m in found] == [4, 3]
+    # By default a passage needs two seed sentences: one sentence saying the like is not one.
+    assert align_sentences(query, source, SentenceRule(min_words=4)) == []
+    seeds = np.array([[0, 0], [3, 1], [4, 2], [12, 3]])
+    assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0], [3, 1], [4, 2]], [[12, 3]]]
+
+
+def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
+    """An exact fragment inside a reworded passage (on both sides) is part of it; one
+    elsewhere stays; the passage grows to cover what it takes in."""
+    passage = Match(10, 50, 100, 140, 30, "reworded")
+    inside = Match(8, 20, 98, 110, 13)
+    elsewhere = Match(70, 80, 10, 20, 11)
+    got = merged([inside, elsewhere], [passage])
+    assert got == [Match(8, 50, 98, 140, 43, "reworded"), elsewhere]
+    # A passage its exact fragments cover (90%) is the verbatim copy they are.
+    whole = Match(10, 48, 100, 138, 37)
+    assert merged([whole], [passage]) == [Match(10, 50, 100, 140, 37)]
+
+
+def test_check_command_says_how_each_fragment_was_copied(tmp_path: Path) -> None:
+    """JSON: every fragment's `how` and the document's `reworded_ratio`; text: the reworded
+    share; `--exact-only`: verbatim fragments alone, no reworded share."""
+    import json
+
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    thesis, planted, source = planted_case(3)
+    (tmp_path / "thesis.txt").write_text(thesis, encoding="utf-8")
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    (refs / "source.txt").write_text(source, encoding="utf-8")
+    run = CliRunner().invoke
+    got = run(cli, ["check", str(tmp_path / "thesis.txt"), "--against", str(refs), "-f", "json"])
+    assert got.exit_code == 0, got.output
+    (checked,) = json.loads(got.stdout)["documents"]
+    assert [f["how"] for f in checked["fragments"]] == ["reworded"]
+    assert checked["reworded_ratio"] == checked["copy_ratio"] > 0.3
+    assert json.loads(got.stdout)["settings"]["reworded"]["passage_min_seed_sentences"] == 2
+    text = run(cli, ["check", str(tmp_path / "thesis.txt"), "--against", str(refs), "--lang", "en"])
+    assert "of which reworded" in text.stdout and "copied, reworded" in text.stdout
+    exact = run(cli, ["check", str(tmp_path / "thesis.txt"), "--against", str(refs), "-f", "json",
+                      "--exact-only"])  # fmt: skip
+    (only,) = json.loads(exact.stdout)["documents"]
+    assert all(f["how"] == "verbatim" for f in only["fragments"])
+    assert only["reworded_ratio"] == 0.0 and only["copy_ratio"] < 0.5 * checked["copy_ratio"]
+    assert json.loads(exact.stdout)["settings"]["reworded"] is None
+
+
+def test_a_passage_ends_on_strong_seeds() -> None:
+    """A seed weaker than min_edge_cosine (0.36 here: five features of nine shared) at a
+    passage's end is let go; inside a passage, or with the bound at 0, it stays."""
+    query = _side([[1, 2, 3, 4, 5, 6, 7, 8, 70], [11, 12, 13, 14], [21, 22, 23, 24], [31, 32]])
+    source = _side([[1, 2, 3, 4, 5, 9, 10, 15, 16], [11, 12, 13, 14], [21, 22, 23, 24], [41]])
+    ends = [(m.first, m.last) for m in align_sentences(query, source, SentenceRule(min_words=4))]
+    assert ends == [(9, 16)]
+    kept = align_sentences(query, source, SentenceRule(min_words=4, min_edge_cosine=0.0))
+    assert [(m.first, m.last) for m in kept] == [(0, 16)]

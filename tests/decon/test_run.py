@@ -1,0 +1,270 @@
+"""``simdup decon``: evaluation items found in training rows, the report and the clean output."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simdup.algorithms.containment import ContainmentRule
+from simdup.cli import cli
+from simdup.decon.items import EvalIndex, EvalItem, read_items
+from simdup.decon.run import decontaminate
+from simdup.errors import StoreError
+from simdup.store.decon import load_evals, save_evals
+from simdup.text.tokens import tokenize
+
+EN = (
+    "The committee reviewed every proposal submitted during the spring session and decided "
+    "that only projects with a clear plan for public outreach would receive funding next year."
+)
+ZH = (
+    "研究人员在高原地区连续观测了三年，发现冰川退缩的速度明显加快，这与当地气温升高的趋势基本一致。"
+)
+OTHER_EN = (
+    "A lighthouse keeper wrote letters to distant relatives about storms, ships and the slow "
+    "passing of winter evenings on the rocky island far from the mainland harbour."
+)
+OTHER_ZH = "这家小店每天清晨六点开门，老板亲手做的豆浆和油条吸引了附近许多上班族前来排队购买。"
+
+
+def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
+    return path
+
+
+def _evals(tmp_path: Path) -> EvalIndex:
+    path = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "q": EN}, {"id": "zh", "q": ZH},
+                                             {"id": "tiny", "q": "yes"}])  # fmt: skip
+    return EvalIndex.build(read_items([str(path)], ["q"]))
+
+
+def _rewrap(text: str, width: int) -> str:
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
+
+
+TRAIN = [
+    OTHER_EN,  # 0 clean
+    EN,  # 1 verbatim
+    "Intro words here. " + EN.replace(" and ", "\n and ") + " Closing words follow.",  # 2
+    OTHER_ZH + _rewrap(ZH, 9) + OTHER_ZH,  # 3 embedded, re-wrapped inside words
+    EN.replace("reviewed", "examined").replace("clear", "solid"),  # 4 lightly edited
+    ZH.replace("三年", "两年").replace("明显", "显著"),  # 5 lightly edited Chinese
+    OTHER_ZH,  # 6 clean
+    EN.upper().replace("SPRING", "ＳＰＲＩＮＧ"),  # 7 case and width folded
+]
+
+
+@pytest.fixture
+def train(tmp_path: Path) -> Path:
+    return _jsonl(tmp_path / "train.jsonl", [{"id": f"r{n}", "text": t} for n, t in
+                                             enumerate(TRAIN)])  # fmt: skip
+
+
+def test_finds_verbatim_rewrapped_embedded_edited_in_both_languages(
+    tmp_path: Path, train: Path
+) -> None:
+    evals = _evals(tmp_path)
+    result = decontaminate([str(train)], evals, jobs=1)
+    by_item = {evals.items[n].id: sorted(h.row for h in hits) for n, hits in result.hits.items()}
+    assert by_item == {"en": [1, 2, 4, 7], "zh": [3, 5]}
+    assert result.rows_contaminated == 6 and result.rows_read == len(TRAIN)
+    assert evals.unindexed == [2]  # "yes": too short to be matched, and reported
+    records = list(result.records())
+    assert records[0]["type"] == "header" and records[0]["settings"]["exact"] is True
+    assert records[0]["settings"]["containment"]["k"] == 8
+    assert [r["type"] for r in records[1:]] == ["item", "item", "unindexed"]
+
+
+def test_report_spans_are_the_item_text(tmp_path: Path, train: Path) -> None:
+    """Every span's row characters are the item characters they claim, token for token."""
+    evals = _evals(tmp_path)
+    texts = {"en": EN, "zh": ZH}
+    result = decontaminate([str(train)], evals, jobs=1)
+    for n, hits in result.hits.items():
+        item_text = texts[evals.items[n].id]
+        for hit in hits:
+            assert 0.5 <= hit.coverage <= 1.0
+            for s in hit.spans:
+                row_tokens = tokenize(TRAIN[hit.row][s.row_start : s.row_end])
+                item_tokens = tokenize(item_text[s.item_start : s.item_end])
+                assert np.array_equal(row_tokens.hashes, item_tokens.hashes)
+            if hit.row == 1:  # verbatim: one span, the whole item, at the same place
+                (span,) = hit.spans
+                assert (span.row_start, span.row_end) == (
+                    0,
+                    len(EN) - 1,
+                )  # the full stop is no token
+                assert (span.item_start, span.item_end) == (0, len(EN) - 1)
+                assert hit.coverage == 1.0
+
+
+def test_clean_output_is_byte_identical_for_kept_rows(tmp_path: Path, train: Path) -> None:
+    evals = _evals(tmp_path)
+    raw = train.read_bytes().replace(b'"r0"', b'"r0" ').replace(b"\n", b"\n", 1)
+    train.write_bytes(raw + b"not json\n")
+    out = tmp_path / "clean.jsonl"
+    result = decontaminate([str(train)], evals, output=str(out), jobs=1)
+    lines = raw.splitlines(keepends=True)
+    assert out.read_bytes() == lines[0] + lines[6]
+    assert result.written == 2 and len(result.skipped) == 1
+
+
+def test_annotate_keeps_every_row(tmp_path: Path, train: Path) -> None:
+    evals = _evals(tmp_path)
+    out = tmp_path / "annotated.jsonl"
+    decontaminate([str(train)], evals, output=str(out), annotate=True, jobs=1)
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [r["id"] for r in rows] == [f"r{n}" for n in range(len(TRAIN))]
+    assert [r["contaminated"] for r in rows] == [False, True, True, True, True, True, False, True]
+    assert rows[3]["contains"] == ["zh"] and rows[0]["contains"] == []
+
+
+def test_csv_and_parquet_written_as_dedup_writes(tmp_path: Path) -> None:
+    evals = _evals(tmp_path)
+    csv_in = tmp_path / "train.csv"
+    csv_in.write_bytes(b'id;text\r\n1;"' + OTHER_EN.encode() + b'"\r\n2;"' + EN.encode()
+                       + b'"\r\n')  # fmt: skip
+    out = tmp_path / "clean.csv"
+    decontaminate([str(csv_in)], evals, output=str(out), jobs=1)
+    assert out.read_bytes() == b'id;text\r\n1;"' + OTHER_EN.encode() + b'"\r\n'
+    annotated = tmp_path / "annotated.csv"
+    decontaminate([str(csv_in)], evals, output=str(annotated), annotate=True, jobs=1)
+    lines = annotated.read_bytes().split(b"\r\n")
+    assert lines[0] == b"id;text;contaminated;contains"
+    assert lines[2].endswith(b";true;en")
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    table = pa.table({"text": [OTHER_ZH, ZH, OTHER_EN], "n": [1, 2, 3]})
+    pq.write_table(table, tmp_path / "train.parquet")
+    out_pq = tmp_path / "clean.parquet"
+    decontaminate([str(tmp_path / "train.parquet")], evals, output=str(out_pq), jobs=1)
+    assert pq.read_table(out_pq).column("n").to_pylist() == [1, 3]
+
+
+def test_db_is_reused_and_versioned(tmp_path: Path, train: Path) -> None:
+    evals = _evals(tmp_path)
+    db = tmp_path / "evals.simdup"
+    save_evals(str(db), evals)
+    again = load_evals(str(db))
+    assert [i.id for i in again.items] == [i.id for i in evals.items]
+    first = decontaminate([str(train)], evals, jobs=1)
+    second = decontaminate([str(train)], again, jobs=1)
+    assert list(first.records())[1:] == list(second.records())[1:]
+    (tmp_path / "not.db").write_text("hello")
+    with pytest.raises(StoreError):
+        load_evals(str(tmp_path / "not.db"))
+
+
+def test_cli_exit_codes_report_and_db(tmp_path: Path, train: Path) -> None:
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "q": EN}])
+    runner = CliRunner()
+    report, out, db = tmp_path / "r.jsonl", tmp_path / "c.jsonl", tmp_path / "e.simdup"
+    args = ["decon", str(train), "--evals", str(evals), "--eval-field", "q", "-j", "1", "-q"]
+    done = runner.invoke(cli, [*args, "-o", str(out), "--report", str(report), "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    assert records[1]["item"] == "en" and [r["row"] for r in records[1]["rows"]] == [1, 2, 4, 7]
+    done = runner.invoke(cli, ["decon", str(train), "--db", str(db), "--fail-on-contamination",
+                                "-q", "-j", "1"])  # fmt: skip
+    assert done.exit_code == 1
+    done = runner.invoke(cli, ["decon", str(train), "-q"])
+    assert done.exit_code == 2  # no items given
+    clean = _jsonl(tmp_path / "clean-train.jsonl", [{"text": OTHER_EN}])
+    done = runner.invoke(cli, ["decon", str(clean), "--db", str(db), "--fail-on-contamination",
+                                "-q", "-j", "1"])  # fmt: skip
+    assert done.exit_code == 0
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    done = runner.invoke(cli, ["decon", str(bad), "--db", str(db), "--strict", "-q", "-j", "1"])
+    assert done.exit_code == 3
+
+
+def test_documents_as_items_and_workers(tmp_path: Path, train: Path) -> None:
+    folder = tmp_path / "passages"
+    folder.mkdir()
+    (folder / "a.txt").write_text(_rewrap(ZH, 12), "utf-8")
+    evals = EvalIndex.build(read_items([str(folder)]))
+    assert [i.id for i in evals.items] == [str(folder / "a.txt")]
+    big = _jsonl(tmp_path / "big.jsonl", [{"text": TRAIN[n % len(TRAIN)]} for n in range(3000)])
+    result = decontaminate([str(big)], evals, jobs=2)
+    expected = [n for n in range(3000) if n % len(TRAIN) in (3, 5)]
+    assert sorted(h.row for h in result.hits[0]) == expected
+
+
+WORDS = ["river", "stone", "cloud", "market", "paper", "engine", "garden", "silver", "window",
+         "lantern", "harbor", "meadow", "violin", "castle", "planet", "bridge"]  # fmt: skip
+HANZI = "天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳云腾致雨露结为霜"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.booleans(), st.integers(0, 40), st.integers(0, 40))
+def test_an_item_planted_anywhere_is_found(
+    seed: int, chinese: bool, before: int, after: int
+) -> None:
+    """An item planted verbatim anywhere in a random row, with any line breaks, is contained
+    with coverage 1; the rows around it do not matter."""
+    rng = random.Random(seed)
+    if chinese:
+        item = "".join(rng.choice(HANZI) for _ in range(rng.randint(8, 60)))
+        pad = "".join(rng.choice(HANZI) for _ in range(before + after))
+        sep = ""
+    else:
+        item = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 40)))
+        pad = " ".join(rng.choice(WORDS) for _ in range(before + after))
+        sep = " "
+    wrapped = "".join(ch if ch != " " or rng.random() > 0.2 else "\n" for ch in item)
+    row = pad[: len(pad) // 2] + sep + wrapped + sep + pad[len(pad) // 2 :]
+    evals = EvalIndex(ContainmentRule())
+    evals.add(EvalItem("x", "-", None, None, None, item))
+    found = evals.index.contained(tokenize(row).hashes)
+    assert [c.item for c in found] == [0]
+    assert found[0].coverage == 1.0
+
+
+def test_same_report_and_output_with_and_without_the_extension(tmp_path: Path) -> None:
+    """The native passes (JSON text fields, tokens, the k-gram probe and lookup) give the report
+    and output of the pure-Python run, byte for byte, on plain lines and on lines left to
+    Python's json (escapes, a surrogate escape, NaN, ids of every kind, rows that are no
+    documents)."""
+    ascii_en = json.dumps({"id": 7, "text": "Before. " + EN}).encode()  # \\u escapes: ASCII
+    lines = [
+        *(json.dumps({"id": f"r{n}", "text": t}, ensure_ascii=False).encode() for n, t in
+          enumerate(TRAIN)),
+        ascii_en,
+        b'{"text": "' + EN.encode() + b' \\ud800", "id": null}',  # a lone surrogate: skipped
+        b'{"id": {"a": [1, 2.5]}, "meta": NaN, "text": "' + ZH.encode() + b'"}',
+        b'{"text": "' + ZH.encode() + b'", "text": "' + OTHER_ZH.encode() + b'"}',  # the last
+        b'{"id": "x"}', b"[1, 2]", b"not json", b'{"text": 5}', b'  {"text": "' + EN.encode()
+        + b'"}  ', b"\xff\xfe", b'{"id": true, "text": "' + _rewrap(ZH, 7).encode()
+        .replace(b"\n", b"\\n") + b'"}\r',
+    ]  # fmt: skip
+    train = tmp_path / "train.jsonl"
+    train.write_bytes(b"\n".join(lines) + b"\n")
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "q": EN}, {"id": "zh", "q": ZH}])
+    outputs = {}
+    for pure in ("0", "1"):
+        report, out = tmp_path / f"report{pure}.jsonl", tmp_path / f"clean{pure}.jsonl"
+        args = ["decon", str(train), "--evals", str(evals), "--eval-field", "q", "-o", str(out),
+                "--report", str(report), "-q", "-j", "1"]  # fmt: skip
+        code = "import sys; from simdup.cli import cli; cli(sys.argv[1:])"
+        env = {**os.environ, "SIMDUP_PURE_PYTHON": pure}
+        subprocess.run([sys.executable, "-c", code, *args], env=env, check=True)
+        records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+        records[0]["summary"].pop("seconds")
+        outputs[pure] = (records, out.read_bytes())
+    assert outputs["0"] == outputs["1"]
+    records, _ = outputs["0"]
+    found = {r["item"]: [row["row"] for row in r["rows"]] for r in records if r["type"] == "item"}
+    assert found == {"en": [1, 2, 4, 7, 8, 16], "zh": [3, 5, 10, 18]}
+    assert records[0]["summary"]["rows_skipped"] == 6

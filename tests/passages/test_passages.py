@@ -1,0 +1,451 @@
+"""Duplicated passages (``scan --passages``, ``compare --passages``): line ranges of copied
+paragraphs, in every encoding and line ending, in text, JSON and JSON Lines."""
+
+from __future__ import annotations
+
+import json
+from difflib import SequenceMatcher
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simdup.cli import cli
+from simdup.options import resolve_options
+from simdup.outcome import scan_outcome
+from simdup.passages import (
+    EdgeVocabulary,
+    PassageOptions,
+    TextLines,
+    compare_passages,
+    find_passages,
+    matching_runs,
+    refine_edges,
+    scan_passages,
+)
+from simdup.passages.align import _EDGE_TOKEN
+from simdup.readers import read_document
+from simdup.readers.discovery import find_files
+from simdup.records import DecodedDocument, PassagePair, PassageSpan
+from simdup.scanning import scan
+from simdup.text.blocks import split_lines
+from tests.conftest import REPO
+
+SEEDS = REPO.parent / "shared" / "seeds"
+needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed articles not present")
+
+
+def _seed(name: str) -> list[str]:
+    path = next(SEEDS.glob(f"{name}_*.txt"))
+    return path.read_text("utf-8").split("\n")
+
+
+def _copy_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """Seed 000 as a.txt; seed 002 with lines 5-10 of seed 000 pasted after its line 20 (so
+    at lines 22-27 of b.txt, between blank lines). Line 4 of seed 000, just before the copy,
+    is a heading whose words the copy repeats ("Simhash Introduction")."""
+    a, b = _seed("000"), _seed("002")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.txt").write_text("\n".join(a), "utf-8")
+    (tree / "b.txt").write_text("\n".join([*b[:20], "", *a[4:10], "", *b[20:]]), "utf-8")
+    return tree / "a.txt", tree / "b.txt"
+
+
+@needs_seeds
+def test_a_copied_passage_is_found_with_its_lines(tmp_path: Path) -> None:
+    """A paragraph run copied from one seed article into another is reported once, with
+    the exact 1-based inclusive line ranges on both sides."""
+    a, b = _copy_tree(tmp_path)
+    result = scan_passages([str(a.parent)], jobs=1)
+    assert result.pairs == ()  # the documents are not near-duplicates as a whole
+    assert len(result.passages) == 1
+    p = result.passages[0]
+    assert (p.a.path, p.b.path) == (str(a), str(b))
+    assert (p.a.start_line, p.a.end_line) == (5, 10)
+    assert (p.b.start_line, p.b.end_line) == (22, 27)
+    assert p.similarity >= 0.9
+
+
+@needs_seeds
+def test_line_numbers_hold_in_utf16_with_crlf(tmp_path: Path) -> None:
+    """The same copy in a UTF-16 file with CRLF line endings has the same line numbers."""
+    a, b = _copy_tree(tmp_path)
+    b.write_bytes(b"\xff\xfe" + b.read_text("utf-8").replace("\n", "\r\n").encode("utf-16-le"))
+    pairs = compare_passages(a, b, passages=PassageOptions())
+    assert len(pairs) == 1
+    assert (pairs[0].a.start_line, pairs[0].a.end_line) == (5, 10)
+    assert (pairs[0].b.start_line, pairs[0].b.end_line) == (22, 27)
+
+
+@needs_seeds
+def test_unrelated_documents_share_no_passage(tmp_path: Path) -> None:
+    """Two different articles: no passage."""
+    (tmp_path / "a.txt").write_text("\n".join(_seed("000")), "utf-8")
+    (tmp_path / "b.txt").write_text("\n".join(_seed("002")), "utf-8")
+    assert compare_passages(tmp_path / "a.txt", tmp_path / "b.txt") == ()
+
+
+@needs_seeds
+def test_cli_text_json_and_jsonl(tmp_path: Path) -> None:
+    """scan --passages: a passages section in text, a top-level list in JSON, records of type
+    'passage' in JSON Lines; no text of the documents in JSON."""
+    a, b = _copy_tree(tmp_path)
+    runner = CliRunner()
+    base = ["scan", str(a.parent), "--passages", "--no-cache", "-j", "1"]
+    text = runner.invoke(cli, base)
+    assert text.exit_code == 0, text.output
+    assert f"{a}:" in text.output and "≈" in text.output and f"{b}:" in text.output
+    js = runner.invoke(cli, [*base, "-f", "json"])
+    doc = json.loads(js.output)
+    (item,) = doc["passages"]
+    assert item["b"]["path"] == str(b) and (item["b"]["start_line"], item["b"]["end_line"]) == (
+        22,
+        27,
+    )
+    assert set(item["a"]) == {"path", "start_line", "end_line", "start_char", "end_char", "words"}
+    assert doc["settings"]["passages"]["min_words"] == PassageOptions().min_words
+    jl = runner.invoke(cli, [*base, "-f", "jsonl"])
+    records = [json.loads(line) for line in jl.output.splitlines()]
+    assert [r["b"]["end_line"] for r in records if r["type"] == "passage"] == [27]
+
+
+@needs_seeds
+def test_passages_fail_the_scan_only_when_asked(tmp_path: Path) -> None:
+    """--fail-on-duplicates counts passages when --passages is given (exit 1)."""
+    a, _ = _copy_tree(tmp_path)
+    runner = CliRunner()
+    base = ["scan", str(a.parent), "--no-cache", "-j", "1", "-q", "--fail-on-duplicates"]
+    assert runner.invoke(cli, base).exit_code == 0
+    assert runner.invoke(cli, [*base, "--passages"]).exit_code == 1
+    result = scan_passages([str(a.parent)], jobs=1)
+    assert scan_outcome(result, fail_on_duplicates=True).code == 1
+    assert scan_outcome(result).code == 0
+
+
+@needs_seeds
+def test_a_baseline_accepts_the_passages_of_its_pairs(tmp_path: Path) -> None:
+    """--write-baseline with --passages accepts the pair of documents; --baseline then passes."""
+    a, _ = _copy_tree(tmp_path)
+    runner = CliRunner()
+    baseline = tmp_path / "baseline.json"
+    base = ["scan", str(a.parent), "--no-cache", "-j", "1", "-q", "--passages"]
+    assert runner.invoke(cli, [*base, "--write-baseline", str(baseline)]).exit_code == 0
+    code = runner.invoke(cli, [*base, "--baseline", str(baseline), "--fail-on-duplicates"])
+    assert code.exit_code == 0, code.output
+
+
+@needs_seeds
+def test_new_passages_are_listed_against_a_baseline(tmp_path: Path) -> None:
+    """A passage whose pair of documents the baseline does not accept fails the scan with
+    --fail-on-duplicates, and is listed with its line ranges on stderr."""
+    a, b = _copy_tree(tmp_path)
+    runner = CliRunner()
+    baseline = tmp_path / "baseline.json"
+    base = ["scan", str(a.parent), "--no-cache", "-j", "1", "-q"]
+    assert runner.invoke(cli, [*base, "--write-baseline", str(baseline)]).exit_code == 0
+    out = runner.invoke(
+        cli, [*base, "--passages", "--baseline", str(baseline), "--fail-on-duplicates"]
+    )
+    assert out.exit_code == 1
+    assert "1 of 1 duplicated passages are not in the baseline" in out.stderr
+    assert f"  {a}:5-10  {b}:22-27\n" in out.stderr
+
+
+@needs_seeds
+def test_compare_passages(tmp_path: Path) -> None:
+    """compare A B --passages prints the matching regions (text) or a passages list (JSON)."""
+    a, b = _copy_tree(tmp_path)
+    runner = CliRunner()
+    out = runner.invoke(cli, ["compare", str(a), str(b), "--passages"])
+    assert out.exit_code == 0 and "Duplicated passages: 1 passage" in out.output
+    js = runner.invoke(cli, ["compare", str(a), str(b), "--passages", "-f", "json"])
+    assert json.loads(js.output)["passages"][0]["a"]["start_line"] == 5
+
+
+def test_within_one_document(tmp_path: Path) -> None:
+    """--within: a paragraph repeated inside one file is reported against itself."""
+    words = " ".join(f"word{n} alpha{n} beta{n}" for n in range(30))
+    other = " ".join(f"other{n} gamma{n}" for n in range(40))
+    text = f"{words}\n\n{other}\n\n{words}\n"
+    (tmp_path / "one.txt").write_text(text, "utf-8")
+    plain = scan_passages([str(tmp_path)], jobs=1)
+    assert plain.passages == ()
+    within = scan_passages([str(tmp_path)], passages=PassageOptions(within=True), jobs=1)
+    assert [(p.a.start_line, p.b.start_line) for p in within.passages] == [(1, 5)]
+
+
+def test_boilerplate_is_one_repeated_passage(tmp_path: Path) -> None:
+    """A footer in more documents than max_repeats is one repeated passage with its count."""
+    footer = " ".join(f"licence{n} terms{n}" for n in range(30))
+    for k in range(5):
+        body = " ".join(f"doc{k}word{n}" for n in range(60))
+        (tmp_path / f"d{k}.txt").write_text(f"{body}\n\n{footer}\n", "utf-8")
+    result = scan_passages([str(tmp_path)], passages=PassageOptions(max_repeats=3), jobs=1)
+    assert result.passages == ()
+    (rp,) = result.repeated_passages
+    assert rp.count == 5 and {s.start_line for s in rp.occurrences} == {3}
+    as_pairs = scan_passages([str(tmp_path)], passages=PassageOptions(max_repeats=0), jobs=1)
+    assert len(as_pairs.passages) == 10
+
+
+@needs_seeds
+def test_sarif_regions_validate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SARIF: one result per passage, its region the copied lines of one side and its related
+    location those of the other; the log validates against the SARIF 2.1.0 schema."""
+    jsonschema = pytest.importorskip("jsonschema")
+    a, b = _copy_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(
+        cli, ["scan", "tree", "--passages", "--no-cache", "-j", "1", "-f", "sarif"]
+    )
+    assert out.exit_code == 0, out.output
+    log = json.loads(out.output)
+    schema = json.loads((REPO / "tests" / "data" / "sarif-schema-2.1.0.json").read_text("utf-8"))
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    (result,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "simdup/duplicated-passage"]
+    where = result["locations"][0]["physicalLocation"]
+    related = result["relatedLocations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == "tree/a.txt"
+    assert where["region"] == {"startLine": 5, "endLine": 10}
+    assert related["artifactLocation"]["uri"] == "tree/b.txt"
+    assert related["region"] == {"startLine": 22, "endLine": 27}
+
+
+@needs_seeds
+def test_html_highlights_both_sides(tmp_path: Path) -> None:
+    """HTML: the passage's two regions side by side, exactly their lines highlighted."""
+    import re
+
+    a, b = _copy_tree(tmp_path)
+    out = CliRunner().invoke(
+        cli, ["scan", str(a.parent), "--passages", "--no-cache", "-j", "1", "-f", "html"]
+    )
+    assert out.exit_code == 0, out.output
+    page = out.output
+    assert "Duplicated passages" in page and "id=passage-0" in page
+    marked = re.findall(r"<td class='ln psg'>(\d+)</td>", page)
+    assert marked == [
+        str(n) for pair in zip(range(5, 11), range(22, 28), strict=True) for n in pair
+    ]
+
+
+@given(
+    st.lists(st.sampled_from("abcd"), max_size=40),
+    st.lists(st.sampled_from("abcd"), max_size=40),
+)
+def test_matching_runs_are_difflibs(a: list[str], b: list[str]) -> None:
+    """The line-level edges align tokens as difflib does: the same matching blocks of at least
+    three tokens as SequenceMatcher(autojunk=False), found without its quadratic cost."""
+    expected = [
+        tuple(m)
+        for m in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+        if m.size >= 3
+    ]
+    assert matching_runs(a, b, 3) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", "a", "a\n", "a\n\n", "\n", "one\r\ntwo\rthree\n", "x\n y \n\nz", "é\U0001f600\nb"]
+)
+def test_text_lines_are_split_lines(text: str) -> None:
+    """The edges' line offsets are those of split_lines (LF, CRLF and CR texts alike)."""
+    lines = TextLines(text)
+    assert [(lines.line(k), int(lines.starts[k])) for k in range(len(lines))] == split_lines(text)
+
+
+_EDGE_LINES = st.lists(
+    st.lists(st.sampled_from(["Word", "word", "WORD", "straße", "STRASSE", "图", "书", "馆",
+                              "x_y", "½", "İ", "-", " ", "\t"]), max_size=8).map("".join),
+    min_size=1,
+    max_size=8,
+)  # fmt: skip
+
+
+@given(_EDGE_LINES, _EDGE_LINES, st.sampled_from(["\n", "\r\n", "\r"]), st.data())
+def test_edge_tokens_are_the_casefolded_words_of_the_lines(
+    lines_a: list[str], lines_b: list[str], ending: str, data: st.DataObject
+) -> None:
+    """The edges align the tokens of a range of lines as the regex finds them in the casefolded
+    lines (an ideograph each, else a run of word characters; "Word" and "WORD" one token,
+    "straße" and "STRASSE" too): two texts sharing a vocabulary have equal ids exactly where
+    their tokens are equal, and each token is on its line."""
+    vocabulary = EdgeVocabulary()
+    texts = [TextLines(ending.join(lines) + ending, vocabulary) for lines in (lines_a, lines_b)]
+    words: list[str] = []
+    ids: list[int] = []
+    for lines in texts:
+        lo = data.draw(st.integers(0, len(lines) - 1))
+        hi = data.draw(st.integers(lo, len(lines) - 1))
+        found, first = lines.tokens(lo, hi)
+        chunk = "\n".join(lines.line(k) for k in range(lo, hi + 1)).casefold()
+        expected = [_EDGE_TOKEN.findall(line) for line in chunk.split("\n")]
+        assert [found[first[k] : first[k + 1]].size for k in range(hi - lo + 1)] == [
+            len(line) for line in expected
+        ]
+        words.extend(w for line in expected for w in line)
+        ids.extend(found.tolist())
+    assert len(ids) == len(words)
+    for x in range(len(ids)):
+        assert [ids[y] == ids[x] for y in range(len(ids))] == [w == words[x] for w in words]
+
+
+def test_refine_edges_takes_texts_or_their_lines() -> None:
+    """refine_edges sets a region's ends at the whole copy, the same whether it is given two
+    texts, their lines sharing one vocabulary (as the scan gives them), or lines of two
+    vocabularies (whose ids do not compare: the second is tokenized again)."""
+    shared = [f"shared line {k} holds words of its own, {k * 7} and {k * 13}" for k in range(12)]
+    text_a = "\n".join(["intro of a", "more of a", "", *shared, "", "outro of a"]) + "\n"
+    text_b = "\n".join(["something else", "", *shared, "after b"])
+    old_a = PassageSpan("a.txt", 5, 14, 0, 1, 0)  # block-level: a few lines short each side
+    old_b = PassageSpan("b.txt", 4, 13, 0, 1, 0)
+    pair = PassagePair(old_a, old_b, 0.5)
+
+    def measure(region: str) -> tuple[frozenset[int], int]:
+        words = region.split()
+        return frozenset(hash(w) for w in words), len(words)
+
+    one = EdgeVocabulary()
+    found = {
+        refine_edges(pair, a, b, 8, 4, measure)
+        for a, b in (
+            (text_a, text_b),
+            (TextLines(text_a, one), TextLines(text_b, one)),
+            (TextLines(text_a), TextLines(text_b)),
+            (TextLines(text_a), text_b),
+        )
+    }
+    assert len(found) == 1
+    refined = found.pop()
+    assert (refined.a.start_line, refined.a.end_line) == (4, 15)
+    assert (refined.b.start_line, refined.b.end_line) == (3, 14)
+    assert text_a[refined.a.start_char : refined.a.end_char] == "\n".join(shared)
+    assert text_b[refined.b.start_char : refined.b.end_char] == "\n".join(shared)
+    assert refined.similarity == 1.0 and refined.a.words == refined.b.words
+
+
+@needs_seeds
+def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Path) -> None:
+    """scan --passages cuts each text into windows as the local engine fingerprints it (one
+    read); the passages, and the whole-document result, are those of reading every file again
+    for its passages afterwards, with one process or several."""
+    a, _ = _copy_tree(tmp_path)
+    tree = a.parent
+    for n, name in enumerate(("001", "003", "004")):
+        (tree / f"c{n}.txt").write_text("\n".join(_seed(name)), "utf-8")
+    options = resolve_options(None, {"jobs": 1})
+    sources = find_files([str(tree)], options.discovery).files
+    # Short copies too (min_match): the code snippets the seed articles share.
+    again = find_passages(sources, options, PassageOptions())
+    assert any(p.a.words < PassageOptions().min_words for p in again.pairs)
+    for jobs in (1, 2):
+        once = scan_passages([str(tree)], passages=PassageOptions(), jobs=jobs)
+        assert once.passages == again.pairs
+        assert once.repeated_passages == again.repeated
+        assert once.pairs == scan([str(tree)], jobs=jobs).pairs
+
+
+@needs_seeds
+def test_worker_processes_and_skip_lookups_give_the_one_process_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index join and the trimming and edges of regions in worker processes (forced here
+    on a small tree), and the sorted lookup of near-duplicate pairs of documents used past
+    the table's size, give the passages of one process."""
+    from simdup.passages import matching, parallel
+
+    a, b = _copy_tree(tmp_path)
+    tree = a.parent
+    for n, name in enumerate(("001", "003", "004")):
+        text = "\n".join(_seed(name))
+        (tree / f"c{n}.txt").write_text(text, "utf-8")
+        # A near-duplicate of each: its passages with c{n} are those of the whole document.
+        (tree / f"c{n}-copy.txt").write_text(text.replace("的", "之", 3), "utf-8")
+    expected = scan_passages([str(tree)], jobs=1)
+    assert expected.passages and expected.pairs
+    near = {(p.a, p.b) for p in expected.pairs}
+    assert not any((p.a.path, p.b.path) in near for p in expected.passages)
+    monkeypatch.setattr(parallel, "_PARALLEL_JOIN", 1)
+    monkeypatch.setattr(matching, "_PARALLEL_REFINE", 1)
+    assert scan_passages([str(tree)], jobs=2).passages == expected.passages
+    monkeypatch.setattr(matching, "_SKIP_TABLE", 0)
+    for jobs in (1, 2):
+        found = scan_passages([str(tree)], jobs=jobs)
+        assert found.passages == expected.passages
+        assert found.repeated_passages == expected.repeated_passages
+
+
+# -- short passages: copies shorter than a window ---------------------------------------------
+
+
+def _prose(seed: int, n: int) -> str:
+    from tests.conftest import pseudo_words
+
+    return pseudo_words(seed, n)
+
+
+def test_a_sentence_shorter_than_a_window_is_a_passage(tmp_path: Path) -> None:
+    """A 25-word sentence (under the 40-word window) copied into a different document is found
+    with its lines and characters; re-wrapped on the other side, too."""
+    sentence = " ".join(_prose(900, 25).split())
+    a = f"{_prose(901, 200)}\n{sentence}\n{_prose(902, 100)}"
+    wrapped = sentence.replace(" ", "\n", 3)
+    b = f"{_prose(903, 150)}\n\n{wrapped}\n\n{_prose(904, 150)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
+    assert a[p.a.start_char : p.a.end_char] == sentence
+    assert " ".join(b[p.b.start_char : p.b.end_char].split()) == sentence
+    assert p.b.end_line - p.b.start_line == 3
+    # Off (a scan's default: --passage-min-match 0): windows only, too short for one.
+    assert scan_passages([str(tmp_path)], jobs=1).passages == ()
+    # From the command line: off in a scan unless asked, on in compare.
+    scanned = CliRunner().invoke(cli, ["scan", str(tmp_path), "--passages", "-f", "json"])
+    assert json.loads(scanned.stdout)["passages"] == []
+    asked = ["scan", str(tmp_path), "--passages", "--passage-min-match", "20", "-f", "json"]
+    assert len(json.loads(CliRunner().invoke(cli, asked).stdout)["passages"]) == 1
+    compared = ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    found = CliRunner().invoke(cli, [*compared, "--passages", "-f", "json"])
+    assert len(json.loads(found.stdout)["passages"]) == 1
+
+
+def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
+    """A fenced code block, HTML inside it included, copied between two Markdown documents."""
+    code = (
+        '<div class="note">\n<a href="https://example.org/x">link</a>\n</div>\n'
+        "def scan(paths, limit):\n    for path in paths:\n"
+        "        text = read_file(path, max_size=limit, encoding=detect(path))\n"
+        "        yield fingerprint(text, weights=idf_table, bits=64)\n"
+    )
+    (tmp_path / "a.md").write_text(f"# A\n\n{_prose(910, 150)}\n```html\n{code}```\n", "utf-8")
+    (tmp_path / "b.md").write_text(f"# B\n\n```\n{code}```\n\n{_prose(911, 150)}\n", "utf-8")
+    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
+    # Offsets are in the document's text: the Markdown as rendered, code kept as written.
+    document = read_document(str(tmp_path / "a.md"), 1 << 20)
+    assert isinstance(document, DecodedDocument)
+    text_a = document.text
+    # The passage starts at the first word of the copy (the tags of line 1 are no words) and
+    # keeps the HTML after it as written.
+    assert "</a>\n</div>" in text_a[p.a.start_char : p.a.end_char]
+    assert "yield fingerprint" in text_a[p.a.start_char : p.a.end_char]
+
+
+def test_a_short_document_copied_whole_is_a_passage_of_the_longer(tmp_path: Path) -> None:
+    """A note short enough to be judged as a short text (by its characters), pasted whole
+    into a longer one: a passage between the two (not a near-duplicate document pair)."""
+    note = (
+        "the cache is kept for each root and the rescan of it then costs only what has "
+        "changed since the last scan of the same root was made"
+    )
+    (tmp_path / "note.txt").write_text(note + "\n", "utf-8")
+    long = f"{_prose(920, 200)}\n\n{note}\n\n{_prose(921, 200)}"
+    (tmp_path / "long.txt").write_text(long, "utf-8")
+    result = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1)
+    assert result.skipped == ()
+    assert result.pairs == ()  # a short text and a long one: not near-duplicate documents
+    (p,) = result.passages
+    sides = {p.a.path: p.a, p.b.path: p.b}
+    inside = sides[str(tmp_path / "long.txt")]
+    assert long[inside.start_char : inside.end_char] == note
