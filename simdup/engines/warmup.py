@@ -34,6 +34,8 @@ from ..readers import HEAD_BYTES, reader_for
 from ..readers.discovery import Discovery, DiscoveryOptions, find_files
 from ..readers.files import read_or_skip
 from ..records import DecodedDocument, SkippedFile, SourceFile
+from ..text.features import vocabulary
+from ..text.normalize import markup_marks, strip_ignorables
 from .workerpool import _PARENT_SIGNALS, _die_with_parent, _hold, _release, pool_context
 
 # Files larger than this teach little more than their first lines and would keep this process
@@ -146,5 +148,21 @@ def _learn_from(processor: Any, source: SourceFile) -> None:
     with contextlib.suppress(Exception):  # the workers meet whatever this was, and say so
         for document in reader.read(source.path, data, None):
             if isinstance(document, DecodedDocument):
-                processor.features(document.text, words_from=SHORT_TEXT_CHARS)
+                _digest(processor, document.text)
             break
+
+
+def _digest(processor: Any, text: str) -> None:
+    """Fill the vocabulary with ``text``'s words and lines as ``features`` would: a text
+    without markup straight into the vocabulary (its comparison form and the rest are not
+    needed here: a third of the time), others the whole way (their words are those left
+    once the markup is removed)."""
+    text = strip_ignorables(text)
+    if len(text) < SHORT_TEXT_CHARS:  # judged by its characters: no words to learn
+        return
+    if markup_marks(text):
+        processor.features(text, words_from=SHORT_TEXT_CHARS)
+        return
+    vocab = vocabulary(processor.segmenter, processor.stopwords)
+    vocab.ensure_room()
+    vocab.features(text)

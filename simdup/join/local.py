@@ -28,12 +28,15 @@ def build_clusters(
     groups = cluster(len(docs), [(p.i, p.j) for p in pairs], order_key, method)
     built = []
     for rep, members in groups:
-        r = docs[rep]
+        # Each member's record made once (a table makes one a time it is asked).
+        held = {m: docs[m] for m in members}
+        held.setdefault(rep, docs[rep])
+        r = held[rep]
         rows = []
         # The representative is an exact duplicate when another member is (not of itself).
-        twins = sum(docs[m].content_hash == r.content_hash for m in members) > 1
+        twins = sum(held[m].content_hash == r.content_hash for m in members) > 1
         for m in members:
-            doc = docs[m]
+            doc = held[m]
             exact = doc.content_hash == r.content_hash and (m != rep or twins)
             sim: float | None = 1.0 if exact or m == rep else None
             if not exact and r.sketch and doc.sketch:  # a bare stored fingerprint has none
@@ -42,7 +45,7 @@ def build_clusters(
                 ClusterMember(doc.path, hamming(r.fingerprint, doc.fingerprint), sim, exact)
             )
         rows.sort(key=lambda c: (c.path != r.path, c.distance, c.path))
-        spread = max_pairwise_distance([docs[m].fingerprint for m in members])
+        spread = max_pairwise_distance([held[m].fingerprint for m in members])
         built.append((r.path, rows, spread))
     built.sort(key=lambda c: (-len(c[1]), c[0]))
     return [Cluster(n, rep, tuple(rows), spread) for n, (rep, rows, spread) in enumerate(built, 1)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -27,7 +28,7 @@ def _tree(root: Path, n: int = 700) -> Path:
     for k in range(n):
         folder = root / f"d{k % 7}"
         folder.mkdir(exist_ok=True)
-        words = " ".join(f"word{(k * 7 + j) % 301}" for j in range(60))
+        words = " ".join(f"word{(k * 7 + j) % 301}" for j in range(80))
         (folder / f"f{k:04d}.txt").write_text(f"文件{k} 的内容。\n{words}\n", encoding="utf-8")
     (root / ".hidden.txt").write_text("hidden", encoding="utf-8")
     (root / "empty.txt").write_bytes(b"")
@@ -74,7 +75,22 @@ def test_this_process_learns_the_words_while_the_child_walks(tmp_path: Path) -> 
     processor = processor_for(params)
     vocab = vocabulary(processor.segmenter, processor.stopwords)
     assert not vocab.terms
-    with mock.patch.object(warmup, "_learn_from", wraps=warmup._learn_from) as learn:
+    real = warmup.find_files
+
+    def slow(roots: Any, options: Any, on_files: Any = None) -> Any:
+        """The child's walk, pausing after each report (a walk as long as a large tree's)."""
+
+        def hear(files: Any) -> bool:
+            more = bool(on_files(files))
+            time.sleep(0.5)
+            return more
+
+        return real(roots, options, on_files=hear if on_files else None)
+
+    with (
+        mock.patch.object(warmup, "find_files", side_effect=slow),
+        mock.patch.object(warmup, "_learn_from", wraps=warmup._learn_from) as learn,
+    ):
         warmup.discover_while_learning([str(root)], DiscoveryOptions(), params)
     assert learn.called
     assert vocabulary(processor.segmenter, processor.stopwords).terms  # something was learned
