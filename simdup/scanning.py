@@ -141,7 +141,7 @@ def _learns_while_discovering(
         return False
     if cache is None:
         return True
-    from .store.cached_engine import cached_scan_key
+    from .store.cached_scan import cached_scan_key
 
     methods = ("simhash", "minhash") if options.method == "auto" else (options.method,)
     for method in methods:
@@ -174,7 +174,7 @@ def scan(
     documents, under their keys. A MinHash scan joined here keeps its documents' records
     without their signatures (their band keys are taken as they arrive) unless
     ``keep_signatures``. ``cache`` (a ``store.cache.ScanCache``, for the local join): what
-    earlier scans of the same folders learned is reused (``store.cached_engine``), and this
+    earlier scans of the same folders learned is reused (``store.cached_scan``), and this
     scan is remembered.
     """
     options = resolve_options(options, overrides)
@@ -196,7 +196,7 @@ def scan(
     settings = options.describe(resolve_backend(options.features.segmenter))
     memory = None
     if cache is not None and join is None and not keep_signatures:
-        from .store.cached_engine import CachedScan
+        from .store.cached_scan import CachedScan
 
         memory = CachedScan(
             cache, roots, options.features.cache_key(), settings,

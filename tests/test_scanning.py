@@ -241,7 +241,7 @@ def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
     from simdup.engines import make_engine
     from simdup.readers.discovery import find_files
     from simdup.store.cache import ScanCache
-    from simdup.store.cached_engine import CachedEngine, CachedScan
+    from simdup.store.cached_scan import CachedEngine, CachedScan
 
     files = find_files([str(big_corpus)]).files
     params = FeatureParams()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..algorithms.fragments import FragmentRule
 from ..algorithms.sentences import MeaningRule, SentenceRule
 from .check import CHECK_VERSION, CheckOptions, Corpus, check, check_document
-from .records import (
+from .results import (
     CheckResult,
     CheckWarning,
     CopiedFragment,

@@ -42,7 +42,7 @@ from ..text.embeddings import default_embedder
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .meaning import model_key, sentences_of
-from .records import (
+from .results import (
     CheckResult,
     CheckWarning,
     CopiedFragment,

@@ -4,7 +4,7 @@ An engine's ``run(files)`` yields, for each ``SourceFile`` in order, its
 ``FingerprintedDocument`` or the ``SkippedFile`` saying why it has none (``base``). Engines
 differ only in where the work happens, never in the result: ``SerialEngine`` in this process,
 ``ProcessPoolEngine`` in supervised worker processes (``local``, on ``workerpool``); the scan
-cache (``simdup.store.cached_engine.CachedEngine``) wraps either, and the Dask engine
+cache (``simdup.store.cached_scan.CachedEngine``) wraps either, and the Dask engine
 (``simdup.distributed.engine``) runs the same work on a cluster. ``batches`` cuts the work
 and packs results as columns.
 """

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..__about__ import __version__
-from ..checking.records import CheckResult, CopiedFragment, DocumentCheck
+from ..checking.results import CheckResult, CopiedFragment, DocumentCheck
 from ..names import display_path, escape_path
 from .check_words import Words
 from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri

@@ -35,7 +35,7 @@ from html import escape
 from typing import Any, TextIO
 
 from ..__about__ import __version__
-from ..checking.records import CheckResult, CopiedFragment, DocumentCheck, SectionRatio
+from ..checking.results import CheckResult, CopiedFragment, DocumentCheck, SectionRatio
 from ..checking.rules import markdown_headings
 from ..names import display_path
 from .check_words import Words

@@ -35,7 +35,7 @@ import xxhash
 
 from ..errors import StoreError
 from .columns import FrameError, JournalWriter, read_frame_file, read_journal, write_frame_file
-from .snapshot import Outcome, Rows
+from .snapshot import Rows, SavedJoin
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -126,7 +126,7 @@ class Remembered:
     snapshot's own documents (``outcome_rows`` rows, the first of ``rows``)."""
 
     rows: Rows
-    outcome: Outcome | None
+    outcome: SavedJoin | None
     outcome_rows: int
     journals: list[str]
 
@@ -253,7 +253,7 @@ class ScanCache:
         if not self.usable:
             return None
         parts: list[Rows] = []
-        outcome: Outcome | None = None
+        outcome: SavedJoin | None = None
         snapshot = self._file(key, SNAPSHOT)
         try:
             frame = read_frame_file(snapshot)
@@ -263,7 +263,7 @@ class ScanCache:
             rows.verify()
             parts.append(rows)
             if "outcome" in frame.meta:
-                outcome = Outcome.of_frame(frame, frame.meta["outcome"])
+                outcome = SavedJoin.of_frame(frame, frame.meta["outcome"])
             with contextlib.suppress(OSError):
                 os.utime(snapshot)  # its last use, for eviction
         except FileNotFoundError:
@@ -342,7 +342,7 @@ class ScanCache:
         self,
         key: str,
         rows: Rows,
-        outcome: Outcome | None,
+        outcome: SavedJoin | None,
         folded: Sequence[str] = (),
         journal: Journal | None = None,
     ) -> None:

@@ -476,7 +476,7 @@ class Rows:
 
 
 @dataclass
-class Outcome:
+class SavedJoin:
     """The pairs and clusters of a completed scan, over its documents in file order (the
     rows of kind ``DOC``), and what its report said besides."""
 
@@ -503,7 +503,7 @@ class Outcome:
         paths: Sequence[str],
         pairs: Sequence[VerifiedPair],
         clusters: Sequence[Cluster],
-    ) -> Outcome:
+    ) -> SavedJoin:
         """The verified ``pairs`` (numbered over the documents, whose ``paths`` these are) and
         the ``clusters`` of a scan."""
 
@@ -543,7 +543,7 @@ class Outcome:
         return {"settings": self.settings, "stats": self.stats}
 
     @classmethod
-    def of_frame(cls, frame: Frame, meta: dict[str, Any]) -> Outcome:
+    def of_frame(cls, frame: Frame, meta: dict[str, Any]) -> SavedJoin:
         found = {name: frame.column(f"outcome_{name}") for name in cls._COLUMNS}
         return cls(settings=meta["settings"], stats=meta["stats"], **found)
 

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from simdup.checking.records import (
+from simdup.checking.results import (
     CheckResult,
     CheckWarning,
     CopiedFragment,

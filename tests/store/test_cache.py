@@ -1,4 +1,4 @@
-"""simdup.store (cache, snapshot, columns, cached_engine) and join.incremental: the scan cache.
+"""simdup.store (cache, snapshot, columns, cached_scan) and join.incremental: the scan cache.
 
 Every test has a cache folder of its own (``SIMDUP_CACHE_DIR`` under ``tmp_path``). Files get a
 modification time a day old, except where a test is about recent files: a file modified within
@@ -241,7 +241,7 @@ def test_a_file_that_cannot_be_read_is_asked_for_again(tmp_path: Path) -> None:
     os.rename(root / "doc001.txt", tmp_path / "away.txt")  # gone after discovery
     with ScanCache() as cache:
         engine = CountingEngine()
-        from simdup.store.cached_engine import CachedScan
+        from simdup.store.cached_scan import CachedScan
 
         memory = CachedScan(cache, [str(root)], DEFAULTS.cache_key(), {}, bands=None,
                             max_size=DEFAULT_MAX_SIZE)  # fmt: skip

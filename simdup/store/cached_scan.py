@@ -39,7 +39,7 @@ from ..readers import files as file_io
 from ..readers import readers_key
 from ..records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from .cache import Journal, Remembered, ScanCache, scan_key
-from .snapshot import DOC, Blobs, Outcome, Rows
+from .snapshot import DOC, Blobs, Rows, SavedJoin
 
 # A file modified this close to the moment it was last looked at may have been modified again
 # within the same timestamp tick (2 s on FAT, a clock tick elsewhere) with the same size: its
@@ -153,7 +153,9 @@ class CachedScan:
 
     # ------------------------------------------------------------ the whole result
 
-    def reuse(self, files: SourceFiles) -> tuple[DocumentTable, list[SkippedFile], Outcome] | None:
+    def reuse(
+        self, files: SourceFiles
+    ) -> tuple[DocumentTable, list[SkippedFile], SavedJoin] | None:
         """The remembered documents, skip records and outcome, when every file is an
         unchanged hit of the remembered scan (same files, in the same order) and its settings
         are this scan's; else None."""
@@ -245,7 +247,7 @@ class CachedScan:
         outcome = None
         if result is not None and self.keep_outcome:
             stats = {k: v for k, v in result.stats.items() if k != "seconds"}
-            outcome = Outcome.of(result.settings, stats, table.paths, verified,
+            outcome = SavedJoin.of(result.settings, stats, table.paths, verified,
                                  result.clusters)  # fmt: skip
         folded = self.remembered.journals if self.remembered is not None else []
         self.cache.save(self.key, rows, outcome, folded, self._journal)
