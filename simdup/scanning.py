@@ -5,11 +5,9 @@ The library never prints and never exits; progress is reported through a plain c
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +16,7 @@ import numpy as np
 from .document_table import DocumentTable, TableBuilder
 from .engines import Engine, Progress, batches_of, make_engine
 from .engines.backend import LOCAL, Backend
+from .engines.batching import long_lived_records
 from .engines.warmup import discover_while_learning
 from .join import Reference
 from .join.finish import Joined, finish, scan_stats
@@ -59,23 +58,6 @@ def fingerprint_corpus(
 
 # Results between two calls of a scan's ``settle`` (``long_lived_records``).
 _SETTLE_EVERY = 1 << 14
-
-
-@contextlib.contextmanager
-def long_lived_records() -> Iterator[Callable[[], None]]:
-    """For the length of a scan: a function that moves every object made so far out of the
-    garbage collector's way (``gc.freeze``); the scan calls it as the records it keeps pile up
-    (files found, fingerprints: no reference cycles among them). A collection visits every
-    tracked object, which at 10^5 documents cost ~8% of a ``-j1`` scan. Everything is handed
-    back to the collector (``gc.unfreeze``) when the scan ends; nothing is frozen when the
-    process had frozen objects of its own."""
-    if gc.get_freeze_count():
-        yield lambda: None
-        return
-    try:
-        yield gc.freeze
-    finally:
-        gc.unfreeze()
 
 
 def collect_fingerprints(

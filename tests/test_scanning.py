@@ -404,7 +404,7 @@ def test_a_scan_hands_every_object_back_to_the_garbage_collector(sample_corpus: 
     and its count unchanged."""
     import gc
 
-    from simdup.scanning import long_lived_records
+    from simdup.engines.batching import long_lived_records
 
     assert gc.get_freeze_count() == 0
     simdup.scan([str(sample_corpus)], jobs=1)

@@ -3,7 +3,9 @@ batches of columns a scan keeps."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import contextlib
+import gc
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -98,3 +100,20 @@ def describe_batch(batch: tuple[int, Sequence[SourceFile]]) -> str:
     _, sources = batch
     first = sources[0].path if sources else "?"
     return f"a batch of {len(sources)} files from {first!r}"
+
+
+@contextlib.contextmanager
+def long_lived_records() -> Iterator[Callable[[], None]]:
+    """For the length of a scan: a function that moves every object made so far out of the
+    garbage collector's way (``gc.freeze``); the scan calls it as the records it keeps pile up
+    (files found, fingerprints: no reference cycles among them). A collection visits every
+    tracked object, which at 10^5 documents cost ~8% of a ``-j1`` scan. Everything is handed
+    back to the collector (``gc.unfreeze``) when the scan ends; nothing is frozen when the
+    process had frozen objects of its own."""
+    if gc.get_freeze_count():
+        yield lambda: None
+        return
+    try:
+        yield gc.freeze
+    finally:
+        gc.unfreeze()

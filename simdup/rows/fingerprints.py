@@ -23,6 +23,7 @@ import numpy as np
 
 from ..document_table import DocumentTable, FingerprintBatch, TableBuilder
 from ..engines.base import BandLayout, Progress
+from ..engines.batching import long_lived_records
 from ..engines.rows import ChunkResult, LocalRowEngine, RowEngine
 from ..join.verify import (
     Candidates,
@@ -35,7 +36,6 @@ from ..join.verify import (
 from ..options import ScanOptions, resolve_options
 from ..readers.rows import RowOptions, format_of
 from ..records import SkippedFile
-from ..scanning import long_lived_records
 from ..text.processor import is_too_short
 
 
