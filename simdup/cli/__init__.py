@@ -21,8 +21,8 @@ from typing import Any
 import click
 
 from ..__about__ import __version__
-from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..params import ALGORITHM_VERSION
+from ..policy.exitcodes import EXIT_CODE_HELP, ExitCode
 from .edge import catch_stop_signals, silence_stdout, stop_message
 from .output import guard_standard_streams
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from ..exitcodes import ExitCode
 from ..names import display_path
+from ..policy.exitcodes import ExitCode
 from ..report.store import render_cache_info
 from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, default_cache_path
 from .edge import usage_errors, warning

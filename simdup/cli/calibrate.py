@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..algorithms.index import MAX_THRESHOLD
-from ..exitcodes import ExitCode
+from ..policy.exitcodes import ExitCode
 from .edge import ProgressBar, usage_errors
 from .options import PLAIN_CODES, feature_options, scan_options
 from .output import ReportTarget

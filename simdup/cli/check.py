@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
-from ..exitcodes import check_exit_code, exit_code_help
 from ..names import display_path
+from ..policy.exitcodes import check_exit_code, exit_code_help
 from ..readers.discovery import DiscoveryOptions
 from ..report.check import percent, render_check_json, render_check_sarif, render_check_text
 from ..report.check_words import LANGUAGES, language

@@ -9,8 +9,8 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..comparing import compare
-from ..exitcodes import ExitCode, exit_code_help
 from ..passages import compare_passages
+from ..policy.exitcodes import ExitCode, exit_code_help
 from ..report.json import render_comparison_json
 from ..report.passages import render_passages_text
 from ..report.text import render_comparison_text

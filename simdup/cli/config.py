@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..exitcodes import EXIT_CODE_HELP
+from ..policy.exitcodes import EXIT_CODE_HELP
 from ..report.config import render_settings
 from .options import scan_settings
 from .scan import scan_command

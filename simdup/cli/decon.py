@@ -19,8 +19,8 @@ from ..algorithms.containment import (
 from ..decon.items import EvalIndex, read_items
 from ..decon.run import decontaminate
 from ..engines.decon import hold_freed_heap
-from ..exitcodes import decon_exit_code, exit_code_help
 from ..names import display_path
+from ..policy.exitcodes import decon_exit_code, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
 from .edge import ProgressBar, usage_errors
 from .output import check_not_scanned

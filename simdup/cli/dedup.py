@@ -10,9 +10,9 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..errors import ConfigError, MissingExtraError
-from ..exitcodes import ExitCode, exit_code_help
 from ..names import display_path
 from ..options import resolve_options
+from ..policy.exitcodes import ExitCode, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
 from ..rows.dedup import KEEP_POLICIES, keep_field
 from ..rows.files import dedup_files

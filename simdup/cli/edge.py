@@ -14,8 +14,8 @@ from typing import Any
 import click
 
 from ..errors import ConfigError, InputError, OutputError, SimdupError
-from ..exitcodes import ExitCode, stopped_exit_code
 from ..names import display_path
+from ..policy.exitcodes import ExitCode, stopped_exit_code
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ import click
 
 from ..engines import fingerprint_files
 from ..engines.work import fingerprint_bytes
-from ..exitcodes import FILE_HELP, exit_code_help, files_exit_code
 from ..names import display_path
+from ..policy.exitcodes import FILE_HELP, exit_code_help, files_exit_code
 from ..readers.discovery import DiscoveryOptions, discover
 from ..records import FingerprintedDocument
 from ..text.processor import DocumentProcessor

@@ -11,9 +11,9 @@ import click
 from ..algorithms.index import MAX_THRESHOLD
 from ..checking.meaning import add_sentence_vectors
 from ..errors import InputError
-from ..exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
 from ..names import display_path
 from ..options import ScanOptions
+from ..policy.exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
 from ..readers.rows import RowOptions
 from ..records import FingerprintedDocument, SkippedFile
 from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text

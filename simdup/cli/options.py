@@ -12,7 +12,6 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..config import OptionSpec, Settings, find_config, resolve_settings
-from ..exitcodes import exit_code_help
 from ..options import (
     DEFAULT_MIN_EDIT_SIMILARITY,
     DEFAULT_MIN_LENGTH_RATIO,
@@ -22,6 +21,7 @@ from ..options import (
 )
 from ..params import WEIGHTINGS, FeatureParams
 from ..passages.options import PassageOptions
+from ..policy.exitcodes import exit_code_help
 from ..readers.discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
 from ..readers.rows import FORMATS, RowOptions
 from ..text.segmentation import BACKENDS

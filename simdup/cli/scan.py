@@ -16,15 +16,15 @@ import click
 
 from ..algorithms.clustering import METHODS as CLUSTER_METHODS
 from ..algorithms.index import MAX_THRESHOLD
-from ..baseline import Baseline, write_baseline
 from ..engines.backend import Backend
 from ..engines.rows import RowEngine
 from ..errors import ConfigError
-from ..exitcodes import EXIT_CODE_HELP, ExitCode
 from ..names import display_path
 from ..options import METHODS_CANDIDATES, ScanOptions
-from ..outcome import marked, scan_outcome
 from ..passages.options import PassageOptions
+from ..policy.baseline import Baseline, write_baseline
+from ..policy.exitcodes import EXIT_CODE_HELP, ExitCode
+from ..policy.outcome import marked, scan_outcome
 from ..readers import read_document
 from ..readers.discovery import read_path_list
 from ..records import ScanResult

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ..exitcodes import ExitCode
 from ..names import display_path
-from ..outcome import ScanOutcome
+from ..policy.exitcodes import ExitCode
+from ..policy.outcome import ScanOutcome
 from ..records import ScanResult
 from .passages import span_label
 

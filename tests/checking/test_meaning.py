@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from simdup.checking import CheckOptions, Corpus, MeaningRule, check_document
 from simdup.cli import cli
 from simdup.errors import MissingExtraError
-from simdup.exitcodes import ExitCode
+from simdup.policy.exitcodes import ExitCode
 from simdup.records import DecodedDocument
 from simdup.text import embeddings
 

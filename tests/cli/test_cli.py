@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from simdup import ALGORITHM_VERSION, __version__
 from simdup.cli import all_commands, cli
-from simdup.exitcodes import ExitCode
+from simdup.policy.exitcodes import ExitCode
 from tests.conftest import SAMPLE_CORPUS
 
 COMMANDS = tuple(sorted(all_commands()))
@@ -627,8 +627,8 @@ def test_a_baseline_that_is_not_a_report_is_a_config_error(
     """load_baseline raises ConfigError naming the file for anything but a simdup JSON or
     JSON Lines report, an empty one included (never "nothing accepted", never a TypeError);
     the command line makes that a usage error (exit 2)."""
-    from simdup.baseline import load_baseline
     from simdup.errors import ConfigError
+    from simdup.policy.baseline import load_baseline
 
     path = tmp_path / "base.json"
     path.write_text(content, encoding="utf-8")
@@ -643,7 +643,7 @@ def test_a_baseline_that_is_not_a_report_is_a_config_error(
 def test_a_jsonl_baseline_of_an_empty_scan_accepts_nothing(tmp_path: Path) -> None:
     """A JSON Lines report of a scan that found nothing is one line (the header alone), which
     is also a valid JSON document: still read as JSON Lines, accepting no pair."""
-    from simdup.baseline import load_baseline
+    from simdup.policy.baseline import load_baseline
 
     (tmp_path / "empty").mkdir()
     path = tmp_path / "base.jsonl"

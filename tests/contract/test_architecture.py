@@ -36,15 +36,15 @@ FOLDERS = {
     "spans": 3,
     "store": 3,
     "distributed": 3,
+    "policy": 3,
     "report": 4,
     "cli": 4,
 }
 TOP_LEVEL = {
     **dict.fromkeys(
-        ["__about__", "errors", "records", "document_table", "params", "exitcodes", "names"], 0),
+        ["__about__", "errors", "records", "document_table", "params", "names"], 0),
     **dict.fromkeys(
-        ["options", "scanning", "comparing", "calibration",
-         "baseline", "outcome", "config"], 3),
+        ["options", "scanning", "comparing", "calibration", "config"], 3),
     **dict.fromkeys(["__main__"], 4),
 }  # fmt: skip
 # The package itself (``simdup/__init__.py``): the public names, loaded lazily from every layer.

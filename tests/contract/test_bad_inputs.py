@@ -63,8 +63,8 @@ import simdup.readers.pdf
 from simdup import engines, scanning
 from simdup.cli import cli
 from simdup.engines.backend import Backend
-from simdup.exitcodes import ExitCode
 from simdup.params import FeatureParams
+from simdup.policy.exitcodes import ExitCode
 from simdup.readers.discovery import DiscoveryOptions, discover, find_files
 from simdup.records import SkippedFile
 from simdup.text import processor

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from simdup.cli import all_commands
-from simdup.exitcodes import EXIT_CODE_HELP, ExitCode
+from simdup.policy.exitcodes import EXIT_CODE_HELP, ExitCode
 from tests.conftest import REPO
 
 README = REPO / "README.md"
@@ -30,7 +30,7 @@ def test_readme_mentions_every_command(readme: str, command: str) -> None:
 
 @pytest.mark.parametrize("code", list(ExitCode), ids=lambda c: c.name)
 def test_readme_lists_every_exit_code(readme: str, code: ExitCode) -> None:
-    """Each exit code of simdup.exitcodes.ExitCode has a row in the README's exit code table."""
+    """Each exit code of ``policy.exitcodes.ExitCode`` has a row in the README's exit codes."""
     assert re.search(rf"^\|\s*{int(code)}\s*\|", readme, re.M), f"exit code {int(code)}"
 
 

@@ -37,7 +37,7 @@ import simdup.cli.compare
 import simdup.cli.hash
 import simdup.cli.scan
 from simdup.cli import cli
-from simdup.exitcodes import ExitCode
+from simdup.policy.exitcodes import ExitCode
 from tests.conftest import pseudo_words as words
 
 DOC = words(1)

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from simdup.cli import cli
 from simdup.options import resolve_options
-from simdup.outcome import scan_outcome
 from simdup.passages import (
     EdgeVocabulary,
     PassageOptions,
@@ -26,6 +25,7 @@ from simdup.passages import (
     scan_passages,
 )
 from simdup.passages.align import _EDGE_TOKEN
+from simdup.policy.outcome import scan_outcome
 from simdup.readers import read_document
 from simdup.readers.discovery import find_files
 from simdup.records import DecodedDocument, PassagePair, PassageSpan

@@ -6,9 +6,9 @@ import io
 
 
 def _baseline_outcome(new: int, stale: int, code: int) -> tuple[object, object]:
-    from simdup.baseline import Entry, Side
-    from simdup.exitcodes import ExitCode
-    from simdup.outcome import ScanOutcome
+    from simdup.policy.baseline import Entry, Side
+    from simdup.policy.exitcodes import ExitCode
+    from simdup.policy.outcome import ScanOutcome
     from simdup.records import DuplicatePair, ScanResult
 
     pairs = tuple(DuplicatePair(f"d/a{n}.txt", f"d/b{n}.txt", n % 4, 0.9, False) for n in range(30))

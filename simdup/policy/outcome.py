@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..options import ScanOptions
+from ..records import DuplicatePair, PassagePair, ScanResult
 from .baseline import Baseline, Entry, Pair
 from .exitcodes import ExitCode, scan_exit_code
-from .options import ScanOptions
-from .records import DuplicatePair, PassagePair, ScanResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from simdup.baseline import SCHEMA, Baseline, baseline_record
 from simdup.cli import cli
 from simdup.errors import ConfigError
 from simdup.options import ScanOptions
-from simdup.outcome import scan_outcome
+from simdup.policy.baseline import SCHEMA, Baseline, baseline_record
+from simdup.policy.outcome import scan_outcome
 from simdup.scanning import scan
 
 WORDS = " ".join(f"term{i}" for i in range(80))

@@ -1,8 +1,8 @@
-"""simdup.outcome: the exit policy built on a scan's result."""
+"""simdup.policy.outcome: the exit policy built on a scan's result."""
 
 from __future__ import annotations
 
-from simdup.outcome import scan_outcome
+from simdup.policy.outcome import scan_outcome
 from simdup.records import DuplicatePair, ScanResult, SkippedFile
 
 

@@ -33,12 +33,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
-from .algorithms.simhash import hamming
-from .errors import ConfigError
-from .names import escape_path
-from .options import ScanOptions
-from .params import ALGORITHM_VERSION, FeatureParams
-from .records import DuplicatePair, FingerprintedDocument, ScanResult
+from ..algorithms.simhash import hamming
+from ..errors import ConfigError
+from ..names import escape_path
+from ..options import ScanOptions
+from ..params import ALGORITHM_VERSION, FeatureParams
+from ..records import DuplicatePair, FingerprintedDocument, ScanResult
 
 SCHEMA = "simdup-baseline/1"
 

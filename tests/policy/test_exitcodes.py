@@ -1,4 +1,4 @@
-"""simdup.exitcodes: the exit statuses are pinned, and one policy picks them for a scan."""
+"""simdup.policy.exitcodes: the exit statuses are pinned, and one policy picks them for a scan."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from simdup.exitcodes import ExitCode, scan_exit_code, stopped_exit_code
+from simdup.policy.exitcodes import ExitCode, scan_exit_code, stopped_exit_code
 
 
 def test_exit_codes_are_pinned() -> None:
