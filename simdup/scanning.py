@@ -24,6 +24,7 @@ from .join.local import LocalJoin
 from .join.verify import band_layout, duplicate_pair
 from .options import ScanOptions, resolve_options
 from .readers import set_limits_of
+from .readers.discovery import find_files
 from .records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from .store.cache import ScanCache
 from .text.segmentation import resolve_backend
@@ -164,7 +165,8 @@ def scan(
     roots = [os.fspath(p) for p in paths]
     backend = backend or LOCAL
     started = time.perf_counter()
-    if backend.local and _learns_while_discovering(roots, options, cache):
+    walks_here = backend.local and backend.find is find_files
+    if walks_here and _learns_while_discovering(roots, options, cache):
         found = discover_while_learning(roots, options.discovery, options.features)
     else:
         found = backend.find(roots, options.discovery)

@@ -32,8 +32,8 @@ def local_engine(options: ScanOptions) -> Engine:
 @dataclass(frozen=True)
 class Backend:
     """See the module docstring. ``local``: the files are fingerprinted in this process or in
-    processes forked from it, so that discovery may walk in a child meanwhile while this
-    process learns the corpus's words (``engines.warmup``)."""
+    processes forked from it, so that, with the default ``find``, discovery may walk in a
+    child while this process learns the corpus's words (``engines.warmup``)."""
 
     find: Callable[[list[str], DiscoveryOptions], Discovery] = find_files
     engine: Callable[[ScanOptions], Engine] = local_engine

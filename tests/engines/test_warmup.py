@@ -154,4 +154,7 @@ def test_a_rescan_the_cache_knows_learns_nothing(tmp_path: Path, method: str) ->
     assert not simdup.scanning._learns_while_discovering([first], options, None)
     with mock.patch.object(simdup.scanning, "discover_while_learning") as learning:
         simdup.scan([root], options, backend=Backend(find=find_files, local=False))
-    assert not learning.called
+        # A listing of the caller's own: walked as the caller says, never in a child.
+        listed = mock.Mock(side_effect=find_files)
+        simdup.scan([root], options, backend=Backend(find=listed))
+    assert not learning.called and listed.called
