@@ -112,12 +112,12 @@ def _learn_until_found(conn: Any, params: FeatureParams) -> Discovery | None:
     """Digest the files the child reports until its result comes (None: it failed)."""
     from ..text.processor import processor_for
 
-    processor = None
+    processor: Any = None
     waiting: deque[SourceFile] = deque()
     while True:
         # Every message waiting is taken before each file: the child never waits on a full
         # pipe for long, and the walk's end stops the learning at once.
-        while conn.poll(0 if waiting or processor is None else None):
+        while conn.poll(0 if (waiting and processor) or processor is None else None):
             try:
                 kind, payload = conn.recv()
             except (EOFError, OSError):
@@ -128,9 +128,12 @@ def _learn_until_found(conn: Any, params: FeatureParams) -> Discovery | None:
                 return None
             waiting.extend(payload)
         if processor is None:  # the dictionaries load while the child walks
-            processor = processor_for(params)
+            try:
+                processor = processor_for(params)
+            except Exception:  # the engine meets it again and says so; nothing is learned
+                processor = False
             continue
-        if waiting:
+        if waiting and processor:
             _learn_from(processor, waiting.popleft())
 
 

@@ -158,3 +158,13 @@ def test_a_rescan_the_cache_knows_learns_nothing(tmp_path: Path, method: str) ->
         listed = mock.Mock(side_effect=find_files)
         simdup.scan([root], options, backend=Backend(find=listed))
     assert not learning.called and listed.called
+
+
+def test_a_processor_that_cannot_load_learns_nothing_and_discovery_still_ends(
+    tmp_path: Path,
+) -> None:
+    root = _tree(tmp_path / "docs", n=40)
+    params = resolve_options(None, {}).features
+    with mock.patch("simdup.text.processor.processor_for", side_effect=OSError("no dictionary")):
+        got = warmup.discover_while_learning([str(root)], DiscoveryOptions(), params)
+    assert list(got.files) == list(find_files([str(root)], DiscoveryOptions()).files)
