@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -14,6 +15,7 @@ from ..names import display_path
 from ..options import resolve_options
 from ..policy.exitcodes import ExitCode, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
+from ..records import SkippedFile
 from ..rows.dedup import KEEP_POLICIES, keep_field
 from ..rows.files import dedup_files
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
@@ -216,11 +218,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         )
     decisions = run.decisions
     skipped = run.skipped
-    if not kw["quiet"] or (kw["strict"] and skipped):
-        for skip in skipped[:20]:
-            click.echo(f"simdup: skipped {display_path(skip.path)}: {skip.reason}", err=True)
-        if len(skipped) > 20:
-            click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
+    _echo_skipped(skipped, kw)
     if not kw["quiet"]:
         sys.stderr.write(
             f"{len(decisions) + len(skipped)} rows read: {len(decisions) - decisions.removed} "
@@ -273,11 +271,7 @@ def _spans_command(
     )
     progress.close()
     skipped = result.skipped
-    if not kw["quiet"] or (kw["strict"] and skipped):
-        for skip in skipped[:20]:
-            click.echo(f"simdup: skipped {display_path(skip.path)}: {skip.reason}", err=True)
-        if len(skipped) > 20:
-            click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
+    _echo_skipped(skipped, kw)
     if not kw["quiet"]:
         sys.stderr.write(
             f"{result.rows_read} rows read: {result.spans_removed} repeated "
@@ -287,3 +281,13 @@ def _spans_command(
             f"{len(skipped)} skipped; {result.written} rows written\n"
         )
     ctx.exit(ExitCode.FILES_SKIPPED if kw["strict"] and skipped else ExitCode.OK)
+
+
+def _echo_skipped(skipped: Sequence[SkippedFile], kw: dict[str, Any]) -> None:
+    """The first 20 skipped rows and why, on stderr (``--quiet`` keeps them when ``--strict``
+    makes them the reason for the exit code)."""
+    if not kw["quiet"] or (kw["strict"] and skipped):
+        for skip in skipped[:20]:
+            click.echo(f"simdup: skipped {display_path(skip.path)}: {skip.reason}", err=True)
+        if len(skipped) > 20:
+            click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
