@@ -149,13 +149,18 @@ def _clustered(runs: np.ndarray, k: int, reach: int, min_match: float) -> np.nda
 
 
 def align(
-    query: np.ndarray, weights: np.ndarray, source: np.ndarray, rule: FragmentRule
+    query: np.ndarray,
+    weights: np.ndarray,
+    source: np.ndarray,
+    rule: FragmentRule,
+    kgrams: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[Match]:
     """The copied fragments of the token sequence ``query`` (its tokens' hashes and weights)
     found in ``source`` (hashes), ordered by their place in the query, overlapping ones
-    resolved to the longest."""
+    resolved to the longest. ``kgrams``: the two sequences' ``kgram_hashes``, when the caller
+    has them."""
     k = rule.kgram
-    qk, sk = kgram_hashes(query, k), kgram_hashes(source, k)
+    qk, sk = kgrams or (kgram_hashes(query, k), kgram_hashes(source, k))
     if qk.size == 0 or sk.size == 0:
         return []
     q, s = _seeds(qk, sk, rule.max_occurrences)
@@ -173,19 +178,21 @@ def align(
         q_end, s1 = q1 + k - 1, s0 + (q1 - q0)
         s_end = s1 + k - 1
         best, best_cost = -1, None
-        still_open = []
+        closed = False
         for c in open_chains:
             chain = chains[c]
-            if q0 - chain[1] > reach:
-                continue  # too far behind: closed for good
-            still_open.append(c)
-            dq, ds = q0 - chain[1], s0 - chain[3]
+            dq = q0 - chain[1]
+            if dq > reach:
+                closed = True  # too far behind: closed for good
+                continue
+            ds = s0 - chain[3]
             if s0 <= chain[2] or not (-k < ds <= reach) or dq <= -k:
                 continue
             cost = abs(dq - ds) + max(dq, 0)
             if best_cost is None or cost < best_cost:
                 best, best_cost = c, cost
-        open_chains = still_open
+        if closed:
+            open_chains = [c for c in open_chains if q0 - chains[c][1] <= reach]
         if best >= 0:
             chain = chains[best]
             chain[1] = max(chain[1], q_end)
@@ -196,8 +203,9 @@ def align(
             chains.append([q0, q_end, s0, s_end, q1 - q0 + k])
             members.append([row])
             open_chains.append(len(chains) - 1)
+    bridges = _bridged(chains, members, query, source, rule.gap)
     found: list[Match] = []
-    for chain, rows in zip(chains, members, strict=True):
+    for chain, rows, equal in zip(chains, members, bridges, strict=True):
         if chain[4] < rule.min_match - 1e-9:
             continue  # fewer tokens in its runs than a fragment's words: judged already
         first, last = chain[0], chain[1]
@@ -205,9 +213,70 @@ def align(
         for row in rows:
             q0, q1, _ = runs[row]
             matched[q0 - first : q1 - first + k] = True
+        for a, b in equal:
+            matched[a - first : b - first] = True
         if rule.judge(weights, first, last, matched):
             found.append(Match(first, last, chain[2], chain[3], int(matched.sum())))
     return longest_first(found)
+
+
+# Longest stretch of tokens between two chains (on either side) that ``_bridged`` compares.
+MAX_BRIDGE = 256
+# Earlier chains a chain may be bridged to (a phrase matched elsewhere in the source can make a
+# short chain between two parts of one copy).
+_BRIDGE_BACK = 4
+
+
+def _bridged(
+    chains: list[list[int]], members: list[list[int]], query: np.ndarray, source: np.ndarray,
+    gap: int,
+) -> list[list[tuple[int, int]]]:  # fmt: skip
+    """Chains joined where the tokens between them differ in at most ``gap`` places on each
+    side, however many tokens lie between: tokens that are the same on both sides but gave no
+    seed (their k-grams are too frequent in the source: a run of image links, a repeated table
+    row) are not a difference. Joins ``chains`` (and ``members``) in place; the chains that
+    are left hold ``[0, 0, 0, 0, 0]``-free rows, and each chain's list of query ranges
+    ``(start, end)`` whose tokens are equal to the source's (matched, beside its runs)."""
+    from rapidfuzz.distance import Indel
+
+    equal: list[list[tuple[int, int]]] = [[] for _ in chains]
+    if len(chains) < 2:
+        return equal
+    order = sorted(range(len(chains)), key=lambda c: (chains[c][0], chains[c][2]))
+    alive: list[int] = []
+    dead: set[int] = set()
+    for c in order:
+        q0, s0 = chains[c][0], chains[c][2]
+        best, best_cost = -1, gap + 1
+        for p in alive[-_BRIDGE_BACK:]:
+            prev = chains[p]
+            q_gap, s_gap = q0 - prev[1] - 1, s0 - prev[3] - 1
+            if q_gap < 0 or s_gap < 0 or max(q_gap, s_gap) > MAX_BRIDGE:
+                continue
+            if abs(q_gap - s_gap) > gap:
+                continue
+            cost = _bridge_cost(query[prev[1] + 1 : q0], source[prev[3] + 1 : s0])
+            if cost < best_cost:
+                best, best_cost = p, cost
+        if best < 0:
+            alive.append(c)
+            continue
+        prev, chain = chains[best], chains[c]
+        q_from, s_from = prev[1] + 1, prev[3] + 1
+        a, b = query[q_from:q0].tolist(), source[s_from:s0].tolist()
+        for op in Indel.opcodes(a, b):
+            if op.tag == "equal":
+                equal[best].append((q_from + op.src_start, q_from + op.src_end))
+                prev[4] += op.src_end - op.src_start
+        prev[1], prev[3] = max(prev[1], chain[1]), max(prev[3], chain[3])
+        prev[4] += chain[4]
+        members[best].extend(members[c])
+        equal[best].extend(equal[c])
+        members[c], equal[c] = [], []
+        dead.add(c)
+    for c in dead:
+        chains[c][4] = 0  # joined into another: judged there
+    return equal
 
 
 def longest_first(found: list[Match]) -> list[Match]:
@@ -249,12 +318,16 @@ def align_near(
     anchors: tuple[np.ndarray, np.ndarray],
     rule: FragmentRule,
     reach: int,
+    kgrams: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[Match]:
     """``align`` only around ``anchors`` (token positions of shared fingerprints on the two
     sides): each side's tokens within ``reach`` of an anchor, anchors whose stretches overlap
     on both sides aligned together. With ``reach`` at least twice a fragment's longest run of
     tokens without an anchor (winnowing bounds it), nothing ``align`` finds is lost, and two
-    long documents sharing a sentence cost a few hundred tokens, not their lengths."""
+    long documents sharing a sentence cost a few hundred tokens, not their lengths.
+    ``kgrams``: the ``kgram_hashes`` of the whole of ``query`` and ``source``."""
+    k = rule.kgram
+    qk, sk = kgrams or (kgram_hashes(query, k), kgram_hashes(source, k))
     at_q, at_s = anchors
     if at_q.size == 0:
         return []
@@ -273,12 +346,55 @@ def align_near(
             blocks.append([q_lo, q_hi, s_lo, s_hi])
     found: list[Match] = []
     for q_lo, q_hi, s_lo, s_hi in blocks:
-        for m in align(query[q_lo:q_hi], weights[q_lo:q_hi], source[s_lo:s_hi], rule):
+        # The k-grams of a stretch are those of the whole that lie wholly inside it.
+        inside = (qk[q_lo : max(q_lo, q_hi - k + 1)], sk[s_lo : max(s_lo, s_hi - k + 1)])
+        q_part, s_part = query[q_lo:q_hi], source[s_lo:s_hi]
+        for m in align(q_part, weights[q_lo:q_hi], s_part, rule, inside):
             found.append(
                 Match(m.first + q_lo, m.last + q_lo, m.source_first + s_lo,
                       m.source_last + s_lo, m.matched)
             )  # fmt: skip
-    return longest_first(found)
+    return longest_first(_joined(sorted(found, key=lambda m: (m.first, m.source_first)),
+                                 query, source, rule.gap))  # fmt: skip
+
+
+def _joined(found: list[Match], query: np.ndarray, source: np.ndarray, gap: int) -> list[Match]:
+    """Fragments (in query order) found in separate stretches joined where they are one copy:
+    the next one starts after this one on both sides, and they overlap on a diagonal at most
+    ``gap`` tokens from this one's, or the tokens between them differ in at most ``gap``
+    places on each side (``_bridge_cost``)."""
+    out: list[Match] = []
+    for m in found:
+        if out:
+            last = out[-1]
+            q_gap, s_gap = m.first - last.last - 1, m.source_first - last.source_last - 1
+            later = m.first > last.first and m.source_first > last.source_first
+            shift = abs((m.source_first - m.first) - (last.source_first - last.first))
+            if later and (
+                (min(q_gap, s_gap) < 0 and shift <= gap)
+                or (min(q_gap, s_gap) >= 0 and _bridge_cost(
+                    query[last.last + 1 : m.first], source[last.source_last + 1 : m.source_first]
+                ) <= gap)
+            ):  # fmt: skip
+                first, end = last.first, max(last.last, m.last)
+                matched = min(end - first + 1, last.matched + m.matched)
+                source_end = max(last.source_last, m.source_last)
+                out[-1] = Match(first, end, last.source_first, source_end, matched, last.how)
+                continue
+        out.append(m)
+    return out
+
+
+def _bridge_cost(a: np.ndarray, b: np.ndarray) -> int:
+    """Tokens that differ between two stretches, on the longer side (its length less their
+    longest common subsequence); more than any gap when either is longer than ``MAX_BRIDGE``."""
+    from rapidfuzz.distance import Indel
+
+    if max(a.size, b.size) > MAX_BRIDGE:
+        return MAX_BRIDGE
+    x, y = a.tolist(), b.tolist()
+    common = (len(x) + len(y) - Indel.distance(x, y)) // 2
+    return max(len(x), len(y)) - common
 
 
 class SourceIndex:
