@@ -20,7 +20,7 @@ from ..options import (
     ScanOptions,
 )
 from ..params import WEIGHTINGS, FeatureParams
-from ..passages.options import PassageOptions
+from ..passages.options import COMPARE_MIN_MATCH, PassageOptions
 from ..policy.exitcodes import exit_code_help
 from ..readers.discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
 from ..readers.rows import FORMATS, RowOptions
@@ -170,12 +170,6 @@ def verify_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return _apply(options, f)
 
 
-# ``scan --passages`` looks for copies shorter than a window only when asked: between the
-# documents of one collection most short shared passages are its templates (a newsletter's
-# standing lines), and every pair sharing one is aligned.
-SCAN_MIN_MATCH = 0.0
-
-
 def records_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--records`` and the fields of datasets of rows (scan, index add, query): PATHS are
     then dataset files, one document per row."""
@@ -219,17 +213,16 @@ def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
             type=click.IntRange(5, None),
             default=PassageOptions().min_words,
             show_default=True,
-            help="With --passages: the smallest window, in words (passages this long are "
-            "found whatever their edits).",
+            help="With --passages: the shortest passage, in words matched (13 CJK "
+            "characters per 8 words), a few differing words bridged.",
         ),
         click.option(
             "--passage-min-match",
             type=click.FloatRange(0, None),
             default=None,
             metavar="WORDS",
-            help="With --passages: copies shorter than a window are also found, down to this "
-            "many words (13 CJK characters per 8 words), a few differing words bridged; 0: off. "
-            f"Default: {PassageOptions().min_match:g} for compare, off for scan (in a "
+            help="With --passages: shorter copies are also found, down to this many words; "
+            f"0: off. Default: {COMPARE_MIN_MATCH:g} for compare, off for scan (in a "
             "collection, short shared passages are mostly its templates).",
         ),
     ]
@@ -241,12 +234,14 @@ def passage_settings(kw: dict[str, Any], *, scan: bool = False) -> PassageOption
     looked for by default in ``compare``, not in ``scan``)."""
     min_match = kw["passage_min_match"]
     if min_match is None:
-        min_match = SCAN_MIN_MATCH if scan else PassageOptions().min_match
+        min_match = 0.0 if scan else COMPARE_MIN_MATCH
     fields: dict[str, Any] = {"min_words": kw["passage_min_words"], "min_match": min_match}
     if "within" in kw:
         fields["within"] = kw["within"]
     if "max_passage_repeats" in kw:
         fields["max_repeats"] = kw["max_passage_repeats"]
+    if kw.get("fmt", "text") != "text":
+        fields["max_previews"] = 0  # only the text report shows them: no text is read again
     return PassageOptions(**fields)
 
 

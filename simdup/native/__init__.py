@@ -61,16 +61,8 @@ TWINS: dict[str, str] = {
     "weighted_terms": "simdup.text.features:weighted_terms_python",
     # the index
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
-    # passages
+    # blocks of lines
     "cut_blocks": "simdup.text.blocks:cut_text_python",
-    "window_fingerprints": "simdup.passages.documents:window_fingerprints_python",
-    "distinct_runs": "simdup.passages.windows:distinct_runs_python",
-    "edge_vocabulary": "simdup.passages.align:EdgeVocabulary",
-    "edge_vocabulary_size": "simdup.passages.align:EdgeVocabulary",
-    "edge_tokens": "simdup.passages.align:edge_tokens_python",
-    "line_offsets": "simdup.passages.align:line_offsets_python",
-    "matching_blocks": "simdup.passages.align:matching_blocks_python",
-    "edge_chain": "simdup.passages.align:edge_chain_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
     "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",

@@ -1,25 +1,44 @@
-"""Passage matching, ``match_passages``: candidate windows from the exact index, judged by the
-one near-duplicate rule in one call, windows matched in more than ``max_repeats`` documents
-gathered into repeated passages, and the other matches made into regions (``regions``) whose
-ends are set line by line (``edges``); on large inputs, in worker processes (``parallel``)."""
+"""Passage matching, ``match_passages``: the copied fragments of pairs of documents, found as
+``check`` finds them (``algorithms.fragments``), at the scale of a collection.
+
+1. **Candidates**: two documents sharing a run of at least ``guaranteed_run`` tokens share a
+   winnowed k-gram fingerprint (``DocumentPassages.shingles``); pairs sharing one held by at
+   most ``max_repeats`` documents are candidates (a fingerprint held by more is boilerplate
+   and pairs none). Pairs the scan reports as near-duplicate documents are left out unless
+   ``all_pairs``.
+2. **Fragments**: each candidate pair is aligned token by token around its shared fingerprints
+   (``align_near``: exact runs, chained across at most ``gap`` differing tokens), in worker
+   processes when there are many; each fragment the rule keeps is a passage, unless most of
+   its fingerprints are boilerplate.
+3. **Repeated passages** (``repeated``): the boilerplate, reported once with its places.
+
+Only the texts of documents with a passage are read again, for the previews.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
-from ..algorithms.index import collapse
+from ..algorithms.fragments import (
+    FragmentRule,
+    Match,
+    align,
+    align_near,
+    longest_first,
+)
+from ..algorithms.winnowing import kgram_hashes, winnow
+from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
-from .documents import DocumentPassages, PassageProcessor
-from .edges import EdgeTexts, refine_all
+from ..text.tokens import CJK_WEIGHT
+from .documents import DocumentPassages
 from .options import PassageOptions
-from .parallel import finish_parallel, near_pairs
-from .regions import finish_all, merged_regions, repeated_passages, sorted_once
-from .short import short_passages
-from .windows import Windows, components, cross, within
+from .repeated import repeated_passages
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +50,255 @@ class Passages:
     stats: dict[str, int]
 
 
-# Largest table of skipped pairs of documents (bytes: one per pair of documents).
-_SKIP_TABLE = 1 << 23
-# Fewer regions (pairs to refine) than this: one process (the workers of ``parallel`` would
-# cost more to start than they save).
-_PARALLEL_REFINE = 256
+# Fewer candidate pairs than this: one process (workers would cost more to start than they
+# save); else tasks of this many pairs.
+_PARALLEL_PAIRS = 512
+_TASK_PAIRS = 256
+# Texts held at once at most, for the previews of the passages found.
+_HELD = 512
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Pairs of documents to align and where: anchor ``n`` is fingerprint place
+    ``at_a[n]`` of document ``a[n]`` and ``at_b[n]`` of document ``b[n]`` (``a < b``), sorted by
+    pair; ``common``: the fingerprints held by more than ``max_repeats`` documents (ascending)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    at_a: np.ndarray
+    at_b: np.ndarray
+    common: np.ndarray
+
+    def pairs(self) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+        """Each pair with its anchors."""
+        if not self.a.size:
+            return
+        cuts = np.flatnonzero(
+            np.r_[True, (self.a[1:] != self.a[:-1]) | (self.b[1:] != self.b[:-1]), True]
+        )
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            yield int(self.a[lo]), int(self.b[lo]), self.at_a[lo:hi], self.at_b[lo:hi]
+
+
+def candidates(docs: Sequence[DocumentPassages], max_repeats: int) -> Candidates:
+    """Every place where two documents share a fingerprint held by at most ``max_repeats``
+    documents (0: any number), and the fingerprints held by more."""
+    sizes = [d.shingles.size for d in docs]
+    empty = np.empty(0, dtype=np.int64)
+    if sum(sizes) == 0:
+        return Candidates(empty, empty, empty, empty, np.empty(0, dtype=np.uint64))
+    prints = np.concatenate([d.shingles for d in docs])
+    places = np.concatenate([d.shingle_at for d in docs])
+    owner = np.repeat(np.arange(len(docs), dtype=np.int64), sizes)
+    order = np.lexsort((owner, prints))
+    prints, owner, places = prints[order], owner[order], places[order]
+    cuts = np.flatnonzero(np.r_[True, prints[1:] != prints[:-1], True])
+    group = np.diff(cuts)
+    limit = max_repeats if max_repeats else len(docs)
+    common = prints[cuts[:-1][group > limit]]
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    for size in np.unique(group[(group > 1) & (group <= limit)]).tolist():
+        starts = cuts[:-1][group == size]
+        i, j = np.triu_indices(size, 1)
+        rows = starts[:, None] + np.arange(size)
+        parts.append((rows[:, i].ravel(), rows[:, j].ravel()))
+    if not parts:
+        return Candidates(empty, empty, empty, empty, common)
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    order = np.lexsort((places[x], owner[y], owner[x]))  # owners ascending within a group
+    x, y = x[order], y[order]
+    return Candidates(owner[x], owner[y], places[x], places[y], common)
+
+
+def reach_of(rule: FragmentRule) -> int:
+    """Tokens aligned around each shared fingerprint: two fragments of the longest kind (all
+    CJK characters) and a gap, as winnowing leaves no longer stretch of a fragment without a
+    shared fingerprint."""
+    return 2 * (math.ceil(rule.min_match / CJK_WEIGHT) + rule.gap) + rule.kgram
+
+
+# A fragment as the workers send it back: the two documents, tokens first..last of the first
+# and source_first..source_last of the second, and the Jaccard similarity of their token sets.
+_Found = tuple[int, int, int, int, int, int, float]
+# What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
+_ALIGN: WorkerState[tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule]] = WorkerState(
+    "aligning passages"
+)
+
+
+def _init_align(docs: Sequence[DocumentPassages], common: np.ndarray, rule: FragmentRule) -> None:
+    _ALIGN.set((docs, common, rule))
+
+
+def _similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """The Jaccard similarity of two token sequences' sets."""
+    x, y = np.unique(a), np.unique(b)
+    union = np.union1d(x, y).size
+    return round(np.intersect1d(x, y, assume_unique=True).size / union, 4) if union else 0.0
+
+
+class _Boilerplate:
+    """Whether a fragment of a document is mostly boilerplate: winnowing picks a boilerplate
+    k-gram in only some documents where it borders other text, so a fragment whose winnowed
+    fingerprints (the document's, inside it) are mostly boilerplate ones is boilerplate,
+    whichever anchors found it. Each document's are worked out once, on first need."""
+
+    def __init__(
+        self,
+        docs: Sequence[DocumentPassages],
+        common: np.ndarray,
+        rule: FragmentRule,
+        kgrams: Callable[[int], np.ndarray],
+    ) -> None:
+        self.docs, self.common, self.rule, self.kgrams = docs, common, rule, kgrams
+        self.known: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, doc: int, first: int, last: int) -> bool:
+        if not self.common.size:
+            return False
+        if doc not in self.known:
+            kgrams = self.kgrams(doc)
+            at = winnow(kgrams, self.rule.window)
+            counted = np.r_[0, np.cumsum(among(kgrams[at], self.common))]
+            self.known[doc] = at, counted
+        at, counted = self.known[doc]
+        lo = int(np.searchsorted(at, first, "left"))
+        hi = int(np.searchsorted(at, last - self.rule.kgram + 1, "right"))
+        return hi > lo and int(counted[hi] - counted[lo]) > 0.5 * (hi - lo)
+
+
+def among(values: np.ndarray, ascending: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in the sorted array ``ascending`` (not empty): a binary search
+    each (``np.isin`` hashes both arrays on every call)."""
+    at = np.minimum(np.searchsorted(ascending, values), ascending.size - 1)
+    found: np.ndarray = ascending[at] == values
+    return found
+
+
+_Task = tuple[int, int, np.ndarray, np.ndarray]
+
+
+def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
+    """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
+    the passages repeated inside document i."""
+    docs, common, rule = _ALIGN.get()
+    reach = reach_of(rule)
+    held: dict[int, np.ndarray] = {}
+
+    def kgrams(doc: int) -> np.ndarray:
+        """A document's k-gram hashes, made once per task."""
+        if doc not in held:
+            held[doc] = kgram_hashes(docs[doc].tokens.hashes, rule.kgram)
+        return held[doc]
+
+    boilerplate = _Boilerplate(docs, common, rule, kgrams)
+    out: list[_Found] = []
+    for i, j, at_i, at_j in tasks:
+        di, dj = docs[i], docs[j]
+        a, b = di.tokens.hashes, dj.tokens.hashes
+        if i == j:
+            matches = _within(a, di.tokens.weights, rule, reach)
+        else:
+            both = (kgrams(i), kgrams(j))
+            matches = align_near(a, di.tokens.weights, b, (at_i, at_j), rule, reach, both)
+        for m in matches:
+            if boilerplate(i, m.first, m.last):
+                continue
+            similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
+            out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity))
+    return out
+
+
+# Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
+# tokens equal for a few tokens around it. A pair is aligned when, around one of its shared
+# fingerprints, this many tokens in a row are equal on both sides (a copy of a passage holds
+# such runs between its edits; ``check`` aligns every candidate).
+MIN_ANCHOR_RUN = 12
+
+
+def anchored(found: Candidates, docs: Sequence[DocumentPassages]) -> Candidates:
+    """``found`` with only the anchors where ``MIN_ANCHOR_RUN`` tokens in a row are equal on
+    both sides, through the fingerprint (its own k tokens included), in one pass over all."""
+    if not found.a.size:
+        return found
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    tokens = np.concatenate([d.tokens.hashes for d in docs] + [np.zeros(1, np.uint64)])
+    lengths = np.diff(offsets)
+    run = np.zeros(found.a.size, dtype=np.int64)
+    for sign in (1, -1):
+        reach = np.zeros(found.a.size, dtype=np.int64)
+        alive = np.ones(found.a.size, dtype=bool)
+        for step in range(1, MIN_ANCHOR_RUN):
+            pa, pb = found.at_a + sign * step, found.at_b + sign * step
+            inside = (pa >= 0) & (pa < lengths[found.a]) & (pb >= 0) & (pb < lengths[found.b])
+            ta = tokens[np.where(inside, offsets[found.a] + pa, -1)]
+            tb = tokens[np.where(inside, offsets[found.b] + pb, -1)]
+            alive &= inside & (ta == tb)
+            reach += alive
+            if not alive.any():
+                break
+        run += reach
+    keep = run + 1 >= MIN_ANCHOR_RUN
+    return Candidates(
+        found.a[keep], found.b[keep], found.at_a[keep], found.at_b[keep], found.common
+    )
+
+
+def _within(hashes: np.ndarray, weights: np.ndarray, rule: FragmentRule, reach: int) -> list[Match]:
+    """The fragments of a token sequence repeated inside it (the earlier place first): around
+    each pair of places of one winnowed fingerprint, the stretch before the later place
+    aligned with the stretch from it on, so that no token is aligned with itself."""
+    kgrams = kgram_hashes(hashes, rule.kgram)
+    chosen = winnow(kgrams, rule.window)
+    prints = kgrams[chosen]
+    order = np.lexsort((chosen, prints))
+    prints, at = prints[order], chosen[order]
+    same = np.flatnonzero(prints[1:] == prints[:-1])
+    found: list[Match] = []
+    seen: set[tuple[int, int, int, int]] = set()
+    n = hashes.size
+    for k in same.tolist():
+        p1, p2 = int(at[k]), int(at[k + 1])
+        q_lo, q_hi = max(0, p1 - reach), min(n, p1 + reach, p2)
+        s_lo, s_hi = max(p2 - reach, q_hi), min(n, p2 + reach)
+        if (q_lo, q_hi, s_lo, s_hi) in seen or q_hi <= q_lo or s_hi <= s_lo:
+            continue
+        seen.add((q_lo, q_hi, s_lo, s_hi))
+        for m in align(hashes[q_lo:q_hi], weights[q_lo:q_hi], hashes[s_lo:s_hi], rule):
+            found.append(
+                Match(m.first + q_lo, m.last + q_lo, m.source_first + s_lo,
+                      m.source_last + s_lo, m.matched)
+            )  # fmt: skip
+    # One copy found from several pairs of places: the longest of those overlapping.
+    return longest_first(found)
+
+
+class _Texts:
+    """Texts read again for the previews of the passages found, a few at a time."""
+
+    def __init__(self, texts: Callable[[str], str | None] | None) -> None:
+        self.texts = texts
+        self.held: dict[str, str | None] = {}
+
+    def preview(self, span: PassageSpan, limit: int) -> str:
+        if self.texts is None:
+            return ""
+        if span.path not in self.held:
+            if len(self.held) >= _HELD:
+                self.held.pop(next(iter(self.held)))
+            self.held[span.path] = self.texts(span.path)
+        text = self.held[span.path]
+        if text is None:
+            return ""
+        return text[span.start_char : span.end_char].split("\n", 1)[0].strip()[:limit]
+
+
+def _tasks(pairs: list[_Task], size: int) -> Iterator[list[_Task]]:
+    for start in range(0, len(pairs), size):
+        yield pairs[start : start + size]
 
 
 def match_passages(
@@ -47,176 +310,66 @@ def match_passages(
     texts: Callable[[str], str | None] | None = None,
     jobs: int = 1,
 ) -> Passages:
-    """Pairs of duplicated regions and repeated passages among ``docs``.
+    """Pairs of copied passages and repeated passages among ``docs``.
 
     ``near_duplicates``: path pairs the scan reports as near-duplicate documents; their
     passages are left out unless ``options.all_pairs``. ``texts``: the decoded text of a
-    document by path (None: no longer readable), to set the regions' ends line by line;
-    without it they stay on block boundaries (``texts`` is called in worker processes when
-    ``jobs`` > 1). ``jobs``: processes for the index join and the line-level edges of large
-    inputs (the same results as one).
+    document by path (None: no longer readable), for the previews (without it, passages have
+    none). ``jobs``: processes aligning candidate pairs (the same results as one).
+    ``scan_options`` is accepted for the callers' sake: passages depend on the tokens only.
     """
-    windows = Windows(docs)
-    verifier = options.verifier(scan_options)
-    n_docs = len(docs)
-    stats = {"blocks": sum(len(d) for d in docs), "windows": len(windows)}
-    empty = Passages((), (), {**stats, "candidates": 0, "matches": 0, "pairs": 0, "repeated": 0})
-    if len(windows) < 2:
-        return empty
-    unique, members, bounds = collapse(windows.fps)
-    starts, sizes = bounds[:-1], np.diff(bounds)
-    ua, ub, ud = near_pairs(unique, options.radius, jobs)
-    skip = np.empty(0, dtype=np.int64)
+    del scan_options
+    rule = options.fragment_rule()
+    found = candidates(docs, options.max_repeats)
+    common = found.common
+    stats: dict[str, Any] = {"documents": len(docs), "tokens": sum(len(d) for d in docs)}
+    skip: set[tuple[int, int]] = set()
     if not options.all_pairs:
         index = {d.path: n for n, d in enumerate(docs)}
-        keys = [
-            min(index[a], index[b]) * n_docs + max(index[a], index[b])
-            for a, b in near_duplicates
-            if a in index and b in index
-        ]
-        skip = np.unique(np.array(keys, dtype=np.int64))
-
-    member_doc = windows.doc[members]
-    # The skipped pairs of documents as a table where it is small, else sorted.
-    skipped: np.ndarray | None = None
-    if skip.size and n_docs * n_docs <= _SKIP_TABLE:
-        skipped = np.zeros(n_docs * n_docs, dtype=bool)
-        skipped[skip] = True
-
-    def wanted(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Which window pairs (positions in ``members``) may be reported."""
-        dx, dy = member_doc[x], member_doc[y]
-        ok: np.ndarray = dx != dy
-        if options.within:
-            wx, wy = members[x], members[y]
-            apart = (windows.last[wx] < windows.first[wy]) | (windows.last[wy] < windows.first[wx])
-            ok |= (dx == dy) & apart
-        if skip.size:  # not a pair of near-duplicate documents
-            key = np.minimum(dx, dy) * n_docs + np.maximum(dx, dy)
-            if skipped is not None:
-                ok &= ~skipped[key]
-            else:
-                place = np.minimum(np.searchsorted(skip, key), skip.size - 1)
-                ok &= skip[place] != key
-        return ok
-
-    # Candidates: distinct fingerprints within the radius, one judgement per pair of them
-    # (by their first windows), and only where some pair of their windows may be reported.
-    cx, cy = cross(starts, sizes, ua, ub)
-    keep = wanted(cx, cy)
-    edge_of = np.repeat(np.arange(ua.size), sizes[ua] * sizes[ub])
-    useful = np.unique(edge_of[keep])
-    stats["candidates"] = int(useful.size)
-    good = np.zeros(ua.size, dtype=bool)
-    head = members[starts]  # the first window of each fingerprint
-    useful = useful[windows.long_enough(head[ua[useful]], head[ub[useful]], verifier)]
-    # Windows sharing a fingerprint go through the same verifier, each against its group's
-    # first window at distance 0 (``sound``, by position in ``members``); the verifier's first
-    # rule (the same text) is checked here on the windows' text keys, and its length rule on
-    # their words, so only windows whose text differs and whose length passes are judged,
-    # one per distinct text of a group. A window that fails is left out of its group's pairs.
-    group = np.repeat(np.arange(sizes.size), sizes)
-    leader = head[group]
-    same = (windows.key[members] == windows.key[leader]) & (
-        windows.words[members] == windows.words[leader]
+        for x, y in near_duplicates:
+            if x in index and y in index:
+                i, j = index[x], index[y]
+                skip.add((min(i, j), max(i, j)))
+    shared = sum(1 for _ in found.pairs())
+    pairs: list[_Task] = [t for t in anchored(found, docs).pairs() if (t[0], t[1]) not in skip]
+    if options.within:
+        none = np.empty(0, dtype=np.int64)
+        pairs += [(i, i, none, none) for i in range(len(docs))]
+    stats["sharing_a_fingerprint"] = shared
+    stats["candidates"] = len(pairs)
+    parallel = jobs > 1 and len(pairs) >= _PARALLEL_PAIRS
+    size = max(1, min(_TASK_PAIRS, -(-len(pairs) // (4 * jobs)))) if parallel else len(pairs) or 1
+    fragments: list[_Found] = []
+    for part in chunks_in_order(
+        _align_pairs,
+        _tasks(pairs, size),
+        jobs if parallel else 1,
+        initializer=_init_align,
+        initargs=(docs, common, rule),
+        describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
+    ):
+        fragments.extend(part)
+    _ALIGN.clear()
+    # Previews need the texts read again; without them (max_previews 0), nothing is read.
+    read = _Texts(texts if options.max_previews else None)
+    limit = options.max_previews
+    out: list[PassagePair] = []
+    for i, j, first, last, s_first, s_last, similarity in fragments:
+        span_a = docs[i].span(first, last)
+        span_b = docs[j].span(s_first, s_last)
+        span_a = replace(span_a, preview=read.preview(span_a, limit))
+        span_b = replace(span_b, preview=read.preview(span_b, limit))
+        out.append(PassagePair(span_a, span_b, similarity))
+    out.sort(key=lambda p: (p.a.path, p.b.path, p.a.start_char, p.b.start_char))
+    is_common = [
+        among(d.shingles, common) if common.size else np.zeros(d.shingles.size, dtype=bool)
+        for d in docs
+    ]
+    repeated = repeated_passages(
+        docs, common, is_common, rule, options.max_repeats, read.preview, limit
     )
-    sound = same | windows.long_enough(members, leader, verifier)
-    ask = np.flatnonzero(~same & sound)
-    order = np.lexsort((ask, windows.words[members[ask]], windows.key[members[ask]], group[ask]))
-    ask = ask[order]
-    distinct = np.ones(ask.size, dtype=bool)
-    if ask.size > 1:
-        g, w = group[ask], members[ask]
-        distinct[1:] = (
-            (g[1:] != g[:-1])
-            | (windows.key[w[1:]] != windows.key[w[:-1]])
-            | (windows.words[w[1:]] != windows.words[w[:-1]])
-        )
-    text_of = np.cumsum(distinct) - 1  # which distinct text of its group each asked one is
-    judged = ask[distinct]
-    stats["same_fingerprint_judged"] = int(judged.size)
-    # One verifier call for all: the candidates' first windows, then each group's first
-    # window with one window of each of its other texts.
-    left = np.concatenate((head[ua[useful]], leader[judged]))
-    right = np.concatenate((head[ub[useful]], members[judged]))
-    distance = np.concatenate((ud[useful].astype(np.int64), np.zeros(judged.size, np.int64)))
-    chosen = np.unique(np.concatenate((left, right)))
-    # The texts of two windows are the same when their keys and words are (never so here:
-    # a same-text pair shares its fingerprint and its group's key; checked all the same).
-    near = np.zeros(left.size, dtype=bool)
-    at, _ = verifier.near(
-        windows.words[chosen],
-        windows.sketches(chosen),
-        np.searchsorted(chosen, left),
-        np.searchsorted(chosen, right),
-        distance,
-        (windows.key[left] == windows.key[right]) & (windows.words[left] == windows.words[right]),
-        short_texts=False,  # windows: word sets whatever their size
-    )
-    near[at] = True
-    good = np.zeros(ua.size, dtype=bool)
-    good[useful] = near[: useful.size]
-    va, vb = ua[good], ub[good]
-    sound[ask] = near[useful.size :][text_of]
-    group_sound = (
-        np.add.reduceat(sound.astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
-    )
-    # A component spanning more than max_repeats documents is boilerplate.
-    component = components(unique.size, va, vb)
-    window_component = np.empty(len(windows), dtype=np.int64)
-    window_component[members] = np.repeat(component, sizes)
-    matched = np.zeros(unique.size, dtype=bool)
-    matched[(sizes > 1) & (group_sound > 1)] = True
-    matched[va] = True
-    matched[vb] = True
-    matched_windows = members[np.repeat(matched, sizes) & sound]
-    comp_doc = np.unique(window_component[matched_windows] * n_docs + windows.doc[matched_windows])
-    doc_count = np.bincount(comp_doc // n_docs, minlength=unique.size)
-    repeated_component = (
-        doc_count > options.max_repeats if options.max_repeats else np.zeros(unique.size, bool)
-    )
-    stats["matches"] = int(good.sum()) + int((sizes > 1).sum())
-    repeated, boiler = repeated_passages(
-        windows, window_component, matched_windows, repeated_component
-    )
-
-    sx, sy = within(starts, sizes)
-    px = np.concatenate((cx[keep & good[edge_of]], sx))
-    py = np.concatenate((cy[keep & good[edge_of]], sy))
-    ok = wanted(px, py) & sound[px] & sound[py] if px.size else np.zeros(0, dtype=bool)
-    wx, wy = members[px[ok]], members[py[ok]]
-    not_boiler = ~repeated_component[window_component[wx]]
-    wx, wy = wx[not_boiler], wy[not_boiler]
-    regions = merged_regions(windows, wx, wy)
-    params = (scan_options or ScanOptions()).features
-    if texts is not None and jobs > 1 and len(regions) >= _PARALLEL_REFINE:
-        pairs = finish_parallel(docs, regions, boiler, texts, params, options, jobs)
-    else:
-        pairs = sorted_once(finish_all(docs, regions, options, boiler))
-        if texts is not None and pairs:
-            held = EdgeTexts(texts, PassageProcessor(params, options))
-            pairs = refine_all(pairs, held, options)
-    rule = options.fragment_rule()
-    if rule is not None and texts is not None:
-        skip_set = set(skip.tolist())
-
-        def skipped_pair(i: int, j: int) -> bool:
-            return bool(skip_set) and min(i, j) * n_docs + max(i, j) in skip_set
-
-        short = short_passages(
-            docs,
-            pairs,
-            rule,
-            texts,
-            max_repeats=options.max_repeats,
-            skipped=skipped_pair,
-            max_previews=options.max_previews,
-        )
-        stats["short_pairs"] = len(short)
-        pairs = sorted_once([*pairs, *short])
-    stats["pairs"] = len(pairs)
-    stats["repeated"] = len(repeated)
-    return placed(Passages(tuple(pairs), repeated, stats), docs)
+    stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
+    return placed(Passages(tuple(out), repeated, stats), docs)
 
 
 def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:

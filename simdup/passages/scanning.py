@@ -28,7 +28,7 @@ from ..scanning import scan
 from ..text.processor import is_too_short
 from .documents import DocumentPassages, PassageProcessor
 from .matching import Passages, match_passages
-from .options import PassageOptions
+from .options import COMPARE_MIN_MATCH, PassageOptions
 from .reading import SourceTexts, read_passages
 
 
@@ -126,8 +126,7 @@ def scan_passages(
     are read again for their passages. With ``reference`` (``--against``), passages are looked
     for among the scanned files only.
     """
-    # Short copies only when asked (``min_match``): in a collection most are its templates.
-    passages = passages or PassageOptions(min_match=0)
+    passages = passages or PassageOptions()
     sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
     backend: Backend = scan_arguments.pop("backend", None) or LOCAL
 
@@ -211,7 +210,7 @@ def compare_passages(
     """The matching regions of two files (``compare A B --passages``), whether or not the two
     are near-duplicates as a whole. Raises ``InputError`` when one cannot be read."""
     options = options or ScanOptions()
-    passages = passages or PassageOptions()
+    passages = passages or PassageOptions(min_match=COMPARE_MIN_MATCH)
     proc = PassageProcessor(options.features, passages)
     docs = []
     texts: dict[str, str] = {}

@@ -17,7 +17,6 @@ import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Callable
-from difflib import SequenceMatcher
 from typing import Any
 
 import numpy as np
@@ -35,11 +34,9 @@ from simdup.algorithms.sketch import (
     sketch_jaccard,
     sketch_jaccard_pairs,
 )
-from simdup.passages import EdgeVocabulary
 from simdup.readers.markdown_lines import markdown_lines_python
 from simdup.readers.rows import RowOptions, parse_jsonl_line
 from simdup.text import textscan
-from simdup.text.blocks import split_lines
 from simdup.text.features import (
     _LOG_TF,
     _WEIGHTING_CODES,
@@ -66,10 +63,6 @@ folded_word_runs_python = native.twin("folded_word_runs")
 bigram_hashes_python = native.twin("bigram_hashes")
 strip_link_targets_python = native.twin("strip_link_targets")
 strip_urls_python = native.twin("strip_urls")
-_edge_chain_python = native.twin("edge_chain")
-_edge_tokens_python = native.twin("edge_tokens")
-_line_offsets_python = native.twin("line_offsets")
-_matching_blocks_python = native.twin("matching_blocks")
 document_parts_python = native.twin("document_parts")
 simhash_python = native.twin("simhash")
 collapse_python = native.twin("collapse")
@@ -784,194 +777,6 @@ def test_bottom_k_jaccard_pairs_is_the_pairwise_estimate(
         native.speedups.bottom_k_jaccard_pairs(sketches, beyond, np.zeros(1, np.int64), k)
     with pytest.raises(TypeError):
         native.speedups.bottom_k_jaccard_pairs([1, 2], np.array([0]), np.array([1]), k)
-
-
-# ---------------------------------------------------------------------------------------------
-# The line-level edges of duplicated passages (simdup/passages/align.py)
-
-# Tokens of every kind the edges' tokenizer tells apart: words in several scripts (one-byte,
-# two-byte and astral code points), CJK ideographs (one token each; 〇 and the compatibility
-# ideograph are word characters outside the range), "_" and punctuation (separators), digits and
-# numerics (word characters), every line end, and characters whose casefolding changes length
-# or word-ness (ß -> ss, İ -> i + a combining dot, U+0345 -> ι).
-_EDGE_ALPHABET = st.sampled_from(
-    list("abcXYZ019éßİͅ½ΣσςÅ") + ["\U0001d400", "\U0001f600", "\U00020bb7"]
-    + list("中文分词图书馆的了〇\uf90a") + list(" \t,._-，。") + ["\n", "\r", "\r\n"]
-)  # fmt: skip
-edge_texts = st.lists(_EDGE_ALPHABET, max_size=80).map("".join)
-
-
-@needs_native
-@many
-@given(st.lists(edge_texts, min_size=1, max_size=4), st.booleans())
-def test_edge_tokens_match_python(texts: list[str], fold: bool) -> None:
-    """Texts tokenized one after another with one vocabulary get the same ids natively (a
-    table the extension keeps) as in Python (a dict): equal ids exactly for equal tokens, new
-    ones numbered in order of first sight; and the same first token of each line."""
-    assert native.speedups is not None
-    vocabulary = native.speedups.edge_vocabulary()
-    known: dict[str, int] = {}
-    for text in texts:
-        folded = text.casefold() if fold else text
-        ids, first = native.speedups.edge_tokens(folded, vocabulary)
-        expected_ids, expected_first = _edge_tokens_python(folded, known)
-        assert np.frombuffer(ids, dtype=np.int64).tolist() == expected_ids.tolist()
-        assert np.frombuffer(first, dtype=np.int64).tolist() == expected_first.tolist()
-        assert native.speedups.edge_vocabulary_size(vocabulary) == len(known)
-    shared, again = EdgeVocabulary(), {}  # the wrapper the passages use
-    for text in texts:
-        ids, first = shared.tokens(text)
-        expected_ids, expected_first = _edge_tokens_python(text, again)
-        assert (ids.tolist(), first.tolist()) == (expected_ids.tolist(), expected_first.tolist())
-    assert len(shared) == len(again)
-
-
-@needs_native
-@many
-@given(edge_texts)
-def test_line_offsets_match_python(text: str) -> None:
-    """The native line offsets are split_lines' (LF, CRLF and CR, none after a final end)."""
-    assert native.speedups is not None
-    starts, ends = native.speedups.line_offsets(text)
-    expected = _line_offsets_python(text)
-    assert np.frombuffer(starts, dtype=np.int64).tolist() == expected[0]
-    assert np.frombuffer(ends, dtype=np.int64).tolist() == expected[1]
-    assert [(text[s:e], s) for s, e in zip(*expected, strict=True)] == split_lines(text)
-
-
-def _difflib_blocks(a: list[int], b: list[int], min_run: int) -> list[tuple[int, int, int]]:
-    found = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
-    return [(m.a, m.b, m.size) for m in found if m.size >= min_run]
-
-
-def _equal_grams(a: list[int], b: list[int], min_run: int) -> int:
-    """How many pairs of positions start equal ``min_run``-grams (brute force)."""
-    return sum(
-        a[i : i + min_run] == b[j : j + min_run]
-        for i in range(len(a) - min_run + 1)
-        for j in range(len(b) - min_run + 1)
-    )
-
-
-# Token ids from a few values (long equal runs, many repeats), some far apart (ids need not be
-# small), and runs of one token (every position of a matches every position of b).
-_TOKEN_IDS = st.sampled_from([0, 1, 2]) | st.sampled_from([-(2**63), 2**62 + 1, 2**63 - 1])
-token_lists = st.lists(_TOKEN_IDS, max_size=60) | st.builds(
-    lambda n, t: [t] * n, st.integers(0, 40), _TOKEN_IDS
-)
-_EDITS = st.lists(
-    st.tuples(st.integers(0, 60), st.sampled_from(["insert", "delete", "replace"]), _TOKEN_IDS),
-    max_size=6,
-)
-
-
-@st.composite
-def token_pairs(draw: st.DrawFn) -> tuple[list[int], list[int]]:
-    """Two token lists, most often the second an edited copy of the first (long equal runs,
-    split by the edits: what the edges align), else unrelated."""
-    a = draw(token_lists)
-    if not draw(st.integers(0, 3)):
-        return a, draw(token_lists)
-    b = list(a)
-    for at, edit, token in draw(_EDITS):
-        at = min(at, len(b))
-        if edit == "insert":
-            b.insert(at, token)
-        elif at < len(b):
-            b[at : at + 1] = [] if edit == "delete" else [token]
-    return a, b
-
-
-@needs_native
-@many
-@given(token_pairs(), st.integers(1, 5), st.integers(0, 400) | st.just(1 << 20))
-def test_matching_blocks_match_python_and_difflib(
-    pair: tuple[list[int], list[int]], min_run: int, max_grams: int
-) -> None:
-    """The native matching blocks are the Python definition's and difflib's (blocks of at least
-    min_run tokens), and both give up (None) exactly when more than max_grams pairs of positions
-    start equal min_run-grams."""
-    assert native.speedups is not None
-    a, b = pair
-    ia, ib = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
-    got = native.speedups.matching_blocks(ia, ib, min_run, max_grams)
-    assert got == _matching_blocks_python(ia, ib, min_run, max_grams)
-    if _equal_grams(a, b, min_run) > max_grams:
-        assert got is None
-    else:
-        assert got == _difflib_blocks(a, b, min_run)
-
-
-@needs_native
-@many
-@given(
-    token_pairs(),
-    st.integers(1, 4),
-    st.integers(0, 400) | st.just(1 << 20),
-    st.integers(0, 2) | st.integers(-1, 6),  # as far apart as an edit or two leaves blocks
-    st.data(),
-)
-def test_edge_chain_matches_python(
-    pair: tuple[list[int], list[int]],
-    min_run: int,
-    max_grams: int,
-    gap: int,
-    data: st.DataObject,
-) -> None:
-    """The native chain of matching blocks (the one holding most of the block-level regions)
-    is the Python definition's, for any regions (empty, partial, the whole range)."""
-    assert native.speedups is not None
-    a, b = pair
-    ia, ib = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
-    lo_a = data.draw(st.just(0) | st.integers(0, len(a)))
-    hi_a = data.draw(st.just(len(a)) | st.integers(lo_a, len(a)))
-    lo_b = data.draw(st.just(0) | st.integers(0, len(b)))
-    hi_b = data.draw(st.just(len(b)) | st.integers(lo_b, len(b)))
-    arguments = (ia, ib, min_run, max_grams, gap, lo_a, hi_a, lo_b, hi_b)
-    assert native.speedups.edge_chain(*arguments) == _edge_chain_python(*arguments)
-
-
-@needs_native
-def test_edge_functions_edge_cases() -> None:
-    """Empty input aligns nothing; equal tokens throughout give one block (or too many grams);
-    bad arguments are refused, not read."""
-    assert native.speedups is not None
-    s = native.speedups
-    empty, one = np.zeros(0, dtype=np.int64), np.array([5], dtype=np.int64)
-    for x, y in ((empty, empty), (empty, one), (one, empty), (one, one)):
-        assert s.matching_blocks(x, y, 3, 1 << 20) == _matching_blocks_python(x, y, 3, 1 << 20)
-        assert s.matching_blocks(x, y, 3, 1 << 20) == []
-        assert s.edge_chain(x, y, 3, 1 << 20, 4, 0, x.size, 0, y.size) is None
-    same_a, same_b = np.full(50, 7, dtype=np.int64), np.full(60, 7, dtype=np.int64)
-    grams = 48 * 58
-    assert s.matching_blocks(same_a, same_b, 3, grams) == [(0, 0, 50)]
-    assert s.matching_blocks(same_a, same_b, 3, grams - 1) is None
-    assert _matching_blocks_python(same_a, same_b, 3, grams - 1) is None
-    assert s.edge_chain(same_a, same_b, 3, grams, 4, 0, 50, 0, 60) == (0, 49, 0, 49)
-    assert _edge_chain_python(same_a, same_b, 3, grams, 4, 0, 50, 0, 60) == (0, 49, 0, 49)
-    assert s.edge_chain(same_a, same_b, 3, grams - 1, 4, 0, 50, 0, 60) is None
-    assert s.edge_chain(same_a, same_b, 3, grams, 4, 0, 0, 0, 0) is None  # holds no region
-    # Two blocks one edited token apart chain when gap allows one token between them; else the
-    # first of the two equal chains is the best.
-    edited_a = np.array([1, 2, 3, 9, 4, 5, 6], dtype=np.int64)
-    edited_b = np.array([1, 2, 3, 8, 4, 5, 6], dtype=np.int64)
-    for chain in (s.edge_chain, _edge_chain_python):
-        assert chain(edited_a, edited_b, 3, 100, 1, 0, 7, 0, 7) == (0, 6, 0, 6)
-        assert chain(edited_a, edited_b, 3, 100, 0, 0, 7, 0, 7) == (0, 2, 0, 2)
-        assert chain(edited_a, edited_b, 3, 100, 0, 4, 7, 0, 7) == (4, 6, 4, 6)
-    with pytest.raises(ValueError, match="min_run"):
-        s.matching_blocks(one, one, 0, 10)
-    with pytest.raises(ValueError, match="min_run"):
-        _matching_blocks_python(one, one, 0, 10)
-    with pytest.raises(ValueError, match="int64"):
-        s.matching_blocks(b"1234567", one, 3, 10)
-    with pytest.raises(TypeError):
-        s.edge_chain(one, one, 3, 10)  # type: ignore[call-arg]
-    with pytest.raises(ValueError):  # not a vocabulary of edge_vocabulary()
-        s.edge_tokens("text", {})
-    with pytest.raises(TypeError):
-        s.edge_tokens(b"text", s.edge_vocabulary())  # type: ignore[arg-type]
-    assert s.line_offsets("") == (b"", b"")
 
 
 @needs_native

@@ -4,33 +4,24 @@ paragraphs, in every encoding and line ending, in text, JSON and JSON Lines."""
 from __future__ import annotations
 
 import json
-from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
-from hypothesis import strategies as st
 
 from simdup.cli import cli
 from simdup.options import resolve_options
 from simdup.passages import (
-    EdgeVocabulary,
     PassageOptions,
-    TextLines,
     compare_passages,
     find_passages,
-    matching_runs,
-    refine_edges,
     scan_passages,
 )
-from simdup.passages.align import _EDGE_TOKEN
 from simdup.policy.outcome import scan_outcome
 from simdup.readers import read_document
 from simdup.readers.discovery import find_files
-from simdup.records import DecodedDocument, PassagePair, PassageSpan
+from simdup.records import DecodedDocument
 from simdup.scanning import scan
-from simdup.text.blocks import split_lines
 from tests.conftest import REPO
 
 SEEDS = REPO.parent / "shared" / "seeds"
@@ -232,100 +223,6 @@ def test_html_highlights_both_sides(tmp_path: Path) -> None:
     ]
 
 
-@given(
-    st.lists(st.sampled_from("abcd"), max_size=40),
-    st.lists(st.sampled_from("abcd"), max_size=40),
-)
-def test_matching_runs_are_difflibs(a: list[str], b: list[str]) -> None:
-    """The line-level edges align tokens as difflib does: the same matching blocks of at least
-    three tokens as SequenceMatcher(autojunk=False), found without its quadratic cost."""
-    expected = [
-        tuple(m)
-        for m in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
-        if m.size >= 3
-    ]
-    assert matching_runs(a, b, 3) == expected
-
-
-@pytest.mark.parametrize(
-    "text", ["", "a", "a\n", "a\n\n", "\n", "one\r\ntwo\rthree\n", "x\n y \n\nz", "é\U0001f600\nb"]
-)
-def test_text_lines_are_split_lines(text: str) -> None:
-    """The edges' line offsets are those of split_lines (LF, CRLF and CR texts alike)."""
-    lines = TextLines(text)
-    assert [(lines.line(k), int(lines.starts[k])) for k in range(len(lines))] == split_lines(text)
-
-
-_EDGE_LINES = st.lists(
-    st.lists(st.sampled_from(["Word", "word", "WORD", "straße", "STRASSE", "图", "书", "馆",
-                              "x_y", "½", "İ", "-", " ", "\t"]), max_size=8).map("".join),
-    min_size=1,
-    max_size=8,
-)  # fmt: skip
-
-
-@given(_EDGE_LINES, _EDGE_LINES, st.sampled_from(["\n", "\r\n", "\r"]), st.data())
-def test_edge_tokens_are_the_casefolded_words_of_the_lines(
-    lines_a: list[str], lines_b: list[str], ending: str, data: st.DataObject
-) -> None:
-    """The edges align the tokens of a range of lines as the regex finds them in the casefolded
-    lines (an ideograph each, else a run of word characters; "Word" and "WORD" one token,
-    "straße" and "STRASSE" too): two texts sharing a vocabulary have equal ids exactly where
-    their tokens are equal, and each token is on its line."""
-    vocabulary = EdgeVocabulary()
-    texts = [TextLines(ending.join(lines) + ending, vocabulary) for lines in (lines_a, lines_b)]
-    words: list[str] = []
-    ids: list[int] = []
-    for lines in texts:
-        lo = data.draw(st.integers(0, len(lines) - 1))
-        hi = data.draw(st.integers(lo, len(lines) - 1))
-        found, first = lines.tokens(lo, hi)
-        chunk = "\n".join(lines.line(k) for k in range(lo, hi + 1)).casefold()
-        expected = [_EDGE_TOKEN.findall(line) for line in chunk.split("\n")]
-        assert [found[first[k] : first[k + 1]].size for k in range(hi - lo + 1)] == [
-            len(line) for line in expected
-        ]
-        words.extend(w for line in expected for w in line)
-        ids.extend(found.tolist())
-    assert len(ids) == len(words)
-    for x in range(len(ids)):
-        assert [ids[y] == ids[x] for y in range(len(ids))] == [w == words[x] for w in words]
-
-
-def test_refine_edges_takes_texts_or_their_lines() -> None:
-    """refine_edges sets a region's ends at the whole copy, the same whether it is given two
-    texts, their lines sharing one vocabulary (as the scan gives them), or lines of two
-    vocabularies (whose ids do not compare: the second is tokenized again)."""
-    shared = [f"shared line {k} holds words of its own, {k * 7} and {k * 13}" for k in range(12)]
-    text_a = "\n".join(["intro of a", "more of a", "", *shared, "", "outro of a"]) + "\n"
-    text_b = "\n".join(["something else", "", *shared, "after b"])
-    old_a = PassageSpan("a.txt", 5, 14, 0, 1, 0)  # block-level: a few lines short each side
-    old_b = PassageSpan("b.txt", 4, 13, 0, 1, 0)
-    pair = PassagePair(old_a, old_b, 0.5)
-
-    def measure(region: str) -> tuple[frozenset[int], int]:
-        words = region.split()
-        return frozenset(hash(w) for w in words), len(words)
-
-    one = EdgeVocabulary()
-    found = {
-        refine_edges(pair, a, b, 8, 4, measure)
-        for a, b in (
-            (text_a, text_b),
-            (TextLines(text_a, one), TextLines(text_b, one)),
-            (TextLines(text_a), TextLines(text_b)),
-            (TextLines(text_a), text_b),
-        )
-    }
-    assert len(found) == 1
-    refined = found.pop()
-    assert (refined.a.start_line, refined.a.end_line) == (4, 15)
-    assert (refined.b.start_line, refined.b.end_line) == (3, 14)
-    assert text_a[refined.a.start_char : refined.a.end_char] == "\n".join(shared)
-    assert text_b[refined.b.start_char : refined.b.end_char] == "\n".join(shared)
-    assert refined.similarity == 1.0 and refined.a.words == refined.b.words
-
-
 @needs_seeds
 def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Path) -> None:
     """scan --passages cuts each text into windows as the local engine fingerprints it (one
@@ -338,10 +235,11 @@ def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Pa
     options = resolve_options(None, {"jobs": 1})
     sources = find_files([str(tree)], options.discovery).files
     # Short copies too (min_match): the code snippets the seed articles share.
-    again = find_passages(sources, options, PassageOptions())
+    short = PassageOptions(min_match=20)
+    again = find_passages(sources, options, short)
     assert any(p.a.words < PassageOptions().min_words for p in again.pairs)
     for jobs in (1, 2):
-        once = scan_passages([str(tree)], passages=PassageOptions(), jobs=jobs)
+        once = scan_passages([str(tree)], passages=short, jobs=jobs)
         assert once.passages == again.pairs
         assert once.repeated_passages == again.repeated
         assert once.pairs == scan([str(tree)], jobs=jobs).pairs
@@ -351,10 +249,9 @@ def test_passages_found_while_fingerprinting_equal_those_read_again(tmp_path: Pa
 def test_worker_processes_and_skip_lookups_give_the_one_process_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The index join and the trimming and edges of regions in worker processes (forced here
-    on a small tree), and the sorted lookup of near-duplicate pairs of documents used past
-    the table's size, give the passages of one process."""
-    from simdup.passages import matching, parallel
+    """Candidate pairs aligned in worker processes (forced here on a small tree) give the
+    passages of one process."""
+    from simdup.passages import matching
 
     a, b = _copy_tree(tmp_path)
     tree = a.parent
@@ -367,10 +264,8 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
     assert expected.passages and expected.pairs
     near = {(p.a, p.b) for p in expected.pairs}
     assert not any((p.a.path, p.b.path) in near for p in expected.passages)
-    monkeypatch.setattr(parallel, "_PARALLEL_JOIN", 1)
-    monkeypatch.setattr(matching, "_PARALLEL_REFINE", 1)
-    assert scan_passages([str(tree)], jobs=2).passages == expected.passages
-    monkeypatch.setattr(matching, "_SKIP_TABLE", 0)
+    monkeypatch.setattr(matching, "_PARALLEL_PAIRS", 1)
+    monkeypatch.setattr(matching, "_TASK_PAIRS", 1)
     for jobs in (1, 2):
         found = scan_passages([str(tree)], jobs=jobs)
         assert found.passages == expected.passages
@@ -386,16 +281,16 @@ def _prose(seed: int, n: int) -> str:
     return pseudo_words(seed, n)
 
 
-def test_a_sentence_shorter_than_a_window_is_a_passage(tmp_path: Path) -> None:
-    """A 25-word sentence (under the 40-word window) copied into a different document is found
-    with its lines and characters; re-wrapped on the other side, too."""
-    sentence = " ".join(_prose(900, 25).split())
+def test_a_sentence_shorter_than_a_passage_is_found_when_asked(tmp_path: Path) -> None:
+    """A 21-word sentence (under the 25 words of a passage) copied into a different document
+    is found with its lines and characters; re-wrapped on the other side, too."""
+    sentence = " ".join(_prose(900, 21).split())
     a = f"{_prose(901, 200)}\n{sentence}\n{_prose(902, 100)}"
     wrapped = sentence.replace(" ", "\n", 3)
     b = f"{_prose(903, 150)}\n\n{wrapped}\n\n{_prose(904, 150)}"
     (tmp_path / "a.txt").write_text(a, "utf-8")
     (tmp_path / "b.txt").write_text(b, "utf-8")
-    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
+    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(min_match=20), jobs=1).passages
     assert a[p.a.start_char : p.a.end_char] == sentence
     assert " ".join(b[p.b.start_char : p.b.end_char].split()) == sentence
     assert p.b.end_line - p.b.start_line == 3
@@ -421,7 +316,7 @@ def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
     )
     (tmp_path / "a.md").write_text(f"# A\n\n{_prose(910, 150)}\n```html\n{code}```\n", "utf-8")
     (tmp_path / "b.md").write_text(f"# B\n\n```\n{code}```\n\n{_prose(911, 150)}\n", "utf-8")
-    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1).passages
+    (p,) = scan_passages([str(tmp_path)], passages=PassageOptions(min_match=20), jobs=1).passages
     # Offsets are in the document's text: the Markdown as rendered, code kept as written.
     document = read_document(str(tmp_path / "a.md"), 1 << 20)
     assert isinstance(document, DecodedDocument)
@@ -442,7 +337,7 @@ def test_a_short_document_copied_whole_is_a_passage_of_the_longer(tmp_path: Path
     (tmp_path / "note.txt").write_text(note + "\n", "utf-8")
     long = f"{_prose(920, 200)}\n\n{note}\n\n{_prose(921, 200)}"
     (tmp_path / "long.txt").write_text(long, "utf-8")
-    result = scan_passages([str(tmp_path)], passages=PassageOptions(), jobs=1)
+    result = scan_passages([str(tmp_path)], passages=PassageOptions(min_match=20), jobs=1)
     assert result.skipped == ()
     assert result.pairs == ()  # a short text and a long one: not near-duplicate documents
     (p,) = result.passages
