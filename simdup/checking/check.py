@@ -58,7 +58,8 @@ if TYPE_CHECKING:
 
 # Changes whenever the same texts and options could give other fragments or ratios.
 # 2: traditional and simplified characters match; reworded passages (sentence bags)
-CHECK_VERSION = "simdup-check/2"
+# 3: summaries (a block of sentences condensing a longer stretch of a source) found whole
+CHECK_VERSION = "simdup-check/3"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.

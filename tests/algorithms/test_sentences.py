@@ -298,3 +298,35 @@ def test_passages_cluster_with_a_source_gap_of_their_own() -> None:
     assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0]], [[1, 9]], [[2, 18]], [[9, 20]]]
     assert [p.tolist() for p in passages(seeds, 4, 24)] == [[[0, 0], [1, 9], [2, 18]], [[9, 20]]]
 
+
+def test_every_report_names_a_summary(tmp_path: Path) -> None:
+    """JSON, SARIF, text and HTML say a summary was "summarised" (概括 in Chinese); its
+    characters count in the share copied other than verbatim; the settings carry the rule."""
+    import json
+
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    thesis, _, source, _ = summary_case(2)
+    (tmp_path / "thesis.txt").write_text(thesis, encoding="utf-8")
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    (refs / "source.txt").write_text(source, encoding="utf-8")
+    run = CliRunner().invoke
+    base = ["check", str(tmp_path / "thesis.txt"), "--against", str(refs)]
+    got = run(cli, [*base, "-f", "json"])
+    assert got.exit_code == 0, got.output
+    report = json.loads(got.stdout)
+    (checked,) = report["documents"]
+    assert [f["how"] for f in checked["fragments"]] == ["summarised"]
+    assert checked["reworded_ratio"] == checked["copy_ratio"] > 0.2
+    assert report["settings"]["algorithm"] == "simdup-check/3"
+    assert report["settings"]["reworded"]["summary_min_compression"] == 1.5
+    sarif = json.loads(run(cli, [*base, "-f", "sarif"]).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["properties"]["how"] == "summarised" and "summarised" in result["message"]["text"]
+    assert "copied, summarised" in run(cli, [*base, "--lang", "en"]).stdout
+    assert "复制, 概括" in run(cli, [*base, "--lang", "zh"]).stdout
+    html = run(cli, [*base, "-f", "html", "--lang", "en"]).stdout
+    assert "summarised, similarity" in html
