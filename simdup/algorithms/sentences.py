@@ -319,8 +319,22 @@ def _ordered_chains(found: np.ndarray, rule: SentenceRule) -> list[np.ndarray]:
         chain = ordered[_increasing(ordered[:, 1])]
         steps = np.diff(chain, axis=0)
         cuts = (steps[:, 0] > rule.max_gap + 1) | (steps[:, 1] > rule.summary_max_gap + 1)
-        chains += np.split(chain, np.flatnonzero(cuts) + 1)
+        parts = np.split(chain, np.flatnonzero(cuts) + 1)
+        chains += [_nearest_ends(part, ordered) for part in parts]
     return chains
+
+
+def _nearest_ends(chain: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """``chain`` ending, on both sides, on the seeds of its first and last query sentences
+    nearest the rest of it: a sentence the source says twice seeds with both, and the one
+    further away would stretch the summary over text it does not condense."""
+    if len(chain) < 2:
+        return chain
+    chain = chain.copy()
+    first = seeds[(seeds[:, 0] == chain[0, 0]) & (seeds[:, 1] < chain[1, 1])]
+    last = seeds[(seeds[:, 0] == chain[-1, 0]) & (seeds[:, 1] > chain[-2, 1])]
+    chain[0, 1], chain[-1, 1] = first[:, 1].max(), last[:, 1].min()
+    return chain
 
 
 def _increasing(values: np.ndarray) -> np.ndarray:

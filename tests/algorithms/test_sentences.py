@@ -330,3 +330,18 @@ def test_every_report_names_a_summary(tmp_path: Path) -> None:
     assert "复制, 概括" in run(cli, [*base, "--lang", "zh"]).stdout
     html = run(cli, [*base, "-f", "html", "--lang", "en"]).stdout
     assert "summarised, similarity" in html
+
+
+def test_a_summary_ends_where_the_source_sentence_nearest_it_is() -> None:
+    """The source says the first summarised sentence twice, once further back: the summary
+    starts on the one next to the rest (it condenses what follows it, not what lies between)."""
+    options = CheckOptions()
+    thesis, summary, source, stretch = summary_case(1)
+    opening = stretch[: stretch.index(".") + 1]
+    earlier = source.index("\n\n")  # after the first paragraph, which is not summarised
+    repeated = f"{source[:earlier]} {opening}{source[earlier:]}"
+    corpus = Corpus(options.rule, options.reworded)
+    corpus.add(doc(repeated, "source.md"))
+    (fragment,) = check_document(doc(thesis), corpus, options).fragments
+    assert fragment.how == "summarised"
+    assert repeated[fragment.source_start : fragment.source_end] == stretch
