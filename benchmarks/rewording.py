@@ -27,11 +27,17 @@ thesis against a source it holds nothing of, which counts false detections). Mea
 language and level, with the default ``CheckOptions`` and with ``--exact-only``: PAN's
 character-level macro recall, precision, granularity and plagdet (``check.pan_measures``),
 planted passages found (at least half of their characters), and milliseconds per check.
+
+``--negatives N``: also the characters ``check`` reports on pairs of the labelled set's
+documents that are not near-duplicates, N hard negatives (``labels.json``'s ``hard_negative``
+pairs: shared templates, related text) and N random pairs of documents no label links (what a
+real corpus mostly holds), one checked against the other; with ``--negatives-only`` nothing else.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import sys
@@ -39,8 +45,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from check import Annotation, pan_measures
-from common import DEFAULT_BENCH, log, markdown_table, publish_table
+from common import DEFAULT_BENCH, decode_anchor, log, markdown_table, publish_table
 
 from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
@@ -244,15 +251,70 @@ def measure(cases: list[dict[str, Any]], options: CheckOptions) -> dict[str, dic
     return out
 
 
+def negative_pairs(bench: Path, count: int, seed: int) -> list[tuple[str, str, str]]:
+    """``count`` hard negatives and ``count`` random pairs no label links, as (kind, a, b)
+    paths under ``bench``; each document read once as it was written (re-encoded copies of
+    another document left out: their originals are there)."""
+    labels = json.loads((bench / "labels.json").read_text(encoding="utf-8"))
+    documents = sorted(d["path"] for d in labels["documents"] if not d.get("reencoded_from"))
+    known = set(documents)
+    linked = {frozenset((p["a"], p["b"])) for p in labels["pairs"]}
+    hard = sorted(
+        (p["a"], p["b"]) for p in labels["pairs"]
+        if p["kind"] == "hard_negative" and p["a"] in known and p["b"] in known
+    )  # fmt: skip
+    rng = random.Random(seed)
+    chosen = [("hard negative", a, b) for a, b in rng.sample(hard, min(count, len(hard)))]
+    randoms: set[tuple[str, str]] = set()
+    while len(randoms) < count:
+        a, b = rng.sample(documents, 2)
+        if frozenset((a, b)) not in linked:
+            randoms.add((a, b))
+    return chosen + [("random", a, b) for a, b in sorted(randoms)]
+
+
+def measure_negatives(
+    bench: Path, pairs: list[tuple[str, str, str]], options: CheckOptions
+) -> dict[str, dict[str, int]]:
+    """Per kind of pair: pairs, those with a fragment reported, and the characters of the
+    checked document inside a reported fragment (each character once)."""
+    texts: dict[str, str] = {}
+
+    def text_of(path: str) -> str:
+        if path not in texts:
+            texts[path] = decode_anchor((bench / path).read_bytes())[0]
+        return texts[path]
+
+    out: dict[str, dict[str, int]] = {}
+    for kind, a, b in pairs:
+        row = out.setdefault(kind, {"pairs": 0, "pairs_reported": 0, "characters": 0})
+        corpus = Corpus(options.rule, options.reworded)
+        corpus.add(_doc(text_of(b), b))
+        result = check_document(_doc(text_of(a), a), corpus, options)
+        covered = np.zeros(len(text_of(a)), dtype=bool)
+        for f in result.fragments:
+            covered[f.start : f.end] = True
+        row["pairs"] += 1
+        row["pairs_reported"] += bool(result.fragments)
+        row["characters"] += int(covered.sum())
+    return out
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench", type=Path, default=DEFAULT_BENCH, help="set folder (docs/)")
     ap.add_argument("--cases", type=int, default=100, help="cases per language and level")
     ap.add_argument("--seed", type=int, default=35)
+    pairs_help = "also this many hard-negative and random pairs of the labelled set"
+    ap.add_argument("--negatives", type=int, default=0, help=pairs_help)
+    only_help = "only the pairs of --negatives (default 300), no planted cases"
+    ap.add_argument("--negatives-only", action="store_true", help=only_help)
     args = ap.parse_args(argv)
     results: dict[str, Any] = {}
     rows = []
-    for language, documents in (("zh", zh_documents(args.bench / "docs")), ("en", en_documents())):
+    languages = () if args.negatives_only else ("zh", "en")
+    for language in languages:
+        documents = zh_documents(args.bench / "docs") if language == "zh" else en_documents()
         cases = cases_of(language, documents, args.cases, args.seed)
         log(f"{language}: {len(documents)} documents, {len(cases)} cases")
         for name, options in (("default", CheckOptions()),
@@ -269,6 +331,18 @@ def main(argv: list[str]) -> int:
                     rows.append([language, level, name, "", "", "", "", "",
                                  f"{f['false_detections']} ({f['false_characters']} chars)",
                                  f"{f['ms_per_check']:.1f}"])  # fmt: skip
+    negatives = args.negatives or (300 if args.negatives_only else 0)
+    if negatives:
+        pairs = negative_pairs(args.bench, negatives, args.seed)
+        for name, options in (("default", CheckOptions()),
+                              ("--exact-only", CheckOptions(reworded=None))):  # fmt: skip
+            figures = measure_negatives(args.bench, pairs, options)
+            results[f"negatives {name}"] = figures
+            for kind, f in figures.items():
+                log(f"negatives {name} {kind}: {f}")
+                rows.append(["set", f"{kind} pairs", name, "", "", "", "", "",
+                             f"{f['pairs_reported']}/{f['pairs']} pairs "
+                             f"({f['characters']} chars)", ""])  # fmt: skip
     table = markdown_table(
         ["language", "level", "check", "plagdet", "recall", "precision", "granularity",
          "planted found", "false detections (none)", "ms per check"], rows)  # fmt: skip

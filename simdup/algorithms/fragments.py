@@ -95,7 +95,8 @@ class Match:
     source_first: int
     source_last: int
     matched: int
-    # How it was copied: "verbatim" (exact runs), or "reworded" (found by ``sentences``).
+    # How it was copied: "verbatim" (exact runs), or "reworded" or "summarised" (found by
+    # ``sentences``).
     how: str = "verbatim"
 
 

@@ -12,6 +12,10 @@ method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) fi
 3. **Extension**: seeds whose sentences lie at most ``max_gap`` sentences apart on both sides
    are one passage (clustered on one side, then the other, until nothing splits); a passage
    is kept when the bags of its two sides are similar as wholes and it is long enough.
+4. **Summaries** (their summary mode): a summary's sentences seed with sentences of the
+   passages they condense, which lie further apart in the source than ``max_gap``. A block
+   of the query whose sentences seed in the source's order over a stretch of it at least
+   ``summary_min_compression`` times as long is one passage, "summarised" (``_summaries``).
 
 ``merged`` puts a source's exact fragments and passages together (one copy, one fragment);
 ``BagIndex`` proposes the sources a document shares many words with (a reworded copy keeps
@@ -23,6 +27,7 @@ Arrays in, ``fragments.Match`` out, as ``fragments.align``.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,6 +57,15 @@ class SentenceRule:
     # at its ends are let go.
     min_edge_cosine: float = 0.4
     max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
+    # Summaries (``_summaries``): a block of the query whose sentences seed, in order, with
+    # sentences of a source stretch half as long again or longer (in words: rewording makes
+    # a passage a few tenths longer or shorter at most, a summary leaves out a third or more
+    # of what it condenses), however far apart they lie there (up to Sanchez-Perez et al.'s
+    # summary gap, 24 sentences). Three seeds at least: the order of two says little.
+    summaries: bool = True
+    summary_min_compression: float = 1.5
+    summary_max_gap: int = 24
+    summary_min_seeds: int = 3
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -65,6 +79,10 @@ class SentenceRule:
             "passage_min_seed_sentences": self.min_seeds,
             "passage_min_edge_cosine": self.min_edge_cosine,
             "max_feature_sentences": self.max_feature_sentences,
+            "summaries": self.summaries,
+            "summary_min_compression": self.summary_min_compression,
+            "summary_max_gap_sentences": self.summary_max_gap,
+            "summary_min_seed_sentences": self.summary_min_seeds,
         }
 
 
@@ -155,11 +173,13 @@ def _split(cluster: np.ndarray, column: int, gap: int) -> list[np.ndarray]:
     return np.split(ordered, cuts)
 
 
-def passages(found: np.ndarray, gap: int) -> list[np.ndarray]:
-    """Seeds clustered: on the query side, then the source side, until nothing splits."""
+def passages(found: np.ndarray, gap: int, source_gap: int | None = None) -> list[np.ndarray]:
+    """Seeds clustered: on the query side, then the source side (``source_gap``: ``gap``
+    unless given), until nothing splits."""
     clusters = [found] if found.size else []
+    across = gap if source_gap is None else source_gap
     while True:
-        split = [part for c in clusters for q in _split(c, 0, gap) for part in _split(q, 1, gap)]
+        split = [part for c in clusters for q in _split(c, 0, gap) for part in _split(q, 1, across)]
         if len(split) == len(clusters):
             return split
         clusters = split
@@ -180,34 +200,163 @@ def _cosine(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) 
     return dot / float(np.sqrt((a[1] ** 2).sum() * (b[1] ** 2).sum()))
 
 
+@dataclass(frozen=True)
+class _Passage:
+    """A passage found: its sentences on both sides and its match."""
+
+    qa: int
+    qb: int
+    sa: int
+    sb: int
+    match: Match
+
+
 def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match]:
     """The reworded passages of ``query`` found in ``source``, as ``Match`` rows over tokens
-    (``matched``: the query tokens of the passage whose feature the source passage has)."""
+    (``matched``: the query tokens of the passage whose feature the source passage has), and
+    with ``rule.summaries`` the summaries of source stretches (``_summaries``)."""
     found, cosine = seeds(query, source, rule)
     if not found.size:
         return []
     strength = dict(zip(map(tuple, found.tolist()), cosine.tolist(), strict=True))
     spans = _Spans(query, source)
-    out: list[Match] = []
+    kept: list[_Passage] = []
     for cluster in passages(found, rule.max_gap):
         cluster = _strong_ends(cluster, strength, rule)
         ends = _dense_ends(cluster, rule.min_seeds, rule.min_density)
         if ends is None:
             continue
-        qa, qb, sa, sb = ends
-        first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
-        if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
+        passage = _validated(query, source, spans, ends, rule, "reworded")
+        if passage is not None:
+            kept.append(passage)
+    if rule.summaries:
+        kept = _summaries(query, source, spans, found, strength, kept, rule)
+    return [p.match for p in kept]
+
+
+def _validated(
+    query: Side, source: Side, spans: _Spans, ends: tuple[int, int, int, int],
+    rule: SentenceRule, how: str,
+) -> _Passage | None:  # fmt: skip
+    """Sentences ``ends`` as a passage when both sides are long enough and their bags alike
+    as wholes: the smaller one's features mostly in the other (containment), and, unless it
+    is a summary, the two bags alike (cosine). A summary's bag is a fraction of its source
+    stretch's, which says more than the summary keeps: their cosine falls with the stretch's
+    length, whatever the summary's quality."""
+    qa, qb, sa, sb = ends
+    first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
+    if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
+        return None
+    q_bag, s_bag = _bag(query, qa, qb), _bag(source, sa, sb)
+    common = np.intersect1d(q_bag[0], s_bag[0], assume_unique=True).size
+    contained = common / max(1, min(q_bag[0].size, s_bag[0].size))
+    if how != "summarised" and _cosine(q_bag, s_bag) < rule.min_passage_cosine:
+        return None
+    if contained < rule.min_passage_containment:
+        return None
+    shared = np.isin(query.feature[first : last + 1], s_bag[0])
+    match = Match(first, last, source_first, source_last, int(shared.sum()), how)
+    return _Passage(qa, qb, sa, sb, match)
+
+
+def _summaries(
+    query: Side, source: Side, spans: _Spans, found: np.ndarray,
+    strength: dict[tuple[int, int], float], kept: list[_Passage], rule: SentenceRule,
+) -> list[_Passage]:  # fmt: skip
+    """``kept`` with the summaries of ``query`` found in ``source`` (Sanchez-Perez et al.'s
+    summary mode, after the passages): a block of the query whose sentences (``min_density``
+    of them, ``summary_min_seeds`` at least) seed, in the same order, with sentences of a
+    source stretch ``summary_min_compression`` times as long, however far apart they lie there
+    (``summary_max_gap``). A passage about as long on both sides is a copy, not part of a
+    summary: its seeds are left out, and no summary overlaps it on either side (a copy with a
+    stray seed beside it is no summary). A passage whose source side is itself that much
+    longer is a piece of a summary that the ordinary gap found: a summary overlapping it takes
+    its place."""
+    copies = [p for p in kept if not _compressed(spans, p.qa, p.qb, p.sa, p.sb, rule)]
+    free = np.ones(len(found), dtype=bool)
+    for p in copies:
+        free &= (found[:, 0] < p.qa) | (found[:, 0] > p.qb)
+        free &= (found[:, 1] < p.sa) | (found[:, 1] > p.sb)
+    summaries: list[_Passage] = []
+    for chain in _ordered_chains(found[free], rule):
+        chain = _strong_ends(chain, strength, rule)
+        qa, qb = int(chain[0, 0]), int(chain[-1, 0])
+        sa, sb = int(chain[0, 1]), int(chain[-1, 1])
+        if len(chain) < max(rule.summary_min_seeds, rule.min_density * (qb - qa + 1)):
             continue
-        q_bag, s_bag = _bag(query, qa, qb), _bag(source, sa, sb)
-        common = np.intersect1d(q_bag[0], s_bag[0], assume_unique=True).size
-        contained = common / max(1, min(q_bag[0].size, s_bag[0].size))
-        if _cosine(q_bag, s_bag) < rule.min_passage_cosine:
+        if any(p.qa <= qb and p.qb >= qa or p.sa <= sb and p.sb >= sa for p in copies):
             continue
-        if contained < rule.min_passage_containment:
+        if not _compressed(spans, qa, qb, sa, sb, rule):
             continue
-        shared = np.isin(query.feature[first : last + 1], s_bag[0])
-        out.append(Match(first, last, source_first, source_last, int(shared.sum()), "reworded"))
-    return out
+        passage = _validated(query, source, spans, (qa, qb, sa, sb), rule, "summarised")
+        if passage is not None:
+            summaries.append(passage)
+    pieces = [
+        p for p in kept
+        if not any(s.qa <= p.qb and s.qb >= p.qa for s in summaries)
+    ]  # fmt: skip
+    return sorted(pieces + summaries, key=lambda p: (p.qa, p.sa))
+
+
+def _compressed(spans: _Spans, qa: int, qb: int, sa: int, sb: int, rule: SentenceRule) -> bool:
+    """Whether source sentences ``sa..sb`` weigh ``summary_min_compression`` times query
+    sentences ``qa..qb``."""
+    first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
+    words = float(spans.query.weights[first : last + 1].sum())
+    source_words = float(spans.source.weights[source_first : source_last + 1].sum())
+    return source_words >= rule.summary_min_compression * words
+
+
+def _ordered_chains(found: np.ndarray, rule: SentenceRule) -> list[np.ndarray]:
+    """Seeds clustered with ``max_gap`` on the query side and ``summary_max_gap`` on the
+    source side; of each cluster the longest chain of seeds in the same order on both sides
+    (one seed a query sentence), cut where its seeds lie further apart than those gaps."""
+    chains = []
+    for cluster in passages(found, rule.max_gap, rule.summary_max_gap):
+        # Query order, and a query sentence's seeds from the last source sentence back: an
+        # increasing chain of source sentences then holds one seed per query sentence.
+        ordered = cluster[np.lexsort((-cluster[:, 1], cluster[:, 0]))]
+        chain = ordered[_increasing(ordered[:, 1])]
+        steps = np.diff(chain, axis=0)
+        cuts = (steps[:, 0] > rule.max_gap + 1) | (steps[:, 1] > rule.summary_max_gap + 1)
+        parts = np.split(chain, np.flatnonzero(cuts) + 1)
+        chains += [_nearest_ends(part, ordered) for part in parts]
+    return chains
+
+
+def _nearest_ends(chain: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """``chain`` ending, on both sides, on the seeds of its first and last query sentences
+    nearest the rest of it: a sentence the source says twice seeds with both, and the one
+    further away would stretch the summary over text it does not condense."""
+    if len(chain) < 2:
+        return chain
+    chain = chain.copy()
+    first = seeds[(seeds[:, 0] == chain[0, 0]) & (seeds[:, 1] < chain[1, 1])]
+    last = seeds[(seeds[:, 0] == chain[-1, 0]) & (seeds[:, 1] > chain[-2, 1])]
+    chain[0, 1], chain[-1, 1] = first[:, 1].max(), last[:, 1].min()
+    return chain
+
+
+def _increasing(values: np.ndarray) -> np.ndarray:
+    """The positions of a longest strictly increasing subsequence of ``values``."""
+    tails: list[int] = []  # per length, the position of the smallest last value
+    before = np.full(values.size, -1, dtype=np.int64)
+    ends: list[int] = []
+    for k, v in enumerate(values.tolist()):
+        at = bisect_left(ends, v)
+        if at:
+            before[k] = tails[at - 1]
+        if at == len(ends):
+            ends.append(v)
+            tails.append(k)
+        else:
+            ends[at], tails[at] = v, k
+    out = []
+    k = tails[-1] if tails else -1
+    while k >= 0:
+        out.append(k)
+        k = int(before[k])
+    return np.array(out[::-1], dtype=np.int64)
 
 
 def _dense_ends(
@@ -272,7 +421,7 @@ def merged(exact: list[Match], reworded: list[Match]) -> list[Match]:
     passage takes in the exact fragments that overlap it on both sides (a reworded passage
     keeps exact runs here and there, and it is one copied passage, not several), and what
     still overlaps is resolved to the longest (``fragments.longest_first``). A passage that
-    its exact fragments cover (``VERBATIM_SHARE``) is verbatim."""
+    its exact fragments cover (``VERBATIM_SHARE``) is verbatim, unless it is a summary."""
     if not reworded:
         return exact
     rest: list[Match] = []
@@ -290,7 +439,9 @@ def merged(exact: list[Match], reworded: list[Match]) -> list[Match]:
             rest.append(m)
     passages = []
     for (a, b, c, d, n, spanned, matched), m in zip(grown, reworded, strict=True):
-        if spanned >= VERBATIM_SHARE * (b - a + 1):
+        # A summary stays one however much of it is verbatim: its source side is the stretch
+        # it condenses, which no verbatim copy is as short as.
+        if m.how != "summarised" and spanned >= VERBATIM_SHARE * (b - a + 1):
             passages.append(Match(a, b, c, d, matched))
         else:  # its matched tokens count at least its span's: it is the copy as a whole
             passages.append(Match(a, b, c, d, max(n, b - a + 1), m.how))

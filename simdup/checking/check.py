@@ -58,7 +58,8 @@ if TYPE_CHECKING:
 
 # Changes whenever the same texts and options could give other fragments or ratios.
 # 2: traditional and simplified characters match; reworded passages (sentence bags)
-# 3: exact runs bridged across tokens that are equal on both sides but gave no seed
+# 3: exact runs bridged across tokens that are equal on both sides but gave no seed;
+#    summaries (a block of sentences condensing a longer stretch of a source) found whole
 CHECK_VERSION = "simdup-check/3"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the

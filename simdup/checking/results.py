@@ -17,7 +17,9 @@ class CopiedFragment:
     a CJK character 1), the share of its tokens in exact runs or, reworded, sharing a word
     with the source passage (``similarity``), where it is on both sides, and ``how`` it was
     copied: "verbatim" (exact runs, small edits bridged), "reworded" (sentences whose
-    words were reordered, swapped or dropped, found as bags of words), or with a semantic
+    words were reordered, swapped or dropped, found as bags of words), "summarised" (a block
+    of sentences that condenses a source stretch at least half as long again, its sentences
+    found as bags of words in the source's order), or with a semantic
     check "translated" or "paraphrased" (sentences that mean what the source's say, in another
     language or in other words)."""
 
@@ -97,8 +99,9 @@ class DocumentCheck:
     ratios are shares of them: ``copy_ratio`` inside any copied fragment (CNKI's total copy
     ratio), ``ratio_without_quotes`` outside quotations, ``ratio_without_own`` from sources
     other than the author's own work, ``largest_source_ratio`` from the one source
-    (``largest_source``) that gave most, ``reworded_ratio`` inside reworded fragments only (no
-    verbatim one): how much of the copy ratio was disguised by rewording."""
+    (``largest_source``) that gave most, ``reworded_ratio`` inside fragments copied other than
+    verbatim only (reworded, summarised, translated, paraphrased; no verbatim one): how much of
+    the copy ratio was disguised by rewording."""
 
     path: str
     text: str

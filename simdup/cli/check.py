@@ -67,7 +67,9 @@ What counts:
           words) found in a source, with up to --gap differing words
           between two matched runs (verbatim); or sentences whose words
           were reordered, swapped or dropped, found as bags of words
-          (reworded; --exact-only leaves these out); with --semantic, also
+          (reworded), or that condense, in its order, a stretch of the
+          source at least half as long again (summarised; --exact-only
+          leaves both out); with --semantic, also
           passages whose sentences mean what the source's say, in other
           words or another language (translated, paraphrased)
   quoted  copied text inside “…” 「…」 『…』 "…" or a Markdown > block
@@ -131,8 +133,8 @@ What counts:
 @click.option(
     "--exact-only",
     is_flag=True,
-    help="Find verbatim fragments only, not reworded passages (sentences compared as bags "
-    "of words).",
+    help="Find verbatim fragments only, not reworded or summarised passages (sentences "
+    "compared as bags of words).",
 )
 @click.option(
     "--semantic",

@@ -74,7 +74,7 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
                 here = w.place(fragment.place, fragment.start, fragment.end)
                 there = w.place(fragment.source_place, fragment.source_start, fragment.source_end)
                 kind = w[f"kind_{fragment.kind}"]
-                if fragment.how != "verbatim":  # reworded, translated, paraphrased
+                if fragment.how != "verbatim":  # reworded, summarised, translated, paraphrased
                     kind = f"{kind}, {w[fragment.how]}"
                 write(
                     f"    [{kind}] {here} = {display_path(fragment.source)} {there}\n"

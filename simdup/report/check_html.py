@@ -11,10 +11,10 @@ earlier work blue (``mark.own``) and text left out of the count grey (``mark.exc
 title says why). A marked piece names its sources, their places and their text in its title
 (shown on hover) and links to its fragment in the list of fragments below the text, where each
 fragment sits beside its source's text with the words that differ marked (``inline_diff``, as
-in the scan report; a translated or paraphrased one beside its source as it is). Places are
-pages, paragraphs, chapters and lines, as the reader found them. How the ratios were measured
-(the rule, the versions of the algorithm and the readers, every setting) comes after the
-documents; skipped files last.
+in the scan report; a translated, paraphrased or summarised one beside its source as it is).
+Places are pages, paragraphs, chapters and lines, as the reader found them. How the ratios were
+measured (the rule, the versions of the algorithm and the readers, every setting) comes after
+the documents; skipped files last.
 
 Fragments of several sources may overlap, and overlap quotations and excluded text: the text is
 cut at every boundary and each piece is one ``mark`` carrying the classes of everything covering
@@ -252,7 +252,7 @@ def _fragment_title(f: CopiedFragment, t: Words) -> str:
     there = t.place(f.source_place, f.source_start, f.source_end)
     here = t.place(f.place, f.start, f.end)
     similarity = t("similarity", pct=f"{f.similarity:.0%}")
-    if f.how != "verbatim":  # reworded, translated, paraphrased
+    if f.how != "verbatim":  # reworded, summarised, translated, paraphrased
         similarity = f"{t[f.how]}, {similarity}"
     return (
         f"{t[_FROM.get(f.kind, 'copied_from')]} {display_path(f.source)} ({there}); "
@@ -385,8 +385,9 @@ def _fragments(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: W
         source = f"<a href='#{d}-src-{rank}'>{_p(f.source)}</a>" if rank else _p(f.source)
         here = t.place(f.place, f.start, f.end)
         there = t.place(f.source_place, f.source_start, f.source_end)
-        if f.how in ("translated", "paraphrased"):
-            # Other words, or another language: side by side, no word-by-word differences.
+        if f.how in ("translated", "paraphrased", "summarised"):
+            # Other words, another language, or a source stretch several times longer (most of
+            # it left out by the summary): side by side, no word-by-word differences.
             mine, theirs = escape(f.text), escape(f.source_text)
         else:
             mine, theirs = inline_diff(f.text, f.source_text)

@@ -22,7 +22,7 @@ WORDS: dict[str, dict[str, str]] = {
         "copy_ratio": "copy ratio",
         "no_quotes": "without quotations",
         "no_own": "without own work",
-        "reworded_ratio": "of which reworded (no run of words copied as it was)",
+        "reworded_ratio": "of which reworded or summarised (no run of words copied as it was)",
         "largest": "largest single source",
         "counted": "counted characters {units}, copied {copied}",
         "counted_note": "{copied} of {units} counted characters are in copied fragments; "
@@ -65,6 +65,7 @@ WORDS: dict[str, dict[str, str]] = {
         "reworded": "reworded",
         "translated": "translated",
         "paraphrased": "paraphrased",
+        "summarised": "summarised",
         "legend": "Marked text: {copied} {own} {quoted} {excluded}. Hover over a mark for its "
         "source; click it for the fragment.",
         "top": "top",
@@ -114,7 +115,7 @@ WORDS: dict[str, dict[str, str]] = {
         "copy_ratio": "总文字复制比",
         "no_quotes": "去除引用文献复制比",
         "no_own": "去除本人文献复制比",
-        "reworded_ratio": "其中改写（降重）部分",
+        "reworded_ratio": "其中改写（降重）、概括部分",
         "largest": "单篇最大文字复制比",
         "counted": "计数字符 {units}，其中复制 {copied}",
         "counted_note": "{units} 个计数字符中有 {copied} 个在复制片段中；"
@@ -156,6 +157,7 @@ WORDS: dict[str, dict[str, str]] = {
         "reworded": "改写",
         "translated": "翻译",
         "paraphrased": "意译",
+        "summarised": "概括",
         "legend": "标注：{copied} {own} {quoted} {excluded}。"
         "鼠标停在标注上可看来源，点击可跳到片段。",
         "top": "返回顶部",

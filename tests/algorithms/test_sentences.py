@@ -202,3 +202,146 @@ def test_a_passage_ends_on_strong_seeds() -> None:
     assert ends == [(9, 16)]
     kept = align_sentences(query, source, SentenceRule(min_words=4, min_edge_cosine=0.0))
     assert [(m.first, m.last) for m in kept] == [(0, 16)]
+
+
+def summary_case(seed: int) -> tuple[str, str, str, str]:
+    """A thesis holding a summary of six paragraphs of its source (four sentences each): the
+    first sentence of each, reworded, as one paragraph; the thesis, the summary, the source,
+    and the source's stretch from the first paragraph to the sixth's first sentence (its words:
+    a fragment ends on a word)."""
+    rng = random.Random(seed)
+    vocabulary = pseudo_words(seed + 1000, 60).split()
+    paragraphs = [sentences(seed * 10 + k, 4) for k in range(8)]
+    summary = text_of([reword(p[0], rng, vocabulary) for p in paragraphs[1:7]])
+    source = "\n\n".join(text_of(p) for p in paragraphs)
+    own_before, own_after = text_of(sentences(seed + 500, 6)), text_of(sentences(seed + 501, 6))
+    first, last = " ".join(paragraphs[1][0]), " ".join(paragraphs[6][0])
+    stretch = source[source.index(first) : source.index(last) + len(last)]
+    return f"{own_before}\n\n{summary}\n\n{own_after}", summary, source, stretch
+
+
+def test_a_summary_is_one_summarised_fragment() -> None:
+    """Each summary sentence seeds with its paragraph's first sentence, four sentences from
+    the next one's in the source: found as one fragment, "summarised", from the first summarised
+    paragraph to the last one's summarised sentence; without the summary mode, in pieces or
+    not at all."""
+    options = CheckOptions()
+    for seed in range(5):
+        thesis, summary, source, stretch = summary_case(seed)
+        corpus = Corpus(options.rule, options.reworded)
+        corpus.add(doc(source, "source.md"))
+        found = check_document(doc(thesis), corpus, options)
+        assert [f.how for f in found.fragments] == ["summarised"], found.fragments
+        (fragment,) = found.fragments
+        start = thesis.index(summary)
+        assert start <= fragment.start < start + 20
+        assert start + len(summary) - 20 < fragment.end <= start + len(summary)
+        assert source[fragment.source_start : fragment.source_end] == stretch
+        # Not verbatim: the whole fragment counts in the share copied other than verbatim.
+        assert 0 < found.reworded_ratio == found.copy_ratio
+        off = CheckOptions(reworded=SentenceRule(summaries=False))
+        pieces = Corpus(off.rule, off.reworded)
+        pieces.add(doc(source, "source.md"))
+        without = check_document(doc(thesis), pieces, off).fragments
+        assert "summarised" not in [f.how for f in without]
+        assert sum(f.end - f.start for f in without) < 0.9 * len(summary)
+
+
+def _sides(thesis: str, source: str) -> tuple[Side, Side]:
+    from simdup.text.sentence_bags import sentence_side
+    from simdup.text.tokens import tokenize
+
+    return sentence_side(thesis, tokenize(thesis)), sentence_side(source, tokenize(source))
+
+
+def test_a_copy_is_no_summary() -> None:
+    """A reworded copy as long as its source is found as without the summary mode, also with
+    a sentence beside it that seeds with a source sentence far after the copy (in order, as a
+    summary's next sentence would): a copy is never part of a summary."""
+    for seed in range(5):
+        thesis, planted, source = planted_case(seed)
+        query, origin = _sides(thesis, source)
+        plain = align_sentences(query, origin, SentenceRule(summaries=False))
+        assert align_sentences(query, origin, SentenceRule()) == plain
+        assert [m.how for m in plain] == ["reworded"]
+        # Source sentences 6..13 are copied; sentence 19 now follows the copy in the thesis.
+        far = " ".join(sentences(seed, 20)[19]) + "."
+        stray = thesis.replace(planted, f"{planted} {far}")
+        query, origin = _sides(stray, source)
+        found = align_sentences(query, origin, SentenceRule())
+        assert found == align_sentences(query, origin, SentenceRule(summaries=False))
+        assert [m.how for m in found] == ["reworded"]
+
+
+def test_sentences_out_of_order_or_unrelated_are_no_summary() -> None:
+    """The first sentences of eight paragraphs seed as a summary's do, but the middle six in
+    reverse order: three of eight follow the source's order (the first, one of the middle, the
+    last), too few for a summary, which follows its source; unrelated texts give nothing."""
+    rng = random.Random(4)
+    vocabulary = pseudo_words(1004, 60).split()
+    paragraphs = [sentences(40 + k, 4) for k in range(10)]
+    order = [1, 7, 6, 5, 4, 3, 2, 8]
+    shuffled = text_of([reword(paragraphs[k][0], rng, vocabulary) for k in order])
+    source = "\n\n".join(text_of(p) for p in paragraphs)
+    query, origin = _sides(shuffled, source)
+    assert "summarised" not in [m.how for m in align_sentences(query, origin, SentenceRule())]
+    in_order = text_of([reword(paragraphs[k][0], rng, vocabulary) for k in sorted(order)])
+    query, origin = _sides(in_order, source)
+    assert [m.how for m in align_sentences(query, origin, SentenceRule())] == ["summarised"]
+    query, origin = _sides(text_of(sentences(80, 12)), text_of(sentences(81, 30)))
+    assert align_sentences(query, origin, SentenceRule()) == []
+
+
+def test_passages_cluster_with_a_source_gap_of_their_own() -> None:
+    """Summary chains cluster with a wider gap on the source side than on the query side."""
+    seeds = np.array([[0, 0], [1, 9], [2, 18], [9, 20]])
+    assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0]], [[1, 9]], [[2, 18]], [[9, 20]]]
+    assert [p.tolist() for p in passages(seeds, 4, 24)] == [[[0, 0], [1, 9], [2, 18]], [[9, 20]]]
+
+
+def test_every_report_names_a_summary(tmp_path: Path) -> None:
+    """JSON, SARIF, text and HTML say a summary was "summarised" (概括 in Chinese); its
+    characters count in the share copied other than verbatim; the settings carry the rule."""
+    import json
+
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    thesis, _, source, _ = summary_case(2)
+    (tmp_path / "thesis.txt").write_text(thesis, encoding="utf-8")
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    (refs / "source.txt").write_text(source, encoding="utf-8")
+    run = CliRunner().invoke
+    base = ["check", str(tmp_path / "thesis.txt"), "--against", str(refs)]
+    got = run(cli, [*base, "-f", "json"])
+    assert got.exit_code == 0, got.output
+    report = json.loads(got.stdout)
+    (checked,) = report["documents"]
+    assert [f["how"] for f in checked["fragments"]] == ["summarised"]
+    assert checked["reworded_ratio"] == checked["copy_ratio"] > 0.2
+    assert report["settings"]["algorithm"] == "simdup-check/3"
+    assert report["settings"]["reworded"]["summary_min_compression"] == 1.5
+    sarif = json.loads(run(cli, [*base, "-f", "sarif"]).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["properties"]["how"] == "summarised" and "summarised" in result["message"]["text"]
+    assert "copied, summarised" in run(cli, [*base, "--lang", "en"]).stdout
+    assert "复制, 概括" in run(cli, [*base, "--lang", "zh"]).stdout
+    html = run(cli, [*base, "-f", "html", "--lang", "en"]).stdout
+    assert "summarised, similarity" in html
+
+
+def test_a_summary_ends_where_the_source_sentence_nearest_it_is() -> None:
+    """The source says the first summarised sentence twice, once further back: the summary
+    starts on the one next to the rest (it condenses what follows it, not what lies between)."""
+    options = CheckOptions()
+    thesis, summary, source, stretch = summary_case(1)
+    opening = stretch[: stretch.index(".") + 1]
+    earlier = source.index("\n\n")  # after the first paragraph, which is not summarised
+    repeated = f"{source[:earlier]} {opening}{source[earlier:]}"
+    corpus = Corpus(options.rule, options.reworded)
+    corpus.add(doc(repeated, "source.md"))
+    (fragment,) = check_document(doc(thesis), corpus, options).fragments
+    assert fragment.how == "summarised"
+    assert repeated[fragment.source_start : fragment.source_end] == stretch
