@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
+from ..native import speedups
 from .winnowing import guaranteed_run, kgram_hashes, winnow
 
 # Seeds are k-grams of this many tokens: short enough that a sentence with an edit every few
@@ -149,6 +150,86 @@ def _clustered(runs: np.ndarray, k: int, reach: int, min_match: float) -> np.nda
     return kept
 
 
+def fragment_chains_python(
+    qk: np.ndarray, sk: np.ndarray, k: int, max_occurrences: int, reach: int, min_match: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact runs of the k-gram sequences ``qk`` (the checked side) and ``sk`` (the
+    source) and the chains they make, as ``align`` uses them (natively ``fragment_chains``):
+
+    - seeds: every ``(i, j)`` with ``qk[i] == sk[j]``, a k-gram found more than
+      ``max_occurrences`` times in ``sk`` giving none;
+    - runs: seeds on one diagonal one apart, rows ``(q0, q1, s0)`` by ``q0`` (then diagonal),
+      those of a cluster (runs at most ``reach`` tokens apart on the checked side) holding
+      fewer than ``min_match`` tokens left out;
+    - chains: each run in turn joins the open chain it continues at the least cost (how far
+      it is off the chain's diagonal, plus the tokens skipped; the first such chain on a tie),
+      else starts one; a chain more than ``reach`` tokens behind is closed. Rows
+      ``(q_first, q_end, s_first, s_end, tokens in its runs)``, ends the last tokens.
+
+    Returned flat, as ``int64``: runs (3 a row), chains (5 a row), and each run's chain."""
+    empty = np.empty(0, dtype=np.int64)
+    if qk.size == 0 or sk.size == 0:
+        return empty, empty, empty
+    q, s = _seeds(qk, sk, max_occurrences)
+    if q.size == 0:
+        return empty, empty, empty
+    runs = _clustered(_runs(q, s), k, reach, min_match)
+    chains: list[list[int]] = []
+    chain_of: list[int] = []
+    open_chains: list[int] = []
+    for q0, q1, s0 in runs.tolist():
+        q_end, s_end = q1 + k - 1, s0 + (q1 - q0) + k - 1
+        best, best_cost = -1, 0
+        closed = False
+        for c in open_chains:
+            chain = chains[c]
+            dq = q0 - chain[1]
+            if dq > reach:
+                closed = True  # too far behind: closed for good
+                continue
+            ds = s0 - chain[3]
+            if s0 <= chain[2] or not (-k < ds <= reach) or dq <= -k:
+                continue
+            cost = abs(dq - ds) + max(dq, 0)
+            if best < 0 or cost < best_cost:
+                best, best_cost = c, cost
+        if closed:
+            open_chains = [c for c in open_chains if q0 - chains[c][1] <= reach]
+        if best >= 0:
+            chain = chains[best]
+            chain[1] = max(chain[1], q_end)
+            chain[3] = max(chain[3], s_end)
+            chain[4] += q1 - q0 + k
+            chain_of.append(best)
+        else:
+            chains.append([q0, q_end, s0, s_end, q1 - q0 + k])
+            chain_of.append(len(chains) - 1)
+            open_chains.append(len(chains) - 1)
+    return (
+        runs.astype(np.int64).ravel(),
+        np.array(chains, dtype=np.int64).ravel(),
+        np.array(chain_of, dtype=np.int64),
+    )
+
+
+def fragment_chains(
+    qk: np.ndarray, sk: np.ndarray, k: int, max_occurrences: int, reach: int, min_match: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``fragment_chains_python``, natively when the extension is built."""
+    if speedups is None:
+        return fragment_chains_python(qk, sk, k, max_occurrences, reach, min_match)
+    runs, chains, chain_of = speedups.fragment_chains(
+        np.ascontiguousarray(qk, dtype=np.uint64),
+        np.ascontiguousarray(sk, dtype=np.uint64),
+        k, max_occurrences, reach, min_match,
+    )  # fmt: skip
+    return (
+        np.frombuffer(runs, dtype=np.int64),
+        np.frombuffer(chains, dtype=np.int64),
+        np.frombuffer(chain_of, dtype=np.int64),
+    )
+
+
 def align(
     query: np.ndarray,
     weights: np.ndarray,
@@ -164,46 +245,18 @@ def align(
     qk, sk = kgrams or (kgram_hashes(query, k), kgram_hashes(source, k))
     if qk.size == 0 or sk.size == 0:
         return []
-    q, s = _seeds(qk, sk, rule.max_occurrences)
-    if q.size == 0:
-        return []
     reach = rule.gap + 1  # tokens between two runs, plus one
-    runs = _clustered(_runs(q, s), k, reach, rule.min_match)
-    if runs.size == 0:
+    found_runs, found_chains, chain_of = fragment_chains(
+        qk, sk, k, rule.max_occurrences, reach, float(rule.min_match)
+    )
+    if not found_runs.size:
         return []
+    runs = found_runs.reshape(-1, 3)
     # Chains: [q_first, q_end, s_first, s_end, tokens in its runs]; ends are the last tokens.
-    chains: list[list[int]] = []
-    open_chains: list[int] = []
-    members: list[list[int]] = []
-    for row, (q0, q1, s0) in enumerate(runs.tolist()):
-        q_end, s1 = q1 + k - 1, s0 + (q1 - q0)
-        s_end = s1 + k - 1
-        best, best_cost = -1, None
-        closed = False
-        for c in open_chains:
-            chain = chains[c]
-            dq = q0 - chain[1]
-            if dq > reach:
-                closed = True  # too far behind: closed for good
-                continue
-            ds = s0 - chain[3]
-            if s0 <= chain[2] or not (-k < ds <= reach) or dq <= -k:
-                continue
-            cost = abs(dq - ds) + max(dq, 0)
-            if best_cost is None or cost < best_cost:
-                best, best_cost = c, cost
-        if closed:
-            open_chains = [c for c in open_chains if q0 - chains[c][1] <= reach]
-        if best >= 0:
-            chain = chains[best]
-            chain[1] = max(chain[1], q_end)
-            chain[3] = max(chain[3], s_end)
-            chain[4] += q1 - q0 + k
-            members[best].append(row)
-        else:
-            chains.append([q0, q_end, s0, s_end, q1 - q0 + k])
-            members.append([row])
-            open_chains.append(len(chains) - 1)
+    chains: list[list[int]] = found_chains.reshape(-1, 5).tolist()
+    members: list[list[int]] = [[] for _ in chains]
+    for row, c in enumerate(chain_of.tolist()):
+        members[c].append(row)
     bridges = _bridged(chains, members, query, source, rule.gap)
     found: list[Match] = []
     for chain, rows, equal in zip(chains, members, bridges, strict=True):

@@ -71,6 +71,8 @@ TWINS: dict[str, str] = {
     "row_token_hashes": "simdup.text.tokens:row_token_hashes_python",
     "gram_rows": "simdup.algorithms.containment:gram_rows_python",
     "gram_hits": "simdup.algorithms.containment:gram_hits_python",
+    # copied fragments
+    "fragment_chains": "simdup.algorithms.fragments:fragment_chains_python",
 }
 
 

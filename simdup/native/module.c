@@ -13,6 +13,7 @@
  *   index.c      one table of the exact Hamming index        simdup/algorithms/index.py
  *   passages.c   blocks of lines                             simdup/text/blocks.py
  *   markdown.c   Markdown lines                              simdup/readers/markdown_lines.py
+ *   fragments.c  exact runs and chains of copied fragments   simdup/algorithms/fragments.py
  *   tokens.c     fragment tokens, the k-gram probe of decon  simdup/text/tokens.py,
  *                                                            algorithms/containment.py
  *   jsonl.c      the text field of plain JSON lines          simdup/readers/rows.py
@@ -46,6 +47,7 @@ static const struct {
     {simdup_index_methods, NULL},
     {simdup_passages_methods, NULL},
     {simdup_markdown_methods, NULL},
+    {simdup_fragments_methods, NULL},
     {simdup_tokens_methods, NULL},
     {simdup_jsonl_methods, NULL},
 };

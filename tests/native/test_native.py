@@ -1016,3 +1016,62 @@ def test_jsonl_texts_read_the_usual_lines_and_leave_the_rest() -> None:
     assert got[3:] == [None] * (len(lines) - 3)
     want = native.twin("jsonl_texts")(lines, "text")
     assert want[:3] == got[:3] and want[6] == "\U0001f600"
+
+
+# ---------------------------------------------------------------------------------------------
+# The exact runs and chains of copied fragments (simdup/algorithms/fragments.py)
+
+# k-gram hashes from a few values (many repeats, long equal runs), some far apart.
+_GRAMS = st.lists(st.sampled_from([0, 1, 2, 3, 7, 2**63, 2**64 - 1]), max_size=120)
+
+
+@needs_native
+@many
+@given(
+    _GRAMS,
+    _GRAMS,
+    st.integers(1, 5),
+    st.integers(1, 9),
+    st.integers(1, 12),
+    st.floats(0.0, 30.0),
+    st.data(),
+)
+def test_fragment_chains_match_python(
+    query: list[int],
+    source: list[int],
+    k: int,
+    max_occurrences: int,
+    reach: int,
+    min_match: float,
+    data: st.DataObject,
+) -> None:
+    """The native seeds, runs, clusters and chains are the twin's, row for row (a shared run
+    of the source, copied into the query with edits, makes long runs and chains too)."""
+    assert native.speedups is not None
+    if source and data.draw(st.booleans()):
+        start = data.draw(st.integers(0, len(source) - 1))
+        query = query[: len(query) // 2] + source[start:] + query[len(query) // 2 :]
+    qk, sk = np.array(query, dtype=np.uint64), np.array(source, dtype=np.uint64)
+    arguments = (qk, sk, k, max_occurrences, reach, min_match)
+    got = native.speedups.fragment_chains(*arguments)
+    want = native.twin("fragment_chains")(*arguments)
+    assert [np.frombuffer(g, dtype=np.int64).tolist() for g in got] == [w.tolist() for w in want]
+
+
+@needs_native
+def test_fragment_chains_edge_cases() -> None:
+    s = native.speedups
+    assert s is not None
+    one, empty = np.array([5], dtype=np.uint64), np.zeros(0, dtype=np.uint64)
+    assert s.fragment_chains(empty, one, 4, 8, 5, 8.0) == (b"", b"", b"")
+    assert s.fragment_chains(one, one, 4, 8, 5, 8.0) == (b"", b"", b"")  # too few tokens
+    runs, chains, chain_of = s.fragment_chains(one, one, 4, 8, 5, 4.0)
+    assert np.frombuffer(runs, np.int64).tolist() == [0, 0, 0]
+    assert np.frombuffer(chains, np.int64).tolist() == [0, 3, 0, 3, 4]
+    assert np.frombuffer(chain_of, np.int64).tolist() == [0]
+    with pytest.raises(ValueError, match="k must be"):
+        s.fragment_chains(one, one, 0, 8, 5, 4.0)
+    with pytest.raises(ValueError, match="uint64"):
+        s.fragment_chains(b"123", one, 4, 8, 5, 4.0)
+    with pytest.raises(TypeError):
+        s.fragment_chains(one, one, 4)  # type: ignore[call-arg]
