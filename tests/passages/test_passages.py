@@ -272,7 +272,28 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
         assert found.repeated_passages == expected.repeated_passages
 
 
-# -- short passages: copies shorter than a window ---------------------------------------------
+def test_a_copy_inside_one_long_line_is_found_to_the_character(tmp_path: Path) -> None:
+    """A passage of a wrapped paragraph pasted into the middle of a paragraph written as one
+    long line (and edited: a word changed) is one passage, its ends on the copy's characters
+    on both sides, not on the long line's."""
+    copied = " ".join(_prose(910, 60).split())
+    words = copied.split()
+    wrapped = "\n".join(" ".join(words[n : n + 9]) for n in range(0, len(words), 9))
+    a = f"{_prose(911, 120)}\n\n{wrapped}\n\n{_prose(912, 120)}\n"
+    edited = copied.replace(words[30], "changed", 1)
+    before, after = (" ".join(_prose(seed, 150).split()) for seed in (913, 914))
+    long_line = f"{before} {edited} {after}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(f"title\n\n{long_line}\n", "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    b = long_line
+    assert (p.b.start_line, p.b.end_line) == (3, 3)
+    start = b.index(edited) + len("title\n\n")
+    assert (p.b.start_char, p.b.end_char) == (start, start + len(edited))
+    assert a[p.a.start_char : p.a.end_char] == wrapped
+
+
+# -- short passages: copies shorter than a passage ---------------------------------------------
 
 
 def _prose(seed: int, n: int) -> str:
@@ -294,7 +315,7 @@ def test_a_sentence_shorter_than_a_passage_is_found_when_asked(tmp_path: Path) -
     assert a[p.a.start_char : p.a.end_char] == sentence
     assert " ".join(b[p.b.start_char : p.b.end_char].split()) == sentence
     assert p.b.end_line - p.b.start_line == 3
-    # Off (a scan's default: --passage-min-match 0): windows only, too short for one.
+    # Off (a scan's default: --passage-min-match 0): too short for a passage.
     assert scan_passages([str(tmp_path)], jobs=1).passages == ()
     # From the command line: off in a scan unless asked, on in compare.
     scanned = CliRunner().invoke(cli, ["scan", str(tmp_path), "--passages", "-f", "json"])
