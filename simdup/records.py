@@ -344,12 +344,14 @@ class PassageSpan:
 
 @dataclass(frozen=True, slots=True)
 class PassagePair:
-    """Two regions that are near-duplicates of each other (``scan --passages``);
-    ``similarity``: the Jaccard similarity of their word sets."""
+    """Two regions that are copies of each other (``scan --passages``); ``similarity``: the
+    Jaccard similarity of their token sets; ``how``: "verbatim" (exact runs, a few tokens
+    edited) or "reworded" (sentences compared as bags of words, ``--passage-reworded``)."""
 
     a: PassageSpan
     b: PassageSpan
     similarity: float
+    how: str = "verbatim"
 
 
 @dataclass(frozen=True, slots=True)

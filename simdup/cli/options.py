@@ -225,6 +225,13 @@ def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
             f"0: off. Default: {COMPARE_MIN_MATCH:g} for compare, off for scan (in a "
             "collection, short shared passages are mostly its templates).",
         ),
+        click.option(
+            "--passage-reworded",
+            is_flag=True,
+            help="With --passages: also passages reworded (sentences compared as bags of "
+            "words, as check finds them), marked reworded; in a scan, between documents "
+            "that also share a run of words.",
+        ),
     ]
     return _apply(options, f)
 
@@ -235,7 +242,11 @@ def passage_settings(kw: dict[str, Any], *, scan: bool = False) -> PassageOption
     min_match = kw["passage_min_match"]
     if min_match is None:
         min_match = 0.0 if scan else COMPARE_MIN_MATCH
-    fields: dict[str, Any] = {"min_words": kw["passage_min_words"], "min_match": min_match}
+    fields: dict[str, Any] = {
+        "min_words": kw["passage_min_words"],
+        "min_match": min_match,
+        "reworded": kw["passage_reworded"],
+    }
     if "within" in kw:
         fields["within"] = kw["within"]
     if "max_passage_repeats" in kw:

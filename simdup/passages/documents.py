@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..algorithms.fragments import FragmentRule, placed_fingerprints
+from ..algorithms.sentences import Side
 from ..params import FeatureParams
 from ..records import Locations, PassageSpan
+from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, tokenize
 from .options import PassageOptions
 
@@ -33,6 +35,8 @@ class DocumentPassages:
     breaks: np.ndarray = field(repr=False)  # int64
     # Where the parts of the text come from (pages, paragraphs), for reports.
     locations: Locations | None = None
+    # Its sentences as bags of words (``PassageOptions.reworded`` only).
+    sentences: Side | None = field(repr=False, default=None)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -77,7 +81,10 @@ class PassageProcessor:
         tokens = tokenize(text)
         shingles, shingle_at = placed_fingerprints(tokens.hashes, self.rule)
         breaks = line_breaks(text)
-        return DocumentPassages(path, tokens.compact(), shingles, shingle_at, breaks, locations)
+        sentences = sentence_side(text, tokens) if self.passages.reworded else None
+        return DocumentPassages(
+            path, tokens.compact(), shingles, shingle_at, breaks, locations, sentences
+        )
 
 
 def line_breaks(text: str) -> np.ndarray:

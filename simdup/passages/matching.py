@@ -31,6 +31,7 @@ from ..algorithms.fragments import (
     align_near,
     longest_first,
 )
+from ..algorithms.sentences import SentenceRule, align_sentences, merged
 from ..algorithms.winnowing import kgram_hashes, winnow
 from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
@@ -120,16 +121,22 @@ def reach_of(rule: FragmentRule) -> int:
 
 
 # A fragment as the workers send it back: the two documents, tokens first..last of the first
-# and source_first..source_last of the second, and the Jaccard similarity of their token sets.
-_Found = tuple[int, int, int, int, int, int, float]
+# and source_first..source_last of the second, the Jaccard similarity of their token sets, and
+# how it was copied.
+_Found = tuple[int, int, int, int, int, int, float, str]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
-_ALIGN: WorkerState[tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule]] = WorkerState(
-    "aligning passages"
-)
+_ALIGN: WorkerState[
+    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None]
+] = WorkerState("aligning passages")
 
 
-def _init_align(docs: Sequence[DocumentPassages], common: np.ndarray, rule: FragmentRule) -> None:
-    _ALIGN.set((docs, common, rule))
+def _init_align(
+    docs: Sequence[DocumentPassages],
+    common: np.ndarray,
+    rule: FragmentRule,
+    sentences: SentenceRule | None,
+) -> None:
+    _ALIGN.set((docs, common, rule, sentences))
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -183,7 +190,7 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule = _ALIGN.get()
+    docs, common, rule, sentences = _ALIGN.get()
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -203,12 +210,26 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
         else:
             both = (kgrams(i), kgrams(j))
             matches = align_near(a, di.tokens.weights, b, (at_i, at_j), rule, reach, both)
+            if sentences is not None and di.sentences is not None and dj.sentences is not None:
+                reworded = [
+                    m
+                    for m in align_sentences(di.sentences, dj.sentences, sentences)
+                    if _weighs(di, m.first, m.last, rule)
+                    and _weighs(dj, m.source_first, m.source_last, rule)
+                ]
+                matches = merged(matches, reworded)
         for m in matches:
             if boilerplate(i, m.first, m.last):
                 continue
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
-            out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity))
+            out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
+
+
+def _weighs(doc: DocumentPassages, first: int, last: int, rule: FragmentRule) -> bool:
+    """Whether tokens ``first..last`` of ``doc`` weigh a passage's words."""
+    cjk = doc.tokens.cjk[first : last + 1]
+    return float(np.where(cjk, CJK_WEIGHT, 1.0).sum()) >= rule.min_match - 1e-9
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
@@ -309,6 +330,7 @@ def match_passages(
     near_duplicates: Iterable[tuple[str, str]] = (),
     texts: Callable[[str], str | None] | None = None,
     jobs: int = 1,
+    every_pair: bool = False,
 ) -> Passages:
     """Pairs of copied passages and repeated passages among ``docs``.
 
@@ -316,6 +338,8 @@ def match_passages(
     passages are left out unless ``options.all_pairs``. ``texts``: the decoded text of a
     document by path (None: no longer readable), for the previews (without it, passages have
     none). ``jobs``: processes aligning candidate pairs (the same results as one).
+    ``every_pair``: every two documents are aligned, whether or not they share a run of
+    tokens (``compare``: its two documents may share reworded passages only).
     ``scan_options`` is accepted for the callers' sake: passages depend on the tokens only.
     """
     del scan_options
@@ -332,6 +356,16 @@ def match_passages(
                 skip.add((min(i, j), max(i, j)))
     shared = sum(1 for _ in found.pairs())
     pairs: list[_Task] = [t for t in anchored(found, docs).pairs() if (t[0], t[1]) not in skip]
+    if every_pair:
+        none = np.empty(0, dtype=np.int64)
+        have = {(t[0], t[1]) for t in pairs}
+        pairs += [
+            (i, j, none, none)
+            for i in range(len(docs))
+            for j in range(i + 1, len(docs))
+            if (i, j) not in have and (i, j) not in skip
+        ]
+        pairs.sort(key=lambda t: (t[0], t[1]))
     if options.within:
         none = np.empty(0, dtype=np.int64)
         pairs += [(i, i, none, none) for i in range(len(docs))]
@@ -345,7 +379,7 @@ def match_passages(
         _tasks(pairs, size),
         jobs if parallel else 1,
         initializer=_init_align,
-        initargs=(docs, common, rule),
+        initargs=(docs, common, rule, SentenceRule() if options.reworded else None),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
         fragments.extend(part)
@@ -354,12 +388,12 @@ def match_passages(
     read = _Texts(texts if options.max_previews else None)
     limit = options.max_previews
     out: list[PassagePair] = []
-    for i, j, first, last, s_first, s_last, similarity in fragments:
+    for i, j, first, last, s_first, s_last, similarity, how in fragments:
         span_a = docs[i].span(first, last)
         span_b = docs[j].span(s_first, s_last)
         span_a = replace(span_a, preview=read.preview(span_a, limit))
         span_b = replace(span_b, preview=read.preview(span_b, limit))
-        out.append(PassagePair(span_a, span_b, similarity))
+        out.append(PassagePair(span_a, span_b, similarity, how))
     out.sort(key=lambda p: (p.a.path, p.b.path, p.a.start_char, p.b.start_char))
     is_common = [
         among(d.shingles, common) if common.size else np.zeros(d.shingles.size, dtype=bool)
@@ -385,7 +419,7 @@ def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:
             return span
         return replace(span, place=locations.place(span.start_char, span.end_char))
 
-    pairs = tuple(PassagePair(place(p.a), place(p.b), p.similarity) for p in found.pairs)
+    pairs = tuple(replace(p, a=place(p.a), b=place(p.b)) for p in found.pairs)
     repeated = tuple(
         RepeatedPassage(r.count, tuple(map(place, r.occurrences))) for r in found.repeated
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..algorithms.fragments import KGRAM, FragmentRule
+from ..algorithms.sentences import SentenceRule
 from ..errors import ConfigError
 
 # Characters of a passage's first line kept as its preview (a span's, in the reports).
@@ -37,6 +38,9 @@ class PassageOptions:
     # Copies shorter than ``min_words``, down to this many words (0: none shorter).
     min_match: float = 0.0
     max_repeats: int = 10  # a passage in more documents than this is one repeated passage (0: off)
+    # Also passages reworded (sentences compared as bags of words, as ``check`` finds them),
+    # between documents that share an exact run (a candidate pair).
+    reworded: bool = False
     within: bool = False  # also passages repeated inside one document
     all_pairs: bool = False  # also pairs of documents that are near-duplicates as a whole
     max_previews: int = PREVIEW_CHARS  # characters of a preview (0: none, no text read again)
@@ -62,6 +66,7 @@ class PassageOptions:
             "min_match": self.min_match,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
+            "reworded": SentenceRule().describe() if self.reworded else None,
             "within": self.within,
             "all_pairs": self.all_pairs,
         }

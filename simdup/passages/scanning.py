@@ -225,6 +225,7 @@ def compare_passages(
         replace(passages, all_pairs=True, max_repeats=0),
         scan_options=options,
         texts=texts.get,
+        every_pair=True,
     )
     pairs = [p for p in found.pairs if p.a.path != p.b.path]
     pairs = [_unmark(p) for p in pairs]

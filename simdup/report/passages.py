@@ -43,7 +43,12 @@ def place_record(place: Place) -> dict[str, str]:
 
 
 def passage_record(pair: PassagePair) -> dict[str, Any]:
-    return {"a": span_record(pair.a), "b": span_record(pair.b), "similarity": pair.similarity}
+    return {
+        "a": span_record(pair.a),
+        "b": span_record(pair.b),
+        "similarity": pair.similarity,
+        "how": pair.how,
+    }
 
 
 def repeated_record(rp: RepeatedPassage) -> dict[str, Any]:
@@ -78,7 +83,7 @@ def render_passages_text(
     for p in pairs:
         w(
             f"  {span_label(p.a)} ≈ {span_label(p.b)}  similarity {p.similarity:.2f}"
-            f"{_preview(p.a)}\n"
+            f"{'' if p.how == 'verbatim' else f'  ({p.how})'}{_preview(p.a)}\n"
         )
     if repeated:
         w(f"\nRepeated passages (boilerplate): {len(repeated)}\n")

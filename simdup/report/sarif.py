@@ -234,8 +234,8 @@ def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dic
         "ruleIndex": _RULE_INDEX[PASSAGE_RULE],
         "level": "note",
         "message": {
-            "text": f"L{_where(pair.a)[1:]} are a near-copy of {_where(pair.b)} of "
-            f"[{other}](1): word-set similarity {pair.similarity:.2f}."
+            "text": f"L{_where(pair.a)[1:]} are a {_COPY_KIND.get(pair.how, 'copy')} of "
+            f"{_where(pair.b)} of [{other}](1): word-set similarity {pair.similarity:.2f}."
         },
         "locations": [_location(pair.a.path, cwd, lines=(pair.a.start_line, pair.a.end_line))],
         "relatedLocations": [
@@ -244,8 +244,12 @@ def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dic
         "partialFingerprints": {
             PASSAGE_FINGERPRINT_KEY: hashlib.sha256("\n".join(sides).encode()).hexdigest()[:32]
         },
-        "properties": {"similarity": pair.similarity},
+        "properties": {"similarity": pair.similarity, "how": pair.how},
     }
+
+
+# How a passage was copied, as its SARIF message says it.
+_COPY_KIND = {"verbatim": "near-copy", "reworded": "reworded copy", "summarised": "summary"}
 
 
 def _notification(skip: SkippedFile, cwd: str) -> dict[str, Any]:

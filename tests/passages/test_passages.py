@@ -365,3 +365,28 @@ def test_a_short_document_copied_whole_is_a_passage_of_the_longer(tmp_path: Path
     sides = {p.a.path: p.a, p.b.path: p.b}
     inside = sides[str(tmp_path / "long.txt")]
     assert long[inside.start_char : inside.end_char] == note
+
+
+def test_reworded_passages_are_found_when_asked(tmp_path: Path) -> None:
+    """--passage-reworded: a copy with every sentence reworded (exact runs find pieces at
+    most) is one passage marked reworded, in compare as in check; without it, none whole."""
+    from tests.algorithms.test_sentences import planted_case
+
+    for seed in range(3):
+        thesis, planted, source = planted_case(seed)
+        (tmp_path / "thesis.txt").write_text(thesis, "utf-8")
+        (tmp_path / "source.txt").write_text(source, "utf-8")
+        a, b = str(tmp_path / "thesis.txt"), str(tmp_path / "source.txt")
+        (p,) = compare_passages(a, b, passages=PassageOptions(min_match=20, reworded=True))
+        assert p.how == "reworded"
+        start = thesis.index(planted)
+        assert start <= p.a.start_char < start + 20
+        assert start + len(planted) - 20 < p.a.end_char <= start + len(planted)
+        plain = compare_passages(a, b, passages=PassageOptions(min_match=20))
+        assert sum(q.a.end_char - q.a.start_char for q in plain) < 0.5 * len(planted)
+    shown = CliRunner().invoke(cli, ["compare", a, b, "--passages", "--passage-reworded"])
+    assert "(reworded)" in shown.stdout
+    record = CliRunner().invoke(
+        cli, ["compare", a, b, "--passages", "--passage-reworded", "-f", "json"]
+    )
+    assert [p["how"] for p in json.loads(record.stdout)["passages"]] == ["reworded"]
