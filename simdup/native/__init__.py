@@ -61,8 +61,6 @@ TWINS: dict[str, str] = {
     "weighted_terms": "simdup.text.features:weighted_terms_python",
     # the index
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
-    # blocks of lines
-    "cut_blocks": "simdup.text.blocks:cut_text_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
     "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",
