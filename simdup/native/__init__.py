@@ -52,7 +52,6 @@ TWINS: dict[str, str] = {
     # fingerprints and sketches
     "simhash": "simdup.algorithms.simhash:simhash_python",
     "simhash_of_weights": "simdup.algorithms.simhash:simhash_of_weights_python",
-    "group_counters": "simdup.algorithms.simhash:group_counters_python",
     "bottom_k": "simdup.algorithms.sketch:bottom_k",
     "bottom_k_jaccard": "simdup.algorithms.sketch:estimate_jaccard",
     "bottom_k_jaccard_pairs": "simdup.algorithms.sketch:estimate_jaccard",
