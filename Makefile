@@ -71,8 +71,7 @@ asan: $(VENV)/.test-installed
 		-p no:cacheprovider tests/native/test_native.py tests/contract/test_fuzz.py \
 		tests/contract/test_bad_inputs.py tests/algorithms/test_index.py \
 		tests/algorithms/test_simhash.py tests/algorithms/test_hashing.py \
-		tests/passages/test_passages.py tests/passages/test_documents.py \
-		tests/passages/test_windows.py tests/text/test_blocks.py
+		tests/passages/test_passages.py
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)

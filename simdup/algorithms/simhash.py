@@ -52,44 +52,6 @@ def simhash_python(hashes: np.ndarray, weights: np.ndarray) -> int:
     return int(packed.view("<u8")[0])
 
 
-
-def group_counters_python(hashes: np.ndarray, weights: np.ndarray, sizes: np.ndarray) -> bytes:
-    """The signed counters (64 int64 per group, as bytes) of consecutive groups of ``hashes``
-    (``uint64``) with integer ``weights`` (``int64``): group ``g`` is the next ``sizes[g]``
-    hashes; counter ``b`` adds a weight where bit ``b`` is set and subtracts it where not. Sums
-    of integers, so a range of groups' summed counters give that range's SimHash exactly."""
-    if int(sizes.sum()) != hashes.size or (sizes < 0).any():
-        raise ValueError("group_counters() sizes must add up to len(hashes)")
-    counters = np.zeros((sizes.size, BITS), dtype=np.int64)
-    if hashes.size:
-        bits = np.unpackbits(
-            hashes.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8),
-            axis=1,
-            bitorder="little",
-        ).astype(bool)
-        signed = np.where(bits, weights[:, None], -weights[:, None])
-        nonempty = np.flatnonzero(sizes)
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[nonempty]
-        counters[nonempty] = np.add.reduceat(signed, starts, axis=0)
-    return counters.tobytes()
-
-
-_group_counters: Callable[[np.ndarray, np.ndarray, np.ndarray], bytes] = (
-    speedups.group_counters if speedups else group_counters_python
-)
-
-
-def group_counters(hashes: np.ndarray, weights: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """``group_counters_python`` as an ``int64`` array of ``len(sizes)`` x 64 (natively when
-    the extension is there)."""
-    found = _group_counters(
-        np.ascontiguousarray(hashes, dtype=np.uint64),
-        np.ascontiguousarray(weights, dtype=np.int64),
-        np.ascontiguousarray(sizes, dtype=np.int64),
-    )
-    return np.frombuffer(found, dtype=np.int64).reshape(sizes.size, BITS)
-
-
 def simhash_of_weights_python(hashes: np.ndarray, weights: np.ndarray) -> int:
     """``simhash_python`` of ``scaled_weights``: the definition of the native one-call
     ``simhash_of_weights`` (weights must be finite)."""

@@ -52,7 +52,6 @@ TWINS: dict[str, str] = {
     # fingerprints and sketches
     "simhash": "simdup.algorithms.simhash:simhash_python",
     "simhash_of_weights": "simdup.algorithms.simhash:simhash_of_weights_python",
-    "group_counters": "simdup.algorithms.simhash:group_counters_python",
     "bottom_k": "simdup.algorithms.sketch:bottom_k",
     "bottom_k_jaccard": "simdup.algorithms.sketch:estimate_jaccard",
     "bottom_k_jaccard_pairs": "simdup.algorithms.sketch:estimate_jaccard",
@@ -61,8 +60,6 @@ TWINS: dict[str, str] = {
     "weighted_terms": "simdup.text.features:weighted_terms_python",
     # the index
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
-    # blocks of lines
-    "cut_blocks": "simdup.text.blocks:cut_text_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
     "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",

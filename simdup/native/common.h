@@ -181,7 +181,6 @@ SIMDUP_HIDDEN void simdup_normalize_init(void);
 extern SIMDUP_HIDDEN PyMethodDef simdup_sketches_methods[];  /* sketches.c */
 SIMDUP_HIDDEN void simdup_sketches_init(void);
 extern SIMDUP_HIDDEN PyMethodDef simdup_index_methods[];     /* index.c */
-extern SIMDUP_HIDDEN PyMethodDef simdup_passages_methods[];  /* passages.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_markdown_methods[];  /* markdown.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_fragments_methods[]; /* fragments.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_tokens_methods[];    /* tokens.c */

@@ -11,7 +11,6 @@
  *                parts in one call                           sketch.py, minhash.py,
  *                                                            simdup/text/processor.py
  *   index.c      one table of the exact Hamming index        simdup/algorithms/index.py
- *   passages.c   blocks of lines                             simdup/text/blocks.py
  *   markdown.c   Markdown lines                              simdup/readers/markdown_lines.py
  *   fragments.c  exact runs and chains of copied fragments   simdup/algorithms/fragments.py
  *   tokens.c     fragment tokens, the k-gram probe of decon  simdup/text/tokens.py,
@@ -45,7 +44,6 @@ static const struct {
     {simdup_normalize_methods, simdup_normalize_init},
     {simdup_sketches_methods, simdup_sketches_init},
     {simdup_index_methods, NULL},
-    {simdup_passages_methods, NULL},
     {simdup_markdown_methods, NULL},
     {simdup_fragments_methods, NULL},
     {simdup_tokens_methods, NULL},

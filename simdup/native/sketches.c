@@ -2,7 +2,7 @@
  * simdup/native/sketches.c: SimHash, bottom-k sketches, MinHash; a document's parts in one
  * call.
  *
- * simhash, simhash_of_weights and group_counters (twins in simdup/algorithms/simhash.py),
+ * simhash and simhash_of_weights (twins in simdup/algorithms/simhash.py),
  * bottom_k, bottom_k_jaccard and bottom_k_jaccard_pairs (simdup/algorithms/sketch.py),
  * minhash_signature (simdup/algorithms/minhash.py), weighted_terms (simdup/text/features.py:
  * the hashes and weights a document's parts are made of) and document_parts
@@ -465,74 +465,6 @@ done:
     return result;
 }
 
-/* ---- SimHash counters of groups of hashes (simdup/algorithms/simhash.py: group_counters) ------------ */
-
-PyDoc_STRVAR(group_counters_doc,
-"group_counters(hashes, weights, sizes) -> bytes\n\n"
-"The signed SimHash counters of consecutive groups of hashes (simdup/algorithms/simhash.py:\n"
-"group_counters_python): group g is the next sizes[g] of `hashes` (uint64) with their integer\n"
-"`weights` (int64); counter b of a group adds a hash's weight when its bit b is set and\n"
-"subtracts it otherwise. len(sizes) x 64 int64 values.");
-
-static PyObject *group_counters(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "group_counters() takes 3 arguments");
-        return NULL;
-    }
-    Py_buffer hb, wb, sb;
-    if (three_buffers(args, &hb, &wb, &sb) < 0)
-        return NULL;
-    PyObject *result = NULL;
-    const Py_ssize_t word = 8;
-    if (hb.len % word || wb.len != hb.len || sb.len % word) {
-        PyErr_SetString(PyExc_ValueError,
-                        "group_counters() needs n uint64 hashes, n int64 weights, int64 sizes");
-        goto done;
-    }
-    const Py_ssize_t n = hb.len / word, groups = sb.len / word;
-    const uint64_t *h = (const uint64_t *)hb.buf;
-    const int64_t *w = (const int64_t *)wb.buf;
-    const int64_t *sizes = (const int64_t *)sb.buf;
-    Py_ssize_t total = 0;
-    for (Py_ssize_t g = 0; g < groups; g++) {
-        if (sizes[g] < 0 || sizes[g] > n - total) {
-            PyErr_SetString(PyExc_ValueError, "group_counters() sizes must add up to len(hashes)");
-            goto done;
-        }
-        total += sizes[g];
-    }
-    if (total != n) {
-        PyErr_SetString(PyExc_ValueError, "group_counters() sizes must add up to len(hashes)");
-        goto done;
-    }
-    result = PyBytes_FromStringAndSize(NULL, groups * 64 * word);
-    if (result == NULL)
-        goto done;
-    int64_t *out = (int64_t *)PyBytes_AS_STRING(result);
-    Py_ssize_t at = 0;
-    for (Py_ssize_t g = 0; g < groups; g++) {
-        int64_t *c = out + 64 * g;
-        /* counter_b = 2 * (weight with bit b set) - total weight, as simhash() sums it. */
-        int64_t with_bit[64] = {0}, sum = 0;
-        for (Py_ssize_t i = at; i < at + sizes[g]; i++) {
-            const uint64_t x = h[i];
-            const int64_t v = w[i];
-            sum += v;
-            for (int b = 0; b < 64; b++)
-                with_bit[b] += v & -(int64_t)((x >> b) & 1);
-        }
-        for (int b = 0; b < 64; b++)
-            c[b] = 2 * with_bit[b] - sum;
-        at += sizes[g];
-    }
-done:
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&wb);
-    PyBuffer_Release(&hb);
-    return result;
-}
-
 /* ------------------------------------------------------------------ weighted_terms */
 
 PyDoc_STRVAR(weighted_terms_doc,
@@ -717,8 +649,6 @@ PyMethodDef simdup_sketches_methods[] = {
     {"minhash_signature", (PyCFunction)(void (*)(void))minhash_signature, METH_FASTCALL,
      minhash_signature_doc},
     {"bottom_k", (PyCFunction)(void (*)(void))bottom_k, METH_FASTCALL, bottom_k_doc},
-    {"group_counters", (PyCFunction)(void (*)(void))group_counters, METH_FASTCALL,
-     group_counters_doc},
     {NULL, NULL, 0, NULL},
 };
 

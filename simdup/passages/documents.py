@@ -5,7 +5,6 @@ from a decoded text; ``DocumentPassages`` is what is kept."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,11 +13,10 @@ from ..algorithms.fragments import FragmentRule, placed_fingerprints
 from ..algorithms.sentences import Side
 from ..params import FeatureParams
 from ..records import Locations, PassageSpan
+from ..text.lines import line_breaks
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, tokenize
 from .options import PassageOptions
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -85,13 +83,3 @@ class PassageProcessor:
         return DocumentPassages(
             path, tokens.compact(), shingles, shingle_at, breaks, locations, sentences
         )
-
-
-def line_breaks(text: str) -> np.ndarray:
-    """Where the lines of ``text`` after the first start (after ``\r\n``, ``\r`` or
-    ``\n``), as ``int64`` character offsets."""
-    if "\r" in text:
-        return np.fromiter((m.end() for m in _LINE_BREAK.finditer(text)), dtype=np.int64)
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    found: np.ndarray = np.flatnonzero(codes == 10) + 1
-    return found.astype(np.int64)

@@ -40,7 +40,7 @@ from ..records import (
     ScanResult,
     SkippedFile,
 )
-from ..text.blocks import split_lines
+from ..text.lines import split_lines
 from .passages import has_passages, span_label
 
 DIFF_CONTEXT = 3  # unchanged lines shown around each change

@@ -2,6 +2,6 @@
 
 ``decoding`` (bytes -> text: BOM, strict UTF-8, chardet), ``normalize`` (invisible characters,
 markup), ``textscan`` (words and units, the memo of lines), ``segmentation`` (jieba or
-rjieba), ``stopwords``, ``idf`` and ``features`` (weighted terms), ``blocks`` (a text cut into
-passage blocks), and ``processor`` (one document -> its fingerprint record).
+rjieba), ``stopwords``, ``idf`` and ``features`` (weighted terms), ``lines`` (the lines of a
+text), and ``processor`` (one document -> its fingerprint record).
 """

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -179,31 +178,6 @@ class Vocabulary:
         # A surface form can share its term with another ("Word", "word", "ＷＯＲＤ").
         weights = np.concatenate([tf, extra_tf])
         return unique, np.bincount(at, weights=weights, minlength=unique.size), tokens
-
-    def features_of_each(
-        self, texts: Sequence[str]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``features`` of each of ``texts`` at once (many short texts: passage blocks): their
-        slots and term frequencies one after the other, how many belong to each text, and each
-        text's token count."""
-        slot_parts: list[bytes] = []
-        tf_parts: list[bytes] = []
-        sizes = np.zeros(len(texts), dtype=np.int64)
-        tokens = np.zeros(len(texts), dtype=np.int64)
-        for k, text in enumerate(texts):
-            slots_bytes, tf_bytes, other, count = self._digest(text)
-            if other:  # words standing for several terms, or new terms beyond the room
-                self._store_pending()
-                slots, tf, _ = self.features(text)
-                slots_bytes, tf_bytes = slots.tobytes(), tf.tobytes()
-            slot_parts.append(slots_bytes)
-            tf_parts.append(tf_bytes)
-            sizes[k] = len(slots_bytes) // 8
-            tokens[k] = count
-        self._store_pending()
-        slots = np.frombuffer(b"".join(slot_parts), dtype=np.int64)
-        tf = np.frombuffer(b"".join(tf_parts), dtype=np.float64)
-        return slots, tf, sizes, tokens
 
 
 _VOCABULARIES: dict[tuple[int, frozenset[str]], Vocabulary] = {}

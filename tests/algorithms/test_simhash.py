@@ -1,4 +1,4 @@
-"""simdup.algorithms.simhash: Hamming distance, weighted SimHash, counters of groups of hashes."""
+"""simdup.algorithms.simhash: Hamming distance, weighted SimHash."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simdup.algorithms.simhash import (
-    group_counters,
-    group_counters_python,
     hamming,
     simhash,
     simhash_of_weights_python,
@@ -152,42 +150,6 @@ def test_simhash_matches_a_bit_by_bit_reference(features: list[tuple[int, int]])
         if counter > 0:
             expected |= 1 << bit
     assert fp_of([h for h, _ in features], [float(w) for _, w in features]) == expected
-
-
-# ---------------------------------------------------------------- counters of groups of hashes
-
-_groups = st.lists(
-    st.lists(st.tuples(st.integers(0, MAX64), st.integers(-(1 << 40), 1 << 40)), max_size=12),
-    max_size=10,
-)
-
-
-@given(groups=_groups)
-def test_group_counters_native_and_python_agree_and_sign_to_each_groups_simhash(
-    groups: list[list[tuple[int, int]]],
-) -> None:
-    """Native and Python counters are equal; each group's counters are its own signed sums, so
-    their signs give the group's SimHash, and summed over groups the union's."""
-    flat = [item for group in groups for item in group]
-    hashes = np.array([h for h, _ in flat], dtype=np.uint64)
-    weights = np.array([w for _, w in flat], dtype=np.int64)
-    sizes = np.array([len(g) for g in groups], dtype=np.int64)
-    got = group_counters(hashes, weights, sizes)
-    assert got.shape == (len(groups), 64)
-    assert group_counters_python(hashes, weights, sizes) == got.tobytes()
-    for g, group in enumerate(groups):
-        expected = [sum(w if (h >> b) & 1 else -w for h, w in group) for b in range(64)]
-        assert got[g].tolist() == expected
-
-
-def test_group_counters_refuse_sizes_that_do_not_add_up() -> None:
-    hashes = np.array([1, 2, 3], dtype=np.uint64)
-    weights = np.array([1, 1, 1], dtype=np.int64)
-    for sizes in ([1, 1], [2, 2], [4, -1]):
-        with pytest.raises(ValueError, match="add up"):
-            group_counters(hashes, weights, np.array(sizes, dtype=np.int64))
-        with pytest.raises(ValueError, match="add up"):
-            group_counters_python(hashes, weights, np.array(sizes, dtype=np.int64))
 
 
 needs_native = pytest.mark.skipif(speedups is None, reason="the C extension is not in use")

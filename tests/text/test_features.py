@@ -239,44 +239,6 @@ def test_vocabulary_memo_gives_the_same_features_as_a_fresh_vocabulary() -> None
     assert warm.memo  # the units were remembered
 
 
-@pytest.mark.parametrize("new_terms_per_text", [1 << 16, 2])
-def test_features_of_each_are_the_features_of_each_text(
-    monkeypatch: pytest.MonkeyPatch, new_terms_per_text: int
-) -> None:
-    """The batch gives each text's terms, frequencies and token count as ``features`` does,
-    including words standing for several terms ("½") and texts adding more new terms than the
-    tally has room for (with a room of 2, the ``other`` path)."""
-    monkeypatch.setattr(Vocabulary, "NEW_TERMS_PER_TEXT", new_terms_per_text)
-    seg = get_segmenter()
-    texts = [
-        "第一行中文内容。\nSecond line, English.",
-        "",
-        "½ cup ﬁsh, 图书馆 读者 借阅 借阅",
-        "Second line, English.\n第一行中文内容。 new words here",
-        "the",
-    ]
-    batch = Vocabulary(seg, frozenset({"the"}))
-    slots, tf, sizes, tokens = batch.features_of_each(texts)
-    assert sizes.sum() == slots.size == tf.size
-    at = 0
-    for k, text in enumerate(texts):
-        one = Vocabulary(seg, frozenset({"the"}))
-        want_slots, want_tf, want_tokens = one.features(text)
-        got = dict(
-            zip(
-                (batch.terms[i] for i in slots[at : at + sizes[k]]),
-                tf[at : at + sizes[k]].tolist(),
-                strict=True,
-            )
-        )
-        assert got == dict(zip((one.terms[i] for i in want_slots), want_tf.tolist(), strict=True))
-        assert tokens[k] == want_tokens
-        assert batch.hashes[slots[at : at + sizes[k]]].tolist() == [
-            token_hash(batch.terms[i]) for i in slots[at : at + sizes[k]]
-        ]
-        at += sizes[k]
-
-
 def test_vocabulary_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past its limits the vocabulary (and memo) is rebuilt between documents; results agree."""
     seg = get_segmenter()
