@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..native import speedups
+
 
 def _rotated(hashes: np.ndarray, bits: int) -> np.ndarray:
     if bits % 64 == 0:
@@ -44,7 +46,15 @@ def kgram_hashes(token_hashes: np.ndarray, k: int) -> np.ndarray:
 def winnow(kgrams: np.ndarray, w: int) -> np.ndarray:
     """The positions (ascending, ``int64``) of the k-grams winnowing keeps with window ``w``:
     the rightmost smallest hash of every window of ``w`` consecutive k-grams (of the whole
-    sequence when it is shorter than one window)."""
+    sequence when it is shorter than one window); natively when the extension is built."""
+    if speedups is None:
+        return winnow_python(kgrams, w)
+    found = speedups.winnow(np.ascontiguousarray(kgrams, dtype=np.uint64), w)
+    return np.frombuffer(found, dtype=np.int64)
+
+
+def winnow_python(kgrams: np.ndarray, w: int) -> np.ndarray:
+    """``winnow`` in numpy (the definition ``speedups.winnow`` follows)."""
     if w < 1:
         raise ValueError("w must be at least 1")
     n = kgrams.size

@@ -69,6 +69,7 @@ TWINS: dict[str, str] = {
     "gram_rows": "simdup.algorithms.containment:gram_rows_python",
     "gram_hits": "simdup.algorithms.containment:gram_hits_python",
     # copied fragments
+    "winnow": "simdup.algorithms.winnowing:winnow_python",
     "fragment_chains": "simdup.algorithms.fragments:fragment_chains_python",
 }
 

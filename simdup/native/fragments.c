@@ -1,6 +1,8 @@
 /*
  * simdup/native/fragments.c: the exact runs of two k-gram sequences and the chains they make.
  *
+ *   winnow            the k-grams winnowing keeps
+ *                     (twin: simdup.algorithms.winnowing:winnow_python)
  *   fragment_chains   seeds, runs, clusters and chains of align()
  *                     (twin: simdup.algorithms.fragments:fragment_chains_python)
  *
@@ -272,7 +274,80 @@ done:
     return result;
 }
 
+
+PyDoc_STRVAR(winnow_doc,
+"winnow(kgrams, w) -> bytes\n\n"
+"simdup.algorithms.winnowing.winnow_python: the positions (int64 bytes, ascending) of the\n"
+"rightmost smallest hash (kgrams: uint64) of every window of w consecutive ones, each once.");
+
+static PyObject *winnow(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "winnow(kgrams, w)");
+        return NULL;
+    }
+    const Py_ssize_t w = PyLong_AsSsize_t(args[1]);
+    if (w == -1 && PyErr_Occurred())
+        return NULL;
+    if (w < 1) {
+        PyErr_SetString(PyExc_ValueError, "w must be at least 1");
+        return NULL;
+    }
+    Py_buffer kb;
+    if (PyObject_GetBuffer(args[0], &kb, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (kb.len % 8) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_ValueError, "winnow: kgrams must be a uint64 array");
+        return NULL;
+    }
+    const uint64_t *h = kb.buf;
+    const Py_ssize_t n = kb.len / 8;
+    PyObject *result = NULL;
+    int64_t *out = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (out == NULL) {
+        PyBuffer_Release(&kb);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t count = 0;
+    if (n > 0 && (n <= w || w == 1)) {
+        if (w == 1) {
+            for (Py_ssize_t i = 0; i < n; i++)
+                out[count++] = i;
+        } else {
+            Py_ssize_t m = 0;
+            for (Py_ssize_t i = 1; i < n; i++)
+                if (h[i] <= h[m])
+                    m = i;
+            out[count++] = m;
+        }
+    } else if (n > 0) {
+        /* The rightmost minimum of the window [i, i + w): it never moves left as the window
+           slides, so each window either keeps it, takes the newcomer, or (when it has slid
+           out) looks the window over again. */
+        Py_ssize_t m = -1;
+        for (Py_ssize_t i = 0; i + w <= n; i++) {
+            const Py_ssize_t last = i + w - 1;
+            if (m < i) {
+                m = i;
+                for (Py_ssize_t j = i + 1; j <= last; j++)
+                    if (h[j] <= h[m])
+                        m = j;
+            } else if (h[last] <= h[m]) {
+                m = last;
+            }
+            if (count == 0 || out[count - 1] != m)
+                out[count++] = m;
+        }
+    }
+    result = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(count * 8));
+    PyMem_Free(out);
+    PyBuffer_Release(&kb);
+    return result;
+}
+
 PyMethodDef simdup_fragments_methods[] = {
+    {"winnow", (PyCFunction)(void (*)(void))winnow, METH_FASTCALL, winnow_doc},
     {"fragment_chains", (PyCFunction)(void (*)(void))fragment_chains, METH_FASTCALL,
      fragment_chains_doc},
     {NULL, NULL, 0, NULL},

@@ -12,7 +12,8 @@
  *                                                            simdup/text/processor.py
  *   index.c      one table of the exact Hamming index        simdup/algorithms/index.py
  *   markdown.c   Markdown lines                              simdup/readers/markdown_lines.py
- *   fragments.c  exact runs and chains of copied fragments   simdup/algorithms/fragments.py
+ *   fragments.c  winnowing, exact runs and chains of copied  simdup/algorithms/winnowing.py,
+ *                fragments                                   fragments.py
  *   tokens.c     fragment tokens, the k-gram probe of decon  simdup/text/tokens.py,
  *                                                            algorithms/containment.py
  *   jsonl.c      the text field of plain JSON lines          simdup/readers/rows.py

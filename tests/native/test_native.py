@@ -1075,3 +1075,17 @@ def test_fragment_chains_edge_cases() -> None:
         s.fragment_chains(b"123", one, 4, 8, 5, 4.0)
     with pytest.raises(TypeError):
         s.fragment_chains(one, one, 4)  # type: ignore[call-arg]
+
+
+@needs_native
+@many
+@given(_GRAMS, st.integers(1, 30))
+def test_winnow_matches_python(grams: list[int], w: int) -> None:
+    """The native winnowing keeps the twin's positions: the rightmost smallest hash of every
+    window, each once (runs of equal hashes, sequences shorter than a window, w = 1)."""
+    assert native.speedups is not None
+    kgrams = np.array(grams, dtype=np.uint64)
+    got = np.frombuffer(native.speedups.winnow(kgrams, w), dtype=np.int64).tolist()
+    assert got == native.twin("winnow")(kgrams, w).tolist()
+    with pytest.raises(ValueError, match="w must be"):
+        native.speedups.winnow(kgrams, 0)
