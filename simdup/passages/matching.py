@@ -3,16 +3,19 @@
 
 1. **Candidates**: two documents sharing a run of at least ``guaranteed_run`` tokens share a
    winnowed k-gram fingerprint (``DocumentPassages.shingles``); pairs sharing one held by at
-   most ``max_repeats`` documents are candidates (a fingerprint held by more is boilerplate
-   and pairs none). Pairs the scan reports as near-duplicate documents are left out unless
+   most ``max_repeats`` documents, with ``MIN_ANCHOR_RUN`` tokens in a row equal on both
+   sides around it, are candidates (a fingerprint held by more is boilerplate and pairs
+   none). Pairs the scan reports as near-duplicate documents are left out unless
    ``all_pairs``.
 2. **Fragments**: each candidate pair is aligned token by token around its shared fingerprints
    (``align_near``: exact runs, chained across at most ``gap`` differing tokens), in worker
    processes when there are many; each fragment the rule keeps is a passage, unless most of
-   its fingerprints are boilerplate.
+   its fingerprints are boilerplate. With ``reworded``, sentences compared as bags of words
+   too (``sentences.align_sentences``), as ``check`` does.
 3. **Repeated passages** (``repeated``): the boilerplate, reported once with its places.
 
-Only the texts of documents with a passage are read again, for the previews.
+Only the texts of documents with a passage are read again, for the previews (none when
+``max_previews`` is 0).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reading files again for their passages: ``read_passages`` (in worker processes when they
 pay, largest files first) and ``SourceTexts`` (a source's decoded text by path, for the
-line-level edges). A file that can no longer be read is left out, never fatal."""
+previews of the text report). A file that can no longer be read is left out, never fatal."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def read_passages(
 @dataclass(frozen=True)
 class SourceTexts:
     """The decoded text of a source by path, read again (None: changed or gone since it was
-    read; its block-level ends stay). A class, so that worker processes can be sent it."""
+    read; its passages get no preview). A class, so that worker processes can be sent it."""
 
     sources: dict[str, SourceFile]
     max_size: int

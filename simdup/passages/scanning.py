@@ -1,5 +1,5 @@
 """The entry points of passages: ``scan_passages`` (``scan --passages``: a scan whose engine
-cuts each text into windows as it fingerprints it, where it can), ``find_passages`` (files read
+makes each text's passage tokens as it fingerprints it, where it can), ``find_passages`` (files read
 again) and ``compare_passages`` (``compare A B --passages``)."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def _match_sources(
     unreadable: int,
     detected: dict[str, str] | None = None,
 ) -> Passages:
-    """``match_passages`` of files' windows, their texts read again for the edges (decoded
+    """``match_passages`` of files' tokens, their texts read again for the previews (decoded
     with the encodings ``detected`` for them before, by path)."""
     result = match_passages(
         docs,
@@ -79,9 +79,9 @@ _PASSAGE_PROCESSORS: dict[tuple[FeatureParams, PassageOptions], PassageProcessor
 
 
 class _PassageTask:
-    """The engines' ``TextTask`` of ``scan --passages``: each fingerprinted text is cut into
-    passage windows in the worker that has just decoded and segmented it (one read, the
-    vocabulary's memo of its lines warm); only numbers go back to the parent."""
+    """The engines' ``TextTask`` of ``scan --passages``: each fingerprinted text's passage
+    tokens are made in the worker that has just decoded it (one read); only numbers go back
+    to the parent."""
 
     def __init__(self, params: FeatureParams, passages: PassageOptions) -> None:
         self.params = params
@@ -121,7 +121,7 @@ def scan_passages(
     result, plus ``passages`` and ``repeated_passages``. Keyword arguments are ``scan``'s.
 
     The files are fingerprinted as a scan does (engine, cache). Where the engine is the local
-    one, it runs the passage task (``_PassageTask``), which cuts each text into passage windows
+    one, it runs the passage task (``_PassageTask``), which makes each text's passage tokens
     as it is fingerprinted; files it did not read (answered by the scan cache, or another engine)
     are read again for their passages. With ``reference`` (``--against``), passages are looked
     for among the scanned files only.
