@@ -280,7 +280,12 @@ def _within(hashes: np.ndarray, weights: np.ndarray, rule: FragmentRule, reach: 
     prints = kgrams[chosen]
     order = np.lexsort((chosen, prints))
     prints, at = prints[order], chosen[order]
-    same = np.flatnonzero(prints[1:] == prints[:-1])
+    # A fingerprint held more than max_occurrences times seeds nothing in ``align``: its
+    # places are not paired (a text of one line repeated costs as much as any other).
+    starts = np.flatnonzero(np.r_[True, prints[1:] != prints[:-1]])
+    held = np.diff(np.r_[starts, prints.size])
+    rare = np.repeat(held <= rule.max_occurrences, held)
+    same = np.flatnonzero((prints[1:] == prints[:-1]) & rare[1:])
     found: list[Match] = []
     seen: set[tuple[int, int, int, int]] = set()
     n = hashes.size

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -166,6 +167,22 @@ def test_within_one_document(tmp_path: Path) -> None:
     assert plain.passages == ()
     within = scan_passages([str(tmp_path)], passages=PassageOptions(within=True), jobs=1)
     assert [(p.a.start_line, p.b.start_line) for p in within.passages] == [(1, 5)]
+    # One line repeated thousands of times: its fingerprints are too common to pair places
+    # (as they are too common to seed a fragment), so it costs what any text costs.
+    from simdup.passages import matching
+
+    calls: list[int] = []
+    align = matching.align
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return align(*args, **kwargs)
+
+    (tmp_path / "one.txt").write_text("the same words on every line of it\n" * 20000, "utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matching, "align", counted)
+        repeated = scan_passages([str(tmp_path)], passages=PassageOptions(within=True), jobs=1)
+    assert repeated.passages == () and len(calls) < 10
 
 
 def test_boilerplate_is_one_repeated_passage(tmp_path: Path) -> None:
