@@ -124,15 +124,20 @@ def _learns_while_discovering(
         return False
     if cache is None:
         return True
-    from .store.cached_scan import cached_scan_key
-
     methods = ("simhash", "minhash") if options.method == "auto" else (options.method,)
     for method in methods:
-        resolved = resolve_options(options, {"method": method})
-        bands = band_layout(resolved) if method == "minhash" else None
-        if cache.knows(cached_scan_key(resolved.features.cache_key(), bands, roots)):
+        if cache.knows(scan_cache_key(resolve_options(options, {"method": method}), roots)):
             return False
     return True
+
+
+def scan_cache_key(options: ScanOptions, roots: Sequence[str]) -> str:
+    """The key under which the scan cache keeps a scan of ``roots`` with ``options`` (its
+    method decided, as ``resolve_options`` decides it once the files are counted)."""
+    from .store.cached_scan import cached_scan_key
+
+    bands = band_layout(options) if options.method == "minhash" else None
+    return cached_scan_key(options.features.cache_key(), bands, roots)
 
 
 def scan(

@@ -24,7 +24,9 @@ from ..records import (
     SkippedFile,
     SourceFile,
 )
-from ..scanning import scan
+from ..scanning import scan, scan_cache_key
+from ..store.cache import ScanCache
+from ..store.passages import PassageStore, file_identities, passage_key
 from ..text.processor import is_too_short
 from .documents import DocumentPassages, PassageProcessor
 from .matching import Passages, match_passages
@@ -124,9 +126,12 @@ def scan_passages(
     one, it runs the passage task (``_PassageTask``), which makes each text's passage tokens
     as it is fingerprinted; files it did not read (answered by the scan cache, or another engine)
     are read again for their passages. With ``reference`` (``--against``), passages are looked
-    for among the scanned files only.
+    for among the scanned files only. With the scan cache (``cache``), the passages of a scan
+    of the same files' bytes with the same settings are reused as they were kept
+    (``store.passages``; their ``passage_stats`` say ``reused``), and those found are kept.
     """
     passages = passages or PassageOptions()
+    roots = [os.fspath(p) for p in paths]
     sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
     backend: Backend = scan_arguments.pop("backend", None) or LOCAL
 
@@ -135,13 +140,25 @@ def scan_passages(
         # Files the scan cache answers are not read by the engine: read again below.
         return _passage_engine(engine, o, passages, sink) or engine
 
-    result = scan(paths, options, backend=replace(backend, engine=engine_for), **scan_arguments)
+    result = scan(roots, options, backend=replace(backend, engine=engine_for), **scan_arguments)
     started = time.perf_counter()
     resolved = _resolved(options, scan_arguments)
-    sources = {path: source for path, (source, _) in sink.items()}
     # Texts too short to fingerprint are read for their passages too: copied whole into a
     # longer document, a short one is a passage of it.
     paths = [d.path for d in result.files] + [s.path for s in result.skipped if is_too_short(s)]
+    # The passages of the last scan of the same files with the same settings, kept in the
+    # scan cache's folder: none without the cache (--no-cache).
+    cache: ScanCache | None = scan_arguments.get("cache")
+    store, key, stored = None, None, None
+    if cache is not None and cache.usable:
+        store = PassageStore(cache)
+        key = _passage_key(cache, roots, paths, result, resolved, passages)
+        stored = None if key is None else store.load(key)
+    if stored is not None:
+        sink.clear()
+        reused = Passages(stored.pairs, stored.repeated, {**stored.stats, "reused": True})
+        return _with_passages(result, passages, reused, started)
+    sources = {path: source for path, (source, _) in sink.items()}
     unread = [path for path in paths if path not in sink]
     read: dict[str, DocumentPassages | None] = {}
     if unread:
@@ -173,6 +190,41 @@ def scan_passages(
     matched = _match_sources(
         docs, sources, resolved, passages, ((p.a, p.b) for p in result.pairs), unreadable, detected
     )
+    # A file that could not be read may be readable next time: such passages are not kept.
+    if store is not None and key is not None and not unreadable:
+        store.save(key, matched.pairs, matched.repeated, matched.stats)
+    return _with_passages(result, passages, matched, started)
+
+
+def _passage_key(
+    cache: ScanCache,
+    roots: Sequence[str],
+    paths: Sequence[str],
+    result: ScanResult,
+    options: ScanOptions,
+    passages: PassageOptions,
+) -> str | None:
+    """The key of the passages of ``result``'s documents ``paths`` (``store.passages``): the
+    scan's settings, the passage options, each document's bytes and the near-duplicate pairs;
+    None when a document cannot be read (nothing is reused or kept)."""
+    scanned = resolve_options(options, {}, files=int(result.stats.get("files_found", 0)))
+    identities = file_identities(cache, scan_cache_key(scanned, roots), paths)
+    if identities is None:
+        return None
+    settings = {
+        "scan": result.settings,
+        "features": options.features.cache_key(),
+        "passages": passages.describe(),
+        "max_previews": passages.max_previews,
+    }
+    near_duplicates = ((p.a, p.b) for p in result.pairs)
+    return passage_key(settings, list(zip(paths, identities, strict=True)), near_duplicates)
+
+
+def _with_passages(
+    result: ScanResult, passages: PassageOptions, matched: Passages, started: float
+) -> ScanResult:
+    """``result`` with the passages ``matched`` (found since ``started``, or reused)."""
     seconds = dict(result.stats.get("seconds") or {})
     seconds["passages"] = round(time.perf_counter() - started, 3)
     if "total" in seconds:

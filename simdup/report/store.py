@@ -104,11 +104,14 @@ def render_cache_info(
 ) -> None:
     """Where the scan cache is, what it holds and its bound (``info`` None: no cache yet)."""
     scans, files, size = (0, 0, 0) if info is None else (info.snapshots, info.files, info.bytes)
+    passages = 0 if info is None else info.passages
     if fmt == "json":
-        record = {"path": path, "scans": scans, "files": files, "bytes": size, "max_bytes": bound}
+        record = {"path": path, "scans": scans, "files": files, "passages": passages,
+                  "bytes": size, "max_bytes": bound}  # fmt: skip
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
     stream.write(f"cache        {display_path(path)}\n")
     stream.write(f"scans        {scans} ({files:,} files)\n")
+    stream.write(f"passages     {passages} (scan --passages results kept)\n")
     stream.write(f"size         {size:,} bytes\n")
     stream.write(f"bound        {bound:,} bytes (least recently used scans dropped past it)\n")

@@ -10,15 +10,17 @@ folders it scans. Under that key the folder holds
 * ``KEY.PID-N.journal``: the records of a scan still running, appended a batch at a time as
   its workers finish them, so that a run killed midway keeps what it had done. A journal is
   locked while its scan runs; a later scan folds the unlocked journals it finds into what it
-  knows, and removes them once its own snapshot is written.
+  knows, and removes them once its own snapshot is written;
+* ``PKEY.passages``: the passages of a ``scan --passages`` (``store.passages``, under a key of
+  their own), the few most recently used only.
 
 The folder holds at most ``max_bytes`` (``DEFAULT_MAX_BYTES``, ``--cache-size``): past that,
-the least recently used snapshots are removed whole. A damaged snapshot or journal is removed
-with a warning and the scan goes on without it; any other trouble (a full disk, a folder that
-cannot be written) turns the cache off for the rest of the run with a warning: a cache never
-fails a scan. A folder that is not a simdup scan cache (it holds other files and no
-``CACHEDIR.TAG`` of simdup's), or a file at the cache's path, is never touched. The library
-never prints; warnings go to the ``warn`` callback.
+the least recently used snapshots (and passage entries) are removed whole. A damaged snapshot
+or journal is removed with a warning and the scan goes on without it; any other trouble (a
+full disk, a folder that cannot be written) turns the cache off for the rest of the run with a
+warning: a cache never fails a scan. A folder that is not a simdup scan cache (it holds other
+files and no ``CACHEDIR.TAG`` of simdup's), or a file at the cache's path, is never touched.
+The library never prints; warnings go to the ``warn`` callback.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ _OLD_CACHE_FILE = "fingerprints.sqlite"
 DEFAULT_MAX_BYTES = 2 << 30
 SNAPSHOT = ".snapshot"
 JOURNAL = ".journal"
+# The passages of a scan (``store.passages``): kept beside the snapshots, bounded with them.
+PASSAGES = ".passages"
 # The cache directory tagging standard (https://bford.info/cachedir/): backup tools skip the
 # folder, and simdup knows the folder as its own.
 TAG_FILE = "CACHEDIR.TAG"
@@ -112,11 +116,12 @@ class CacheInfo:
     path: str
     snapshots: int
     files: int  # rows remembered, over every snapshot
-    bytes: int  # on disk: snapshots and journals
+    bytes: int  # on disk: snapshots, journals and passages
     max_bytes: int
     hits: int = 0  # files whose record was reused (``reread`` of them after reading the file)
     reread: int = 0  # hits found by the hash of the file's bytes (touched files)
     misses: int = 0  # files left to the engine
+    passages: int = 0  # scans' passages remembered (``store.passages``)
 
 
 @dataclass
@@ -377,14 +382,14 @@ class ScanCache:
         self._evict(keep=path)
 
     def _entries(self) -> list[tuple[float, int, str]]:
-        """(last use, bytes, path) of every snapshot and finished journal."""
+        """(last use, bytes, path) of every snapshot, journal and passage entry."""
         found = []
         try:
             names = os.listdir(self.path)
         except OSError:
             return []
         for name in names:
-            if not (name.endswith(SNAPSHOT) or name.endswith(JOURNAL)):
+            if not name.endswith((SNAPSHOT, JOURNAL, PASSAGES)):
                 continue
             path = os.path.join(self.path, name)
             with contextlib.suppress(OSError):
@@ -409,20 +414,21 @@ class ScanCache:
     # ------------------------------------------------------------ maintenance
 
     def info(self) -> CacheInfo:
-        """Snapshots, files remembered and bytes on disk of the folder; this object's hits
-        and misses."""
-        snapshots = files = size = 0
+        """Snapshots, files remembered, passage entries and bytes on disk of the folder; this
+        object's hits and misses."""
+        snapshots = files = size = passages = 0
         for _, bytes_, path in self._entries():
             size += bytes_
+            passages += path.endswith(PASSAGES)
             if path.endswith(SNAPSHOT):
                 snapshots += 1
                 with contextlib.suppress(OSError, FrameError, ValueError, KeyError, TypeError):
                     files += int(read_frame_file(path).meta["rows"])
         return CacheInfo(self.path, snapshots, files, size, self.max_bytes, self.hits,
-                         self.reread, self.misses)  # fmt: skip
+                         self.reread, self.misses, passages)  # fmt: skip
 
     def clear(self) -> None:
-        """Remove every snapshot and finished journal."""
+        """Remove every snapshot, finished journal and passage entry."""
         for _, _, path in self._entries():
             if path.endswith(JOURNAL) and not self._unlocked(path):
                 continue
