@@ -241,6 +241,9 @@ class PassageStore:
             # ASCII: a path or preview that is not valid UTF-8 (surrogates) round-trips.
             data = json.dumps(record, default=_plain).encode("ascii")
             with atomic_file(self._file(key), compress=False) as stream:
+                # The owner's alone, as the cache's snapshots are: previews are the documents'
+                # own text.
+                os.fchmod(stream.fileno(), 0o600)
                 stream.write(data)
         except (OSError, TypeError, ValueError):
             return

@@ -35,6 +35,9 @@ def test_an_entry_reads_back_what_was_stored(tmp_path: Path) -> None:
     assert [(p.a.preview, p.a.place, p.how) for p in stored.pairs] == [
         (p.a.preview, p.a.place, p.how) for p in pairs
     ]
+    # Previews are the documents' text: the entry is its owner's alone, whatever the umask.
+    (entry,) = (tmp_path / "cache").glob("*" + PASSAGES)
+    assert entry.stat().st_mode & 0o077 == 0
 
 
 def test_the_key_changes_with_what_passages_depend_on() -> None:
