@@ -47,18 +47,20 @@ class DocumentPassages:
         """The 1-based line of the character at ``offset``."""
         return int(np.searchsorted(self.breaks, offset, "right")) + 1
 
+    def words(self, first: int, last: int) -> float:
+        """What tokens ``first..last`` (inclusive) weigh in words (a CJK character 8/13)."""
+        return float(np.where(self.tokens.cjk[first : last + 1], CJK_WEIGHT, 1.0).sum())
+
     def span(self, first: int, last: int, preview: str = "") -> PassageSpan:
         """Tokens ``first..last`` (inclusive) as a span of lines and characters."""
         start, end = self.tokens.span(first, last)
-        cjk = self.tokens.cjk[first : last + 1]
-        weights = np.where(cjk, CJK_WEIGHT, 1.0)
         return PassageSpan(
             path=self.path,
             start_line=self.line(start),
             end_line=self.line(max(start, end - 1)),
             start_char=start,
             end_char=end,
-            words=round(float(weights.sum())),
+            words=round(self.words(first, last)),
             preview=preview,
         )
 

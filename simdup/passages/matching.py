@@ -217,8 +217,8 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                 reworded = [
                     m
                     for m in align_sentences(di.sentences, dj.sentences, sentences)
-                    if _weighs(di, m.first, m.last, rule)
-                    and _weighs(dj, m.source_first, m.source_last, rule)
+                    if di.words(m.first, m.last) >= rule.min_match - 1e-9
+                    and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
                 ]
                 matches = merged(matches, reworded)
         for m in matches:
@@ -228,11 +228,6 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
 
-
-def _weighs(doc: DocumentPassages, first: int, last: int, rule: FragmentRule) -> bool:
-    """Whether tokens ``first..last`` of ``doc`` weigh a passage's words."""
-    cjk = doc.tokens.cjk[first : last + 1]
-    return float(np.where(cjk, CJK_WEIGHT, 1.0).sum()) >= rule.min_match - 1e-9
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
