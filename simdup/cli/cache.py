@@ -12,9 +12,9 @@ from ..names import display_path
 from ..policy.exitcodes import ExitCode
 from ..report.store import render_cache_info
 from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, default_cache_path
+from ..writers.output import OutputTarget
 from .edge import usage_errors, warning
 from .options import PLAIN_CODES, ByteSize
-from .output import ReportTarget
 
 
 @click.group("cache", epilog=PLAIN_CODES)
@@ -54,7 +54,7 @@ def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
     """Where the cache is, the scans and files it remembers, its size on disk and its bound."""
     path = kw["cache_path"] or default_cache_path()
     with usage_errors():
-        target = ReportTarget.resolve(None)
+        target = OutputTarget.resolve(None)
         info = None
         if os.path.exists(path):
             with ScanCache(kw["cache_path"], max_bytes=kw["cache_size"], warn=warning) as cache:

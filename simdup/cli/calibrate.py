@@ -8,9 +8,9 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..policy.exitcodes import ExitCode
+from ..writers.output import OutputTarget
 from .edge import ProgressBar, usage_errors
 from .options import PLAIN_CODES, feature_options, scan_options
-from .output import ReportTarget
 
 
 @click.command(
@@ -48,7 +48,7 @@ def calibrate_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
     progress = ProgressBar(not kw["quiet"], "fingerprinting")
     with usage_errors():
         options = scan_options(kw)
-        target = ReportTarget.resolve(None)
+        target = OutputTarget.resolve(None)
         try:
             result = calibrate(paths, options, radius=kw["radius"], progress=progress)
         finally:

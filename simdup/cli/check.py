@@ -19,7 +19,7 @@ from ..store.cache import cache_root
 from ..store.sentence_vectors import open_sentence_cache
 from .edge import usage_errors
 from .options import ByteSize
-from .output import ReportTarget, check_not_scanned
+from .output import check_output
 
 _CHECK_CODES = exit_code_help(
     duplicates="a document's ratio is above --max-ratio (or, with --fail-on-duplicates, it "
@@ -211,10 +211,7 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
     if not (kw["against"] or kw["db"] or kw["own"]):
         raise click.UsageError("give sources to check against: --against PATH, --db DB or --self")
     with usage_errors():
-        target = ReportTarget.resolve(kw["output"])
-        if kw["output"]:
-            roots = [*documents, *kw["against"], *kw["own"]]
-            check_not_scanned("--output", kw["output"], roots)
+        target = check_output(kw["output"], [*documents, *kw["against"], *kw["own"]])
         options = CheckOptions(
             rule=FragmentRule(min_match=kw["min_match"], gap=kw["gap"]),
             reworded=None if kw["exact_only"] else SentenceRule(),

@@ -14,6 +14,7 @@ from ..policy.exitcodes import ExitCode, exit_code_help
 from ..report.json import render_comparison_json
 from ..report.passages import render_passages_text
 from ..report.text import render_comparison_text
+from ..writers.output import OutputTarget
 from .edge import usage_errors
 from .options import (
     feature_options,
@@ -22,7 +23,6 @@ from .options import (
     scan_options,
     verify_options,
 )
-from .output import ReportTarget
 
 _COMPARE_CODES = exit_code_help(files="A or B could not be read, decoded or fingerprinted")
 
@@ -88,7 +88,7 @@ def compare_command(ctx: click.Context, /, a: str, b: str, **kw: Any) -> None:
             raise click.UsageError(f"standard input is larger than --max-size ({kw['max_size']})")
     with usage_errors():
         options = scan_options(kw)
-        target = ReportTarget.resolve(None)
+        target = OutputTarget.resolve(None)
         comparison = compare(a, b, options, top=kw["top"], explain=kw["explain"], stdin=stdin)
         matching = None
         if kw["passages"]:

@@ -23,7 +23,7 @@ from ..names import display_path
 from ..policy.exitcodes import decon_exit_code, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
 from .edge import ProgressBar, usage_errors
-from .output import check_not_scanned
+from .output import check_not_scanned, check_output
 
 _DECON_CODES = exit_code_help(
     success="success (contaminated rows are removed or annotated and reported)",
@@ -189,9 +189,11 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         "max_items": kw["max_items"],
     }
     with usage_errors(), contextlib.ExitStack() as stack:
-        for target in (kw["output"], kw["report"], kw["db"]):
-            if target:
-                check_not_scanned("--output", target, list(inputs))
+        for option, target in (("--output", kw["output"]), ("--report", kw["report"])):
+            if target:  # refused or resolved now, before the work
+                check_output(target, inputs, option)
+        if kw["db"]:
+            check_not_scanned("--db", kw["db"], list(inputs))
         rule = ContainmentRule(**rule_args)
         if kw["evals"]:
             found = read_items(

@@ -21,7 +21,7 @@ from ..rows.files import dedup_files
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
 from .edge import ProgressBar, usage_errors
 from .options import verify_options
-from .output import check_not_scanned
+from .output import check_not_scanned, check_output
 
 
 def _keep_policy(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -166,9 +166,9 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
     Parquet) to OUTPUT, in their format, without their near-duplicates, keeping one row of each
     cluster."""
     with usage_errors(), contextlib.ExitStack() as stack:
-        for target in (kw["output"], kw["removed"]):
-            if target:
-                check_not_scanned("--output", target, list(inputs))
+        check_output(kw["output"], inputs)  # refused or resolved now, before the work
+        if kw["removed"]:
+            check_output(kw["removed"], inputs, "--removed")
         rows = RowOptions(
             records=kw["records"], text_field=kw["text_field"], id_field=kw["id_field"]
         )

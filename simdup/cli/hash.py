@@ -16,9 +16,9 @@ from ..policy.exitcodes import FILE_HELP, exit_code_help, files_exit_code
 from ..readers.discovery import DiscoveryOptions, discover
 from ..records import FingerprintedDocument
 from ..text.processor import DocumentProcessor
+from ..writers.output import OutputTarget
 from .edge import usage_errors
 from .options import feature_options, feature_params
-from .output import ReportTarget
 
 _HASH_CODES = exit_code_help(files=FILE_HELP + " (files inside a folder are reported only)")
 
@@ -60,7 +60,7 @@ def hash_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> No
         if stdin is not None:  # its line first when '-' was named first, else last
             at = 0 if files[0] == "-" else len(results)
             results.insert(at, fingerprint_bytes(processor, "-", stdin))
-        with ReportTarget.resolve(None).open() as stream:
+        with OutputTarget.resolve(None).open() as stream:
             for result in results:
                 if isinstance(result, FingerprintedDocument):
                     line = f"{result.fingerprint:016x}  {display_path(result.path)}"

@@ -19,6 +19,7 @@ from ..records import FingerprintedDocument, SkippedFile
 from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
 from ..rows.scanning import row_documents
 from ..store.index import AddResult, Index
+from ..writers.output import OutputTarget
 from .edge import ProgressBar, usage_errors
 from .options import (
     PLAIN_CODES,
@@ -28,7 +29,7 @@ from .options import (
     scan_options,
     verify_options,
 )
-from .output import ReportTarget, check_not_scanned
+from .output import check_not_scanned
 
 _QUERY_CODES = exit_code_help(
     duplicates="--fail-on-duplicates and a stored near-duplicate was found", files=FILE_HELP
@@ -185,7 +186,7 @@ def index_stats_command(ctx: click.Context, /, **kw: Any) -> None:
     """How many documents the index holds, its size and the parameters it was built with."""
     with usage_errors(), Index(kw["db"], create=False) as index:
         stats = index.stats()
-        with ReportTarget.resolve(None).open() as stream:
+        with OutputTarget.resolve(None).open() as stream:
             render_index_stats(stats, kw["fmt"], stream)
     ctx.exit(ExitCode.OK)
 
@@ -198,7 +199,7 @@ def index_list_command(ctx: click.Context, /, **kw: Any) -> None:
     with (
         usage_errors(),
         Index(kw["db"], create=False) as index,
-        ReportTarget.resolve(None).open() as stream,
+        OutputTarget.resolve(None).open() as stream,
     ):
         stored = index.keys()  # a page at a time
         for key in stored:
@@ -240,7 +241,7 @@ def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> N
     With --records, FILES are datasets and each row is a query, named by its key."""
     with usage_errors():
         options = scan_options(kw)
-        target = ReportTarget.resolve(None)
+        target = OutputTarget.resolve(None)
         answers = []
         with Index(kw["db"], create=False, params=options.features) as index:
             if kw["records"]:

@@ -45,7 +45,7 @@ from .options import (
     scan_options,
     verify_options,
 )
-from .output import ReportTarget, check_not_scanned, check_output
+from .output import check_not_scanned, check_output
 
 EPILOG_SCAN = f"""\b
 Examples:
@@ -228,16 +228,15 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     if not all_paths and not kw["fingerprints"]:
         raise click.UsageError("no PATHS given (and no --files-from)")
     output = kw["output"]
-    check_output(output, all_paths)
     _check_distributed(kw, all_paths)
-    if kw["write_baseline"]:
-        check_not_scanned("--write-baseline", kw["write_baseline"], all_paths)
     with usage_errors():
-        baseline = Baseline.load(kw["baseline"]) if kw["baseline"] else None
-        target = ReportTarget.resolve(output)  # fail now, not after the scan
+        target = check_output(output, all_paths)  # fail now, not after the scan
         baseline_target = (
-            ReportTarget.resolve(kw["write_baseline"]) if kw["write_baseline"] else None
+            check_output(kw["write_baseline"], all_paths, "--write-baseline")
+            if kw["write_baseline"]
+            else None
         )
+        baseline = Baseline.load(kw["baseline"]) if kw["baseline"] else None
     progress = ProgressBar(not kw["quiet"], "fingerprinting")
     with usage_errors(), contextlib.ExitStack() as stack:
         options = scan_options(kw)

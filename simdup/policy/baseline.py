@@ -408,6 +408,6 @@ def baseline_record(result: ScanResult, path: str, params: FeatureParams) -> dic
 
 def write_baseline(result: ScanResult, path: str, params: FeatureParams, stream: TextIO) -> None:
     """Write the baseline of ``result`` meant for ``path`` to ``stream`` (the caller opens the
-    file, atomically: ``simdup.cli.output.ReportTarget``)."""
+    file, atomically: ``simdup.writers.output.OutputTarget``)."""
     json.dump(baseline_record(result, path, params), stream, indent=2, ensure_ascii=False)
     stream.write("\n")

@@ -33,7 +33,7 @@ from ..readers.rows import RowOptions, is_damage
 from ..records import SkippedFile
 from ..text.processor import NOTHING_TO_JUDGE
 from ..writers.base import Kept, Notes, skipped_note
-from ..writers.output import atomic_file
+from ..writers.output import output_file
 from ..writers.rows import write_rows, written_format
 from .dedup import Dedup, dedup_rows
 
@@ -196,7 +196,7 @@ def _write_removed(target: str, decisions: Dedup) -> None:
     """Each removed row, with the row kept for it (or the stored document), as JSON Lines;
     then each row kept because it has nothing to judge (``"judged": false`` and why)."""
 
-    with atomic_file(target) as out:
+    with output_file(target, "--removed") as out:
         for n, kept, similarity in decisions.removals():
             file, row, line = decisions.place(n)
             record: dict[str, Any] = {"key": decisions.keys[n], "file": file, "row": row,

@@ -42,7 +42,7 @@ from ..records import SkippedFile
 from ..rows.files import InputChangedError, damage_error
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
 from ..writers.base import Kept, skipped_note
-from ..writers.output import atomic_file
+from ..writers.output import output_file
 from ..writers.rows import write_rows, written_format
 
 # Characters of a removed span's text given in its record.
@@ -423,7 +423,9 @@ def dedup_spans(
     if stage is not None:
         stage("writing")
     with contextlib.ExitStack() as stack:
-        records = stack.enter_context(atomic_file(removed)) if removed is not None else None
+        records = (
+            stack.enter_context(output_file(removed, "--removed")) if removed is not None else None
+        )
         writer = _Writer(result, table, records, annotate)
         result.written = write_rows(
             kind, inputs, output, rows,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Sequence
 
@@ -27,6 +28,18 @@ Migration = Callable[[sqlite3.Connection], None]
 def _meta(conn: sqlite3.Connection) -> dict[str, str]:
     rows = conn.execute("SELECT key, value FROM meta").fetchall()
     return {str(k): str(v) for k, v in rows}
+
+
+def refuse_non_file(path: str) -> None:
+    """Raise ``StoreError`` when ``path`` exists and is not a regular file: a store is deleted
+    (``--rebuild``), replaced atomically or given journals beside it, which would replace a
+    device such as ``/dev/null`` or a FIFO, or litter its folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise StoreError(path, "not a regular file (a store is a file of its own)")
 
 
 def open_database(
@@ -45,6 +58,7 @@ def open_database(
     ``StoreError`` when the file is not a simdup database of this kind, is damaged, or holds
     fingerprints of another algorithm version.
     """
+    refuse_non_file(path)
     if rebuild:
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):

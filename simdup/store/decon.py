@@ -23,7 +23,7 @@ from ..decon.items import EvalIndex, EvalItem
 from ..errors import StoreError
 from ..params import ALGORITHM_VERSION
 from ..records import SkippedFile
-from .database import open_database
+from .database import open_database, refuse_non_file
 
 KIND = "decon"
 # The tokens stored depend on the tokeniser (its folding) as well as on the fingerprints.
@@ -46,6 +46,7 @@ MIGRATIONS = (_create,)
 def save_evals(path: str, evals: EvalIndex) -> None:
     """Write ``evals`` (items, tokens and the eval rows skipped) to the database ``path``,
     replacing it atomically."""
+    refuse_non_file(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise StoreError(path, f"no such folder: {directory}")

@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..readers.rows.base import RowOptions
 from ..readers.rows.delimited import delimited_dialect, delimited_raw
 from .base import Plan
-from .output import atomic_file
+from .output import output_file
 
 
 def write_delimited(inputs: Sequence[str], output: str, options: RowOptions, plan: Plan) -> int:
@@ -27,7 +27,7 @@ def write_delimited(inputs: Sequence[str], output: str, options: RowOptions, pla
     header: str | None = None
     names = [name for name, _ in plan.columns]
     text_at = -1
-    with atomic_file(output) as out:
+    with output_file(output) as out:
         for f, path in enumerate(inputs):
             dialect = delimited_dialect(path, options)
             for row, raw in delimited_raw(path, options):

@@ -14,7 +14,7 @@ from typing import Any
 from ..readers.rows.base import RowOptions, field_value
 from ..readers.rows.jsonl import jsonl_lines
 from .base import Plan
-from .output import atomic_file
+from .output import output_file
 
 # Lines joined into one write (a write per row costs more than the copy).
 _HELD = 1024
@@ -26,7 +26,7 @@ def write_jsonl(inputs: Sequence[str], output: str, options: RowOptions, plan: P
     notes, rewrite = plan.notes, plan.rewrite
     written = 0
     held: list[bytes] = []
-    with atomic_file(output) as out:
+    with output_file(output) as out:
         for f, path in enumerate(inputs):
             for row, (_, line) in enumerate(jsonl_lines(path, options)):
                 if isinstance(line, str):

@@ -15,7 +15,7 @@ from ..errors import ConfigError
 from ..readers.rows.base import RowOptions
 from ..readers.rows.parquet import PARQUET_READ
 from .base import Plan, Rewrite
-from .output import atomic_file
+from .output import output_file
 
 
 def _arrow_type(kind: str) -> Any:
@@ -42,7 +42,7 @@ def write_parquet(inputs: Sequence[str], output: str, options: RowOptions, plan:
         for name, kind in plan.columns:
             written_schema = written_schema.append(pa.field(name, _arrow_type(kind)))
     written = 0
-    with atomic_file(output) as out:
+    with output_file(output) as out:
         writer = pq.ParquetWriter(out, written_schema, compression=compression)
         try:
             for f, path in enumerate(inputs):

@@ -9,8 +9,8 @@ notes a kept JSON line is copied byte for byte (as stored, after decompression),
 record keeps its lines, quoting and line ends after the first input's header, and Parquet is
 filtered row group by row group with its schema, key-value metadata and compression: what
 ``dedup`` does. One module a format, as ``readers/`` reads them (``jsonl``, ``delimited``,
-``parquet``); the output is one ``output.atomic_file``: compressed as its name says, in place
-only when complete.
+``parquet``); the output is one ``output.output_file``: compressed as its name says, a file
+replaced only when complete, a device, FIFO or standard output written as it is.
 
 With ``rewrite`` a row's text can be changed too (``dedup --spans``): ``rewrite(file, row)``
 gives None (the row is copied as stored) or a function from the row's text to its new text
