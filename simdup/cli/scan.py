@@ -392,7 +392,14 @@ def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
             if kw[flag]:
                 raise click.UsageError(f"--records does not go with {name}")
     if kw["write_fingerprints"]:
-        check_not_scanned("--write-fingerprints", kw["write_fingerprints"], paths)
+        folder = kw["write_fingerprints"]
+        check_not_scanned("--write-fingerprints", folder, paths)
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            # checked now, not after the scan: a device or a file is never replaced by a folder
+            raise click.UsageError(
+                f"--write-fingerprints {display_path(folder)}: not a folder (it names the folder "
+                "of Parquet files to write)"
+            )
 
 
 def _row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:

@@ -229,3 +229,13 @@ def test_a_store_is_never_kept_in_a_device(args: list[str], work: Path) -> None:
     assert "not a regular file" in stderr
     assert stat.S_ISCHR(os.lstat(node).st_mode)
     assert sorted(p.name for p in work.parent.iterdir()) == ["null", "work"]
+
+
+def test_write_fingerprints_refuses_a_device_before_scanning(work: Path) -> None:
+    """--write-fingerprints names a folder: a device there is refused before the scan."""
+    node = work.parent / "null"
+    _make_null_device(node)
+    code, stderr = _invoke(["scan", "docs", "--write-fingerprints", "NODE"], node)
+    assert code == 2
+    assert "not a folder" in stderr
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
