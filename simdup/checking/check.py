@@ -42,6 +42,7 @@ from ..text.embeddings import default_embedder
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .meaning import model_key, sentences_of
+from .own import SameWork
 from .results import (
     CheckResult,
     CheckWarning,
@@ -60,7 +61,8 @@ if TYPE_CHECKING:
 # 2: traditional and simplified characters match; reworded passages (sentence bags)
 # 3: exact runs bridged across tokens that are equal on both sides but gave no seed;
 #    summaries (a block of sentences condensing a longer stretch of a source) found whole
-CHECK_VERSION = "simdup-check/3"
+# 4: a source that is the same work as own work in another form is own work (``own``)
+CHECK_VERSION = "simdup-check/4"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
@@ -97,6 +99,7 @@ class CheckOptions:
             **({"semantic": self._semantic_settings()} if self.semantic is not None else {}),
             "exclude_references": self.exclude_references,
             "exclude_markers": self.exclude_markers,
+            "own_work": SameWork().describe(),
             "long_quotation_words": LONG_QUOTATION_WORDS,
             "chinese_variants": variants.SOURCE,
             "readers": readers_description(),
@@ -111,7 +114,7 @@ class CheckOptions:
 @dataclass
 class _Source:
     key: str
-    own: bool
+    own: bool  # the author's own work: named as such, or the same work as one (``own``)
     text: str
     tokens: Tokens
     locations: Locations | None
@@ -119,6 +122,8 @@ class _Source:
     digest: bytes = b""  # text_digest(text)
     _side: Side | None = None
     vectors: np.ndarray | None = None  # its sentences' embeddings (``Corpus.vectors``)
+    # Named as own work (``--self``), or the same file or text as one: what makes others own.
+    named_own: bool = False
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: for the bag index when the corpus looks
@@ -135,7 +140,9 @@ class Corpus:
     """The sources a document is checked against, tokenised and indexed: each file once,
     however many of ``against``, ``own`` and an index name it; and the author's own work once,
     as own work, when a file of the other sources holds the same text (a reference library
-    with the author's paper in it)."""
+    with the author's paper in it). A source that is the same work as own work in another form
+    (the paper's PDF beside its Word file) is own work too (``own.SameWork``), whichever was
+    added first: settled before the first match."""
 
     def __init__(
         self,
@@ -162,6 +169,8 @@ class Corpus:
         self._by_text: dict[bytes, list[_Source]] = {}
         # The documents read, by file: a checked document that is also a source is read once.
         self.documents: dict[Identity, DecodedDocument] = {}
+        self.same_work = SameWork()
+        self._settled = True  # no source was added since own work was last settled
 
     def add(
         self, document: DecodedDocument, *, own: bool = False, identity: Identity | None = None
@@ -173,19 +182,20 @@ class Corpus:
         digest = text_digest(document.text)
         known = self._by_identity.get(identity) if identity is not None else None
         same_text = self._by_text.get(digest, [])
-        if known is None and any(own or other.own for other in same_text):
+        if known is None and any(own or other.named_own for other in same_text):
             for other in same_text:  # every file of the author's text is own work
-                other.own = True
+                other.own = other.named_own = True
             known = same_text[0]
         if known is not None:
-            known.own = known.own or own
+            self._name_own(known, own)
             if identity is not None:
                 self._by_identity.setdefault(identity, known)
             return
         tokens = tokenize(document.text)
         self.index.add(tokens.hashes)
         source = _Source(
-            document.path, own, document.text, tokens, document.locations, identity, digest
+            document.path, own, document.text, tokens, document.locations, identity, digest,
+            named_own=own,
         )  # fmt: skip
         if self.bags is not None:
             self.bags.add(source.side().feature)
@@ -193,6 +203,19 @@ class Corpus:
         self._by_text.setdefault(digest, []).append(source)
         if identity is not None:
             self._by_identity[identity] = source
+        self._settled = False
+
+    def _name_own(self, source: _Source, own: bool) -> None:
+        if own and not source.named_own:
+            source.own = source.named_own = True
+            self._settled = False
+
+    def settle_own_work(self) -> None:
+        """Mark as own work every source that is the same work as one named as own work
+        (``own.SameWork``); done by ``matches``, once for the sources added since."""
+        if not self._settled:
+            self.same_work.settle(self.sources)
+            self._settled = True
 
     def add_paths(
         self, paths: Iterable[str], discovery: DiscoveryOptions, *, own: bool = False
@@ -205,7 +228,7 @@ class Corpus:
             identity = file_identity(found.path)
             known = self._by_identity.get(identity)
             if known is not None:
-                known.own = known.own or own
+                self._name_own(known, own)
                 continue
             read = read_document(found, discovery.max_size)
             if isinstance(read, SkippedFile):
@@ -247,6 +270,7 @@ class Corpus:
         """Each source that ``tokens`` share copied fragments with, and the fragments; the
         source that is the file ``leave_out`` (the checked document itself) is passed over.
         With ``text`` (the text of ``tokens``), reworded passages are looked for too."""
+        self.settle_own_work()
         found = []
         weights = tokens.weights
         wanted = text is not None and (self.sentences is not None or self.meaning is not None)

@@ -75,6 +75,10 @@ What counts:
   quoted  copied text inside “…” 「…」 『…』 "…" or a Markdown > block
           quote (《…》 is a title, not a quotation): counted, and
           reported apart (--ratio no-quotes leaves it out)
+  own     copied text found in the author's own work: a source under
+          --self, or the same work in another format (a PDF of the Word
+          file; what compare calls a near-duplicate): counted, and
+          reported apart (--ratio no-own leaves it out)
   left out  the reference list (参考文献, References, Bibliography, ...),
           citation markers [1] [2-5], and text matching an --ignore file
   ratio   copied characters / counted characters (a CJK character
@@ -105,7 +109,9 @@ What counts:
     multiple=True,
     type=click.Path(exists=True, path_type=str),
     metavar="PATH",
-    help="The author's own earlier work: its fragments are reported apart (--ratio no-own).",
+    help="The author's own earlier work: its fragments are reported apart (--ratio no-own). A "
+    "source that is the same work in another format (its PDF, what compare calls a "
+    "near-duplicate) is own work too.",
 )
 @click.option(
     "--ignore",

@@ -11,7 +11,7 @@ import numpy as np
 
 from simdup.algorithms.fragments import Match
 from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, merged, passages
-from simdup.checking import CheckOptions, Corpus, check_document
+from simdup.checking import CHECK_VERSION, CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
 from tests.conftest import pseudo_words
 
@@ -321,7 +321,7 @@ def test_every_report_names_a_summary(tmp_path: Path) -> None:
     (checked,) = report["documents"]
     assert [f["how"] for f in checked["fragments"]] == ["summarised"]
     assert checked["reworded_ratio"] == checked["copy_ratio"] > 0.2
-    assert report["settings"]["algorithm"] == "simdup-check/3"
+    assert report["settings"]["algorithm"] == CHECK_VERSION
     assert report["settings"]["reworded"]["summary_min_compression"] == 1.5
     sarif = json.loads(run(cli, [*base, "-f", "sarif"]).stdout)
     (result,) = sarif["runs"][0]["results"]
