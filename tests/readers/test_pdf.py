@@ -4,6 +4,8 @@ table rows (issue 47). The fixture ``structure-lo.pdf`` is LibreOffice's PDF of
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from simdup.readers import read_document
@@ -120,3 +122,22 @@ def test_a_justified_line_is_no_table_row() -> None:
     assert _paragraphs(lines) == ["The reference is Available at end of the paragraph."]
     lines[1].right = 300  # short of the edge: two cells
     assert _paragraphs(lines)[1] == "Available | at"
+
+
+def test_a_page_ending_in_a_citation_marker_ends_its_paragraph(tmp_path: Path) -> None:
+    """A page whose last line ends a sentence and a citation marker after it (``end.[2]``) ends
+    its paragraph: the next page's first line, lower case, opens another one. A page ending
+    mid-sentence still goes on over the page break."""
+    from tests.pdfs import text_content, write_pdf
+
+    def read(first_page_end: str) -> list[str]:
+        path = tmp_path / "cited.pdf"
+        pages = [["The first page of the text", first_page_end], ["another paragraph starts."]]
+        path.write_bytes(write_pdf([text_content(lines) for lines in pages]))
+        return paragraphs(str(path))
+
+    assert read("ends a sentence.[2]") == [
+        "The first page of the text ends a sentence.[2]",
+        "another paragraph starts.",
+    ]
+    assert read("and so on") == ["The first page of the text and so on another paragraph starts."]
