@@ -13,7 +13,8 @@ Every rule here is a pattern on the text, stated so that a ratio can be reproduc
 - **Sections**: Markdown headings (``#``: what the DOCX, ODT, EPUB and HTML readers write for
   heading styles), and lines that look like headings: short, not ending a sentence, and
   numbered as chapters are (第一章, 第2节, 一、, 1, 1.2, Chapter 3) or naming a part every thesis
-  has (摘要, Abstract, 引言, Introduction, 结论, Conclusion, 参考文献, References, 致谢, ...).
+  has (摘要, Abstract, 引言, Introduction, 结论, Conclusion, 参考文献, References, 致谢, ...);
+  a table's row (its cells parted by `` | ``, as every reader writes them) is none.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ _NUMBERED = [
     (re.compile(r"^\d{1,2}[.．]\d{1,2}[.．]\d{1,2}[.．]?\s*\S"), 3),
 ]
 _SENTENCE_END = re.compile(r"[。！？；：，、.!?;:,]$")
+# How the readers part the cells of a table's row (a DOCX, ODT, HTML or PDF table).
+_TABLE_CELLS = " | "
 _LEADING_NUMBER = re.compile(r"^(?:\d+(?:[.．]\d+)*[.．]?|[一二三四五六七八九十]+[、.．])\s*")
 
 
@@ -125,6 +128,8 @@ def detected_headings(text: str) -> list[Heading]:
     for start, end, line in _lines(text):
         title = _heading_text(line)
         if not title or len(title) > 60 or len(title.split()) > 12 or _SENTENCE_END.search(title):
+            continue
+        if _TABLE_CELLS in title:  # a table's row, numbered in its first column (1 | SimHash | …)
             continue
         bare = _LEADING_NUMBER.sub("", title)
         level = 0

@@ -12,7 +12,12 @@ and joins nothing, so the lines are put back together the way they were printed:
   (``docu-`` + ``ment``), with a Latin word cut without a hyphen rejoined when the document
   prints the whole word elsewhere (writers that break Latin text as they break Chinese print
   ``e`` + ``ven``), and with a space elsewhere; a change of font size starts a paragraph (a
-  heading and the text under it);
+  heading and the text under it), and so does a short numbered line (``1.2 研究意义``) after a
+  sentence's end (citation markers after it count: ``冲动。[2]``);
+* a line printed in columns (a table's row: a gap of over two ems between two characters,
+  where running text has at most a space, under an em) is a paragraph of its own, its cells
+  parted by `` | `` at the gaps of over an em, as the other readers write a row; a justified line
+  running to the right edge, whose spaces are stretched alike, is no row;
 * running headers and footers (lines at the top or the bottom of a page whose text, digits
   ignored, is there on most pages) and page numbers standing alone there are dropped;
 * letter-spaced text (``T h e  T i t l e``) is closed up;
@@ -26,6 +31,7 @@ text layer (a scan) is a skip record saying so; so is an encrypted one.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -50,7 +56,13 @@ def _cjk() -> re.Pattern[str]:
     from ..text.textscan import CJK_RANGE
 
     return re.compile(f"[{CJK_RANGE}\u3000-\u303f\uff00-\uffef]")
-_SENTENCE_END = re.compile(r"[.!?。！？：:;；…)”’」』）]\s*$")
+
+
+# A sentence's end, and the citation markers after it (``冲动。[2]``, ``[3,4]``, ``[2-4]``): the
+# paragraph ends there all the same.
+_SENTENCE_END = re.compile(
+    r"[.!?。！？：:;；…)”’」』）](?:\s*\[\d{1,4}(?:\s*[-–—,，、]\s*\d{1,4})*\])*\s*$"
+)
 # A short line that reads as a heading (a numbered chapter or section, a part every thesis has):
 # the text under it is another paragraph even when it follows at the body's size and spacing.
 _HEADING_LINE = re.compile(
@@ -76,6 +88,10 @@ class _Line:
     right: float
     top: float
     size: float = 0.0  # the font size of its first character
+    # The cells of a line printed in columns (a table's row, see ``_cells``); empty for any
+    # other line.
+    cells: tuple[str, ...] = ()
+    spread: bool = False  # its spaces, two or more, are all alike: a justified line's
 
     @property
     def height(self) -> float:
@@ -84,11 +100,16 @@ class _Line:
 
 def _page_lines(textpage: Any) -> list[_Line]:
     """The printed lines of a page with their boxes (PDFium ends each with CR LF)."""
+    import ctypes
+
     import pypdfium2.raw as pdfium_c
+
     count = textpage.count_chars()
     if count <= 0:
         return []
     text = textpage.get_text_range(0, count)
+    matrix = pdfium_c.FS_MATRIX()
+    at_matrix = ctypes.byref(matrix)
     lines = []
     start = 0
     for segment in text.split("\r\n"):
@@ -97,52 +118,139 @@ def _page_lines(textpage: Any) -> list[_Line]:
         if stripped:
             first = start + (len(segment) - len(segment.lstrip()))
             last = start + len(segment.rstrip()) - 1
-            try:
-                left, bottom, _, top = textpage.get_charbox(first)
-                _, low, right, high = textpage.get_charbox(last)
-            except Exception:  # a character without a box: keep the line, place it last
-                left = bottom = right = top = low = high = 0.0
+            placed, widest, in_order = _placed(textpage, first, last, text)
+            if placed:
+                left, bottom, _, top = placed[0][:4]
+                _, low, right, high = placed[-1][:4]
+            else:
+                try:
+                    left, bottom, _, top = textpage.get_charbox(first)
+                    _, low, right, high = textpage.get_charbox(last)
+                except Exception:  # a character without a box: keep the line, place it last
+                    left = bottom = right = top = low = high = 0.0
             size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
-            shown = _in_visual_order(textpage, first, last, text) or stripped
+            # The em of the line's font in page units: its size scaled by its text matrix
+            # (Chromium prints 16 px text as 16-unit glyphs scaled by 0.75).
+            em = size
+            if pdfium_c.FPDFText_GetMatrix(textpage.raw, first, at_matrix):
+                em = size * math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
+            if em <= 0:
+                em = max(top, high) - min(bottom, low)
+            visual = None if in_order or not placed else _in_visual_order(placed)
+            shown = visual or stripped
+            # Cells are looked for where a wide gap shows in the file's order (or the order is
+            # another): a line of running text costs no second walk.
+            cells, spread = (
+                _cells(placed, em) if placed and (widest > 2 * em or visual) else ((), False)
+            )
             lines.append(_Line(_unspaced(_dehyphened(shown)), left, min(bottom, low), right,
-                               max(top, high), size))  # fmt: skip
+                               max(top, high), size, cells, spread))  # fmt: skip
         start = end + 2
     return lines
 
 
-def _in_visual_order(textpage: Any, first: int, last: int, text: str) -> str | None:
-    """The characters ``first..last`` of a page in the order they are printed, left to right,
-    when the PDF holds them in another (LibreOffice writes a line's runs a font at a time: the
-    quotation marks of ``例如“的”“了”`` before the ideographs, which PDFium then reads as
-    ``例如“ ”“ ” 的 了``); None when they are in order already. PDFium's generated spaces are
-    dropped and a space put back where a gap between two Latin characters shows one."""
-    placed: list[tuple[float, float, str]] = []  # (left, right, character)
-    previous = float("-inf")
-    in_order = True
+_Placed = list[tuple[float, float, float, float, str]]  # (left, bottom, right, top, character)
+
+
+def _placed(textpage: Any, first: int, last: int, text: str) -> tuple[_Placed | None, float, bool]:
+    """The characters ``first..last`` of a page with their boxes, in the order the PDF holds
+    them (None when one has no box: the line is then left as PDFium gave it); the widest gap,
+    in that order, that holds a space; and whether that order is the printed one (see
+    ``_in_visual_order``). One walk: PDFium's boxes are most of a PDF's reading time."""
     charbox = textpage.get_charbox
+    placed = []
+    right = float("inf")  # of the last printed character
+    previous = float("-inf")  # the left of the last character with a width
+    space = False
+    widest = 0.0
+    in_order = True
     for k in range(first, last + 1):
         try:
-            left, _, right, _ = charbox(k)
-        except Exception:  # no box: leave the line as PDFium gave it
-            return None
-        if right <= left and text[k].isspace():
+            box = charbox(k)
+        except Exception:  # no box
+            return None, 0.0, True
+        char = text[k]
+        placed.append((*box, char))
+        if char.isspace():
+            space = True
+            if box[2] <= box[0]:
+                continue  # a space PDFium generated between runs: it has no width
+        else:
+            if space and box[0] - right > widest:
+                widest = box[0] - right
+            right = box[2]
+            space = False
+        if box[0] < previous - 1.0:  # more than kerning moves a glyph back
+            in_order = False
+        previous = box[0]
+    return placed, widest, in_order
+
+
+def _in_visual_order(placed: _Placed) -> str | None:
+    """A line's characters in the order they are printed, left to right, when the PDF holds
+    them in another (LibreOffice writes a line's runs a font at a time: the quotation marks of
+    ``例如“的”“了”`` before the ideographs, which PDFium then reads as ``例如“ ”“ ” 的 了``);
+    None when they are in order already. PDFium's generated spaces are dropped and a space put
+    back where a gap between two Latin characters shows one."""
+    shown: list[tuple[float, float, str]] = []  # (left, right, character)
+    previous = float("-inf")
+    in_order = True
+    for left, _, right, _, char in placed:
+        if right <= left and char.isspace():
             continue  # a space PDFium generated between runs: it has no width
         if left < previous - 1.0:  # more than kerning moves a glyph back
             in_order = False
         previous = left
-        placed.append((left, right, text[k]))
-    if in_order or len(placed) < 2:
+        shown.append((left, right, char))
+    if in_order or len(shown) < 2:
         return None
-    placed.sort(key=lambda p: p[0])
-    widths = sorted(right - left for left, right, _ in placed if right > left)
+    shown.sort(key=lambda p: p[0])
+    widths = sorted(right - left for left, right, _ in shown if right > left)
     gap = 0.3 * (widths[len(widths) // 2] if widths else 1.0)
     cjk = _cjk()
-    out = [placed[0][2]]
-    for (_, right, a), (left, _, b) in zip(placed, placed[1:], strict=False):
+    out = [shown[0][2]]
+    for (_, right, a), (left, _, b) in zip(shown, shown[1:], strict=False):
         if left - right > gap and not (cjk.match(a) or cjk.match(b)) and a != " ":
             out.append(" ")
         out.append(b)
     return "".join(out).strip()
+
+
+def _cells(placed: _Placed, em: float) -> tuple[tuple[str, ...], bool]:
+    """A line's cells when it is printed in columns, and whether its spaces (two or more) are
+    all alike.
+
+    Geometry, not the text, says so, in ems of the line's font (``em``, in page units). PDFium
+    puts a space wherever glyphs stand apart; a space is a third to two thirds of an em wide
+    (monospace ones included), so a spaced gap over an em is no space but the gap between two
+    cells, and a line with one over two ems is printed in columns (a table's row). A justified
+    line's spaces can be as wide (a word too long for the next line stretches them), but they
+    are stretched alike."""
+    if em <= 0:
+        return (), False
+    spaced: list[float] = []  # the gaps PDFium holds a space in
+    cells = [""]
+    right: float | None = None  # of the last printed character
+    space = False
+    for left, _, end, _, char in sorted(placed, key=lambda p: p[0]):
+        if char.isspace():
+            space = True
+            continue
+        if right is not None and space:
+            gap = left - right
+            spaced.append(gap)
+            if gap > em:
+                cells.append("")
+            elif cells[-1]:
+                cells[-1] += " "
+        cells[-1] += char
+        right = end
+        space = False
+    # Ink boxes, not advances: side bearings make alike spaces differ by a few hundredths of an em.
+    spread = len(spaced) > 1 and max(spaced) - min(spaced) < 0.25 * em
+    if not spaced or max(spaced) <= 2 * em:
+        return (), spread
+    return tuple(cells), spread
 
 
 def _unspaced(line: str) -> str:
@@ -219,6 +327,24 @@ def _paragraphs(lines: list[_Line], words: frozenset[str] = frozenset()) -> list
     gap = _median(gaps) if gaps else height * 0.5
     margin_left = min(ln.left for ln in lines)
     margin_right = max(ln.right for ln in lines)
+
+    def short(line: _Line) -> bool:  # it stops well short of the text's right edge
+        return line.right < margin_right - 4 * height
+
+    def heading(line: _Line) -> bool:  # a short numbered line (1.2 研究意义, 第二章 方法)
+        return (
+            short(line)
+            and len(line.text) <= 40
+            and bool(_HEADING_LINE.match(line.text))
+            and not _SENTENCE_END.search(line.text)
+        )
+
+    def row(line: _Line) -> bool:  # a table's row, not a justified line
+        # A justified line's spaces are alike (a word or an address too long for the next line
+        # stretches them); one space, or none, tells nothing: its line runs to the right edge.
+        edge = line.right >= margin_right - height
+        return bool(line.cells) and not (line.spread or (len(line.cells) == 2 and edge))
+
     out: list[str] = []
     current = ""
     previous: _Line | None = None
@@ -227,26 +353,23 @@ def _paragraphs(lines: list[_Line], words: frozenset[str] = frozenset()) -> list
         if previous is not None:
             space = previous.bottom - line.top
             indented = line.left > previous.left + 1.5 * height and line.left > margin_left + height
-            short = previous.right < margin_right - 4 * height
             resized = abs(line.size - previous.size) > 0.1 * max(line.size, previous.size)
-            heading = (
-                short
-                and len(previous.text) <= 40
-                and bool(_HEADING_LINE.match(previous.text))
-                and not _SENTENCE_END.search(previous.text)
-            )
+            ended = bool(_SENTENCE_END.search(previous.text))
             new = (
                 resized  # a heading and the text under it
-                or heading  # the same, at the body's size and spacing
+                or heading(previous)  # the same, at the body's size and spacing
+                or (ended and heading(line))  # a heading after a paragraph run to the edge
+                or row(line)  # a table's row is a paragraph, and the table a block of its own
+                or row(previous)
                 or space > gap + 0.6 * height
                 or space < -2 * height  # a new column, or a line above the last one
                 or indented
-                or (short and bool(_SENTENCE_END.search(previous.text)))
+                or (short(previous) and ended)
             )
         if new and current:
             out.append(current)
             current = ""
-        current = _join(current, line.text, words)
+        current = _join(current, " | ".join(line.cells) if row(line) else line.text, words)
         previous = line
     if current:
         out.append(current)
@@ -366,7 +489,9 @@ class PdfReader:
     name = "pdf"
     # 2: PDFium's line-end hyphen mark (U+FFFE) is the hyphen it stands for; a line whose
     # characters the file holds out of order is read in the order they are printed.
-    version = "2"
+    # 3: a table's row is a paragraph, its cells parted by " | "; a numbered heading after a
+    # sentence's end (citation markers after it included) starts a paragraph (issue 47).
+    version = "3"
     extensions: tuple[str, ...] = (".pdf",)
     marks: tuple[bytes, ...] = (b"%PDF-",)
     contained = True

@@ -330,6 +330,26 @@ def test_check_a_word_file_against_a_folder(refs: Path, tmp_path: Path):
     )
 
 
+def test_check_of_a_pdf_sees_a_heading_after_a_citation_marker(tmp_path: Path):
+    """A PDF's numbered heading at the body's size under a paragraph ending ``冲动。[2]`` is a
+    section of the check: the text copied under it counts in its own section, not in the one
+    before (they were one section, ``…冲动。[2] 1.2 研究意义`` a line of it; issue 47)."""
+    pytest.importorskip("pypdfium2")
+    copied = "查重工具帮助作者在提交之前发现无意的重复，也帮助编辑判断稿件的原创程度。"
+    refs = tmp_path / "refs"
+    refs.mkdir()
+    (refs / "web.md").write_text(f"{copied}一个好的工具应当给出可以复核的比例和位置。\n", "utf-8")
+    pdf = FORMATS / "structure-lo.pdf"
+    result = invoke("check", str(pdf), "--against", str(refs), "-f", "json")
+    assert result.exit_code == 0, result.output
+    (checked,) = json.loads(result.output)["documents"]
+    sections = {s["title"]: s for s in checked["sections"]}
+    assert list(sections) == ["1.1 研究背景", "1.2 研究意义", "1.3 论文结构"]
+    assert sections["1.1 研究背景"]["copied_units"] == 0
+    assert sections["1.2 研究意义"]["ratio"] > 0.8
+    assert sections["1.3 论文结构"]["copied_units"] == 0
+
+
 def test_check_against_a_stored_index(refs: Path, tmp_path: Path):
     db = tmp_path / "corpus.simdup"
     assert invoke("index", "add", str(refs), "--db", str(db)).exit_code == 0

@@ -44,6 +44,13 @@ def test_sections_from_markdown_headings_and_from_numbered_lines():
     assert headings("1. We tested the method on three sets, and it worked.\n") == []
 
 
+def test_a_table_row_is_no_heading():
+    """A table's row numbered in its first column (``1 | SimHash | 0.97``, as every reader
+    writes a row) is no heading: it cut a chapter in two at each row."""
+    text = "第一章 引言\n正文。\n\n序号 | 方法 | 召回率\n\n1 | SimHash | 0.97\n\n2 | MinHash\n"
+    assert [s.title for s in sections(text)] == ["第一章 引言"]
+
+
 def test_a_title_above_the_chapters_is_no_section():
     """`# title` then `## 第一章` (Markdown, or Word's Title style above Heading 2): the
     chapters are the sections, the title and front matter one untitled section, as a PDF of

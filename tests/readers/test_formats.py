@@ -196,7 +196,7 @@ def test_a_folder_of_every_format_is_one_cluster(tmp_path: Path) -> None:
     members = {Path(m.path).name for m in result.clusters[0].members}
     assert members == expected
     described = result.settings["readers"]
-    assert described["pdf"].startswith("2 (pypdfium2 ")
+    assert described["pdf"].startswith("3 (pypdfium2 ")
 
 
 @pytest.mark.parametrize(("a", "b"), [("thesis.docx", "thesis.pdf"), ("thesis.epub", "thesis.odt")])
@@ -488,10 +488,14 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word_again() -> None:
     assert _dehyphened("the spatio\ufffe") == "the spatio-"  # rejoined with the next line
 
 
-@pytest.mark.parametrize("name", ["thesis.docx", "thesis.odt", "thesis.html", "thesis.epub"])
+@pytest.mark.parametrize(
+    "name",
+    ["thesis.docx", "thesis.odt", "thesis.html", "thesis.epub", "thesis.pdf", "thesis-lo.pdf"],
+)
 def test_a_table_reads_across_a_row_at_a_time(name: str) -> None:
     """A table row is one paragraph, its cells separated by " | ", in Word, OpenDocument,
-    HTML and EPUB alike (it came out one cell per line; issue 33)."""
+    HTML and EPUB alike (it came out one cell per line; issue 33), and in Chromium's and
+    LibreOffice's PDFs (the rows were one paragraph; issue 47)."""
     doc = read(name)
     lines = doc.text.split("\n\n")
     assert "方法 | 指纹长度 | 召回率 | 精确率" in lines

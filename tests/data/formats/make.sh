@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Remakes the format fixtures from source.md with the writers people use (pandoc 2.17,
-# LibreOffice 7.4, Chromium; a CJK font such as fonts-wqy-microhei; pypdf for page labels).
+# Remakes the format fixtures from source.md and structure.md with the writers people use (pandoc
+# 2.17, LibreOffice 7.4, Chromium; a CJK font such as fonts-wqy-microhei or fonts-noto-cjk; pypdf
+# for page labels).
 # The fixtures are committed: tests never run this. Run it from this folder.
 set -euo pipefail
 work=$(mktemp -d)
@@ -47,3 +48,19 @@ HTML
 chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
     "--user-data-dir=$work/chromium" "--print-to-pdf=hyphenated.pdf" \
     "$work/hyphenated.html" 2>/dev/null
+
+# A justified paragraph whose first line a web address too long for it stretches: wide spaces,
+# all alike, in running text (no table row).
+cat > "$work/justified.html" <<'HTML'
+<html lang=en><body style="font-size:14px"><p style="width:18em;text-align:justify">The reference is available at https://example.org/a/very/long/path/that/cannot/break/anywhere/at/all and more words follow here to fill the line with running text.</p></body></html>
+HTML
+chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
+    "--user-data-dir=$work/chromium" "--print-to-pdf=justified.pdf" \
+    "$work/justified.html" 2>/dev/null
+
+# A LibreOffice PDF of structure.md: a paragraph ending in a citation marker (冲动。[2]) under
+# which a numbered heading follows at the body's size, and a table followed by a paragraph.
+pandoc structure.md -s -o "$work/structure-lo.docx"
+soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf \
+    --outdir "$work" "$work/structure-lo.docx" >/dev/null
+cp "$work/structure-lo.pdf" .

@@ -1,0 +1,143 @@
+"""simdup.readers.pdf: a PDF's printed lines put back into its blocks: headings, paragraphs and
+table rows (issue 47). The fixture ``structure-lo.pdf`` is LibreOffice's PDF of
+``data/formats/structure.md`` (``make.sh`` remakes it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simdup.readers import read_document
+from simdup.records import DecodedDocument
+from tests.conftest import DATA
+
+pytest.importorskip("pypdfium2", reason='the docs extra: pip install "simdup[docs]"')
+
+STRUCTURE = DATA / "formats" / "structure-lo.pdf"
+BODY = "在论文写作和资料整理的过程中，我们经常需要判断两篇文档是否在本质上是同一份文字，"
+
+
+def paragraphs(path: str) -> list[str]:
+    found = read_document(path, 1 << 26)
+    assert isinstance(found, DecodedDocument), found
+    return found.text.split("\n\n")
+
+
+def test_a_heading_after_a_citation_marker_is_a_paragraph_of_its_own() -> None:
+    """A paragraph ending in a citation marker (``冲动。[2]``) and a numbered heading under it
+    at the body's size (a bold ``1.2 研究意义``) are two paragraphs: the heading was glued to
+    the paragraph's end (``冲动。[2] 1.2 研究意义``)."""
+    read = paragraphs(str(STRUCTURE))
+    assert "1.2 研究意义" in read
+    assert any(p.startswith("网络上的文字") and p.endswith("也带来了抄袭的冲动。[2]") for p in read)
+    assert read.index("1.2 研究意义") == read.index("1.1 研究背景") + 2
+    assert any(p.endswith("可以复核的比例和位置。[3,4]") for p in read)
+    assert "1.3 论文结构" in read
+
+
+def test_a_table_is_a_block_of_its_own() -> None:
+    """A table's rows are paragraphs, cells parted by " | " as the Word, OpenDocument, HTML and
+    EPUB readers write them; the paragraph under the table is one of its own (it was joined to
+    the table's last row, and the rows to each other)."""
+    read = paragraphs(str(STRUCTURE))
+    rows = ["方法 | 指纹长度 | 召回率", "SimHash | 64 位 | 0.97", "MinHash | 128 个 | 0.98"]
+    start = read.index(rows[0])
+    assert read[start : start + 3] == rows
+    after = read[start + 3]  # the paragraph under the table
+    assert after.startswith("表中的数字来自同一个数据集") and "0.98" not in after
+    assert read[start - 1].endswith("各章的实验数据见下表。")
+
+
+def test_a_numbered_heading_after_a_full_line_ending_a_sentence_starts_a_paragraph() -> None:
+    """A paragraph whose last line runs to the right edge (so it is no short line) and ends a
+    sentence, citation markers after it included, is followed by a heading at the body's size
+    and spacing: the heading is a paragraph. A line opening with a number inside a sentence
+    (the previous line ends mid-sentence) still continues its paragraph."""
+    from simdup.readers.pdf import _Line, _paragraphs
+
+    for marker in ("[2]", "[2-4]", "[3, 5]", ""):
+        lines = [
+            _Line(BODY, 72, 700, 520, 712, 12),
+            _Line(BODY[:-1] + "。" + marker, 72, 684, 520, 696, 12),
+            _Line("1.2 研究意义", 72, 668, 150, 680, 12),
+            _Line(BODY, 72, 652, 520, 664, 12),
+        ]
+        assert _paragraphs(lines) == [BODY + BODY[:-1] + "。" + marker, "1.2 研究意义", BODY]
+    continued = [
+        _Line(BODY, 72, 700, 520, 712, 12),
+        _Line("12 个样本中有九个。", 72, 684, 200, 696, 12),
+    ]
+    assert _paragraphs(continued) == [BODY + " 12 个样本中有九个。"]
+
+
+def test_a_justified_paragraph_stretched_by_an_address_reads_whole() -> None:
+    """Chromium's justified paragraph whose first line a long web address stretches (spaces of
+    two ems, all alike, and the address running past the right edge) is one paragraph, with no
+    cell marks."""
+    read = paragraphs(str(DATA / "formats" / "justified.pdf"))
+    assert read == [
+        "The reference is available at "
+        "https://example.org/a/very/long/path/that/cannot/break/anywhere/at/all "
+        "and more words follow here to fill the line with running text."
+    ]
+
+
+def test_a_justified_line_is_no_table_row() -> None:
+    """Wide gaps make a row only where they differ: a justified line stretches all its spaces
+    alike and stays in its paragraph, as text; a line with one wide space is a row only when it
+    stops short of the right edge. Cells part at gaps over an em, words of a cell at a space."""
+    from simdup.readers.pdf import _cells, _Line, _paragraphs
+
+    def placed(*runs: tuple[float, str]) -> list[tuple[float, float, float, float, str]]:
+        out = []
+        for left, word in runs:
+            for k, char in enumerate(word):
+                out.append((left + 6 * k, 700.0, left + 6 * k + 5, 710.0, char))
+            out.append((left + 6 * len(word), 700.0, left + 6 * len(word), 700.0, " "))
+        return out[:-1]
+
+    row = placed((72, "SimHash"), (200, "64"), (218, "bits"), (400, "0.97"))
+    assert _cells(row, em=10) == (("SimHash", "64 bits", "0.97"), False)
+    justified = placed((72, "Available"), (300, "at"), (486, "the"))  # gaps 175 and 175
+    cells, spread = _cells(justified, em=10)
+    assert cells == ("Available", "at", "the") and spread
+    assert _cells(placed((72, "a"), (80, "plain"), (112, "line")), em=10)[0] == ()  # spaces only
+
+    lines = [
+        _Line("The reference is", 72, 716, 546, 728, 10),
+        _Line("Available at the", 72, 700, 546, 710, 10, cells, spread),
+        _Line("end of the paragraph.", 72, 684, 200, 694, 10),
+    ]
+    assert _paragraphs(lines) == ["The reference is Available at the end of the paragraph."]
+    lines[1].spread = False  # the same gaps, unalike: a row
+    assert _paragraphs(lines) == [
+        "The reference is",
+        "Available | at | the",
+        "end of the paragraph.",
+    ]
+    two, spread = _cells(placed((72, "Available"), (500, "at")), em=10)
+    assert two == ("Available", "at") and not spread  # one space: alike tells nothing
+    lines[1] = _Line("Available at", 72, 700, 546, 710, 10, two, spread)
+    assert _paragraphs(lines) == ["The reference is Available at end of the paragraph."]
+    lines[1].right = 300  # short of the edge: two cells
+    assert _paragraphs(lines)[1] == "Available | at"
+
+
+def test_a_page_ending_in_a_citation_marker_ends_its_paragraph(tmp_path: Path) -> None:
+    """A page whose last line ends a sentence and a citation marker after it (``end.[2]``) ends
+    its paragraph: the next page's first line, lower case, opens another one. A page ending
+    mid-sentence still goes on over the page break."""
+    from tests.pdfs import text_content, write_pdf
+
+    def read(first_page_end: str) -> list[str]:
+        path = tmp_path / "cited.pdf"
+        pages = [["The first page of the text", first_page_end], ["another paragraph starts."]]
+        path.write_bytes(write_pdf([text_content(lines) for lines in pages]))
+        return paragraphs(str(path))
+
+    assert read("ends a sentence.[2]") == [
+        "The first page of the text ends a sentence.[2]",
+        "another paragraph starts.",
+    ]
+    assert read("and so on") == ["The first page of the text and so on another paragraph starts."]
