@@ -133,7 +133,10 @@ class _Source:
         return self._side
 
 
+# ``check``'s progress: READING_SOURCES while the sources are read, then each document's path
+# as it is checked.
 Progress = Callable[[str], None]
+READING_SOURCES = "reading sources"
 
 
 class Corpus:
@@ -541,7 +544,7 @@ def check(
         targets, missing = discover(list(paths), options.discovery)
         skipped.extend(missing)
         if progress:
-            progress("reading sources")
+            progress(READING_SOURCES)
         # Every source is kept, the checked documents too (checked against its own folder, a
         # class is checked each against the others); each document leaves out only itself.
         corpus.add_paths(against, options.discovery)

@@ -21,6 +21,7 @@ from typing import Any
 import click
 
 from ..__about__ import __version__
+from ..errors import MissingExtraError
 from ..params import ALGORITHM_VERSION
 from ..policy.exitcodes import EXIT_CODE_HELP, ExitCode
 from .edge import catch_stop_signals, silence_stdout, stop_message
@@ -54,7 +55,7 @@ SUMMARIES = {
     "decon": "Training rows without the evaluation items they contain.",
     "hash": "The 64-bit SimHash of each file.",
     "calibrate": "Where a corpus separates near-duplicates from the rest.",
-    "cache": "The scan cache: show what it holds, or clear it.",
+    "cache": "The scan and sentence caches: what they hold, or clear them.",
     "index": "A named index: documents stored once, queried again and again.",
     "query": "Which stored documents of an index repeat FILES.",
     "config": "The settings a scan would use, and where each comes from.",
@@ -64,7 +65,8 @@ SUMMARIES = {
 class _Group(click.Group):
     """The edge of every command: Ctrl-C, SIGTERM and SIGHUP exit 130, 143 and 129 with a short
     message (click would exit 1, which means duplicates); a closed stdout pipe ends the command
-    quietly; an unexpected error exits 4 with one line, never 1 and never a traceback (set
+    quietly; a missing optional dependency exits 2 with its install line; an unexpected error
+    exits 4 with one line, never 1 and never a traceback (set
     SIMDUP_TRACEBACK=1 to see it). Commands are loaded when asked for (``COMMANDS``)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -102,6 +104,9 @@ class _Group(click.Group):
             # click's own errors exit 1, which is simdup's "duplicates found".
             exc.show()
             raise click.exceptions.Exit(ExitCode.ERROR) from None
+        except MissingExtraError as exc:
+            # Outside a command's ``usage_errors``: a usage error all the same (``edge``).
+            raise click.UsageError(str(exc)) from None
         except Exception as exc:
             if os.environ.get("SIMDUP_TRACEBACK"):
                 traceback.print_exc()

@@ -10,11 +10,13 @@ from typing import Any
 import click
 
 from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
+from ..checking.check import READING_SOURCES
 from ..names import display_path
 from ..policy.exitcodes import check_exit_code, exit_code_help
 from ..readers.discovery import DiscoveryOptions
 from ..report.check import percent, render_check_json, render_check_sarif, render_check_text
 from ..report.check_words import LANGUAGES, language
+from ..report.text import plural
 from ..store.cache import cache_root
 from ..store.sentence_vectors import open_sentence_cache
 from .edge import usage_errors
@@ -230,7 +232,8 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
 
         def progress(what: str) -> None:
             if not quiet and sys.stderr is not None and sys.stderr.isatty():
-                sys.stderr.write(f"\r\x1b[Kchecking {display_path(what)}"[:200])
+                doing = what if what == READING_SOURCES else f"checking {display_path(what)}"
+                sys.stderr.write(f"\r\x1b[K{doing}"[:200])
                 sys.stderr.flush()
 
         with contextlib.ExitStack() as stack:
@@ -279,7 +282,8 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
         sys.stderr.write(f"simdup: {display_path(skip.path)} could not be read: {skip.reason}\n")
     sources_skipped = [s for s in result.skipped if not _named(s.path, documents)]
     if sources_skipped and (kw["strict"] or not quiet):
-        sys.stderr.write(f"simdup: {len(sources_skipped)} source file(s) could not be read\n")
+        unread_sources = plural(len(sources_skipped), "source file")
+        sys.stderr.write(f"simdup: {unread_sources} could not be read\n")
     ctx.exit(
         check_exit_code(
             over_limit=len(over),

@@ -13,17 +13,19 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigError, InputError, OutputError, SimdupError
+from ..errors import ConfigError, InputError, MissingExtraError, OutputError, SimdupError
 from ..names import display_path
 from ..policy.exitcodes import ExitCode, stopped_exit_code
 
 
 @contextlib.contextmanager
 def usage_errors() -> Iterator[None]:
-    """Turn library errors into the exit codes of ``simdup.exitcodes``."""
+    """Turn library errors into the exit codes of ``simdup.exitcodes``. A feature asked for
+    whose optional dependency is not installed is a usage error (2), as a bad option is: the
+    command line asks for what this installation cannot do; the message is the install line."""
     try:
         yield
-    except ConfigError as exc:
+    except (ConfigError, MissingExtraError) as exc:
         raise click.UsageError(str(exc)) from exc
     except InputError as exc:
         click.echo(f"simdup: {display_path(exc.path)}: {exc.reason}", err=True)

@@ -17,6 +17,7 @@ from ..policy.exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_c
 from ..readers.rows import RowOptions
 from ..records import FingerprintedDocument, SkippedFile
 from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
+from ..report.text import plural
 from ..rows.scanning import row_documents
 from ..store.index import AddResult, Index
 from ..writers.output import OutputTarget
@@ -63,7 +64,11 @@ def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-@index_group.command("add", epilog=PLAIN_CODES)
+@index_group.command(
+    "add",
+    epilog=PLAIN_CODES,
+    short_help="Store the files under PATHS in the index (or update them).",
+)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option(
     "--db",
@@ -119,8 +124,8 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
             progress.close()
     if not kw["quiet"]:
         click.echo(
-            f"simdup: {added.added} documents added to {display_path(kw['db'])} "
-            f"({total} in all), {len(added.skipped)} {'rows' if kw['records'] else 'files'} "
+            f"simdup: {plural(added.added, 'document')} added to {display_path(kw['db'])} "
+            f"({total} in all), {plural(len(added.skipped), 'row' if kw['records'] else 'file')} "
             "skipped",
             err=True,
         )
@@ -128,9 +133,10 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
             click.echo(f"  {display_path(skip.path)}: {skip.reason}", err=True)
         if embedded is not None:
             rate = embedded.sentences / embedded.seconds if embedded.seconds else 0.0
+            documents = plural(embedded.documents, "document")
             click.echo(
-                f"simdup: {embedded.sentences:,} sentences of {embedded.documents} documents "
-                f"embedded ({rate:,.0f} sentences/s)",
+                f"simdup: {embedded.sentences:,} sentences of {documents} embedded "
+                f"({rate:,.0f} sentences/s)",
                 err=True,
             )
     ctx.exit(ExitCode.OK)
@@ -165,7 +171,9 @@ def _query_rows(
     return answers
 
 
-@index_group.command("remove", epilog=_REMOVE_CODES)
+@index_group.command(
+    "remove", epilog=_REMOVE_CODES, short_help="Remove the documents stored under KEYS."
+)
 @click.argument("keys", nargs=-1, required=True)
 @_db_option
 @click.pass_context
@@ -178,7 +186,9 @@ def index_remove_command(ctx: click.Context, /, keys: tuple[str, ...], **kw: Any
     ctx.exit(files_exit_code(len(missing)))
 
 
-@index_group.command("stats", epilog=PLAIN_CODES)
+@index_group.command(
+    "stats", epilog=PLAIN_CODES, short_help="What the index holds, its size and its parameters."
+)
 @_db_option
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
@@ -191,7 +201,7 @@ def index_stats_command(ctx: click.Context, /, **kw: Any) -> None:
     ctx.exit(ExitCode.OK)
 
 
-@index_group.command("list", epilog=PLAIN_CODES)
+@index_group.command("list", epilog=PLAIN_CODES, short_help="Every key of the index, one a line.")
 @_db_option
 @click.pass_context
 def index_list_command(ctx: click.Context, /, **kw: Any) -> None:

@@ -12,7 +12,9 @@ class ExitCode(IntEnum):
     DUPLICATES_FOUND = 1
     """``--fail-on-duplicates`` was given and near-duplicates were found (not in a baseline)."""
     USAGE = 2
-    """Bad command line: unknown option, bad value, no paths given (as click does)."""
+    """Bad command line: unknown option, bad value, no paths given (as click does), or a feature
+    asked for whose optional dependency is not installed (the message is its ``pip install``
+    line)."""
     FILES_SKIPPED = 3
     """``--strict`` was given (or ``hash`` was asked for a file) and some files could not be read,
     decoded or fingerprinted."""
@@ -27,7 +29,8 @@ class ExitCode(IntEnum):
 
 
 _ALWAYS = """\
-  2    usage error (bad option or value, a missing argument)
+  2    usage error (bad option or value, a missing argument, a feature whose
+       optional dependency is not installed)
   4    error: output could not be written, a worker process died, a store
        is damaged, or an internal error
   129  stopped by SIGHUP (terminal closed)
@@ -41,10 +44,11 @@ def exit_code_help(success: str = "success", duplicates: str = "", files: str = 
     lines = ["\b", "Exit codes:", f"  0    {success}"]
     if duplicates:
         lines.append(f"  1    {duplicates}")
-    lines.append(_ALWAYS.splitlines()[0])
+    usage, after = _ALWAYS.splitlines()[:2], _ALWAYS.splitlines()[2:]
+    lines.extend(usage)
     if files:
         lines.append(f"  3    {files}")
-    lines.extend(_ALWAYS.splitlines()[1:])
+    lines.extend(after)
     return "\n".join(lines)
 
 

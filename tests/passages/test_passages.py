@@ -142,7 +142,7 @@ def test_new_passages_are_listed_against_a_baseline(tmp_path: Path) -> None:
         cli, [*base, "--passages", "--baseline", str(baseline), "--fail-on-duplicates"]
     )
     assert out.exit_code == 1
-    assert "1 of 1 duplicated passages are not in the baseline" in out.stderr
+    assert "the 1 duplicated passage is not in the baseline" in out.stderr
     assert f"  {a}:5-10  {b}:22-27\n" in out.stderr
 
 

@@ -46,3 +46,27 @@ def test_baseline_diff_lists_new_pairs_and_stale_entries_up_to_twenty() -> None:
     silent = io.StringIO()
     render_baseline_diff(passing, result, "base.json", True, silent)  # type: ignore[arg-type]
     assert silent.getvalue() == ""
+
+
+def test_the_baseline_count_reads_right_for_none_one_and_all() -> None:
+    """The first line of ``scan --baseline``: no pairs at all is said so (not "0 of 0 ...
+    are not in the baseline"), and the verb and noun agree with the counts."""
+    from simdup.policy.exitcodes import ExitCode
+    from simdup.policy.outcome import ScanOutcome
+    from simdup.records import DuplicatePair, ScanResult
+    from simdup.report.baseline import render_baseline_diff
+
+    def first_line(new: int, total: int) -> str:
+        pairs = tuple(DuplicatePair(f"a{n}", f"b{n}", 1, 0.9, False) for n in range(total))
+        outcome = ScanOutcome(ExitCode.OK, pairs[:new], 0, True, ())
+        out = io.StringIO()
+        render_baseline_diff(outcome, ScanResult({}, (), (), pairs, (), {}), "b.json",  # type: ignore[arg-type]
+                             False, out)  # fmt: skip
+        return out.getvalue().splitlines()[0]
+
+    assert first_line(0, 0) == "simdup: no near-duplicate pairs: nothing new to the baseline b.json"
+    assert first_line(0, 1) == "simdup: the 1 near-duplicate pair is in the baseline b.json"
+    assert first_line(0, 4) == "simdup: all 4 near-duplicate pairs are in the baseline b.json"
+    assert first_line(1, 1) == "simdup: the 1 near-duplicate pair is not in the baseline b.json"
+    assert first_line(1, 4) == "simdup: 1 of 4 near-duplicate pairs is not in the baseline b.json"
+    assert first_line(3, 4) == "simdup: 3 of 4 near-duplicate pairs are not in the baseline b.json"

@@ -218,3 +218,74 @@ def test_a_baseline_marks_results_new_or_unchanged_and_suppresses_the_accepted(
     plain = json.loads(runner.invoke(cli, ["scan", str(docs), "-f", "sarif"]).stdout)
     assert all("baselineState" not in r and "suppressions" not in r
                for r in plain["runs"][0]["results"])  # fmt: skip
+
+
+def _passage_pair(folder: Path, wrap: str) -> None:
+    """a and b: different paragraphs around six copied lines (a's lines 12-17, b's 27-32
+    as Markdown); ``wrap`` "md" writes them as Markdown, "html" as an HTML page of <p>s."""
+    import random
+
+    rnd = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(3000)]
+
+    def paragraph(n: int = 40) -> str:
+        return " ".join(rnd.choice(vocabulary) for _ in range(n))
+
+    copied = [paragraph(16) for _ in range(6)]
+    a = [paragraph() for _ in range(10)] + [""] + copied + [""] + [paragraph() for _ in range(5)]
+    b = [paragraph() for _ in range(25)] + [""] + copied + [""] + [paragraph() for _ in range(3)]
+    folder.mkdir()
+    for name, lines in (("a", a), ("b", b)):
+        if wrap == "md":
+            text = "\n".join(lines) + "\n"
+        else:
+            body = "\n".join(f"<p>\n{line}\n</p>" for line in lines if line)
+            text = f"<html>\n<head><title>t</title></head>\n<body>\n{body}\n</body></html>\n"
+        (folder / f"{name}.{wrap}").write_text(text, encoding="utf-8")
+
+
+def _passage_results(folder: Path, validator: jsonschema.protocols.Validator) -> list[Any]:
+    result = CliRunner().invoke(cli, ["scan", str(folder), "--passages", "-f", "sarif",
+                                      "--no-cache", "-j", "1"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    log = json.loads(result.stdout)
+    validator.validate(log)
+    return [r for r in log["runs"][0]["results"] if r["ruleId"] == "simdup/duplicated-passage"]
+
+
+def test_a_passage_message_names_each_place_once(
+    tmp_path: Path, validator: jsonschema.protocols.Validator
+) -> None:
+    """A Markdown passage's SARIF message says its lines once ("Lines 12-17 are a near-copy
+    of lines 27-32 of b.md"), not "Lines 12-17 (lines 12-17) ..." (issue 47); its regions are
+    those lines."""
+    _passage_pair(tmp_path / "docs", "md")
+    (found,) = _passage_results(tmp_path / "docs", validator)
+    assert found["message"]["text"] == (
+        f"Lines 12-17 are a near-copy of lines 27-32 of [{tmp_path / 'docs' / 'b.md'}](1): "
+        "word-set similarity 1.00."
+    )
+    region = found["locations"][0]["physicalLocation"]["region"]
+    related = found["relatedLocations"][0]["physicalLocation"]["region"]
+    assert (region, related) == ({"startLine": 12, "endLine": 17}, {"startLine": 27, "endLine": 32})
+
+
+def test_an_html_passage_is_placed_at_the_lines_of_the_page(
+    tmp_path: Path, validator: jsonschema.protocols.Validator
+) -> None:
+    """An HTML page's text is not its file: the message and the regions give the page's
+    lines (where the copied paragraphs' <p> tags are), once, as the text report does."""
+    pytest.importorskip("lxml")
+    _passage_pair(tmp_path / "docs", "html")
+    (found,) = _passage_results(tmp_path / "docs", validator)
+    page = (tmp_path / "docs" / "a.html").read_text(encoding="utf-8").splitlines()
+    other = (tmp_path / "docs" / "b.html").read_text(encoding="utf-8").splitlines()
+    region = found["locations"][0]["physicalLocation"]["region"]
+    first, last = region["startLine"], region["endLine"]
+    # Lines `first` and `last` open the first and the last copied paragraph, shared with b.
+    assert page[first - 1] == "<p>" and page[last - 1] == "<p>"
+    assert page[first] in other and page[last] in other and page[first - 3] not in other
+    assert found["message"]["text"].startswith(f"Lines {first}-{last} are a near-copy of lines ")
+    assert "(" not in found["message"]["text"].split(" of [")[0]
+    text = CliRunner().invoke(cli, ["scan", str(tmp_path / "docs"), "--passages", "--no-cache"])
+    assert f"a.html lines {first}-{last} " in text.stdout

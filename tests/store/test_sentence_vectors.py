@@ -20,12 +20,15 @@ from simdup.algorithms.sentences import MeaningRule, meaning_seeds
 from simdup.checking import CheckOptions, check
 from simdup.checking.meaning import add_sentence_vectors, model_key, sentences_of
 from simdup.cli import cli
+from simdup.errors import StoreError
 from simdup.store.index import Index
 from simdup.store.sentence_vectors import (
     SentenceCache,
+    clear_sentence_cache,
     open_sentence_cache,
     quantized,
     restored,
+    sentence_cache_info,
     text_digest,
 )
 from simdup.text import embeddings
@@ -92,6 +95,53 @@ def test_the_sentence_cache_is_never_made_inside_what_is_checked(tmp_path: Path)
     elsewhere = open_sentence_cache(str(tmp_path / "cache"), [str(tmp_path / "docs")])
     assert elsewhere is not None
     elsewhere.close()
+
+
+def test_sentence_cache_info_counts_sources_sentences_models_and_bytes(tmp_path: Path) -> None:
+    """What ``cache info`` shows: the sources, their sentences, the models and the bytes on
+    disk (with -wal and -shm); the file is read, never created."""
+    folder = str(tmp_path / "cache")
+    empty = sentence_cache_info(folder)
+    assert (empty.exists, empty.sources, empty.bytes) == (False, 0, 0)
+    assert not (tmp_path / "cache").exists()
+    rng = np.random.default_rng(4)
+    cache = open_sentence_cache(folder, [str(tmp_path / "docs")])
+    assert cache is not None
+    cache.put([("a.txt", text_digest("a"), "model-1", unit_rows(rng, 7)),
+               ("b.txt", text_digest("b"), "model-2", unit_rows(rng, 5))])  # fmt: skip
+    cache.close()
+    info = sentence_cache_info(folder)
+    assert info.path == str(tmp_path / "cache" / "sentences.sqlite")
+    assert (info.exists, info.sources, info.sentences, info.error) == (True, 2, 12, None)
+    assert info.models == ("model-1", "model-2")
+    on_disk = sum(p.stat().st_size for p in (tmp_path / "cache").glob("sentences.sqlite*"))
+    assert info.bytes == on_disk >= 12 * 516
+
+
+def test_clearing_the_sentence_cache_removes_its_files_and_nothing_else(tmp_path: Path) -> None:
+    """The SQLite file goes with its -wal and -shm files, while a connection still has it
+    open (a check running meanwhile); the folder's other files stay. A damaged file is
+    reported by info and removed all the same; a folder in its place is never touched."""
+    folder = tmp_path / "cache"
+    cache = open_sentence_cache(str(folder), [])
+    assert cache is not None
+    cache.put([("a.txt", text_digest("a"), "m", unit_rows(np.random.default_rng(5), 3))])
+    (folder / "scans").mkdir()
+    assert {p.name for p in folder.glob("sentences.sqlite*")} >= {"sentences.sqlite"}
+    freed = clear_sentence_cache(str(folder))
+    assert freed > 3 * 516
+    assert not list(folder.glob("sentences.sqlite*")) and (folder / "scans").is_dir()
+    assert cache.get(text_digest("a"), "m", 3) is not None  # the open file, still readable
+    cache.close()
+    assert clear_sentence_cache(str(folder)) == 0
+    (folder / "sentences.sqlite").write_bytes(b"not a database at all" * 100)
+    damaged = sentence_cache_info(str(folder))
+    assert damaged.exists and damaged.error is not None and damaged.bytes == 2100
+    assert clear_sentence_cache(str(folder)) == 2100
+    (folder / "sentences.sqlite").mkdir()
+    with pytest.raises(StoreError, match="not a regular file"):
+        clear_sentence_cache(str(folder))
+    assert (folder / "sentences.sqlite").is_dir()
 
 
 def _brute_force(
