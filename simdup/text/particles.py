@@ -59,7 +59,7 @@ def japanese_function_words() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _hiragana_words() -> tuple[frozenset[str], int]:
-    words = frozenset(w for w in japanese_function_words() if _all_hiragana(w))
+    words = frozenset(w for w in japanese_function_words() if written_in_hiragana(w))
     return words, max(map(len, words))
 
 
@@ -130,8 +130,11 @@ def _script_runs(term: str) -> list[tuple[int, str]]:
     return runs
 
 
-def _all_hiragana(word: str) -> bool:
-    return all(_script(ch) == _HIRAGANA or ch == _PROLONGED for ch in word)
+def written_in_hiragana(word: str) -> bool:
+    """Whether ``word`` is hiragana alone: in Japanese, grammar far more often than content
+    (particles, auxiliaries, the endings written after a kanji stem: 考える gives "える");
+    content words are written in kanji and katakana."""
+    return bool(word) and all(_script(ch) == _HIRAGANA or ch == _PROLONGED for ch in word)
 
 
 def _split_hiragana(run: str) -> list[str]:
