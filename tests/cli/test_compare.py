@@ -85,3 +85,43 @@ def test_no_stopwords_lists_the_particles_as_words(tmp_path: Path) -> None:
     shared = set(listed(compare_json(tmp_path, JA_A, JA_B, "--top", "100", "--no-stopwords"),
                         "shared_terms"))  # fmt: skip
     assert {"の", "を", "は", "とても", "桜"} <= shared and "はとても" not in shared
+
+
+def explain_text(tmp_path: Path, a: str, b: str) -> str:
+    (tmp_path / "a.txt").write_text(a, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(b, encoding="utf-8")
+    args = ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--explain"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout.split("changed passages (1 passage):\n")[1]
+
+
+def test_explain_marks_the_changes_inside_a_one_line_japanese_paragraph(tmp_path: Path) -> None:
+    """A paragraph on one line, edited in four places: shown once, each change marked inside
+    it (what was removed [-...-], what was added {+...+}), not as the line twice."""
+    shown = explain_text(tmp_path, JA_A, JA_B)
+    assert shown.splitlines()[0] == "@@ A line 1  B line 1"
+    (line,) = shown.splitlines()[1:]
+    assert line.startswith("~ ")
+    for removed, added in (("公園", "寺"), ("季節", "自然"), ("弁当", "料理")):
+        assert f"[-{removed}-]{{+{added}+}}" in line
+    assert "の春はとても美しいです。" in line  # what is unchanged is shown as it is
+
+
+def test_explain_marks_the_changes_inside_a_one_line_chinese_paragraph(tmp_path: Path) -> None:
+    """The same for Chinese, changed character by character."""
+    a = "图书馆今年共接待读者三万二千人次，借阅图书八千六百册，比去年增长百分之十二。"
+    b = "图书馆今年共接待读者三万五千人次，借阅图书八千六百册，比去年增长百分之十五。"
+    line = explain_text(tmp_path, a, b).splitlines()[1]
+    assert line == (
+        "~ 图书馆今年共接待读者三万[-二-]{+五+}千人次，借阅图书八千六百册，比去年增长百分之十"
+        "[-二-]{+五+}。"
+    )
+
+
+def test_explain_shows_lines_with_little_in_common_apart(tmp_path: Path) -> None:
+    """A line rewritten whole reads better as the old line and the new one."""
+    common = "\n".join(f"line {i} of the text that stays the same" for i in range(30))
+    shown = explain_text(tmp_path, f"{common}\nthe old ending", f"{common}\nanother one, new")
+    assert "- the old ending\n+ another one, new\n" in shown
+    assert "[-" not in shown
