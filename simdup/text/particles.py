@@ -5,7 +5,8 @@ to jieba: a Japanese text gives the kana between its kanji as terms ("はとて�
 "々は"), a Korean text its words with their particles written on ("학교에서", "봄은").
 ``split_term`` cuts such a term into words by the bundled lists (``stopwords_ja.txt``,
 ``stopwords_ko.txt``), so that the terms ``compare`` shows are words, its particles left out
-as stopwords. A term of no kana and no Hangul (Chinese, English, ...) is returned whole.
+as stopwords (and, with them, the words ``written_in_hiragana``: Japanese grammar, mostly). A
+term of no kana and no Hangul (Chinese, English, ...) is returned whole.
 
 Fingerprints are not made of these words: the features drop Japanese and Korean stopwords as
 whole tokens only, as they drop Chinese and English ones. Parting the particles in the features
