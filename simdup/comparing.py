@@ -28,7 +28,24 @@ from .records import (
     Place,
     SharedTerm,
 )
+from .text.particles import split_term, written_in_hiragana
 from .text.processor import NOTHING_TO_JUDGE, processor_for
+
+
+def _as_words(
+    weights: dict[str, float], stopwords: frozenset[str], hiragana: bool
+) -> dict[str, float]:
+    """A document's weighted terms read as words (Japanese and Korean particles parted,
+    ``text.particles``), stopwords left out, and words of hiragana alone unless ``hiragana``:
+    they are Japanese grammar (a stretch between two function words is mostly an ending cut
+    from its kanji: "える", "まれ"), which no dictionary here tells from the few content
+    words so written. A word's weight is the sum of its terms'."""
+    words: dict[str, float] = {}
+    for term, weight in weights.items():
+        for word in split_term(term):
+            if word not in stopwords and (hiragana or not written_in_hiragana(word)):
+                words[word] = words.get(word, 0.0) + weight
+    return words
 
 
 def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
@@ -94,6 +111,10 @@ def compare(
         va, vb = (tfidf_proc.features(t) for t in texts)
     tfidf_a, tfidf_b = va.as_dict(), vb.as_dict()
     cosine = _cosine(tfidf_a, tfidf_b)
+    # The terms listed are words: a Japanese or Korean term may hold particles ("はとても").
+    stopwords, hiragana = proc.vocabulary.stopwords, not params.stopwords
+    tfidf_a = _as_words(tfidf_a, stopwords, hiragana)
+    tfidf_b = _as_words(tfidf_b, stopwords, hiragana)
     sa, sb = set(tfidf_a), set(tfidf_b)
     # The word sets a scan's sketches hold: the terms and the words of the markup removed
     # (as their 64-bit hashes: the markup words are not terms).

@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import ConfigError
 
-ALGORITHM_VERSION = "simdup-simhash64/5"
+ALGORITHM_VERSION = "simdup-simhash64/6"
 
 # Texts shorter than this many characters (whitespace collapsed) are judged by their characters,
 # not their words: a fingerprint of character bigrams, and the edit similarity of their

@@ -64,7 +64,8 @@ Examples:
 @click.option(
     "--explain",
     is_flag=True,
-    help="Also show the changed passages of the two texts, with line numbers.",
+    help="Also show the changed passages of the two texts, with line numbers; a line changed "
+    "in place is shown once, what was removed marked [-...-] and what was added {+...+}.",
 )
 @passage_options
 @feature_options

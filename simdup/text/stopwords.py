@@ -1,10 +1,11 @@
-"""Bundled Chinese and English stopword lists, plus user additions."""
+"""Bundled Chinese, English, Japanese and Korean stopword lists, plus user additions."""
 
 from __future__ import annotations
 
 from importlib import resources
 
 from ..errors import ConfigError
+from .particles import japanese_function_words, korean_function_words
 
 
 def _parse(text: str) -> set[str]:
@@ -20,7 +21,8 @@ def bundled_stopwords() -> frozenset[str]:
     words: set[str] = set()
     for name in ("stopwords_zh.txt", "stopwords_en.txt"):
         words |= _parse(resources.files("simdup").joinpath("data", name).read_text("utf-8"))
-    return frozenset(words)
+    # Japanese and Korean: the words of their lists, a Korean particle in each of its forms.
+    return frozenset(words | japanese_function_words() | korean_function_words())
 
 
 def read_stopword_file(path: str) -> set[str]:

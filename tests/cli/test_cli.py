@@ -857,7 +857,9 @@ def test_compare_explain_shows_the_changed_passages(tmp_path: Path) -> None:
     text = CliRunner().invoke(cli, ["compare", str(a), str(b), "--explain"]).stdout
     assert "changed passages (1 passage):" in text
     assert "@@ A line 5  B line 5" in text
-    assert text.rstrip().endswith("inserted words")
+    # The line is shown once, what was added marked.
+    assert text.rstrip().endswith(f"~ {lines[4]}{{+ inserted words+}}")
+    assert f"- {lines[4]}" not in text
     report = json.loads(
         CliRunner().invoke(cli, ["compare", str(a), str(b), "--explain", "-f", "json"]).stdout
     )

@@ -29,7 +29,10 @@ def test_building_the_wheel_prints_no_setuptools_warning(tmp_path: Path) -> None
         assert warning not in output, warning
     (wheel,) = tmp_path.glob("simdup-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for data in ("idf_jieba.npz", "stopwords_en.txt", "stopwords_zh.txt"):
+    for data in (
+        "idf_jieba.npz", "stopwords_en.txt", "stopwords_zh.txt", "stopwords_ja.txt",
+        "stopwords_ko.txt",
+    ):  # fmt: skip
         assert f"simdup/data/{data}" in names
     # Packages are found, not listed: every module and stub of every folder is in the wheel.
     sources = {

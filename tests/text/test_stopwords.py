@@ -12,10 +12,10 @@ from simdup.text.processor import DocumentProcessor
 from simdup.text.stopwords import bundled_stopwords, read_stopword_file
 
 
-def test_bundled_lists_hold_chinese_and_english_function_words() -> None:
-    """Both bundled lists are loaded: common function words of each language are in them."""
+def test_bundled_lists_hold_chinese_english_japanese_and_korean_function_words() -> None:
+    """The bundled lists are loaded: common function words of each language are in them."""
     words = bundled_stopwords()
-    for word in ("的", "了", "是", "在", "和", "the", "and", "of", "a", "is"):
+    for word in ("的", "了", "是", "在", "和", "the", "and", "of", "a", "is", "の", "を", "에서"):
         assert word in words, word
     # Comments are not words; content words are not stopwords.
     assert not any(w.startswith("#") for w in words)
@@ -87,3 +87,20 @@ def test_extra_stopwords_change_the_settings_digest() -> None:
     assert extra.describe()["extra_stopwords"]["count"] == 1
     assert plain.describe()["extra_stopwords"]["count"] == 0
     assert plain.cache_key() != extra.cache_key()
+
+
+JA_KO_TEXT = (
+    "東京の春はとても美しいです。桜の花が咲き、人々は公園で花見を楽しみます。"
+    "서울의 봄은 정말 아름답습니다. 그리고 우리는 공원에서 꽃구경을 즐깁니다."
+)
+
+
+def test_japanese_and_korean_stopwords_are_dropped_from_features_as_whole_tokens() -> None:
+    """Japanese and Korean function words are dropped as whole tokens, as Chinese and English
+    ones are ("の", "を", "그리고"); a token holding a particle stays one feature ("はとても",
+    "공원에서"): parting them in the features cost Korean recall (text/particles.py)."""
+    found = set(DocumentProcessor(FeatureParams()).features(JA_KO_TEXT).terms)
+    assert {"の", "を", "が", "그리고"}.isdisjoint(found)
+    assert {"はとても", "공원에서", "桜", "정말"} <= found
+    kept = set(DocumentProcessor(FeatureParams(stopwords=False)).features(JA_KO_TEXT).terms)
+    assert {"の", "を", "그리고"} <= kept
