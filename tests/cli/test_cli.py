@@ -960,7 +960,7 @@ def test_a_missing_extra_is_a_usage_error_with_its_install_line(
     error, as a bad option), never 4 ("internal error"), with the exact line that installs it."""
     import sys
 
-    from simdup.text import embeddings
+    from simdup.text import embeddings, processor, segmentation
 
     text = " ".join(f"word{i}" for i in range(80))
     (tmp_path / "a.txt").write_text(text, encoding="utf-8")
@@ -969,6 +969,10 @@ def test_a_missing_extra_is_a_usage_error_with_its_install_line(
     (tmp_path / "rows.jsonl").write_text(json.dumps({"text": text}) + "\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setitem(sys.modules, module, None)  # `import module` raises ImportError
+    # A fresh process's caches: a processor or segmenter with rjieba made by an earlier test
+    # in this one would not look for it again.
+    monkeypatch.setattr(processor, "_PROCESSORS", {})
+    monkeypatch.setattr(segmentation, "_SEGMENTERS", {})
     embeddings.default_embedder.cache_clear()
     try:
         result = CliRunner().invoke(cli, args)
