@@ -471,6 +471,8 @@ def check_document(
     for section in sections(text):
         inside = _token_mask(tokens, [(section.start, section.end)]) & counted
         whole = int(units[inside].sum())
+        if not whole and not section.title:
+            continue  # a title alone before the first chapter: headings count nothing
         part = int(units[inside & covered_any].sum())
         # The parts of the copied characters a report colours apart, as its text colours
         # them: quoted ones, and those found in the author's own work alone.
