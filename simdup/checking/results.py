@@ -131,6 +131,10 @@ class DocumentCheck:
     verbatim: bool = True
     reworded_ratio: float = 0.0
 
+    def largest_share(self) -> SourceShare | None:
+        """The share of ``largest_source`` (None when nothing was found)."""
+        return next((s for s in self.sources if s.source == self.largest_source), None)
+
     def ratio(self, which: str) -> float:
         """``copy_ratio`` ("total"), ``ratio_without_quotes`` ("no-quotes") or
         ``ratio_without_own`` ("no-own")."""

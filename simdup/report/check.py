@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..__about__ import __version__
-from ..checking.results import CheckResult, CopiedFragment, DocumentCheck, SourceShare
+from ..checking.results import CheckResult, CopiedFragment, DocumentCheck
 from ..names import display_path, escape_path
 from .check_words import Words
 from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri
@@ -35,19 +35,15 @@ def _class_table(documents: tuple[DocumentCheck, ...], w: Words, write: Write) -
     width = min(max(map(len, paths)), 60)
     for rank, (doc, path) in enumerate(zip(documents, paths, strict=True), 1):
         line = f"  {rank:>3}  {percent(doc.copy_ratio):>6}  {path:<{width}}"
-        largest = _largest(doc)
+        largest = doc.largest_share()
         if largest is not None:
-            category = w[f"category_{largest.category}"]
+            category = w.get(f"category_{largest.category}", largest.category)
             line += (
                 f"  {w['largest']} {percent(largest.ratio)} "
                 f"{display_path(largest.source)} ({category})"
             )
         write(line.rstrip() + "\n")
     write("\n")
-
-
-def _largest(doc: DocumentCheck) -> SourceShare | None:
-    return next((s for s in doc.sources if s.source == doc.largest_source), None)
 
 
 def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> None:
@@ -88,7 +84,7 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
                 write(
                     f"    {percent(share.ratio):>6}  {display_path(share.source)}"
                     f"  {w.n(share.fragments, 'fragment_n')}"
-                    f"  ({w[f'category_{share.category}']})\n"
+                    f"  ({w.get(f'category_{share.category}', share.category)})\n"
                 )
         for excluded in doc.excluded:
             if excluded.reason != "marker":
@@ -201,7 +197,7 @@ def ranking_record(result: CheckResult) -> list[dict[str, Any]]:
     ratio first), with its largest source."""
     rows = []
     for rank, doc in enumerate(result.ranked(), 1):
-        largest = _largest(doc)
+        largest = doc.largest_share()
         rows.append(
             {
                 "rank": rank,

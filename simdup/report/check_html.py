@@ -502,7 +502,7 @@ def _class_table(documents: tuple[DocumentCheck, ...], t: Words, w: Write) -> No
         f"<th>{escape(t['kind'])}</th></tr>\n"
     )
     for i, doc in enumerate(documents):
-        largest = next((s for s in doc.sources if s.source == doc.largest_source), None)
+        largest = doc.largest_share()
         source = share = category = ""
         if largest is not None:
             source, share = _p(largest.source), _pct(largest.ratio)

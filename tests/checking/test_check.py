@@ -365,6 +365,7 @@ def test_check_against_a_stored_index(refs: Path, tmp_path: Path):
         "book.txt",
     }
     assert [Path(s["path"]).name for s in data["skipped"]] == ["other.txt"]
+    assert {s["category"] for s in data["documents"][0]["sources"]} == {"index"}
     assert invoke("check", str(thesis), "--db", str(db), "--strict", "-q").exit_code == 3
 
 
