@@ -41,7 +41,7 @@ from ..text import variants
 from ..text.embeddings import default_embedder
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
-from .excerpts import excerpt
+from .excerpts import excerpt, plain
 from .meaning import model_key, sentences_of
 from .own import SameWork
 from .results import (
@@ -480,7 +480,8 @@ def check_document(
         own_only = int(units[inside & covered_own & ~covered_others & ~quoted].sum())
         section_ratios.append(
             SectionRatio(
-                section.title, section.start, section.end, whole, part, _ratio(part, whole),
+                plain(section.title), section.start, section.end, whole, part,
+                _ratio(part, whole),
                 own_units=own_only, quoted_units=in_quotes,
             )  # fmt: skip
         )

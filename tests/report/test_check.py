@@ -44,8 +44,8 @@ def class_folder(tmp_path: Path) -> Path:
     folder.mkdir()
     theses = {
         "a.md": f"# 论文甲\n\n## 第一章 绪论\n\n{hanzi(20, 300)}\n",
-        "b.md": f"# 论文乙\n\n## 第一章 绪论\n\n{P1}[2]。\n\n## 第二章 相关工作\n\n{EMPHASIS}\n\n"
-        f"{P3}[3]。{hanzi(21, 60)}\n",
+        "b.md": f"# 论文乙\n\n## 第一章 绪论\n\n{P1}[2]。\n\n## 第二章 **相关**工作\n\n"
+        f"{EMPHASIS}\n\n{P3}[3]。{hanzi(21, 60)}\n",
         "c.md": f"# 论文丙\n\n## 第一章 绪论\n\n{hanzi(22, 300)}\n\n{P1[:80]}。\n",
     }
     for name, text in theses.items():
@@ -156,8 +156,10 @@ def test_fragments_read_as_the_document_does_and_keep_their_markers_whole(
     panes = pane_texts(page)
     assert panes and all("## " not in p and "**" not in p for p in panes)
     assert any(p.endswith("[3]") for p in panes)
-    shown = [line for line in check(class_folder).stdout.splitlines() if line.startswith(" " * 6)]
+    text = check(class_folder).stdout
+    shown = [line for line in text.splitlines() if line.startswith(" " * 6)]
     assert shown and all("## " not in line and "**" not in line for line in shown)
+    assert "  第二章 相关工作\n" in text  # a section's title as it reads
 
 
 def test_headings_count_nothing_and_section_bars_split_own_work(class_folder: Path) -> None:

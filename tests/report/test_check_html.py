@@ -472,3 +472,16 @@ def test_colours_and_bars_as_chromium_draws_them(
     assert [colour for _, colour in first] == ["rgb(217, 83, 79)", "rgb(224, 176, 0)"]
     assert zero == []
     assert own[0][1] == "rgb(74, 134, 232)" and own[0][0] > 100
+
+
+def test_emphasis_marks_are_hidden_like_heading_marks() -> None:
+    """``**`` around words is hidden in the document's text, as a heading's ``#`` is: the
+    page shows what the rendered document shows; the text stays whole underneath."""
+    text = "# 第一章 **重点**\n正文里有**加粗**的字和 *em* word, snake_case 与 2*3*4。\n"
+    doc = replace(layered_result().documents[0], text=text, fragments=(), quoted=(),
+                  sections=(SectionRatio("第一章 重点", 0, len(text), 20, 0, 0.0),))  # fmt: skip
+    page = page_of(CheckResult((doc,), 0, ()))
+    assert parse(page).doctexts == [text]
+    assert page.count("<span class=hm>**</span>") == 4
+    assert page.count("<span class=hm>*</span>") == 2
+    assert "snake_case 与 2*3*4" in page
