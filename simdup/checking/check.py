@@ -41,6 +41,7 @@ from ..text import variants
 from ..text.embeddings import default_embedder
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
+from .excerpts import excerpt, plain
 from .meaning import model_key, sentences_of
 from .own import SameWork
 from .results import (
@@ -52,7 +53,7 @@ from .results import (
     SectionRatio,
     SourceShare,
 )
-from .rules import marker_ranges, quoted_ranges, reference_ranges, sections
+from .rules import headings, marker_ranges, quoted_ranges, reference_ranges, sections
 
 if TYPE_CHECKING:
     from ..store.index import Index
@@ -62,7 +63,8 @@ if TYPE_CHECKING:
 # 3: exact runs bridged across tokens that are equal on both sides but gave no seed;
 #    summaries (a block of sentences condensing a longer stretch of a source) found whole
 # 4: a source that is the same work as own work in another form is own work (``own``)
-CHECK_VERSION = "simdup-check/4"
+# 5: headings are not counted (nor copied): a fragment running through one colours none of it
+CHECK_VERSION = "simdup-check/5"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
@@ -71,8 +73,6 @@ BAG_CANDIDATES = 32
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
-# Characters of a fragment's text kept in a report.
-FRAGMENT_TEXT_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,10 @@ class _Source:
     vectors: np.ndarray | None = None  # its sentences' embeddings (``Corpus.vectors``)
     # Named as own work (``--self``), or the same file or text as one: what makes others own.
     named_own: bool = False
+    # Where it came from, as a report's sources say (``SourceShare.category``; own work is
+    # "own" whatever its origin): "file" (--against), "index" (--db), "checked" (a document
+    # checked in the same run: a classmate).
+    origin: str = "file"
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: for the bag index when the corpus looks
@@ -352,12 +356,13 @@ def _place(text: str, locations: Locations | None, start: int, end: int) -> Plac
     return Place("line", str(first), str(last))
 
 
-def _excerpt(text: str, start: int, end: int) -> str:
-    body = " ".join(text[start:end].split())
-    if len(body) <= FRAGMENT_TEXT_CHARS:
-        return body
-    half = FRAGMENT_TEXT_CHARS // 2
-    return f"{body[:half]} … {body[-half:]}"
+def _without_headings(in_heading: np.ndarray, first: int, last: int) -> tuple[int, int]:
+    """Tokens ``first..last`` without the heading tokens at either end."""
+    while in_heading[first] and first < last:
+        first += 1
+    while in_heading[last] and last > first:
+        last -= 1
+    return first, last
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -392,27 +397,41 @@ def check_document(
     quotes = quoted_ranges(text)
     quoted = _token_mask(tokens, quotes)
     units = tokens.units
-    counted = ~out
+    # A heading is the document's structure, not its text: never counted, so never copied
+    # (every thesis has a 第一章 绪论, and a fragment running on into the next chapter does
+    # not copy its title).
+    in_heading = _token_mask(tokens, ((h.start, h.end) for h in headings(text)))
+    counted = ~out & ~in_heading
     total_units = int(units[counted].sum())
 
     covered_any = np.zeros(len(tokens), dtype=bool)
     covered_others = np.zeros(len(tokens), dtype=bool)
+    covered_own = np.zeros(len(tokens), dtype=bool)
     covered_verbatim = np.zeros(len(tokens), dtype=bool)
     fragments: list[CopiedFragment] = []
     shares: list[SourceShare] = []
     for source, matches in corpus.matches(tokens, leave_out=itself, text=text):
         mine = np.zeros(len(tokens), dtype=bool)
         kept = 0
+        source_heads: np.ndarray | None = None
         for m in matches:
             span = slice(m.first, m.last + 1)
-            if out[span].mean() > 0.5:
-                continue  # a match inside the reference list or a template
+            if out[span].mean() > 0.5 or not counted[span].any():
+                continue  # a match inside the reference list, a template or a heading
             mine[span] = True
             if m.how == "verbatim":
                 covered_verbatim[span] = True
             kept += 1
-            start, end = tokens.span(m.first, m.last)
-            s_start, s_end = source.tokens.span(m.source_first, m.source_last)
+            # Where it starts and ends: not in a heading it runs into (the heading is no part
+            # of what was copied; see ``counted``).
+            first, last = _without_headings(in_heading, m.first, m.last)
+            start, end = tokens.span(first, last)
+            if source_heads is None:
+                source_heads = _token_mask(
+                    source.tokens, ((h.start, h.end) for h in headings(source.text))
+                )
+            s_first, s_last = _without_headings(source_heads, m.source_first, m.source_last)
+            s_start, s_end = source.tokens.span(s_first, s_last)
             kind = "own" if source.own else "quoted" if quoted[span].mean() >= 0.5 else "copied"
             fragments.append(
                 CopiedFragment(
@@ -427,18 +446,23 @@ def check_document(
                     how=m.how,
                     place=_place(text, document.locations, start, end),
                     source_place=_place(source.text, source.locations, s_start, s_end),
-                    text=_excerpt(text, start, end),
-                    source_text=_excerpt(source.text, s_start, s_end),
+                    text=excerpt(text, start, end),
+                    source_text=excerpt(source.text, s_start, s_end),
                 )
             )
         if not kept:
             continue
         mine &= counted
         covered_any |= mine
-        if not source.own:
+        if source.own:
+            covered_own |= mine
+        else:
             covered_others |= mine
         share = int(units[mine].sum())
-        shares.append(SourceShare(source.key, source.own, share, _ratio(share, total_units), kept))
+        category = "own" if source.own else source.origin
+        shares.append(
+            SourceShare(source.key, source.own, share, _ratio(share, total_units), kept, category)
+        )
     shares.sort(key=lambda s: (-s.units, s.source))
     fragments.sort(key=lambda f: (f.start, f.end, f.source))
 
@@ -447,11 +471,19 @@ def check_document(
     for section in sections(text):
         inside = _token_mask(tokens, [(section.start, section.end)]) & counted
         whole = int(units[inside].sum())
+        if not whole and not section.title:
+            continue  # a title alone before the first chapter: headings count nothing
         part = int(units[inside & covered_any].sum())
+        # The parts of the copied characters a report colours apart, as its text colours
+        # them: quoted ones, and those found in the author's own work alone.
+        in_quotes = int(units[inside & covered_any & quoted].sum())
+        own_only = int(units[inside & covered_own & ~covered_others & ~quoted].sum())
         section_ratios.append(
             SectionRatio(
-                section.title, section.start, section.end, whole, part, _ratio(part, whole)
-            )
+                plain(section.title), section.start, section.end, whole, part,
+                _ratio(part, whole),
+                own_units=own_only, quoted_units=in_quotes,
+            )  # fmt: skip
         )
     largest = shares[0] if shares else None
     return DocumentCheck(
@@ -551,8 +583,15 @@ def check(
         corpus.add_paths(own, options.discovery, own=True)
         if index is not None:
             paths_stored, gone = _stored_paths(index)
+            first_stored = len(corpus.sources)
             corpus.add_paths(paths_stored, options.discovery)
             corpus.skipped.extend(gone)
+            for source in corpus.sources[first_stored:]:
+                source.origin = "index"
+        batch = {file_identity(target.path) for target in targets}
+        for source in corpus.sources:
+            if source.identity in batch:
+                source.origin = "checked"
         if templates is not None:
             templates.add_paths(ignore, options.discovery)
             skipped.extend(templates.skipped)

@@ -41,19 +41,25 @@ class CopiedFragment:
 @dataclass(frozen=True, slots=True)
 class SourceShare:
     """One source of a checked document: the share of the document's counted characters
-    found in it, whether it is the author's own work, and its fragments' count."""
+    found in it, whether it is the author's own work, its fragments' count, and its
+    ``category``: "own" (the author's own work, ``--self``), "checked" (a document checked in
+    the same run: a classmate, ``check class/ --against class/``), "index" (a document of a
+    stored index, ``--db``) or "file" (a file of ``--against``)."""
 
     source: str
     own: bool
     units: int
     ratio: float
     fragments: int
+    category: str = "file"
 
 
 @dataclass(frozen=True, slots=True)
 class SectionRatio:
     """One section (from a heading to the next of its level): its counted characters, the
-    copied ones, and their ratio."""
+    copied ones, and their ratio; of the copied ones, those inside quotations
+    (``quoted_units``) and, of the rest, those found in the author's own work alone
+    (``own_units``): a report colours them apart."""
 
     title: str
     start: int
@@ -61,6 +67,8 @@ class SectionRatio:
     units: int
     copied_units: int
     ratio: float
+    own_units: int = 0
+    quoted_units: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +131,10 @@ class DocumentCheck:
     verbatim: bool = True
     reworded_ratio: float = 0.0
 
+    def largest_share(self) -> SourceShare | None:
+        """The share of ``largest_source`` (None when nothing was found)."""
+        return next((s for s in self.sources if s.source == self.largest_source), None)
+
     def ratio(self, which: str) -> float:
         """``copy_ratio`` ("total"), ``ratio_without_quotes`` ("no-quotes") or
         ``ratio_without_own`` ("no-own")."""
@@ -143,3 +155,11 @@ class CheckResult:
     source_count: int
     skipped: tuple[SkippedFile, ...]
     settings: dict[str, Any] = field(default_factory=dict)
+
+    def ranked(self) -> tuple[DocumentCheck, ...]:
+        """The documents as every report lists them: the highest copy ratio first (a
+        teacher looks at those first), then the highest ratio without own work, then by
+        path."""
+        return tuple(
+            sorted(self.documents, key=lambda d: (-d.copy_ratio, -d.ratio_without_own, d.path))
+        )

@@ -84,8 +84,10 @@ What counts:
   left out  the reference list (参考文献, References, Bibliography, ...),
           citation markers [1] [2-5], and text matching an --ignore file
   ratio   copied characters / counted characters (a CJK character
-          counts 1, a word its letters and digits; spaces and
-          punctuation none)
+          counts 1, a word its letters and digits; spaces, punctuation
+          and headings none)
+  order   several documents are listed first, the highest copy ratio
+          first, and reported in that order
 
 {_CHECK_CODES}""",
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,19 +20,44 @@ from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifa
 TEXT_FRAGMENTS = 20
 CHECK_RULE = "simdup/copied-fragment"
 
+Write = Callable[[str], Any]
+
 
 def percent(ratio: float) -> str:
     return f"{100 * ratio:.1f}%"
 
 
+def _class_table(documents: tuple[DocumentCheck, ...], w: Words, write: Write) -> None:
+    """One line per document, in the report's order: its rank, copy ratio, path, and its
+    largest source with that source's share and category."""
+    write(f"{w['class_title']}{'：' if w.lang == 'zh' else ':'}\n")
+    paths = [display_path(doc.path) for doc in documents]
+    width = min(max(map(len, paths)), 60)
+    for rank, (doc, path) in enumerate(zip(documents, paths, strict=True), 1):
+        line = f"  {rank:>3}  {percent(doc.copy_ratio):>6}  {path:<{width}}"
+        largest = doc.largest_share()
+        if largest is not None:
+            category = w.get(f"category_{largest.category}", largest.category)
+            line += (
+                f"  {w['largest']} {percent(largest.ratio)} "
+                f"{display_path(largest.source)} ({category})"
+            )
+        write(line.rstrip() + "\n")
+    write("\n")
+
+
 def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> None:
     """A summary per checked document, in ``lang`` ("zh" or "en", ``check_words``): the
     ratios, the sections, the sources, what was left out and where, the first fragments; then
-    what was skipped and the rule."""
+    what was skipped and the rule. Several documents (a class) are listed first, one line
+    each, and reported in that order: the highest copy ratio first."""
     w = Words(lang)
     write = stream.write
     sep = "：" if lang == "zh" else ": "
-    for doc in result.documents:
+    documents = result.ranked()
+    if len(documents) > 1:
+        _class_table(documents, w, write)
+    for doc in documents:
         write(f"{display_path(doc.path)}\n")
         write(
             f"  {w['copy_ratio']} {percent(doc.copy_ratio)}"
@@ -55,10 +81,10 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
         if doc.sources:
             write(f"  {w['sources']}{sep.rstrip()}\n")
             for share in doc.sources:
-                own = f"  ({w['own_work']})" if share.own else ""
                 write(
                     f"    {percent(share.ratio):>6}  {display_path(share.source)}"
-                    f"  {w.n(share.fragments, 'fragment_n')}{own}\n"
+                    f"  {w.n(share.fragments, 'fragment_n')}"
+                    f"  ({w.get(f'category_{share.category}', share.category)})\n"
                 )
         for excluded in doc.excluded:
             if excluded.reason != "marker":
@@ -137,6 +163,7 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
                 "units": s.units,
                 "ratio": s.ratio,
                 "fragments": s.fragments,
+                "category": s.category,
             }
             for s in doc.sources
         ],
@@ -148,6 +175,8 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
                 "units": s.units,
                 "copied_units": s.copied_units,
                 "ratio": s.ratio,
+                "own_units": s.own_units,
+                "quoted_units": s.quoted_units,
             }
             for s in doc.sections
         ],
@@ -163,9 +192,34 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
     }
 
 
+def ranking_record(result: CheckResult) -> list[dict[str, Any]]:
+    """The class list: one row per document, in the order of ``documents`` (the highest copy
+    ratio first), with its largest source."""
+    rows = []
+    for rank, doc in enumerate(result.ranked(), 1):
+        largest = doc.largest_share()
+        rows.append(
+            {
+                "rank": rank,
+                "path": escape_path(doc.path),
+                "copy_ratio": doc.copy_ratio,
+                "ratio_without_quotes": doc.ratio_without_quotes,
+                "ratio_without_own": doc.ratio_without_own,
+                "largest_source": escape_path(largest.source) if largest else None,
+                "largest_source_ratio": largest.ratio if largest else 0.0,
+                "largest_source_category": largest.category if largest else None,
+            }
+        )
+    return rows
+
+
 def render_check_json(result: CheckResult, stream: TextIO) -> None:
+    """The check as one JSON object: ``documents`` (the highest copy ratio first), the
+    class list ``ranking`` (one row per document, in that order), the sources' count, the
+    skipped files and the settings."""
     record = {
-        "documents": [document_record(d) for d in result.documents],
+        "documents": [document_record(d) for d in result.ranked()],
+        "ranking": ranking_record(result),
         "source_count": result.source_count,
         "skipped": [
             {"path": escape_path(s.path), "stage": s.stage, "reason": s.reason}
@@ -274,7 +328,7 @@ def render_check_sarif(result: CheckResult, stream: TextIO, cwd: str | None = No
                     }
                 ],
                 "results": [
-                    _sarif_result(doc, f, cwd) for doc in result.documents for f in doc.fragments
+                    _sarif_result(doc, f, cwd) for doc in result.ranked() for f in doc.fragments
                 ],
                 "columnKind": "unicodeCodePoints",
                 "properties": {
@@ -288,7 +342,7 @@ def render_check_sarif(result: CheckResult, stream: TextIO, cwd: str | None = No
                             "reworded_ratio": d.reworded_ratio,
                             "largest_source_ratio": d.largest_source_ratio,
                         }
-                        for d in result.documents
+                        for d in result.ranked()
                     ],
                 },
             }

@@ -2,10 +2,14 @@
 (inline CSS, no scripts, no external resources), in Chinese or English (``check --lang``,
 ``check_words``).
 
-The page leads with the result. For every checked document: its ratios as big percentages (the
-total copy ratio 总文字复制比, without quotations, without the author's own work, the largest
-single source), its warnings, a bar per section, the table of its sources, and its full text as
-the document shows it (its headings as headings, not Markdown marks) with every fragment marked:
+The page leads with the result. Several documents (a class) open with a table, one line per
+document, the highest copy ratio first, with its largest source and that source's share and
+category; the documents' reports follow in that order. For every checked document: its ratios
+as big percentages (the total copy ratio 总文字复制比, without quotations, without the author's
+own work, the largest single source), its warnings, a bar per section (its copied, own and
+quoted parts in their colours), the table of its sources (each with its category: file, index,
+checked in this run, own work), and its full text as the document shows it (its headings as
+headings, emphasis without its marks) with every fragment marked:
 copied text red (``mark.copied``), quoted text yellow (``mark.quoted``), the author's own
 earlier work blue (``mark.own``) and text left out of the count grey (``mark.excluded``, its
 title says why). A marked piece names its sources, their places and their text in its title
@@ -18,9 +22,12 @@ the documents; skipped files last.
 
 Fragments of several sources may overlap, and overlap quotations and excluded text: the text is
 cut at every boundary and each piece is one ``mark`` carrying the classes of everything covering
-it, so the marks never nest or overlap; the colour follows the order excluded > copied > own >
-quoted (the order of the rules in the style sheet). Heading lines are cut the same way: each
-piece of one is inside a heading ``span``, its ``#`` marks hidden.
+it, so the marks never nest or overlap; the colour follows the order excluded > quoted > copied >
+own (the order of the rules in the style sheet), as the ratios count. Heading lines are cut the
+same way: each piece of one is inside a heading ``span``, its ``#`` marks hidden, and is not
+marked as copied (a heading is not counted). Emphasis marks (``**``) are hidden too. A
+fragment's text beside its source is its excerpt (``checking.excerpts``): as the reader sees it,
+never cut inside a word or a citation marker.
 
 Everything taken from the check (texts, paths, messages, settings) is escaped with
 ``html.escape``; paths are first written with ``display_path``.
@@ -30,13 +37,16 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from html import escape
+from sys import maxsize as size_max
 from typing import Any, TextIO
 
 from ..__about__ import __version__
+from ..checking.excerpts import emphasis_marks
 from ..checking.results import CheckResult, CopiedFragment, DocumentCheck, SectionRatio
-from ..checking.rules import markdown_headings
+from ..checking.rules import headings, markdown_headings
 from ..names import display_path
 from .check_words import Words
 from .html import inline_diff
@@ -68,17 +78,22 @@ margin:1em 0}
 .warnings h3{margin-top:.4em;color:#8a4b00}
 .sections td.bar{width:22em}
 .bar span{display:block;height:.9em;background:#d9534f;min-width:1px}
-.bar .track{background:#eee;height:.9em}
+.bar .track{background:#eee;height:.9em;display:flex}
+.bar span.own{background:#4a86e8}.bar span.quoted{background:#e0b000}
+.swatch{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin:0 .3em 0 .8em}
+.swatch.copied{background:#d9534f}.swatch.own{background:#4a86e8}
+.swatch.quoted{background:#e0b000}
 .badge{font-size:11px;border-radius:3px;padding:0 .4em;background:#eee;white-space:nowrap}
 .badge.own,.badge.kind-own{background:#cfe2ff}.badge.kind-copied{background:#ffc4c0}
-.badge.kind-quoted{background:#fff0a0}
+.badge.kind-quoted{background:#fff0a0}.badge.cat-checked{background:#e6dcf5}
+.ranking td.doc{overflow-wrap:anywhere}
 .legend mark{padding:0 .3em}
 .doctext{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid #e3e3e3;padding:1em;
 background:#fcfcfc;font-size:15px;line-height:1.7}
 mark{color:inherit}mark a{color:inherit;text-decoration:none}
-mark.quoted{background:#fff0a0}
 mark.own{background:#cfe2ff}
 mark.copied{background:#ffc4c0}
+mark.quoted{background:#fff0a0}
 mark.excluded{background:#eee;color:#888}
 ol.fragments li{margin:.6em 0}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:.6em;margin-top:.2em}
@@ -89,8 +104,10 @@ ol.fragments li{margin:.6em 0}
 .doctext .h3{font-size:1.15em}.doctext .hm{display:none}
 """
 
-# Colour order, lowest first (the style sheet's order, so the last class listed wins).
-_KINDS = ("quoted", "own", "copied", "excluded")
+# Colour order, lowest first (the style sheet's order, so the last class listed wins), as the
+# ratios count: text found in another source besides own work is copied (it counts in the
+# ratio without own work), quoted text is quoted (left out of the ratio without quotations).
+_KINDS = ("own", "copied", "quoted", "excluded")
 _FROM = {"copied": "copied_from", "quoted": "quoted_from", "own": "own_from"}
 
 
@@ -217,14 +234,35 @@ def _sections(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
         f"<th class=num>{escape(t['characters'])}</th></tr>\n"
     )
     for k, section in enumerate(doc.sections):
-        width = max(0.0, min(1.0, section.ratio)) * 100
         w(
             f"<tr><td><a href='#{d}-at-s{k}'>{_section_title(section, t)}</a></td>"
-            f"<td class=bar><div class=track><span style='width:{width:.1f}%'></span></div></td>"
+            f"<td class=bar><div class=track>{_bar(section)}</div></td>"
             f"<td class=num>{_pct(section.ratio)}</td>"
             f"<td class=num>{section.copied_units} / {section.units}</td></tr>\n"
         )
     w("</table>\n")
+    if any(s.own_units or s.quoted_units for s in doc.sections):
+        swatches = "".join(
+            f"<span class='swatch {kind}'></span>{escape(t['kind_' + kind])}"
+            for kind in ("copied", "own", "quoted")
+        )
+        w(f"<p class=note>{swatches}</p>\n")
+
+
+def _bar(section: SectionRatio) -> str:
+    """A section's copied characters as a bar: copied from others red, the author's own work
+    blue, quoted yellow, each as long as its share of the section; nothing for none."""
+    if not section.units:
+        return ""
+    copied = max(0, section.copied_units - section.own_units - section.quoted_units)
+    bar = []
+    for kind, units in (("copied", copied), ("own", section.own_units),
+                        ("quoted", section.quoted_units)):  # fmt: skip
+        width = max(0.0, min(1.0, units / section.units)) * 100
+        if units and width:
+            cls = "" if kind == "copied" else f" class={kind}"
+            bar.append(f"<span{cls} style='width:{width:.1f}%'></span>")
+    return "".join(bar)
 
 
 def _sources(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
@@ -239,7 +277,9 @@ def _sources(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
         f"<th class=num>{escape(t['fragments_col'])}</th></tr>\n"
     )
     for rank, share in enumerate(doc.sources, 1):
-        badge = f"<span class='badge own'>{escape(t['own_work'])}</span>" if share.own else ""
+        own = " own" if share.own else ""
+        category = t.get(f"category_{share.category}", share.category)
+        badge = f"<span class='badge cat-{escape(share.category)}{own}'>{escape(category)}</span>"
         w(
             f"<tr id={d}-src-{rank}><td class=num>{rank}</td><td>{_p(share.source)}</td>"
             f"<td>{badge}</td><td class=num>{_pct(share.ratio)}</td>"
@@ -303,6 +343,11 @@ def _marked_text(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
         marks_end = h.start + len(text[h.start : h.end]) - len(text[h.start : h.end].lstrip(" \t#"))
         heading_at.append((h.start, marks_end, h.end, min(h.level, 3)))
         cuts.update((h.start, marks_end, h.end))
+    # Headings that count nothing (Markdown ones, or lines that look like headings).
+    uncounted = [(h.start, h.end) for h in headings(text)]
+    cuts.update(x for bounds in uncounted for x in bounds)
+    hidden = emphasis_marks(text)
+    cuts.update(x for bounds in hidden for x in bounds)
     starting: dict[int, list[int]] = {}
     ending: dict[int, list[int]] = {}
     for n, (a, b, _kind, _k) in enumerate(spans):
@@ -324,8 +369,14 @@ def _marked_text(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
         while head is not None and head[2] <= a:
             head = next(heads, None)
         piece = _text(text[a:b])
-        if active:
-            piece = _piece(doc, d, [spans[n] for n in sorted(active)], piece, t)
+        covering = [spans[n] for n in sorted(active)]
+        if _inside(uncounted, a):
+            # Not counted, so not copied: only a quotation or a left-out range shows.
+            covering = [c for c in covering if c[2] in ("quoted", "excluded")]
+        if covering:
+            piece = _piece(doc, d, covering, piece, t)
+        if _inside(hidden, a):
+            piece = f"<span class=hm>{piece}</span>"
         if head is not None and head[0] <= a < head[2]:
             piece = (
                 f"<span class=hm>{piece}</span>"
@@ -334,6 +385,12 @@ def _marked_text(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
             )
         w(piece)
     w("</div>\n")
+
+
+def _inside(ranges: list[tuple[int, int]], offset: int) -> bool:
+    """Whether ``offset`` lies in one of ``ranges`` (sorted by start, disjoint)."""
+    n = bisect_right(ranges, (offset, size_max)) - 1
+    return n >= 0 and ranges[n][0] <= offset < ranges[n][1]
 
 
 def _piece(
@@ -433,6 +490,32 @@ def _document(doc: DocumentCheck, i: int, t: Words, w: Write) -> None:
     w(f"<p class=top><a href='#top'>↑ {escape(t['top'])}</a></p>\n</section>\n")
 
 
+def _class_table(documents: tuple[DocumentCheck, ...], t: Words, w: Write) -> None:
+    """One line per document, in the order of the reports below (the highest copy ratio
+    first): its copy ratio, its ratio without own work, and its largest source with that
+    source's share and category; each document links to its report."""
+    w(f"<nav><h2 id=ranking>{escape(t['class_title'])}</h2>\n<table class=ranking>\n")
+    w(
+        f"<tr><th class=num>#</th><th>{escape(t['document_col'])}</th>"
+        f"<th class=num>{escape(t['copy_ratio'])}</th><th class=num>{escape(t['no_own'])}</th>"
+        f"<th>{escape(t['largest'])}</th><th class=num>{escape(t['share'])}</th>"
+        f"<th>{escape(t['kind'])}</th></tr>\n"
+    )
+    for i, doc in enumerate(documents):
+        largest = doc.largest_share()
+        source = share = category = ""
+        if largest is not None:
+            source, share = _p(largest.source), _pct(largest.ratio)
+            category = escape(t.get(f"category_{largest.category}", largest.category))
+        w(
+            f"<tr><td class=num>{i + 1}</td><td class=doc><a href='#doc-{i}'>{_p(doc.path)}</a>"
+            f"</td><td class=num>{_pct(doc.copy_ratio)}</td>"
+            f"<td class=num>{_pct(doc.ratio_without_own)}</td><td>{source}</td>"
+            f"<td class=num>{share}</td><td>{category}</td></tr>\n"
+        )
+    w("</table></nav>\n")
+
+
 def _page_title(result: CheckResult, t: Words) -> str:
     """The page's title: the report and the document it is of (or how many)."""
     if len(result.documents) == 1:
@@ -459,17 +542,12 @@ def render_check_html(result: CheckResult, stream: TextIO, lang: str = "en") -> 
         skipped=t.n(len(result.skipped), "file_n"),
     )
     w(f"<p>{escape(checked)}</p>\n")
-    if len(result.documents) > 1:
-        w("<nav><ol>\n")
-        for i, doc in enumerate(result.documents):
-            w(
-                f"<li><a href='#doc-{i}'>{_p(doc.path)}</a> "
-                f"<span class=note>({_pct(doc.copy_ratio)})</span></li>\n"
-            )
-        w("</ol></nav>\n")
-    if not result.documents:
+    documents = result.ranked()
+    if len(documents) > 1:
+        _class_table(documents, t, w)
+    if not documents:
         w(f"<p class=note>{escape(t['no_document'])}</p>\n")
-    for i, doc in enumerate(result.documents):
+    for i, doc in enumerate(documents):
         _document(doc, i, t, w)
     _measured(result, t, w)
     w(f"<h2 id=skipped>{escape(t['skipped_title'])}</h2>\n")

@@ -8,8 +8,11 @@ else the test is skipped saying why) and reads back the DOM Chromium built.
 
 from __future__ import annotations
 
+import html as html_lib
 import io
-from dataclasses import dataclass, field
+import json
+import re
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 
 import pytest
@@ -335,3 +338,150 @@ def test_fragments_show_the_words_that_differ_from_their_source() -> None:
     assert "<del>方</del>" in mine and "<ins>算</ins>" in theirs
     page = page_of(sample_result())
     assert "<div class=pair>" in page
+
+
+# -- issue 47: colours as the ratios count, bars, categories, a class -------------------------
+
+QUOTED_IN = "“引号里的话说得很好”"
+RUN = f"复制的文字开始{QUOTED_IN}复制的文字结束\n## 第二章 相关工作\n继续复制的文字。"
+LAYERED = f"# 题目\n\n{RUN}\n\n# 第三章\n原创的内容。\n\n# 第四章\n本人旧文的句子。\n"
+
+
+def layered_result() -> CheckResult:
+    """A fragment of a file source running through a heading with a quotation inside it, a
+    section with nothing copied, one whose copied text is the author's own work alone; the
+    own source first, then the file."""
+    third, fourth = LAYERED.index("# 第三章"), LAYERED.index("# 第四章")
+    own_part = "本人旧文的句子。"
+    doc = DocumentCheck(
+        path="thesis.md", text=LAYERED, units=50, copied_units=35, copy_ratio=0.7,
+        ratio_without_quotes=0.5, ratio_without_own=0.6, largest_source_ratio=0.6,
+        largest_source=PAPER,
+        sources=(SourceShare(PAPER, False, 30, 0.6, 1, "file"),
+                 SourceShare(OWN, True, 5, 0.1, 1, "own"),
+                 SourceShare("class/b.md", False, 4, 0.08, 1, "checked")),
+        sections=(
+            SectionRatio("题目", 0, third, 30, 30, 1.0, own_units=0, quoted_units=8),
+            SectionRatio("第三章", third, fourth, 5, 0, 0.0),
+            SectionRatio("第四章", fourth, len(LAYERED), 7, 7, 1.0, own_units=7),
+        ),
+        fragments=(fragment(LAYERED, RUN, PAPER, "copied"),
+                   fragment(LAYERED, own_part, OWN, "own")),
+        quoted=(span(LAYERED, QUOTED_IN),), excluded=(), warnings=(),
+    )  # fmt: skip
+    return CheckResult((doc,), 3, ())
+
+
+def test_colours_follow_the_counting() -> None:
+    """A quotation inside a copied fragment is quoted (its class, and the rule for quoted
+    comes after the rule for copied in the style sheet, so it is yellow); a heading inside a
+    fragment is not marked (headings are not counted); the text is whole and in order."""
+    page = page_of(layered_result())
+    dom = parse(page)
+    assert dom.balanced and dom.doctexts == [LAYERED]
+    marks = {body: classes for classes, body, _, _ in dom.marks}
+    assert marks[QUOTED_IN] == {"copied", "quoted"}
+    assert page.index("mark.copied{") < page.index("mark.quoted{")
+    assert page.index("mark.own{") < page.index("mark.copied{")
+    assert page.index("mark.quoted{") < page.index("mark.excluded{")
+    assert not [body for _, body, _, _ in dom.marks if "第二章" in body or "#" in body]
+    assert "<span class='h h2'>第二章 相关工作</span>" in page
+    assert marks["\n继续复制的文字。"] == {"copied"} and marks["本人旧文的句子。"] == {"own"}
+
+
+def test_bars_show_copied_own_and_quoted_parts_and_nothing_for_none() -> None:
+    """A section's bar: copied, quoted and own parts as long as their shares, each in its
+    colour; a 0% section has no bar at all (not a red stub). The sources table names every
+    source's category."""
+    page = page_of(layered_result())
+    bars = re.findall(r"<div class=track>(.*?)</div>", page)
+    assert bars == [
+        "<span style='width:73.3%'></span><span class=quoted style='width:26.7%'></span>",
+        "",
+        "<span class=own style='width:100.0%'></span>",
+    ]
+    dom = parse(page)
+    assert "own earlier work" in dom.text  # the bars' legend
+    rows = re.findall(r"<tr id=d0-src-\d+>(.*?)</tr>", page)
+    kinds = [re.findall(r"<span class='badge ([^']*)'>([^<]*)</span>", row) for row in rows]
+    assert kinds == [[("cat-file", "file")], [("cat-own own", "own work")],
+                     [("cat-checked", "checked in this run")]]  # fmt: skip
+    zh = parse(page_of(layered_result(), "zh")).text
+    for category in ("比对文件", "本人文献", "同批检测文档"):
+        assert category in zh
+
+
+def test_a_class_opens_with_a_table_highest_ratio_first() -> None:
+    """Several documents: a table, one line per document, the highest copy ratio first (ties
+    by path), its largest source with share and category; the reports in that order."""
+    one = sample_result().documents[0]
+    low = replace(one, path="a.txt", copy_ratio=0.1)
+    high = replace(one, path="b.txt", copy_ratio=0.9)
+    mid = replace(one, path="c.txt", copy_ratio=0.5)
+    tie = replace(one, path="d.txt", copy_ratio=0.5)
+    page = page_of(CheckResult((low, high, tie, mid), 2, ()))
+    table = page[page.index("<table class=ranking>") : page.index("</table>")]
+    assert re.findall(r"<a href='#doc-(\d)'><code>([^<]*)</code>", table) == [
+        ("0", "b.txt"), ("1", "c.txt"), ("2", "d.txt"), ("3", "a.txt")]  # fmt: skip
+    assert table.count(PAPER.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")) == 4
+    assert "28.9%" in table and "<td>file</td>" in table
+    assert re.findall(r"<section id=doc-(\d)>\n<h2><code>([^<]*)</code>", page) == [
+        ("0", "b.txt"), ("1", "c.txt"), ("2", "d.txt"), ("3", "a.txt")]  # fmt: skip
+    single = page_of(sample_result())
+    assert "class=ranking" not in single
+
+
+PROBE = """<script>
+addEventListener('load', () => {
+  const seen = {marks: {}, bars: []};
+  for (const m of document.querySelectorAll('.doctext mark'))
+    seen.marks[m.textContent] = getComputedStyle(m).backgroundColor;
+  for (const track of document.querySelectorAll('.track'))
+    seen.bars.push([...track.children].map(s =>
+      [Math.round(s.getBoundingClientRect().width), getComputedStyle(s).backgroundColor]));
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify(seen);
+  document.body.append(out);
+});
+</script>"""
+
+
+def test_colours_and_bars_as_chromium_draws_them(
+    chromium: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Chromium lays the page out (with a probe script added by the test: the page itself has
+    none): a quotation inside a copied fragment is yellow, copied text red, own work blue; a
+    heading inside the fragment has no background; a 0% bar is 0 pixels wide; own work in a
+    bar is blue, not red."""
+    page = page_of(layered_result()).replace("</body>", PROBE + "</body>")
+    out = tmp_path_factory.mktemp("check-colours") / "check.html"
+    out.write_text(page, "utf-8")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    dumped = run_chromium(chromium, profile, "--dump-dom", out.as_uri())
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    probe = re.search(r"<pre id=\"probe\">(.*?)</pre>", dumped.stdout)
+    assert probe is not None, dumped.stdout[-2000:]
+    seen = json.loads(html_lib.unescape(probe.group(1)))
+    yellow, red, blue = "rgb(255, 240, 160)", "rgb(255, 196, 192)", "rgb(207, 226, 255)"
+    assert seen["marks"][QUOTED_IN] == yellow
+    assert seen["marks"]["\n继续复制的文字。"] == red
+    assert seen["marks"]["本人旧文的句子。"] == blue
+    assert not [body for body in seen["marks"] if "第二章" in body]
+    first, zero, own = seen["bars"]
+    assert [colour for _, colour in first] == ["rgb(217, 83, 79)", "rgb(224, 176, 0)"]
+    assert zero == []
+    assert own[0][1] == "rgb(74, 134, 232)" and own[0][0] > 100
+
+
+def test_emphasis_marks_are_hidden_like_heading_marks() -> None:
+    """``**`` around words is hidden in the document's text, as a heading's ``#`` is: the
+    page shows what the rendered document shows; the text stays whole underneath."""
+    text = "# 第一章 **重点**\n正文里有**加粗**的字和 *em* word, snake_case 与 2*3*4。\n"
+    doc = replace(layered_result().documents[0], text=text, fragments=(), quoted=(),
+                  sections=(SectionRatio("第一章 重点", 0, len(text), 20, 0, 0.0),))  # fmt: skip
+    page = page_of(CheckResult((doc,), 0, ()))
+    assert parse(page).doctexts == [text]
+    assert page.count("<span class=hm>**</span>") == 4
+    assert page.count("<span class=hm>*</span>") == 2
+    assert "snake_case 与 2*3*4" in page
