@@ -119,7 +119,7 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
     unread: set[int] = set()
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
-            skipped.append((offset, str(item)))
+            skipped.append((offset, item.reason))
             continue
         if isinstance(item, bytes):
             known = plain[offset]

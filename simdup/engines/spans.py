@@ -82,7 +82,7 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     documents = 0
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
-            skipped.append((offset, str(item)))
+            skipped.append((offset, item.reason))
             continue
         if isinstance(item, bytes):
             line = int(chunk.lines[offset]) if chunk.lines is not None else 0

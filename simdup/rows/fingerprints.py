@@ -35,7 +35,7 @@ from ..join.verify import (
 )
 from ..options import ScanOptions, resolve_options
 from ..readers.rows import RowOptions, format_of
-from ..records import SkippedFile
+from ..records import SkippedFile, SkippedRow
 from ..text.processor import is_too_short
 
 
@@ -264,9 +264,10 @@ def collect_rows(
     total: int = 0,
 ) -> FingerprintedRows:
     """What an engine made of the rows (``results``, in input order) as columns: rows that
-    are no document become skip records ``file#row`` (``#row`` for items given in memory),
-    added to ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan
-    lists them; deduplication keeps them). The table's sketches go to ``spill`` until
+    are no document become ``SkippedRow`` records keyed by their id when they have one, else
+    ``file#row`` (``#row`` for items given in memory), with their line, added to
+    ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan lists them;
+    deduplication keeps them). The table's sketches go to ``spill`` until
     ``verified_pairs`` reads those it needs. ``keep_signatures``: the table holds the MinHash
     signatures (``--write-fingerprints``), not only their band keys. ``progress(rows, total)``
     is told of the rows read so far (``total``: 0 when their number is not known before the
@@ -292,11 +293,14 @@ def collect_rows(
                     if not keep_short:
                         continue
                 document[offset] = short
-                where = f"{files[piece.file]}#" if files else "#"
-                key = f"{where}{piece.first_row + offset}"
-                if short and piece.ids is not None and piece.ids[offset] is not None:
-                    key = str(piece.ids[offset])
-                skipped.append(SkippedFile(key, skip.stage, skip.reason))
+                file = files[piece.file] if files else ""
+                row = piece.first_row + offset
+                ident = piece.ids[offset] if piece.ids is not None else None
+                key = str(ident) if ident is not None else f"{file}#{row}"
+                line = int(piece.lines[offset])
+                skipped.append(SkippedRow(key, skip.stage, skip.reason, file=file, row=row,
+                                          line=line if line >= 0 else None,
+                                          id=None if ident is None else str(ident)))  # fmt: skip
             offsets = np.flatnonzero(document)
             position = np.full(n, -1, dtype=np.int64)  # offset -> document row
             position[offsets] = count + np.arange(offsets.size)

@@ -203,7 +203,9 @@ def test_scan_records_reports_rows_as_documents(tmp_path: Path) -> None:
     rows = [(f["path"], f["row"], f["line"]) for f in files]
     assert rows == [("x", 0, 1), ("y", 1, 2), ("z", 2, 3), ("v", 4, 5)]
     stages = {s["path"]: s["stage"] for s in report["skipped"]}
-    assert stages == {f"{data}#3": "row", "u": "features"}
+    assert stages == {"w": "row", "u": "features"}  # keyed by id, as documents (issue 47)
+    unreadable = next(s for s in report["skipped"] if s["path"] == "w")
+    assert (unreadable["file"], unreadable["row"], unreadable["line"]) == (str(data), 3, 4)
     clash = CliRunner().invoke(cli, ["scan", str(data), "--records", "auto", "--passages"])
     assert clash.exit_code == 2 and "--records" in clash.output
 
