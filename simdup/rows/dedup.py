@@ -312,15 +312,15 @@ def dedup_rows(
     """``dedup_records`` of the rows of dataset files, read a chunk at a time and fingerprinted
     by ``engine`` (default: worker processes here, ``options.jobs``; ``DaskRowEngine``: on a
     Dask cluster, the same decisions); the rows are not held. ``progress(rows, total)`` is told
-    of the rows read; ``stage("verifying")`` when they are all fingerprinted."""
+    of the rows read; when they are all fingerprinted, ``stage(name)`` of each step after
+    (``"matching stored documents"`` with ``against``, ``"finding candidates"``,
+    ``"verifying"``) and ``progress(done, total)`` within it."""
     field_name = keep_field(keep)
     rows = replace(rows or RowOptions(), order_field=field_name)
     options = rows_scan_options(options, overrides)
     skipped: list[SkippedFile] = []
     got = fingerprint_dataset(paths, rows, options, skipped, engine=engine, progress=progress)
-    if stage is not None:
-        stage("verifying")
-    return _decide(got, tuple(paths), rows, options, keep, against, skipped)
+    return _decide(got, tuple(paths), rows, options, keep, against, skipped, progress, stage)
 
 
 def _order(candidates: Iterable[int], keep: str, chars: np.ndarray,
@@ -351,6 +351,8 @@ def _decide(
     keep: str,
     against: Reference | None,
     skipped: list[SkippedFile],
+    progress: Progress | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Dedup:
     n = int(got.row.size)
     row_of = got.fingerprinted
@@ -362,6 +364,8 @@ def _decide(
     stored: dict[int, str] = {}
     clusters = 0
     if against is not None:
+        if stage is not None:
+            stage("matching stored documents")
         for start in range(0, len(table), 4096):
             span = np.arange(start, min(start + 4096, len(table)))
             sketches = got.spill.read(span)
@@ -380,7 +384,9 @@ def _decide(
                 stored[r] = match.key
                 value = match.similarity
                 similarity[r] = 1.0 if match.exact or value is None else float(value)
-    verified = verified_pairs(got, options)[1]
+            if progress is not None:
+                progress(min(start + 4096, len(table)), len(table))
+    verified = verified_pairs(got, options, progress, stage)[1]
     got.spill.close()
     neighbours: dict[int, dict[int, float]] = {}
     for pair in verified:

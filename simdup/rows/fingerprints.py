@@ -15,7 +15,7 @@ import array
 import mmap
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, overload
 
@@ -360,27 +360,45 @@ def collect_rows(
         )
 
 
-def verified_pairs(got: FingerprintedRows, options: ScanOptions) -> tuple[int, list[VerifiedPair]]:
+def verified_pairs(
+    got: FingerprintedRows,
+    options: ScanOptions,
+    progress: Progress | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> tuple[int, list[VerifiedPair]]:
     """The candidate pairs among the fingerprinted rows and the verified ones. Candidates are
     verified a slice at a time, with the sketches of that slice's rows read back into the
     table and let go after it (the other rows' sketches stay empty: nothing compares them);
     afterwards the table holds the sketches of the rows in a verified pair (clusters report
-    their similarities)."""
+    their similarities). ``stage("finding candidates")``, then ``stage("verifying")``; within
+    each, ``progress(done, total)`` as it goes (the edit join of the short rows, then the
+    candidate pairs verified)."""
     table = got.table
     if len(table) < 2:
         return 0, []
+    if stage is not None:
+        stage("finding candidates")
     # The short rows' sketches (their comparison forms) are what their candidates come from.
     table.sketch = got.spill.load(short_rows(table.chars), len(table))
-    candidates = candidate_pairs(table, options, got.band_keys)
+    candidates = candidate_pairs(table, options, got.band_keys, progress)
     table.sketch = []
     got.band_keys = None  # used once
+    if stage is not None:
+        stage("verifying")
     verifier = Verifier(options)
     verified: list[VerifiedPair] = []
+    # Sketches are loaded a _VERIFY_ROWS slice at a time; pairs are told of more often.
+    step = _PROGRESS_PAIRS if progress is not None else _VERIFY_ROWS
     for start in range(0, len(candidates), _VERIFY_ROWS):
         part = slice(start, start + _VERIFY_ROWS)
         ii, jj = candidates.i[part], candidates.j[part]
         table.sketch = got.spill.load(_rows_in(len(table), ii, jj), len(table))
-        verified += verifier.pairs(table, Candidates(ii, jj, candidates.distance[part]))
+        for at in range(0, int(ii.size), step):
+            piece = slice(at, at + step)
+            verified += verifier.pairs(table, Candidates(ii[piece], jj[piece],
+                                                         candidates.distance[part][piece]))
+            if progress is not None:
+                progress(start + min(at + step, int(ii.size)), len(candidates))
         table.sketch = []
     paired = _rows_in(len(table), *(np.array([getattr(p, side) for p in verified], np.int64)
                                     for side in ("i", "j")))  # fmt: skip
@@ -390,6 +408,8 @@ def verified_pairs(got: FingerprintedRows, options: ScanOptions) -> tuple[int, l
 
 # Candidate pairs verified with one load of their rows' sketches.
 _VERIFY_ROWS = 1 << 20
+# Candidate pairs verified between two calls of ``progress``.
+_PROGRESS_PAIRS = 1 << 16
 
 
 def _rows_in(size: int, *columns: np.ndarray) -> np.ndarray:

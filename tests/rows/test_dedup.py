@@ -551,3 +551,28 @@ def test_dedup_threshold_has_the_range_of_scan(tmp_path: Path) -> None:
     assert over.exit_code == 2
     at_most = CliRunner().invoke(cli, ["dedup", str(data), "-o", out, "-k", str(MAX_THRESHOLD)])
     assert at_most.exit_code == 0
+
+
+def test_dedup_rows_tells_each_stage_and_its_progress(tmp_path: Path) -> None:
+    """Issue 47: after fingerprinting, each step is named (``stage``) and counted as it goes
+    (``progress``): the edit join of the short rows, then the pairs verified, never a stage
+    left silent."""
+    from simdup.readers.rows import RowOptions
+    from simdup.rows.dedup import dedup_rows
+
+    questions = [f"How do I resize an image in {w}?" for w in ("Android", "android", "pandas")]
+    data = tmp_path / "q.jsonl"
+    data.write_bytes(_jsonl([{"text": q} for q in questions * 2]))
+    told: list[tuple[str, int, int]] = []
+    stages: list[str] = []
+
+    def progress(done: int, total: int) -> None:
+        told.append((stages[-1] if stages else "reading", done, total))
+
+    found = dedup_rows([str(data)], RowOptions(), jobs=1, progress=progress, stage=stages.append)
+    assert stages == ["finding candidates", "verifying"]
+    joined = [(d, t) for s, d, t in told if s == "finding candidates"]
+    verified = [(d, t) for s, d, t in told if s == "verifying"]
+    assert joined[0] == (0, 1000) and joined[-1] == (1000, 1000)
+    assert verified and verified[-1][0] == verified[-1][1] > 0
+    assert found.removed == 4  # the two copies, and "android" as "Android" (one form)
