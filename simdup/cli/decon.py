@@ -242,7 +242,10 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         sys.stderr.write(
             f"{len(evals)} eval items ({unindexed} too short to match), {result.items_found} "
             f"found in training rows; {result.rows_read} rows read: "
-            f"{result.rows_contaminated} contaminated, {len(result.skipped)} skipped"
+            f"{result.rows_contaminated} contaminated"
+            + (f" ({result.template_only} holding only text their items share)"
+               if result.template_only else "")
+            + f", {len(result.skipped)} skipped"
             + (
                 f" ({result.written} written" + (", annotated)" if kw["annotate"] else ")")
                 if result.written is not None
