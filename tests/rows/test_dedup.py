@@ -576,3 +576,30 @@ def test_dedup_rows_tells_each_stage_and_its_progress(tmp_path: Path) -> None:
     assert joined[0] == (0, 1000) and joined[-1] == (1000, 1000)
     assert verified and verified[-1][0] == verified[-1][1] > 0
     assert found.removed == 4  # the two copies, and "android" as "Android" (one form)
+
+
+QUESTIONS = [
+    "How do I resize an image in Android without losing quality or changing its aspect ratio?",
+    "How do I resize an image in pandas without losing quality or changing its aspect ratio?",
+    "How do I resize an image in Android without losing quality or changing it's aspect ratio?",
+    "how do i resize an image in android, without losing quality or changing its aspect ratio",
+]
+
+
+def test_the_recipe_for_questions_that_differ_in_one_word(tmp_path: Path) -> None:
+    """Issue 47, item 10 (docs/datasets.md): two short rows that differ in one content word
+    (Android / pandas) are near-duplicates by the 0.9 edit similarity; --min-edit-similarity
+    0.95 keeps both and still removes the typo and the re-cased, re-punctuated copy."""
+    data = tmp_path / "questions.jsonl"
+    data.write_bytes(_jsonl([{"id": f"q{n + 1}", "text": q} for n, q in enumerate(QUESTIONS)]))
+    default = _written_removed(tmp_path, data)
+    assert [(r["key"], r["duplicate_of"], r["similarity"]) for r in default] == [
+        ("q2", "q1", 0.9425), ("q3", "q1", 0.9886), ("q4", "q1", 1.0)
+    ]  # fmt: skip
+    strict = _written_removed(tmp_path, data, "--min-edit-similarity", "0.95")
+    assert [(r["key"], r["duplicate_of"]) for r in strict] == [("q3", "q1"), ("q4", "q1")]
+    from simdup.rows.dedup import dedup_records
+
+    assert dedup_records(QUESTIONS, min_edit_similarity=0.95).keep.tolist() == [
+        True, True, False, False
+    ]  # fmt: skip
