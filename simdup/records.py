@@ -155,6 +155,16 @@ class SkippedRow(SkippedFile):
     line: int | None = None
     id: str | None = None
 
+    @classmethod
+    def of(
+        cls, file: str, row: int, reason: str, line: int | None = None, ident: str | None = None
+    ) -> SkippedRow:
+        """The record of row ``row`` of ``file``, keyed by ``ident`` when it has one that can be
+        read, else ``file#row`` (line -1 is None: the row has none)."""
+        key = ident if ident is not None else f"{file}#{row}"
+        at = line if line is None or line >= 0 else None
+        return cls(key, "row", reason, file=file, row=row, line=at, id=ident)
+
     def __reduce__(self) -> tuple[type[SkippedRow], tuple[Any, ...]]:  # type: ignore[override]
         return SkippedRow, (self.path, self.stage, self.reason, self.failure, self.file,
                             self.row, self.line, self.id)  # fmt: skip

@@ -16,6 +16,7 @@ import click
 from ..errors import ConfigError, InputError, MissingExtraError, OutputError, SimdupError
 from ..names import display_path
 from ..policy.exitcodes import ExitCode, stopped_exit_code
+from ..records import SkippedFile, SkippedRow
 
 
 @contextlib.contextmanager
@@ -52,6 +53,15 @@ def silence_stdout() -> None:
     with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+
+
+def skipped_name(skip: SkippedFile) -> str:
+    """A skipped file as its path; a skipped row as ``file#row``, with its id when it has one
+    (its key in JSON outputs)."""
+    if isinstance(skip, SkippedRow) and skip.file:
+        where = f"{display_path(skip.file)}#{skip.row}"
+        return f"{where} (id {skip.id})" if skip.id is not None else where
+    return display_path(skip.path)
 
 
 def warning(message: str) -> None:

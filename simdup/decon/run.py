@@ -29,7 +29,7 @@ from ..params import ALGORITHM_VERSION
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
 from ..readers.rows import RowOptions, rows_description
-from ..records import SkippedFile
+from ..records import SkippedFile, SkippedRow
 from ..rows.files import InputChangedError, damage_error
 from ..writers.base import Kept, skipped_note
 from ..writers.rows import write_rows, written_format
@@ -165,7 +165,9 @@ class DeconResult:
                 "told from a common phrase",
             }
         for skip in [*self.evals.skipped, *self.skipped]:
-            yield {"type": "skipped", "path": skip.path, "stage": skip.stage,
+            where = ({"file": skip.file, "row": skip.row, "line": skip.line}
+                     if isinstance(skip, SkippedRow) and skip.file else {})  # fmt: skip
+            yield {"type": "skipped", "path": skip.path, "stage": skip.stage, **where,
                    "reason": skip.reason, "eval": skip in self.evals.skipped}  # fmt: skip
 
 
@@ -297,10 +299,10 @@ def _take(result: DeconResult, scanned: ChunkScan) -> None:
     path = result.inputs[f]
     lines = scanned.lines.tolist()
     result.rows_read += scanned.count
-    for offset, reason in scanned.skipped:
+    for offset, reason, ident in scanned.skipped:
         row = scanned.first_row + offset
         result.unreadable[f][row] = reason
-        result.skipped.append(SkippedFile(f"{path}#{row}", "row", reason))
+        result.skipped.append(SkippedRow.of(path, row, reason, lines[offset], ident))
     for finding in scanned.found:
         row = scanned.first_row + finding.offset
         line = lines[finding.offset]

@@ -53,7 +53,7 @@ def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
     where): what ``dedup``, ``decon`` and ``dedup --spans`` raise before writing anything."""
     for skip in skipped:
         if is_damage(skip.reason):
-            path, row = _place(skip)
+            path, row = skipped_place(skip)
             before = f"after {row} rows" if row is not None else "before its end"
             return DamagedInputError(
                 path or skip.path,
@@ -63,7 +63,7 @@ def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
     return None
 
 
-def _place(skip: SkippedFile) -> tuple[str, int | None]:
+def skipped_place(skip: SkippedFile) -> tuple[str, int | None]:
     """The file and row of a row's skip record (a ``SkippedRow``, or one keyed ``file#row``);
     the row None for a file's."""
     if isinstance(skip, SkippedRow):
@@ -78,7 +78,7 @@ def _unreadable(decisions: Dedup, inputs: Sequence[str]) -> list[dict[int, str]]
     number = {path: f for f, path in enumerate(inputs)}
     found: list[dict[int, str]] = [{} for _ in inputs]
     for skip in decisions.skipped:
-        path, row = _place(skip)
+        path, row = skipped_place(skip)
         f = number.get(path)
         if f is not None and row is not None:
             found[f][row] = skip.reason
@@ -230,7 +230,7 @@ def _write_removed(target: str, decisions: Dedup) -> None:
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
         # Then the rows that are no document (written only with --annotate), and why.
         for skip in decisions.skipped:
-            file, at = _place(skip)
+            file, at = skipped_place(skip)
             line = skip.line if isinstance(skip, SkippedRow) else None
             record = {"key": skip.path, "file": file or None, "row": at, "line": line,
                       "judged": False, "reason": skip.reason, "unreadable": True}  # fmt: skip

@@ -311,3 +311,22 @@ def test_templated_items_do_not_credit_each_other(tmp_path: Path) -> None:
     assert summary["rows_contaminated"] == len(planted) + 3 and summary["rows_template_only"] == 1
     assert "9 found in training rows" in done.stderr
     assert "11 contaminated (1 holding only text their items share)" in done.stderr
+
+
+def test_an_unreadable_training_row_is_keyed_by_its_id(tmp_path: Path) -> None:
+    """Issue 47: a training row that is no document is reported keyed by its readable id,
+    with its file, row and line."""
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "q": EN}])
+    train = tmp_path / "train.jsonl"
+    train.write_text("\n".join([json.dumps({"id": "r0", "text": EN}),
+                                json.dumps({"id": "r1", "text": 7}), "not json"]) + "\n",
+                     "utf-8")  # fmt: skip
+    report = tmp_path / "r.jsonl"
+    done = CliRunner().invoke(cli, ["decon", str(train), "--evals", str(evals), "--eval-field",
+                                    "q", "-j", "1", "--report", str(report)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    skipped = [json.loads(line) for line in report.read_text("utf-8").splitlines()
+               if '"skipped"' in line]  # fmt: skip
+    assert [(s["path"], s["file"], s["row"], s["line"]) for s in skipped] == [
+        ("r1", str(train), 1, 2), (f"{train}#2", str(train), 2, 3)
+    ]  # fmt: skip

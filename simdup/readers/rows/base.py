@@ -179,8 +179,7 @@ class Numbering:
     def skip(self, reason: str, line: int | None = None, ident: str | None = None) -> SkippedRow:
         """The skip record of the next row: keyed by its id when it has one (``ident``), as a
         document is, else ``file#row``; ``line``: the line its reason names (None: Parquet)."""
-        key = ident if ident is not None else f"{self.path}#{self.row}"
-        found = SkippedRow(key, "row", reason, file=self.path, row=self.row, line=line, id=ident)
+        found = SkippedRow.of(self.path, self.row, reason, line, ident)
         self.row += 1
         return found
 
