@@ -280,9 +280,12 @@ def dedup_records(
     """Which rows of ``items`` to keep. ``items``: strings; dicts (their ``text_field`` and
     ``id_field``, dotted paths); ``read_records`` results; an Arrow table, record batch
     reader or generator of record batches (``ParquetFile.iter_batches()``); a
-    ``datasets.Dataset``; or anything with ``__arrow_c_stream__`` (a polars or DuckDB frame,
-    pandas >= 2.2), read through pyarrow. A row is keyed by its ``id_field`` value when given,
-    else by its number. Keyword arguments are ``ScanOptions`` fields (``threshold``,
+    ``datasets.Dataset``; anything with ``__arrow_c_stream__`` (a polars or DuckDB frame,
+    pandas >= 2.2), read through pyarrow; a column of texts (a pandas or polars Series, an
+    Arrow array: string, large_string, string_view), one text a row; a polars LazyFrame
+    (streamed, only the columns read computed). A row is keyed by its ``id_field`` value when
+    given, else by its number; so is a row that is no document (``skipped``, a ``SkippedRow``)
+    when its id can be read. Keyword arguments are ``ScanOptions`` fields (``threshold``,
     ``min_similarity``, ``jobs``, ...). ``keep``: ``first``, ``longest``, ``shortest``, or
     ``max:FIELD``/``min:FIELD`` (a field of dict and Arrow rows, the ``order_field`` of ``Row``
     items)."""
