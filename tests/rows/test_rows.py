@@ -137,7 +137,7 @@ def test_rows_against_a_stored_index(tmp_path: Path) -> None:
         cli, ["index", "add", str(old), "--records", "auto", "--id-field", "id", "--db", str(db)]
     )
     assert added.exit_code == 0, added.output
-    assert "2 documents added" in added.stderr and "1 rows skipped" in added.stderr
+    assert "2 documents added" in added.stderr and "1 row skipped" in added.stderr
 
     new = tmp_path / "new.jsonl"
     new_rows = [
