@@ -143,6 +143,34 @@ class SkippedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class SkippedRow(SkippedFile):
+    """A row of a dataset that is no document (stage ``row``): ``path`` is its key as a
+    document's would be (its id when it has one that can be read, else ``file#row``), and where
+    it is: its ``file``, ``row`` (0-based; -1: given in memory without a file) and ``line``
+    (1-based, the line its reason names; None in Parquet and in memory), and its ``id`` (None:
+    none readable)."""
+
+    file: str = ""
+    row: int = -1
+    line: int | None = None
+    id: str | None = None
+
+    @classmethod
+    def of(
+        cls, file: str, row: int, reason: str, line: int | None = None, ident: str | None = None
+    ) -> SkippedRow:
+        """The record of row ``row`` of ``file``, keyed by ``ident`` when it has one that can be
+        read, else ``file#row`` (line -1 is None: the row has none)."""
+        key = ident if ident is not None else f"{file}#{row}"
+        at = line if line is None or line >= 0 else None
+        return cls(key, "row", reason, file=file, row=row, line=at, id=ident)
+
+    def __reduce__(self) -> tuple[type[SkippedRow], tuple[Any, ...]]:  # type: ignore[override]
+        return SkippedRow, (self.path, self.stage, self.reason, self.failure, self.file,
+                            self.row, self.line, self.id)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class Locations:
     """Where the parts of a document's text come from, for reports: ``kind`` names the parts
     ("page", "paragraph", "chapter", "row"), ``starts[i]`` is the text offset (in code points)

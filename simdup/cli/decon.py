@@ -19,10 +19,9 @@ from ..algorithms.containment import (
 from ..decon.items import EvalIndex, read_items
 from ..decon.run import decontaminate
 from ..engines.decon import hold_freed_heap
-from ..names import display_path
 from ..policy.exitcodes import decon_exit_code, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
-from .edge import ProgressBar, usage_errors
+from .edge import ProgressBar, skipped_name, usage_errors
 from .output import check_not_scanned, check_output
 
 _DECON_CODES = exit_code_help(
@@ -234,7 +233,7 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
     skipped = [*evals.skipped, *result.skipped]
     if not kw["quiet"] or (kw["strict"] and skipped):
         for skip in skipped[:20]:
-            click.echo(f"simdup: skipped {display_path(skip.path)}: {skip.reason}", err=True)
+            click.echo(f"simdup: skipped {skipped_name(skip)}: {skip.reason}", err=True)
         if len(skipped) > 20:
             click.echo(f"simdup: ... and {len(skipped) - 20} more skipped", err=True)
     if not kw["quiet"]:
@@ -242,7 +241,10 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         sys.stderr.write(
             f"{len(evals)} eval items ({unindexed} too short to match), {result.items_found} "
             f"found in training rows; {result.rows_read} rows read: "
-            f"{result.rows_contaminated} contaminated, {len(result.skipped)} skipped"
+            f"{result.rows_contaminated} contaminated"
+            + (f" ({result.template_only} holding only text their items share)"
+               if result.template_only else "")
+            + f", {len(result.skipped)} skipped"
             + (
                 f" ({result.written} written" + (", annotated)" if kw["annotate"] else ")")
                 if result.written is not None

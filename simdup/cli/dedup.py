@@ -11,7 +11,6 @@ import click
 
 from ..algorithms.index import MAX_THRESHOLD
 from ..errors import ConfigError, MissingExtraError
-from ..names import display_path
 from ..options import resolve_options
 from ..policy.exitcodes import ExitCode, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
@@ -19,7 +18,7 @@ from ..records import SkippedFile
 from ..rows.dedup import KEEP_POLICIES, keep_field
 from ..rows.files import dedup_files
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
-from .edge import ProgressBar, usage_errors
+from .edge import ProgressBar, skipped_name, usage_errors
 from .options import verify_options
 from .output import check_not_scanned, check_output
 
@@ -288,6 +287,7 @@ def _echo_skipped(skipped: Sequence[SkippedFile], kw: dict[str, Any]) -> None:
     makes them the reason for the exit code)."""
     if not kw["quiet"] or (kw["strict"] and skipped):
         for skip in skipped[:20]:
-            click.echo(f"simdup: skipped {display_path(skip.path)}: {skip.reason}", err=True)
+            click.echo(f"simdup: skipped {skipped_name(skip)}: {skip.reason}", err=True)
         if len(skipped) > 20:
             click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
+

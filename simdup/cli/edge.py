@@ -16,6 +16,7 @@ import click
 from ..errors import ConfigError, InputError, MissingExtraError, OutputError, SimdupError
 from ..names import display_path
 from ..policy.exitcodes import ExitCode, stopped_exit_code
+from ..records import SkippedFile, SkippedRow
 
 
 @contextlib.contextmanager
@@ -54,8 +55,22 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
+def skipped_name(skip: SkippedFile) -> str:
+    """A skipped file as its path; a skipped row as ``file#row``, with its id when it has one
+    (its key in JSON outputs)."""
+    if isinstance(skip, SkippedRow) and skip.file:
+        where = f"{display_path(skip.file)}#{skip.row}"
+        return f"{where} (id {skip.id})" if skip.id is not None else where
+    return display_path(skip.path)
+
+
 def warning(message: str) -> None:
     click.echo(f"simdup: warning: {message}", err=True)
+
+
+# What the steps of a stage count, by the stage's name (the library's names): a stage not
+# named here is drawn as a share of its steps done.
+STAGE_UNITS = {"verifying": "pair", "matching stored documents": "row"}
 
 
 class ProgressBar:
@@ -66,22 +81,33 @@ class ProgressBar:
         self.enabled = enabled and sys.stderr.isatty()
         self.desc = desc
         self.unit = unit
+        self.stage_name: str | None = None  # a stage line is shown: not counted yet
 
     def __call__(self, done: int, total: int) -> None:
         """``done`` of ``total`` (0: not known, as for the rows of a stream)."""
         if not self.enabled:
             return
+        if self.stage_name is not None:  # the stage's first count: a bar replaces its line
+            name, self.stage_name = self.stage_name, None
+            self.close()
+            self._open(name, total, STAGE_UNITS.get(name))
         if self.bar is None:
-            from tqdm import tqdm
-
-            tqdm.monitor_interval = 0  # no monitor thread: workers are forked
-            self.bar = tqdm(total=total or None, desc=self.desc, unit=self.unit, file=sys.stderr,
-                            leave=False)  # fmt: skip
+            self._open(self.desc, total, self.unit)
         self.bar.update(done - self.bar.n)
 
+    def _open(self, desc: str, total: int, unit: str | None) -> None:
+        from tqdm import tqdm
+
+        tqdm.monitor_interval = 0  # no monitor thread: workers are forked
+        # A count without a unit (an edit join's pair slots) means nothing to a reader: its share.
+        shape = {} if unit else {"bar_format": "{desc}: {percentage:3.0f}%|{bar}| {elapsed}"}
+        self.bar = tqdm(total=total or None, desc=desc, unit=unit or "it", file=sys.stderr,
+                        leave=False, **shape)  # fmt: skip
+
     def stage(self, name: str) -> None:
-        """A new stage of the run whose length is not known (verifying, writing): the bar
-        becomes a line naming it with the time spent."""
+        """A new stage of the run (finding candidates, verifying, writing): the bar becomes a
+        line naming it with the time spent, and a bar of its steps when the library counts
+        them (``__call__`` in the stage)."""
         if not self.enabled:
             return
         self.close()
@@ -90,6 +116,7 @@ class ProgressBar:
         self.bar = tqdm(total=None, desc=name, file=sys.stderr, leave=False,
                         bar_format="{desc} {elapsed}")  # fmt: skip
         self.bar.refresh()
+        self.stage_name = name
 
     def close(self) -> None:
         if self.bar is not None:

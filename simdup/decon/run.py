@@ -20,14 +20,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..__about__ import __version__
 from ..engines.base import Progress
-from ..engines.decon import ChunkScan, scan_rows
+from ..engines.decon import ChunkScan, ItemInRow, scan_rows
 from ..params import ALGORITHM_VERSION
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
 from ..readers.rows import RowOptions, rows_description
-from ..records import SkippedFile
+from ..records import SkippedFile, SkippedRow
 from ..rows.files import InputChangedError, damage_error
 from ..writers.base import Kept, skipped_note
 from ..writers.rows import write_rows, written_format
@@ -81,6 +83,10 @@ class DeconResult:
     unreadable: list[dict[int, str]] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     rows_read: int = 0
+    # Items a row contains by the rule but is not credited with (a sibling item explains them),
+    # and rows that hold only what their items share (a template): see ``credited_items``.
+    explained: int = 0
+    template_only: int = 0
     written: int | None = None
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -110,6 +116,8 @@ class DeconResult:
             "common_kgrams_dropped": self.evals.index.common,
             "rows_read": self.rows_read,
             "rows_contaminated": self.rows_contaminated,
+            "rows_template_only": self.template_only,
+            "matches_explained_by_siblings": self.explained,
             "rows_skipped": len(self.skipped),
             **({"rows_written": self.written} if self.written is not None else {}),
             "seconds": self.seconds,
@@ -157,7 +165,9 @@ class DeconResult:
                 "told from a common phrase",
             }
         for skip in [*self.evals.skipped, *self.skipped]:
-            yield {"type": "skipped", "path": skip.path, "stage": skip.stage,
+            where = ({"file": skip.file, "row": skip.row, "line": skip.line}
+                     if isinstance(skip, SkippedRow) and skip.file else {})  # fmt: skip
+            yield {"type": "skipped", "path": skip.path, "stage": skip.stage, **where,
                    "reason": skip.reason, "eval": skip in self.evals.skipped}  # fmt: skip
 
 
@@ -239,22 +249,72 @@ def decontaminate(
     return result
 
 
+def _row_cover(item: ItemInRow) -> list[tuple[int, int]]:
+    """The row's characters an item's spans cover, as merged ``(start, end)`` intervals."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted((s.row_start, s.row_end) for s in item.spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _inside(inner: list[tuple[int, int]], outer: list[tuple[int, int]]) -> bool:
+    """Whether every interval of ``inner`` lies within one of ``outer`` (both merged)."""
+    return all(any(s >= a and e <= b for a, b in outer) for s, e in inner)
+
+
+def credited_items(
+    found: Sequence[ItemInRow], hashes: Sequence[np.ndarray]
+) -> tuple[ItemInRow, ...]:
+    """The items a row is credited with among those it contains by the rule (``found``): not
+    an item whose matched text in the row another found item explains, that is, another item
+    (of other tokens: a duplicate item is credited too) covers every character of the row it
+    matched, with a coverage at least as high. Templated items ("What is the capital of
+    France?" and "... of Spain?") share most of their tokens: a row holding the France item
+    holds most of the Spain item too, inside what France matched, and credits France alone;
+    a row holding only the template ("... of Japan?") credits none of them. Issue 47: 190
+    items were reported found for 160 planted rows."""
+    if len(found) < 2:
+        return tuple(found)
+    covers = [_row_cover(it) for it in found]
+    credited = []
+    for a, item in enumerate(found):
+        explained = any(
+            b != a
+            and other.covered * item.tokens >= item.covered * other.tokens  # coverage
+            and _inside(covers[a], covers[b])
+            and not np.array_equal(hashes[item.item], hashes[other.item])
+            for b, other in enumerate(found)
+        )
+        if not explained:
+            credited.append(item)
+    return tuple(credited)
+
+
 def _take(result: DeconResult, scanned: ChunkScan) -> None:
     """One chunk's findings into the result."""
     f = scanned.file
     path = result.inputs[f]
     lines = scanned.lines.tolist()
     result.rows_read += scanned.count
-    for offset, reason in scanned.skipped:
+    for offset, reason, ident in scanned.skipped:
         row = scanned.first_row + offset
         result.unreadable[f][row] = reason
-        result.skipped.append(SkippedFile(f"{path}#{row}", "row", reason))
+        result.skipped.append(SkippedRow.of(path, row, reason, lines[offset], ident))
     for finding in scanned.found:
         row = scanned.first_row + finding.offset
         line = lines[finding.offset]
         key = finding.id if finding.id is not None else f"{path}#{row}"
-        result.contaminated[f][row] = [it.item for it in finding.items]
-        for it in finding.items:
+        credited = credited_items(finding.items, result.evals.hashes)
+        result.explained += len(finding.items) - len(credited)
+        if not credited:
+            result.template_only += 1
+        # The row contains every item found by the rule (it is left out of a clean copy); it
+        # says it holds those it credits, or, holding only what siblings share, all of them.
+        result.contaminated[f][row] = [it.item for it in credited or finding.items]
+        for it in credited:
             spans = tuple(
                 Span(s.row_start, s.row_end, *result.evals.item_span(it.item, s.item_first,
                                                                      s.item_last))

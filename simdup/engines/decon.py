@@ -18,7 +18,7 @@ import numpy as np
 
 from ..algorithms.containment import Containment, ItemIndex
 from ..readers.chunking import NoRow, RowChunk
-from ..readers.rows import RowOptions, parse_jsonl_line, plain_jsonl_texts
+from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line, plain_jsonl_texts
 from ..text.tokens import row_token_hashes, tokenize
 from .local import default_jobs
 from .workerpool import WorkerState, chunks_in_order
@@ -59,13 +59,13 @@ class RowFinding:
 class ChunkScan:
     """What a worker found in a chunk: where its rows are (``file``, ``first_row``, ``lines``,
     -1 where a row has none), the rows that contain items, and the rows that are no document
-    (offset in the chunk, reason)."""
+    (offset in the chunk, reason, its id when one can be read)."""
 
     file: int
     first_row: int
     lines: np.ndarray
     found: list[RowFinding]
-    skipped: list[tuple[int, str]]
+    skipped: list[tuple[int, str, str | None]]
 
     @property
     def count(self) -> int:
@@ -107,7 +107,7 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
     """The chunk's rows scanned for items (in this process: a worker's, or the parent's)."""
     index, options = _STATE.get()
     found: list[RowFinding] = []
-    skipped: list[tuple[int, str]] = []
+    skipped: list[tuple[int, str, str | None]] = []
     texts: list[tuple[int, str, str | None]] = []
     # JSON lines that are plainly documents give their text without a parse; their ids are
     # read (by the parse) only for the rows that contain an item.
@@ -119,7 +119,7 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
     unread: set[int] = set()
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
-            skipped.append((offset, str(item)))
+            skipped.append((offset, item.reason, item.id))
             continue
         if isinstance(item, bytes):
             known = plain[offset]
@@ -129,7 +129,7 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
                 continue
             parsed = parse_jsonl_line(item, _line(chunk, offset), options)
             if isinstance(parsed, str):
-                skipped.append((offset, parsed))
+                skipped.append((offset, parsed, jsonl_line_id(item, options)))
                 continue
             text, ident, _ = parsed
         else:
@@ -149,10 +149,10 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
                 assert not isinstance(parsed, str) and parsed[0] == text
                 ident = parsed[1]
         except MemoryError:
-            skipped.append((offset, "out of memory while scanning it"))
+            skipped.append((offset, "out of memory while scanning it", None))
             continue
         except Exception as exc:  # one bad row never stops a run
-            skipped.append((offset, f"internal error: {type(exc).__name__}: {exc}"))
+            skipped.append((offset, f"internal error: {type(exc).__name__}: {exc}", None))
             continue
         if items:
             found.append(RowFinding(offset, ident, items))

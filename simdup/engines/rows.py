@@ -25,7 +25,7 @@ import numpy as np
 from ..document_table import FingerprintBatch
 from ..params import FeatureParams
 from ..readers.chunking import NoRow, RowChunk, row_chunks
-from ..readers.rows import RowOptions, parse_jsonl_line
+from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line
 from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
 from .base import BandLayout
 from .batching import keyed
@@ -39,7 +39,8 @@ class ChunkResult:
     -1 where a row has none), its documents as columns (``batch``; a row too short to
     fingerprint is among ``batch.skipped`` at stage ``features``), the rows that are no
     document (``batch.skipped`` at stage ``row``, keyed by nothing yet), each row's id (None:
-    no id) and keep-policy value (NaN: none)."""
+    no id; a row that is no document has its id when one can be read) and keep-policy value
+    (NaN: none)."""
 
     file: int
     first_row: int
@@ -85,8 +86,8 @@ def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> Chunk
     orders: list[float] = []
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
-            results.append(SkippedFile("", "row", str(item)))
-            ids.append(None)
+            results.append(SkippedFile("", "row", item.reason))
+            ids.append(item.id)
             orders.append(math.nan)
             continue
         if isinstance(item, bytes):
@@ -94,7 +95,7 @@ def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> Chunk
             parsed = parse_jsonl_line(item, line, options)
             if isinstance(parsed, str):
                 results.append(SkippedFile("", "row", parsed))
-                ids.append(None)
+                ids.append(jsonl_line_id(item, options))  # the key of its skip record
                 orders.append(math.nan)
                 continue
             text, ident, order = parsed

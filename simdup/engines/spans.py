@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..readers.chunking import NoRow, RowChunk
-from ..readers.rows import RowOptions, parse_jsonl_line
+from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line
 from ..text.spans import text_spans
 from .local import default_jobs
 from .workerpool import WorkerState, chunks_in_order
@@ -28,7 +28,7 @@ class ChunkSpans:
     """A chunk's rows as units and windows. ``offsets``, ``ids``, ``units``, ``windows``: per
     row that has units (its offset in the chunk, id, unit and window counts); ``starts``,
     ``ends``, ``breaks``: per unit; ``first``, ``last`` (units of its row),
-    ``hashes``: per window; ``skipped``: rows that are no document (offset, reason);
+    ``hashes``: per window; ``skipped``: rows that are no document (offset, reason, id);
     ``documents``: rows that are."""
 
     file: int
@@ -44,7 +44,7 @@ class ChunkSpans:
     first: np.ndarray
     last: np.ndarray
     hashes: np.ndarray
-    skipped: list[tuple[int, str]]
+    skipped: list[tuple[int, str, str | None]]
     documents: int
 
     @property
@@ -72,7 +72,7 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     """The chunk's rows cut into units and windows (in this process: a worker's, or the
     parent's)."""
     unit, min_chars, options = _STATE.get()
-    skipped: list[tuple[int, str]] = []
+    skipped: list[tuple[int, str, str | None]] = []
     offsets: list[int] = []
     ids: list[str | None] = []
     units: list[int] = []
@@ -82,13 +82,13 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     documents = 0
     for offset, item in enumerate(chunk.items):
         if isinstance(item, NoRow):
-            skipped.append((offset, str(item)))
+            skipped.append((offset, item.reason, item.id))
             continue
         if isinstance(item, bytes):
             line = int(chunk.lines[offset]) if chunk.lines is not None else 0
             parsed = parse_jsonl_line(item, line, options)
             if isinstance(parsed, str):
-                skipped.append((offset, parsed))
+                skipped.append((offset, parsed, jsonl_line_id(item, options)))
                 continue
             text, ident, _ = parsed
         else:
@@ -97,7 +97,7 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
         try:
             found = text_spans(text, unit, min_chars)
         except MemoryError:
-            skipped.append((offset, "out of memory while cutting it into spans"))
+            skipped.append((offset, "out of memory while cutting it into spans", None))
             continue
         if not len(found):
             continue

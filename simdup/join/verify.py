@@ -24,7 +24,7 @@ texts (``algorithms.edit_join``), so no short pair at or above the threshold is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +43,9 @@ from ..document_table import DocumentTable
 from ..options import ScanOptions
 from ..params import SHORT_TEXT_CHARS
 from ..records import DuplicatePair, FingerprintedDocument
+
+# Told ``(done, total)`` as a long step goes (the CLI draws it): ``engines.base.Progress``.
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +109,16 @@ def signature_band_keys(docs: Sequence[FingerprintedDocument], options: ScanOpti
 
 
 def candidate_pairs(
-    docs: Sequence[FingerprintedDocument], options: ScanOptions, keys: np.ndarray | None = None
+    docs: Sequence[FingerprintedDocument],
+    options: ScanOptions,
+    keys: np.ndarray | None = None,
+    progress: Progress | None = None,
 ) -> Candidates:
     """Candidate pairs among ``docs`` from the method of ``options`` (resolved: not "auto").
     ``keys``: the ``signature_band_keys`` of ``docs``, when they were taken already (a scan
-    takes them as records arrive and keeps no signatures)."""
-    return candidate_pairs_touching(docs, options, None, keys)
+    takes them as records arrive and keeps no signatures). ``progress(done, total)``: told how
+    far the edit join of the short texts is (the long part of it)."""
+    return candidate_pairs_touching(docs, options, None, keys, progress)
 
 
 def candidate_pairs_touching(
@@ -119,6 +126,7 @@ def candidate_pairs_touching(
     options: ScanOptions,
     touched: np.ndarray | None,
     keys: np.ndarray | None = None,
+    progress: Progress | None = None,
 ) -> Candidates:
     """``candidate_pairs``, only those that hold a ``touched`` document (a bool per
     document; None: every pair). A rescan looks for the pairs of its changed documents only.
@@ -140,7 +148,7 @@ def candidate_pairs_touching(
         )  # fmt: skip
         ii, jj = long[found.i], long[found.j]
     del found
-    extra = unindexed_pairs(table, options)
+    extra = unindexed_pairs(table, options, progress)
     # The pairs of one form or of short texts that the index did not propose (most pairs of
     # one form it did: the same words). Looked up a slice of the index's candidates at a time,
     # and joined to them only when there are some: the candidates of 10^6 rows are ~9 million.
@@ -190,14 +198,16 @@ def form_and_short_candidates(
     return Candidates(ii, jj, distance)
 
 
-def unindexed_pairs(table: DocumentTable, options: ScanOptions) -> tuple[np.ndarray, np.ndarray]:
+def unindexed_pairs(
+    table: DocumentTable, options: ScanOptions, progress: Progress | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The pairs no index proposes: documents of one comparison form, and (with verification)
     short texts within the edit similarity. A pair may come twice."""
     same = same_form_pairs(table)
     short = short_rows(table.chars)
     if not (options.verify or options.method == "minhash") or short.size < 2:
         return same
-    near = short_text_pairs(table, short, options)
+    near = short_text_pairs(table, short, options, progress)
     return np.concatenate((same[0], near[0])), np.concatenate((same[1], near[1]))
 
 
@@ -245,7 +255,7 @@ def same_form_pairs(table: DocumentTable) -> tuple[np.ndarray, np.ndarray]:
 
 
 def short_text_pairs(
-    table: DocumentTable, short: np.ndarray, options: ScanOptions
+    table: DocumentTable, short: np.ndarray, options: ScanOptions, progress: Progress | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs of short texts (rows ``short`` of ``table``) whose edit similarity reaches
     ``min_edit_similarity``: the edit join over their distinct forms, each form's pairs
@@ -257,7 +267,7 @@ def short_text_pairs(
     form_of = np.fromiter((distinct.setdefault(f, len(distinct)) for f in forms),
                           dtype=np.int64, count=len(forms))  # fmt: skip
     del forms
-    fi, fj, _ = edit_join.join(list(distinct), options.min_edit_similarity)
+    fi, fj, _ = edit_join.join(list(distinct), options.min_edit_similarity, progress=progress)
     empty = np.empty(0, dtype=np.int64)
     if not fi.size:
         return empty, empty

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..records import SkippedFile
+from ..records import SkippedFile, SkippedRow
 from .rows import (
     Row,
     RowOptions,
@@ -28,10 +28,13 @@ from .rows import (
 )
 
 
-class NoRow(str):
-    """Why a row read by the parent is no document (a ``RowChunk`` item)."""
+@dataclass(frozen=True, slots=True)
+class NoRow:
+    """Why a row read by the parent is no document (a ``RowChunk`` item), and its id when it
+    has one that can be read (its skip record is keyed by it, as a document is)."""
 
-    __slots__ = ()
+    reason: str
+    id: str | None = None
 
 
 # A row in a chunk: a JSON line as stored (the worker parses it), a row read already (its
@@ -99,7 +102,9 @@ def _file_items(
 
 def _found_items(read: Iterable[Row | SkippedFile]) -> Iterator[tuple[int | None, ChunkItem]]:
     for found in read:
-        if isinstance(found, SkippedFile):
+        if isinstance(found, SkippedRow):
+            yield found.line, NoRow(found.reason, found.id)
+        elif isinstance(found, SkippedFile):
             yield None, NoRow(found.reason)
         else:
             yield found.line, (found.text, found.id, found.order)

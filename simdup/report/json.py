@@ -20,6 +20,7 @@ from ..records import (
     RowPlace,
     ScanResult,
     SkippedFile,
+    SkippedRow,
 )
 from .passages import has_passages, passage_record, place_record, repeated_record
 
@@ -54,7 +55,11 @@ def _place_fields(place: RowPlace) -> str:
 
 
 def skip_record(skip: SkippedFile) -> dict[str, Any]:
-    return {"path": escape_path(skip.path), "stage": skip.stage, "reason": skip.reason}
+    """A skipped file, or a skipped row (``path``: its key) with where it is."""
+    found = {"path": escape_path(skip.path), "stage": skip.stage, "reason": skip.reason}
+    if isinstance(skip, SkippedRow) and skip.file:
+        found.update(row_place_record(RowPlace(skip.file, skip.row, skip.line)))
+    return found
 
 
 def pair_record(pair: DuplicatePair) -> dict[str, Any]:

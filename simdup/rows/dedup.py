@@ -41,6 +41,7 @@ from ..readers.rows import (
     DEFAULT_ID_FIELD,
     Row,
     RowOptions,
+    record_id_text,
     record_row,
     rows_description,
 )
@@ -118,31 +119,64 @@ class Dedup:
             yield row, int(self.duplicate_of[row]), float(self.similarity[row])
 
 
-def _arrow_batches(items: Any) -> Iterator[Any] | None:
+def _has(items: Any, name: str) -> bool:
+    """Whether ``items``'s type has the attribute: asked of the type, so that no property is
+    evaluated (a polars LazyFrame warns when its ``schema`` or ``columns`` is read)."""
+    return hasattr(type(items), name)
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError as exc:
+        raise MissingExtraError("reading Arrow data", "rows") from exc
+    return pa
+
+
+def _lazy_batches(frame: Any, rows: RowOptions) -> Iterator[Any]:
+    """The batches of a polars LazyFrame, only the columns ``rows`` names computed: streamed
+    a batch at a time (``collect_batches``, polars >= 1.33), else collected once."""
+    pa = _pyarrow()
+    names = list(frame.collect_schema().names())
+    columns = [c for c in _wanted(rows) if c in names] or names[:1]
+    frame = frame.select(columns)
+    parts = frame.collect_batches() if _has(frame, "collect_batches") else [frame.collect()]
+    for part in parts:
+        yield from pa.RecordBatchReader.from_stream(part)
+
+
+def _arrow_batches(items: Any, rows: RowOptions) -> Any:
     """The record batches of an Arrow-like table or stream, None for anything else: a pyarrow
     ``Table`` or ``RecordBatchReader``, a ``datasets.Dataset`` (read through its Arrow format,
-    selections and filters applied), or anything with ``__arrow_c_stream__`` (polars, DuckDB,
-    pandas >= 2.2: read through pyarrow, without importing them)."""
-    batches: Iterator[Any] | None = None
-    if hasattr(items, "with_format") and hasattr(items, "iter") and hasattr(items, "features"):
-        batches = iter(items.with_format("arrow").iter(batch_size=chunking.CHUNK_ROWS))
-    elif hasattr(items, "schema") and hasattr(items, "to_batches"):
-        batches = iter(items.to_batches())
-    elif hasattr(items, "schema") and hasattr(items, "read_next_batch"):
-        batches = iter(items)
-    elif hasattr(items, "__arrow_c_stream__"):
+    selections and filters applied), a polars ``LazyFrame`` (``_lazy_batches``), or anything
+    with ``__arrow_c_stream__`` or ``__arrow_c_array__`` (polars, DuckDB, pandas >= 2.2: read
+    through pyarrow, without importing them). A stream or array of one column that is not a
+    table (a pandas or polars Series, an Arrow array: string, large_string or string_view) is
+    its texts, one a row: its batches are Arrow arrays. (An iterator, typed Any: what
+    comes back from the libraries is.)"""
+    if _has(items, "collect_schema") and _has(items, "collect"):  # a polars LazyFrame
+        return _lazy_batches(items, rows)
+    if _has(items, "with_format") and _has(items, "iter") and _has(items, "features"):
+        return iter(items.with_format("arrow").iter(batch_size=chunking.CHUNK_ROWS))
+    if _has(items, "schema") and _has(items, "to_batches"):
+        return iter(items.to_batches())
+    if _has(items, "schema") and _has(items, "read_next_batch"):
+        return iter(items)
+    if _has(items, "__arrow_c_stream__"):
+        pa = _pyarrow()
         try:
-            import pyarrow as pa
-        except ImportError as exc:
-            raise MissingExtraError("reading Arrow data", "rows") from exc
-        batches = iter(pa.RecordBatchReader.from_stream(items))
-    return batches
+            return iter(pa.RecordBatchReader.from_stream(items))
+        except pa.ArrowInvalid:  # a stream of one column (a Series), exported anew when asked
+            return iter(pa.chunked_array(items).chunks)
+    if _has(items, "__arrow_c_array__") and not _has(items, "num_columns"):
+        return iter([_pyarrow().array(items)])
+    return None
 
 
 def _is_arrow_batch(item: Any) -> bool:
     """A record batch (or table) of Arrow, as a generator of them yields
     (``ParquetFile.iter_batches()``)."""
-    return hasattr(item, "schema") and hasattr(item, "num_rows") and hasattr(item, "to_pylist")
+    return _has(item, "schema") and _has(item, "num_rows") and _has(item, "to_pylist")
 
 
 def _record_rows(records: Iterable[Any], rows: RowOptions) -> Iterator[ChunkItem]:
@@ -154,27 +188,49 @@ def _record_rows(records: Iterable[Any], rows: RowOptions) -> Iterator[ChunkItem
             continue
         found = record_row(record, rows)
         if found is None:
-            yield NoRow(f"no text field {rows.text_field!r}")
+            yield NoRow(f"no text field {rows.text_field!r}", record_id_text(record, rows))
         elif isinstance(found, str):
-            yield NoRow(found)
+            yield NoRow(found, record_id_text(record, rows))
         else:
             yield found
 
 
-def _batch_rows(batch: Any, rows: RowOptions) -> Iterator[ChunkItem]:
-    """The rows of an Arrow record batch (or table), only the columns ``rows`` names read."""
-    names = list(batch.schema.names)
+def _column_rows(values: Iterable[Any]) -> Iterator[ChunkItem]:
+    """The values of a column of texts (a Series) as chunk items: a string is a row's text,
+    anything else (a null) why it is no document."""
+    for value in values:
+        if isinstance(value, str):
+            yield value, None, None
+        else:
+            yield NoRow("null, not a text" if value is None
+                        else f"a {type(value).__name__}, not a text")  # fmt: skip
+
+
+def _wanted(rows: RowOptions) -> list[str]:
+    """The top-level columns a row's text, id and keep-policy value are read from."""
     id_name = rows.id_field or DEFAULT_ID_FIELD
     wanted = [f.split(".")[0] for f in (rows.text_field, id_name, rows.order_field) if f]
-    columns = [c for c in dict.fromkeys(wanted) if c in names]
-    if hasattr(batch, "select") and columns:
+    return list(dict.fromkeys(wanted))
+
+
+def _batch_rows(batch: Any, rows: RowOptions) -> Iterator[ChunkItem]:
+    """The rows of an Arrow record batch (or table), only the columns ``rows`` names read; of
+    an Arrow array, its texts (a struct array: its records)."""
+    if not _has(batch, "schema"):
+        values = batch.to_pylist()
+        is_struct = batch.type.num_fields > 0
+        yield from _record_rows(values, rows) if is_struct else _column_rows(values)
+        return
+    names = list(batch.schema.names)
+    columns = [c for c in _wanted(rows) if c in names]
+    if _has(batch, "select") and columns:
         batch = batch.select(columns)
     yield from _record_rows(batch.to_pylist(), rows)
 
 
 def _item_rows(items: Any, rows: RowOptions, skipped: list[SkippedFile]) -> Iterator[ChunkItem]:
     """Each of ``items`` as chunk items (an Arrow batch among them is its rows)."""
-    batches = _arrow_batches(items)
+    batches = _arrow_batches(items, rows)
     if batches is not None:
         for batch in batches:
             yield from _batch_rows(batch, rows)
@@ -193,7 +249,7 @@ def _item_rows(items: Any, rows: RowOptions, skipped: list[SkippedFile]) -> Iter
         else:
             raise ConfigError(
                 f"cannot deduplicate a {type(item).__name__} (strings, dicts, Row records, "
-                "Arrow tables or record batches)"
+                "Arrow tables or record batches, pandas or polars frames and Series)"
             )
 
 
@@ -224,9 +280,12 @@ def dedup_records(
     """Which rows of ``items`` to keep. ``items``: strings; dicts (their ``text_field`` and
     ``id_field``, dotted paths); ``read_records`` results; an Arrow table, record batch
     reader or generator of record batches (``ParquetFile.iter_batches()``); a
-    ``datasets.Dataset``; or anything with ``__arrow_c_stream__`` (a polars or DuckDB frame,
-    pandas >= 2.2), read through pyarrow. A row is keyed by its ``id_field`` value when given,
-    else by its number. Keyword arguments are ``ScanOptions`` fields (``threshold``,
+    ``datasets.Dataset``; anything with ``__arrow_c_stream__`` (a polars or DuckDB frame,
+    pandas >= 2.2), read through pyarrow; a column of texts (a pandas or polars Series, an
+    Arrow array: string, large_string, string_view), one text a row; a polars LazyFrame
+    (streamed, only the columns read computed). A row is keyed by its ``id_field`` value when
+    given, else by its number; so is a row that is no document (``skipped``, a ``SkippedRow``)
+    when its id can be read. Keyword arguments are ``ScanOptions`` fields (``threshold``,
     ``min_similarity``, ``jobs``, ...). ``keep``: ``first``, ``longest``, ``shortest``, or
     ``max:FIELD``/``min:FIELD`` (a field of dict and Arrow rows, the ``order_field`` of ``Row``
     items)."""
@@ -256,15 +315,15 @@ def dedup_rows(
     """``dedup_records`` of the rows of dataset files, read a chunk at a time and fingerprinted
     by ``engine`` (default: worker processes here, ``options.jobs``; ``DaskRowEngine``: on a
     Dask cluster, the same decisions); the rows are not held. ``progress(rows, total)`` is told
-    of the rows read; ``stage("verifying")`` when they are all fingerprinted."""
+    of the rows read; when they are all fingerprinted, ``stage(name)`` of each step after
+    (``"matching stored documents"`` with ``against``, ``"finding candidates"``,
+    ``"verifying"``) and ``progress(done, total)`` within it."""
     field_name = keep_field(keep)
     rows = replace(rows or RowOptions(), order_field=field_name)
     options = rows_scan_options(options, overrides)
     skipped: list[SkippedFile] = []
     got = fingerprint_dataset(paths, rows, options, skipped, engine=engine, progress=progress)
-    if stage is not None:
-        stage("verifying")
-    return _decide(got, tuple(paths), rows, options, keep, against, skipped)
+    return _decide(got, tuple(paths), rows, options, keep, against, skipped, progress, stage)
 
 
 def _order(candidates: Iterable[int], keep: str, chars: np.ndarray,
@@ -295,6 +354,8 @@ def _decide(
     keep: str,
     against: Reference | None,
     skipped: list[SkippedFile],
+    progress: Progress | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Dedup:
     n = int(got.row.size)
     row_of = got.fingerprinted
@@ -306,6 +367,8 @@ def _decide(
     stored: dict[int, str] = {}
     clusters = 0
     if against is not None:
+        if stage is not None:
+            stage("matching stored documents")
         for start in range(0, len(table), 4096):
             span = np.arange(start, min(start + 4096, len(table)))
             sketches = got.spill.read(span)
@@ -324,7 +387,9 @@ def _decide(
                 stored[r] = match.key
                 value = match.similarity
                 similarity[r] = 1.0 if match.exact or value is None else float(value)
-    verified = verified_pairs(got, options)[1]
+            if progress is not None:
+                progress(min(start + 4096, len(table)), len(table))
+    verified = verified_pairs(got, options, progress, stage)[1]
     got.spill.close()
     neighbours: dict[int, dict[int, float]] = {}
     for pair in verified:

@@ -30,7 +30,7 @@ from ..join import Reference
 from ..options import ScanOptions
 from ..readers.files import file_state
 from ..readers.rows import RowOptions, is_damage
-from ..records import SkippedFile
+from ..records import SkippedFile, SkippedRow
 from ..text.processor import NOTHING_TO_JUDGE
 from ..writers.base import Kept, Notes, skipped_note
 from ..writers.output import output_file
@@ -53,8 +53,8 @@ def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
     where): what ``dedup``, ``decon`` and ``dedup --spans`` raise before writing anything."""
     for skip in skipped:
         if is_damage(skip.reason):
-            path, _, row = skip.path.rpartition("#")
-            before = f"after {row} rows" if row.isdigit() else "before its end"
+            path, row = skipped_place(skip)
+            before = f"after {row} rows" if row is not None else "before its end"
             return DamagedInputError(
                 path or skip.path,
                 f"{skip.reason} ({before}); nothing was written (--accept-damaged keeps the rows "
@@ -63,16 +63,25 @@ def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
     return None
 
 
+def skipped_place(skip: SkippedFile) -> tuple[str, int | None]:
+    """The file and row of a row's skip record (a ``SkippedRow``, or one keyed ``file#row``);
+    the row None for a file's."""
+    if isinstance(skip, SkippedRow):
+        return skip.file, skip.row if skip.row >= 0 else None
+    path, _, row = skip.path.rpartition("#")
+    return (path, int(row)) if row.isdigit() else (skip.path, None)
+
+
 def _unreadable(decisions: Dedup, inputs: Sequence[str]) -> list[dict[int, str]]:
     """Per input, its rows that are no document (not JSON, no text field, a null text...) and
-    why, by row number (their skip records, ``file#row``)."""
+    why, by row number (their skip records)."""
     number = {path: f for f, path in enumerate(inputs)}
     found: list[dict[int, str]] = [{} for _ in inputs]
     for skip in decisions.skipped:
-        path, _, row = skip.path.rpartition("#")
+        path, row = skipped_place(skip)
         f = number.get(path)
-        if f is not None and row.isdigit():
-            found[f][int(row)] = skip.reason
+        if f is not None and row is not None:
+            found[f][row] = skip.reason
     return found
 
 
@@ -221,8 +230,8 @@ def _write_removed(target: str, decisions: Dedup) -> None:
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
         # Then the rows that are no document (written only with --annotate), and why.
         for skip in decisions.skipped:
-            file, _, number = skip.path.rpartition("#")
-            record = {"key": skip.path, "file": file or None,
-                      "row": int(number) if number.isdigit() else None, "line": None,
+            file, at = skipped_place(skip)
+            line = skip.line if isinstance(skip, SkippedRow) else None
+            record = {"key": skip.path, "file": file or None, "row": at, "line": line,
                       "judged": False, "reason": skip.reason, "unreadable": True}  # fmt: skip
             out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")

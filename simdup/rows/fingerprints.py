@@ -15,7 +15,7 @@ import array
 import mmap
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, overload
 
@@ -35,7 +35,7 @@ from ..join.verify import (
 )
 from ..options import ScanOptions, resolve_options
 from ..readers.rows import RowOptions, format_of
-from ..records import SkippedFile
+from ..records import SkippedFile, SkippedRow
 from ..text.processor import is_too_short
 
 
@@ -264,9 +264,10 @@ def collect_rows(
     total: int = 0,
 ) -> FingerprintedRows:
     """What an engine made of the rows (``results``, in input order) as columns: rows that
-    are no document become skip records ``file#row`` (``#row`` for items given in memory),
-    added to ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan
-    lists them; deduplication keeps them). The table's sketches go to ``spill`` until
+    are no document become ``SkippedRow`` records keyed by their id when they have one, else
+    ``file#row`` (``#row`` for items given in memory), with their line, added to
+    ``skipped``; so do rows too short to fingerprint with ``keep_short`` (a scan lists them;
+    deduplication keeps them). The table's sketches go to ``spill`` until
     ``verified_pairs`` reads those it needs. ``keep_signatures``: the table holds the MinHash
     signatures (``--write-fingerprints``), not only their band keys. ``progress(rows, total)``
     is told of the rows read so far (``total``: 0 when their number is not known before the
@@ -292,11 +293,14 @@ def collect_rows(
                     if not keep_short:
                         continue
                 document[offset] = short
-                where = f"{files[piece.file]}#" if files else "#"
-                key = f"{where}{piece.first_row + offset}"
-                if short and piece.ids is not None and piece.ids[offset] is not None:
-                    key = str(piece.ids[offset])
-                skipped.append(SkippedFile(key, skip.stage, skip.reason))
+                file = files[piece.file] if files else ""
+                row = piece.first_row + offset
+                ident = piece.ids[offset] if piece.ids is not None else None
+                key = str(ident) if ident is not None else f"{file}#{row}"
+                line = int(piece.lines[offset])
+                skipped.append(SkippedRow(key, skip.stage, skip.reason, file=file, row=row,
+                                          line=line if line >= 0 else None,
+                                          id=None if ident is None else str(ident)))  # fmt: skip
             offsets = np.flatnonzero(document)
             position = np.full(n, -1, dtype=np.int64)  # offset -> document row
             position[offsets] = count + np.arange(offsets.size)
@@ -356,27 +360,45 @@ def collect_rows(
         )
 
 
-def verified_pairs(got: FingerprintedRows, options: ScanOptions) -> tuple[int, list[VerifiedPair]]:
+def verified_pairs(
+    got: FingerprintedRows,
+    options: ScanOptions,
+    progress: Progress | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> tuple[int, list[VerifiedPair]]:
     """The candidate pairs among the fingerprinted rows and the verified ones. Candidates are
     verified a slice at a time, with the sketches of that slice's rows read back into the
     table and let go after it (the other rows' sketches stay empty: nothing compares them);
     afterwards the table holds the sketches of the rows in a verified pair (clusters report
-    their similarities)."""
+    their similarities). ``stage("finding candidates")``, then ``stage("verifying")``; within
+    each, ``progress(done, total)`` as it goes (the edit join of the short rows, then the
+    candidate pairs verified)."""
     table = got.table
     if len(table) < 2:
         return 0, []
+    if stage is not None:
+        stage("finding candidates")
     # The short rows' sketches (their comparison forms) are what their candidates come from.
     table.sketch = got.spill.load(short_rows(table.chars), len(table))
-    candidates = candidate_pairs(table, options, got.band_keys)
+    candidates = candidate_pairs(table, options, got.band_keys, progress)
     table.sketch = []
     got.band_keys = None  # used once
+    if stage is not None:
+        stage("verifying")
     verifier = Verifier(options)
     verified: list[VerifiedPair] = []
+    # Sketches are loaded a _VERIFY_ROWS slice at a time; pairs are told of more often.
+    step = _PROGRESS_PAIRS if progress is not None else _VERIFY_ROWS
     for start in range(0, len(candidates), _VERIFY_ROWS):
         part = slice(start, start + _VERIFY_ROWS)
         ii, jj = candidates.i[part], candidates.j[part]
         table.sketch = got.spill.load(_rows_in(len(table), ii, jj), len(table))
-        verified += verifier.pairs(table, Candidates(ii, jj, candidates.distance[part]))
+        for at in range(0, int(ii.size), step):
+            piece = slice(at, at + step)
+            verified += verifier.pairs(table, Candidates(ii[piece], jj[piece],
+                                                         candidates.distance[part][piece]))
+            if progress is not None:
+                progress(start + min(at + step, int(ii.size)), len(candidates))
         table.sketch = []
     paired = _rows_in(len(table), *(np.array([getattr(p, side) for p in verified], np.int64)
                                     for side in ("i", "j")))  # fmt: skip
@@ -386,6 +408,8 @@ def verified_pairs(got: FingerprintedRows, options: ScanOptions) -> tuple[int, l
 
 # Candidate pairs verified with one load of their rows' sketches.
 _VERIFY_ROWS = 1 << 20
+# Candidate pairs verified between two calls of ``progress``.
+_PROGRESS_PAIRS = 1 << 16
 
 
 def _rows_in(size: int, *columns: np.ndarray) -> np.ndarray:

@@ -38,8 +38,8 @@ from ..errors import ConfigError
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
 from ..readers.rows import RowOptions
-from ..records import SkippedFile
-from ..rows.files import InputChangedError, damage_error
+from ..records import SkippedFile, SkippedRow
+from ..rows.files import InputChangedError, damage_error, skipped_place
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
 from ..writers.base import Kept, skipped_note
 from ..writers.output import output_file
@@ -244,10 +244,11 @@ def _read(
 
 def _skips(result: SpansResult, got: ChunkSpans) -> None:
     path = result.inputs[got.file]
-    for offset, reason in got.skipped:
+    for offset, reason, ident in got.skipped:
         row = got.first_row + offset
         result.unreadable[got.file][row] = reason
-        result.skipped.append(SkippedFile(f"{path}#{row}", "row", reason))
+        line = int(got.lines[offset])
+        result.skipped.append(SkippedRow.of(path, row, reason, line, ident))
 
 
 class _Writer:
@@ -435,9 +436,9 @@ def dedup_spans(
         )  # fmt: skip
         if records is not None:
             for skip in result.skipped:
-                file, _, number = skip.path.rpartition("#")
-                record = {"key": skip.path, "file": file or None,
-                          "row": int(number) if number.isdigit() else None,
+                file, row = skipped_place(skip)
+                line = skip.line if isinstance(skip, SkippedRow) else None
+                record = {"key": skip.path, "file": file or None, "row": row, "line": line,
                           "unreadable": True, "reason": skip.reason}  # fmt: skip
                 records.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
     finished = time.perf_counter()

@@ -268,3 +268,65 @@ def test_same_report_and_output_with_and_without_the_extension(tmp_path: Path) -
     found = {r["item"]: [row["row"] for row in r["rows"]] for r in records if r["type"] == "item"}
     assert found == {"en": [1, 2, 4, 7, 8, 16], "zh": [3, 5, 10, 18]}
     assert records[0]["summary"]["rows_skipped"] == 6
+
+
+COUNTRIES = ["France", "Spain", "Italy", "Germany", "Poland", "Norway", "Sweden", "Finland",
+             "Greece", "Portugal", "Austria", "Hungary", "Ireland", "Belgium", "Denmark",
+             "Croatia", "Romania", "Bulgaria", "Latvia", "Estonia"]  # fmt: skip
+TEMPLATE = ("Question: read the passage carefully and answer. What is the capital city of {}, "
+            "and which river or coast is it known for? Give the name of the city first, then "
+            "one sentence about the river or coast.")  # fmt: skip
+
+
+def test_templated_items_do_not_credit_each_other(tmp_path: Path) -> None:
+    """Issue 47: 20 items share a template and differ in one word; 8 are planted in training
+    rows (one lightly edited outside its distinctive word, one planted twice). Each planted
+    item is reported leaked once, for its own rows, not for its 19 siblings' (190 items were
+    "found" for 160 planted rows); a row holding only the template (a country not asked
+    about) is contaminated by the rule but credits no item; an item listed twice in the
+    evaluation set is leaked twice."""
+    items = [{"id": f"q{n}", "q": TEMPLATE.format(c)} for n, c in enumerate(COUNTRIES)]
+    items.append({"id": "q0-again", "q": items[0]["q"]})  # a duplicate item
+    evals = _jsonl(tmp_path / "evals.jsonl", items)
+    planted = [0, 3, 5, 7, 11, 13, 17, 19]
+    rows = [{"id": f"clean{n}", "text": f"{OTHER_EN} Row {n}."} for n in range(6)]
+    rows += [{"id": f"p{n}", "text": f"{OTHER_EN} {items[n]['q']} {OTHER_EN}"} for n in planted]
+    rows.append({"id": "p3-again", "text": items[3]["q"]})
+    rows.append({"id": "p5-edited", "text": items[5]["q"].replace("carefully", "slowly")})
+    rows.append({"id": "japan", "text": f"{OTHER_EN} {TEMPLATE.format('Japan')}"})
+    train = _jsonl(tmp_path / "train.jsonl", rows)
+    report = tmp_path / "report.jsonl"
+    done = CliRunner().invoke(cli, ["decon", str(train), "--evals", str(evals), "--eval-field",
+                                    "q", "-j", "1", "--report", str(report)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    summary = records[0]["summary"]
+    found = {r["item"]: [row["key"] for row in r["rows"]] for r in records[1:]
+             if r["type"] == "item"}  # fmt: skip
+    assert found == {
+        "q0": ["p0"], "q0-again": ["p0"], "q3": ["p3", "p3-again"], "q5": ["p5", "p5-edited"],
+        "q7": ["p7"], "q11": ["p11"], "q13": ["p13"], "q17": ["p17"], "q19": ["p19"],
+    }  # fmt: skip
+    assert summary["items_found"] == len(planted) + 1  # the duplicate item, leaked too
+    assert summary["rows_contaminated"] == len(planted) + 3 and summary["rows_template_only"] == 1
+    assert "9 found in training rows" in done.stderr
+    assert "11 contaminated (1 holding only text their items share)" in done.stderr
+
+
+def test_an_unreadable_training_row_is_keyed_by_its_id(tmp_path: Path) -> None:
+    """Issue 47: a training row that is no document is reported keyed by its readable id,
+    with its file, row and line."""
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "q": EN}])
+    train = tmp_path / "train.jsonl"
+    train.write_text("\n".join([json.dumps({"id": "r0", "text": EN}),
+                                json.dumps({"id": "r1", "text": 7}), "not json"]) + "\n",
+                     "utf-8")  # fmt: skip
+    report = tmp_path / "r.jsonl"
+    done = CliRunner().invoke(cli, ["decon", str(train), "--evals", str(evals), "--eval-field",
+                                    "q", "-j", "1", "--report", str(report)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    skipped = [json.loads(line) for line in report.read_text("utf-8").splitlines()
+               if '"skipped"' in line]  # fmt: skip
+    assert [(s["path"], s["file"], s["row"], s["line"]) for s in skipped] == [
+        ("r1", str(train), 1, 2), (f"{train}#2", str(train), 2, 3)
+    ]  # fmt: skip

@@ -151,6 +151,111 @@ def test_dedup_records_takes_polars_and_datasets_without_importing_them() -> Non
     assert picked.keys == ("r1", "r2") and picked.keep.tolist() == [True, False]
 
 
+def _texts_with_a_null() -> list[str | None]:
+    a = _article(140)
+    return [a, _article(141), _edited(a, 6), None]
+
+
+def _check_texts_result(found: Any) -> None:
+    """Texts given one a row: numbered, the edit of row 0 removed, the null a skip record."""
+    assert found.keys == ("0", "1", "2") and found.keep.tolist() == [True, True, False]
+    assert [(s.path, s.row, s.line, s.reason) for s in found.skipped] == [
+        ("#3", 3, None, "null, not a text")
+    ]
+
+
+def test_dedup_records_takes_a_series_and_a_lazy_frame() -> None:
+    """Issue 47: a pandas or polars Series (``df["text"]``: large_string, string_view) is its
+    texts, one a row; a polars LazyFrame is read through its columns; an Arrow array or chunked
+    array of strings is its texts; and no polars warning is raised on the way."""
+    import warnings
+
+    from simdup.rows.dedup import dedup_records
+
+    pa = pytest.importorskip("pyarrow")
+    texts = _texts_with_a_null()
+    for kind in (pa.string(), pa.large_string(), pa.string_view()):
+        _check_texts_result(dedup_records(pa.array(texts, kind)))
+        _check_texts_result(dedup_records(pa.chunked_array([texts[:2], texts[2:]], kind)))
+    pandas = pytest.importorskip("pandas")
+    _check_texts_result(dedup_records(pandas.DataFrame({"text": texts})["text"]))
+    records, _ = _records_of_a_dataset()
+    polars = pytest.importorskip("polars")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a polars PerformanceWarning fails the test
+        _check_texts_result(dedup_records(polars.Series("text", texts)))
+        frame = polars.DataFrame(records).with_columns(other=polars.lit(1))
+        _check_records_result(dedup_records(frame.lazy(), id_field="id", keep="max:score"))
+        # Only the columns read are computed: the text column is found by its name.
+        renamed = frame.lazy().rename({"text": "body"})
+        got = dedup_records(renamed, text_field="body", id_field="id", keep="max:score")
+        assert got.keys == ("r1", "r2", "r3", "r5")
+        assert got.keep.tolist() == [False, True, True, False]
+
+
+def test_rows_that_are_no_document_are_keyed_by_their_id() -> None:
+    """Issue 47: a row whose text cannot be read but whose id can is keyed by its id (as a
+    document is), in memory as from a file; without a readable id, by its number."""
+    from simdup.rows.dedup import dedup_records
+
+    a = _article(150)
+    records = [{"id": "a", "text": a}, {"id": "b", "text": None}, {"id": "c", "text": 5},
+               {"text": None}, {"id": None, "text": None}, {"id": "f", "text": _edited(a, 2)}]
+    found = dedup_records(records, id_field="id")
+    assert [(s.path, s.id, s.row) for s in found.skipped] == [
+        ("b", "b", 1), ("c", "c", 2), ("#3", None, 3), ("#4", None, 4)
+    ]  # fmt: skip
+    assert found.keys == ("a", "f") and found.keep.tolist() == [True, False]
+
+
+def _written_removed(tmp_path: Path, data: Path, *args: str) -> list[dict[str, Any]]:
+    from click.testing import CliRunner
+
+    from simdup.cli import cli
+
+    out = tmp_path / f"out{''.join(data.suffixes)}"
+    removed = tmp_path / f"removed-{data.name}.jsonl"
+    result = CliRunner().invoke(cli, ["dedup", str(data), "-o", str(out), "--removed",
+                                      str(removed), *args])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in removed.read_text("utf-8").splitlines()]
+
+
+def test_removed_lists_an_unreadable_row_by_its_id_and_line(tmp_path: Path) -> None:
+    """Issue 47: in --removed, an unreadable row is keyed by the id --id-field gives it and
+    has the line its reason names (JSON Lines, CSV); in Parquet its line is null, as every
+    row's there (the API's ``place()`` gives None too)."""
+    a = _article(160)
+    lines = [json.dumps({"id": "r1", "text": a}), "", json.dumps({"id": "r2", "text": None}),
+             '{"id": "r3", "text": "cut', json.dumps({"id": "r4", "text": _edited(a, 5)})]
+    data = tmp_path / "nulls.jsonl"
+    data.write_text("\n".join(lines) + "\n", "utf-8")
+    listed = _written_removed(tmp_path, data, "--id-field", "id")
+    removed = [(r["key"], r["row"], r["line"]) for r in listed if not r.get("unreadable")]
+    assert removed == [("r4", 3, 5)]
+    unreadable = [(r["key"], r["row"], r["line"]) for r in listed if r.get("unreadable")]
+    # The blank line 2 is no row; the line that is not JSON has no readable id.
+    assert unreadable == [("r2", 1, 3), (f"{data}#2", 2, 4)]
+    assert "line 4 is not JSON" in listed[-1]["reason"]
+    csv_data = tmp_path / "nulls.csv"
+    csv_data.write_text(f'id,text\nc1,{a}\nc2\n"c3","{_edited(a, 5)}"\n', "utf-8")
+    listed = _written_removed(tmp_path, csv_data, "--id-field", "id")
+    assert [(r["key"], r["row"], r["line"]) for r in listed] == [("c3", 2, 4), ("c2", 1, 3)]
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    parquet = tmp_path / "nulls.parquet"
+    pq.write_table(pa.table({"id": ["p1", "p2", "p3"], "text": [a, None, _edited(a, 5)]}),
+                   parquet)  # fmt: skip
+    listed = _written_removed(tmp_path, parquet, "--id-field", "id")
+    assert [(r["key"], r["row"], r["line"]) for r in listed] == [("p3", 2, None),
+                                                                ("p2", 1, None)]  # fmt: skip
+    from simdup.readers.rows import RowOptions
+    from simdup.rows.dedup import dedup_rows
+
+    decided = dedup_rows([str(parquet)], RowOptions(id_field="id"), jobs=1)
+    assert decided.place(1).line is None and decided.skipped[0].line is None
+
+
 # -- simdup dedup -------------------------------------------------------------------------------
 
 
@@ -446,3 +551,55 @@ def test_dedup_threshold_has_the_range_of_scan(tmp_path: Path) -> None:
     assert over.exit_code == 2
     at_most = CliRunner().invoke(cli, ["dedup", str(data), "-o", out, "-k", str(MAX_THRESHOLD)])
     assert at_most.exit_code == 0
+
+
+def test_dedup_rows_tells_each_stage_and_its_progress(tmp_path: Path) -> None:
+    """Issue 47: after fingerprinting, each step is named (``stage``) and counted as it goes
+    (``progress``): the edit join of the short rows, then the pairs verified, never a stage
+    left silent."""
+    from simdup.readers.rows import RowOptions
+    from simdup.rows.dedup import dedup_rows
+
+    questions = [f"How do I resize an image in {w}?" for w in ("Android", "android", "pandas")]
+    data = tmp_path / "q.jsonl"
+    data.write_bytes(_jsonl([{"text": q} for q in questions * 2]))
+    told: list[tuple[str, int, int]] = []
+    stages: list[str] = []
+
+    def progress(done: int, total: int) -> None:
+        told.append((stages[-1] if stages else "reading", done, total))
+
+    found = dedup_rows([str(data)], RowOptions(), jobs=1, progress=progress, stage=stages.append)
+    assert stages == ["finding candidates", "verifying"]
+    joined = [(d, t) for s, d, t in told if s == "finding candidates"]
+    verified = [(d, t) for s, d, t in told if s == "verifying"]
+    assert joined[0] == (0, 1000) and joined[-1] == (1000, 1000)
+    assert verified and verified[-1][0] == verified[-1][1] > 0
+    assert found.removed == 4  # the two copies, and "android" as "Android" (one form)
+
+
+QUESTIONS = [
+    "How do I resize an image in Android without losing quality or changing its aspect ratio?",
+    "How do I resize an image in pandas without losing quality or changing its aspect ratio?",
+    "How do I resize an image in Android without losing quality or changing it's aspect ratio?",
+    "how do i resize an image in android, without losing quality or changing its aspect ratio",
+]
+
+
+def test_the_recipe_for_questions_that_differ_in_one_word(tmp_path: Path) -> None:
+    """Issue 47, item 10 (docs/datasets.md): two short rows that differ in one content word
+    (Android / pandas) are near-duplicates by the 0.9 edit similarity; --min-edit-similarity
+    0.95 keeps both and still removes the typo and the re-cased, re-punctuated copy."""
+    data = tmp_path / "questions.jsonl"
+    data.write_bytes(_jsonl([{"id": f"q{n + 1}", "text": q} for n, q in enumerate(QUESTIONS)]))
+    default = _written_removed(tmp_path, data)
+    assert [(r["key"], r["duplicate_of"], r["similarity"]) for r in default] == [
+        ("q2", "q1", 0.9425), ("q3", "q1", 0.9886), ("q4", "q1", 1.0)
+    ]  # fmt: skip
+    strict = _written_removed(tmp_path, data, "--min-edit-similarity", "0.95")
+    assert [(r["key"], r["duplicate_of"]) for r in strict] == [("q3", "q1"), ("q4", "q1")]
+    from simdup.rows.dedup import dedup_records
+
+    assert dedup_records(QUESTIONS, min_edit_similarity=0.95).keep.tolist() == [
+        True, True, False, False
+    ]  # fmt: skip

@@ -309,3 +309,19 @@ def test_every_paragraph_survives_once_where_it_first_occurs(
             assert got[f"r{n}"] == "\n\n".join(expected)
         else:
             assert f"r{n}" not in got
+
+
+def test_an_unreadable_row_is_keyed_by_its_id_with_its_line(tmp_path: Path) -> None:
+    """Issue 47: in --removed, a row that is no document is keyed by its readable id, as in
+    dedup, and gives the line its reason names."""
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join([json.dumps({"id": "a", "text": LICENCE}), "",
+                               json.dumps({"id": "b", "text": None}), "{cut"]) + "\n",
+                    "utf-8")  # fmt: skip
+    removed = tmp_path / "removed.jsonl"
+    code, output = _run(str(data), "-o", str(tmp_path / "o.jsonl"), "--spans", "paragraph",
+                        "--removed", str(removed), "--id-field", "id")  # fmt: skip
+    assert code == 0, output
+    got = [(r["key"], r["row"], r["line"]) for r in _records(removed) if r.get("unreadable")]
+    assert got == [("b", 1, 3), (f"{data}#2", 2, 4)]
+    assert "d.jsonl#1 (id b): text field 'text' is null" in output

@@ -8,13 +8,14 @@ not the dataset. One module a format: ``jsonl``, ``delimited`` (CSV and TSV), ``
 what they share in ``base`` (the options, a row, the format of a file, the checks a row
 passes), the decompression in ``compression``. Every name is importable from here.
 
-A row that cannot be a document is a ``SkippedFile`` keyed ``file#row`` (stage ``row``) with
-its reason, and reading goes on: a line that is not JSON or not an object, a missing, null or
-non-string text field, invalid UTF-8, a lone surrogate, a line longer than ``max_line``
-bytes, a CSV field over the parser's limit. A truncated compressed stream (a gzip, bz2 or xz
-stream that ends early; a zstd frame without its end, which a zstd stream reader can take for
-the end of the data) is a skip record at the row where it stops, and a file that cannot be
-opened as its format one for the file.
+A row that cannot be a document is a ``SkippedRow`` (a ``SkippedFile`` of stage ``row``)
+with its reason, keyed as a document would be (its id when one can be read, else
+``file#row``) and saying its file, row and line, and reading goes on: a line that is not JSON
+or not an object, a missing, null or non-string text field, invalid UTF-8, a lone surrogate, a
+line longer than ``max_line`` bytes, a CSV field over the parser's limit. A truncated
+compressed stream (a gzip, bz2 or xz stream that ends early; a zstd frame without its end,
+which a zstd stream reader can take for the end of the data) is a skip record at the row
+where it stops, and a file that cannot be opened as its format one for the file.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .base import format_by_name as format_by_name
 from .base import format_of as format_of
 from .base import is_damage as is_damage
 from .base import record_id as record_id
+from .base import record_id_text as record_id_text
 from .base import record_row as record_row
 from .base import row_text as row_text
 from .compression import TruncatedStream as TruncatedStream
@@ -48,6 +50,7 @@ from .delimited import delimited_dialect as delimited_dialect
 from .delimited import delimited_raw as delimited_raw
 from .delimited import delimited_rows as delimited_rows
 from .jsonl import RawLine as RawLine
+from .jsonl import jsonl_line_id as jsonl_line_id
 from .jsonl import jsonl_lines as jsonl_lines
 from .jsonl import jsonl_rows
 from .jsonl import jsonl_texts_python as jsonl_texts_python

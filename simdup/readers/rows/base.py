@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ConfigError
-from ...records import SkippedFile
+from ...records import SkippedFile, SkippedRow
 from .compression import compressed_by_name
 
 FORMATS = ("auto", "jsonl", "csv", "tsv", "parquet")
@@ -129,6 +129,15 @@ def record_id(record: Any, options: RowOptions) -> tuple[bool, Any]:
     return found and value is not None, value
 
 
+def record_id_text(record: Any, options: RowOptions) -> str | None:
+    """The id of a record that is no document, as its key: its id as a document's would be
+    written, None when it has none or a null one (then its key is ``file#row``)."""
+    if not isinstance(record, Mapping):
+        return None
+    found, value = record_id(record, options)
+    return _id_text(value) if found and value is not None else None
+
+
 def _id_text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -167,8 +176,10 @@ class Numbering:
         self.options = options
         self.row = 0
 
-    def skip(self, reason: str) -> SkippedFile:
-        found = SkippedFile(f"{self.path}#{self.row}", "row", reason)
+    def skip(self, reason: str, line: int | None = None, ident: str | None = None) -> SkippedRow:
+        """The skip record of the next row: keyed by its id when it has one (``ident``), as a
+        document is, else ``file#row``; ``line``: the line its reason names (None: Parquet)."""
+        found = SkippedRow.of(self.path, self.row, reason, line, ident)
         self.row += 1
         return found
 
@@ -177,7 +188,8 @@ class Numbering:
     ) -> Row | SkippedFile:
         checked = row_text(text, id_value, found_id, self.options)
         if isinstance(checked, str):
-            return self.skip(checked)
+            ident = _id_text(id_value) if found_id and id_value is not None else None
+            return self.skip(checked, line, ident)
         value, ident = checked
         key = ident if ident is not None else f"{self.path}#{self.row}"
         row = Row(key, value, self.path, self.row, line, ident, order)

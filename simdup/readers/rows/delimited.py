@@ -49,7 +49,7 @@ def delimited_rows(path: str, options: RowOptions, tabs: bool) -> Iterator[Row |
             except StopIteration:
                 return
             except csv.Error as exc:
-                yield rows.skip(f"the record at line {start} cannot be parsed: {exc}")
+                yield rows.skip(f"the record at line {start} cannot be parsed: {exc}", start)
                 continue
             except EOF_ERRORS as exc:
                 yield rows.skip(f"{DAMAGED_STREAM}: {exc}")
@@ -57,17 +57,25 @@ def delimited_rows(path: str, options: RowOptions, tabs: bool) -> Iterator[Row |
             if not fields:
                 continue
             if text_at >= len(fields):
-                yield rows.skip(f"the record at line {start} has no {options.text_field!r} field")
+                yield rows.skip(f"the record at line {start} has no {options.text_field!r} field",
+                                start, _cell_id(fields, id_at, options))
                 continue
             value = fields[text_at]
             if any("\udc80" <= ch <= "\udcff" for ch in value):
-                yield rows.skip(f"the record at line {start} is not UTF-8")
+                yield rows.skip(f"the record at line {start} is not UTF-8", start,
+                                _cell_id(fields, id_at, options))
                 continue
             ident = fields[id_at] if id_at is not None and id_at < len(fields) else None
             if not options.id_field and ident == "":
                 ident = None  # an empty "id" cell: no id, the key is file#row
             order = fields[order_at] if order_at is not None and order_at < len(fields) else None
             yield rows.made(value, ident, ident is not None, start, order)
+
+
+def _cell_id(fields: list[str], at: int | None, options: RowOptions) -> str | None:
+    """The id cell of a record (None: no id column, no such cell, or an empty default one)."""
+    ident = fields[at] if at is not None and at < len(fields) else None
+    return None if not options.id_field and ident == "" else ident
 
 
 class _Chained(Iterator[str]):

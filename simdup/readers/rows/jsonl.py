@@ -12,7 +12,7 @@ from typing import Any
 
 from ...native import speedups
 from ...records import SkippedFile
-from .base import DAMAGED_STREAM, Numbering, Row, RowOptions, record_row
+from .base import DAMAGED_STREAM, Numbering, Row, RowOptions, record_id_text, record_row
 from .compression import EOF_ERRORS, read_blocks, span_blocks
 
 # A JSON Lines row as its file holds it: its line number and its bytes, or the reason it is
@@ -117,6 +117,16 @@ def parse_jsonl_line(
     return f"line {number} has no text field {options.text_field!r}" if found is None else found
 
 
+def jsonl_line_id(line: bytes, options: RowOptions) -> str | None:
+    """The id of a JSON line that is no document (``parse_jsonl_line`` gave a reason), as its
+    key: None unless the line is a JSON object with an id (its text field is what is wrong)."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    return record_id_text(record, options)
+
+
 def plain_jsonl_texts(lines: list[bytes], options: RowOptions) -> list[str | None]:
     """For each JSON line, its text when it is plainly a document (``parse_jsonl_line``
     would give that text, and no reason), or None: such a line is to be parsed by
@@ -156,11 +166,11 @@ def jsonl_rows(path: str, options: RowOptions) -> Iterator[Row | SkippedFile]:
     rows = Numbering(path, options)
     for number, line in jsonl_lines(path, options):
         if isinstance(line, str):
-            yield rows.skip(line)
+            yield rows.skip(line, number)
             continue
         parsed = parse_jsonl_line(line, number, options)
         if isinstance(parsed, str):
-            yield rows.skip(parsed)
+            yield rows.skip(parsed, number, jsonl_line_id(line, options))
             continue
         text, ident, order = parsed
         key = ident if ident is not None else f"{path}#{rows.row}"

@@ -18,6 +18,7 @@ from .base import (
     RowOptions,
     field_value,
     record_id,
+    record_id_text,
 )
 
 # Column chunks read through a 1 MB buffer, page by page, not whole: a row group of 10^5 short
@@ -55,7 +56,8 @@ def parquet_rows(
             for record in batch.to_pylist():
                 found, text = field_value(record, options.text_field)
                 if not found:
-                    yield rows.skip(f"no text field {options.text_field!r}")
+                    reason = f"no text field {options.text_field!r}"
+                    yield rows.skip(reason, None, record_id_text(record, options))
                     continue
                 found_id, ident = record_id(record, options)
                 order = field_value(record, options.order_field)[1] if options.order_field else None
