@@ -239,3 +239,16 @@ def test_write_fingerprints_refuses_a_device_before_scanning(work: Path) -> None
     assert code == 2
     assert "not a folder" in stderr
     assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+@pytest.mark.parametrize("option", ["dedup -o", "dedup --removed", "decon --report"])
+def test_a_symbolic_link_is_written_through_and_kept(option: str, work: Path) -> None:
+    """A link to a file: the file it names gets the output, the link stays a link."""
+    real = work.parent / "real.jsonl"
+    real.write_text("old\n")
+    link = work.parent / "link.jsonl"
+    link.symlink_to(real)
+    code, stderr = _invoke(OUTPUT_OPTIONS[option], link)
+    assert code in (0, 1), stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text() != "old\n" and real.read_text()
