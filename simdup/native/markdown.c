@@ -193,6 +193,32 @@ static int closes(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 mark, Py_ssize_t lengt
     return 1;
 }
 
+/* _stray_closing: whether the bare fence on line `row` (its run ending at `where`) closes a
+   code block cut above it rather than opening one. Lines are text[bounds[2i]:bounds[2i+1]]. */
+static int stray_closing(const Py_UCS4 *text, const Py_ssize_t *bounds, Py_ssize_t lines,
+                         Py_ssize_t row, Py_UCS4 mark, Py_ssize_t length, Py_ssize_t where)
+{
+    const Py_UCS4 *s = text + bounds[2 * row];
+    Py_ssize_t n = bounds[2 * row + 1] - bounds[2 * row];
+    for (Py_ssize_t k = where; k < n; k++)
+        if (!is_blank(s[k]))
+            return 0;
+    for (Py_ssize_t i = row + 1; i < lines; i++) {
+        s = text + bounds[2 * i];
+        n = bounds[2 * i + 1] - bounds[2 * i];
+        Py_UCS4 m;
+        Py_ssize_t len, w;
+        if (find_ch(s, n, 0, mark) >= 0 && fence_at(s, n, &m, &len, &w) && m == mark &&
+            len >= length) {
+            for (Py_ssize_t k = w; k < n; k++)
+                if (!is_blank(s[k]))
+                    return 1;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static Py_ssize_t rstrip_blank(const Py_UCS4 *s, Py_ssize_t n)
 {
     while (n > 0 && is_blank(s[n - 1]))
@@ -776,10 +802,12 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
         }
         if (fence_at(s, n, &mark, &length, &where) &&
             (mark == '~' || find_ch(s, n, where, '`') < 0)) {
-            state = FENCE;
-            fence_mark = mark;
-            fence_length = length;
             prose = 0;
+            if (!stray_closing(text, bounds, lines, i, mark, length, where)) {
+                state = FENCE;
+                fence_mark = mark;
+                fence_length = length;
+            }
             continue;
         }
         Py_ssize_t k = indent(s, n);

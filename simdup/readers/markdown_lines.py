@@ -91,6 +91,20 @@ def _closes(line: str, mark: str, length: int) -> bool:
     return all(ch in _BLANK for ch in line[found[2] :])
 
 
+def _stray_closing(lines: list[str], row: int, mark: str, length: int, where: int) -> bool:
+    """Whether the bare fence ``lines[row]`` closes a code block cut above it (a copied second
+    half of one) rather than opening one: no fence closes it, or the next that could is one
+    with an info string, which opens a block and closes none."""
+    if lines[row][where:].strip(" \t"):
+        return False
+    for line in lines[row + 1 :]:
+        if mark in line:
+            found = _fence_at(line)
+            if found is not None and found[0] == mark and found[1] >= length:
+                return bool(line[found[2] :].strip(" \t"))
+    return True
+
+
 def _rule_kind(line: str) -> str:
     """"=" or "-" for a setext underline, "break" for a thematic break, "" for neither."""
     k = _indent(line)
@@ -499,7 +513,9 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
         opened = _fence_at(line)
         if opened is not None and (opened[0] == "~" or "`" not in line[opened[2] :]):
             out.append("")
-            state, fence, prose = FENCE, (opened[0], opened[1]), False
+            prose = False
+            if not _stray_closing(lines, row, *opened):
+                state, fence = FENCE, (opened[0], opened[1])
             continue
         kind = _rule_kind(line) if k < len(line) and line[k] in "=-*_" else ""
         if kind in ("=", "-") and prose and not _is_table_delimiter(line):
