@@ -35,10 +35,11 @@ from ..algorithms.sentences import (
 )
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..readers.discovery import DiscoveryOptions, discover
-from ..records import DecodedDocument, Locations, Place, SkippedFile
+from ..records import DecodedDocument, FileOffsets, FileText, Locations, Place, SkippedFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants
 from ..text.embeddings import default_embedder
+from ..text.file_offsets import file_offsets
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .excerpts import excerpt, plain
@@ -64,7 +65,8 @@ if TYPE_CHECKING:
 #    summaries (a block of sentences condensing a longer stretch of a source) found whole
 # 4: a source that is the same work as own work in another form is own work (``own``)
 # 5: headings are not counted (nor copied): a fragment running through one colours none of it
-CHECK_VERSION = "simdup-check/5"
+# 6: offsets of Markdown and HTML files count the file's characters, not the rendered text's
+CHECK_VERSION = "simdup-check/6"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
@@ -128,6 +130,18 @@ class _Source:
     # "own" whatever its origin): "file" (--against), "index" (--db), "checked" (a document
     # checked in the same run: a classmate).
     origin: str = "file"
+    # The file's characters when ``text`` renders them (Markdown, HTML), and where each
+    # character of ``text`` is in them (``located``: made when a fragment is first found).
+    file: FileText | None = None
+    _offsets: FileOffsets | None = None
+
+    def located(self, start: int, end: int) -> tuple[int, int] | None:
+        """Text offsets ``start:end`` in the file's characters (None: they are already)."""
+        if self.file is None:
+            return None
+        if self._offsets is None:
+            self._offsets = file_offsets(self.text, self.file, self.locations)
+        return self._offsets.span(start, end)
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: for the bag index when the corpus looks
@@ -202,7 +216,7 @@ class Corpus:
         self.index.add(tokens.hashes)
         source = _Source(
             document.path, own, document.text, tokens, document.locations, identity, digest,
-            named_own=own,
+            named_own=own, file=document.origin,
         )  # fmt: skip
         if self.bags is not None:
             self.bags.add(source.side().feature)
@@ -379,6 +393,11 @@ def check_document(
     ``templates`` is left out of the count). A document is never its own source: a source that
     is the same file is passed over (a class checked against its own folder)."""
     text = document.text
+    offsets = (
+        file_offsets(text, document.origin, document.locations)
+        if document.origin is not None
+        else None
+    )
     itself = file_identity(document.path) if document.path not in ("", "-") else None
     tokens = tokenize(text)
     excluded: list[ExcludedRange] = []
@@ -443,11 +462,14 @@ def check_document(
                     kind=kind,
                     units=int(units[span][counted[span]].sum()),
                     similarity=round(m.matched / (m.last - m.first + 1), 4),
-                    how=m.how,
                     place=_place(text, document.locations, start, end),
                     source_place=_place(source.text, source.locations, s_start, s_end),
                     text=excerpt(text, start, end),
                     source_text=excerpt(source.text, s_start, s_end),
+                    how=m.how,
+                    file_span=offsets.span(start, end) if offsets is not None else None,
+                    source_file_span=source.located(s_start, s_end),
+                    source_extracted=source.file is None and source.locations is not None,
                 )
             )
         if not kept:
@@ -506,6 +528,7 @@ def check_document(
             for w in _warnings(text, tokens, quotes)
         ),
         verbatim=document.locations is None,
+        offsets=offsets,
         reworded_ratio=_ratio(int(units[covered_any & ~covered_verbatim].sum()), total_units),
     )
 
