@@ -375,8 +375,12 @@ class Cluster:
 @dataclass(frozen=True, slots=True)
 class PassageSpan:
     """Lines ``start_line..end_line`` (1-based, inclusive, of the file as stored) of ``path``,
-    which are code points ``start_char:end_char`` of its decoded text and hold ``words``
-    words. ``preview``: the first characters of the passage, for text and HTML output only."""
+    which are code points ``start_char:end_char`` of its decoded characters (of the text
+    extracted from a PDF, Word, ODT, EPUB or RTF file, whose ``place`` says where) and hold
+    ``words`` words. ``read_start:read_end``: the same in the text its reader made of a
+    Markdown or HTML file (None: ``start_char:end_char``, the text being the file's or the
+    extracted one). ``preview``: the first characters of the passage, for text and HTML
+    output only."""
 
     path: str
     start_line: int
@@ -388,6 +392,14 @@ class PassageSpan:
     # Where it is in the parts its reader found (pages of a PDF, paragraphs of a Word file);
     # None for a plain text, whose lines say where.
     place: Place | None = None
+    read_start: int | None = None
+    read_end: int | None = None
+
+    def as_read(self) -> tuple[int, int]:
+        """Its offsets in the text its reader made (the file's for plain text)."""
+        if self.read_start is None or self.read_end is None:
+            return self.start_char, self.end_char
+        return self.read_start, self.read_end
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,13 +135,16 @@ class _Source:
     file: FileText | None = None
     _offsets: FileOffsets | None = None
 
+    def offsets(self) -> FileOffsets | None:
+        """Where ``text``'s characters are in the file's (None: plain or extracted text)."""
+        if self.file is not None and self._offsets is None:
+            self._offsets = file_offsets(self.text, self.file, self.locations)
+        return self._offsets
+
     def located(self, start: int, end: int) -> tuple[int, int] | None:
         """Text offsets ``start:end`` in the file's characters (None: they are already)."""
-        if self.file is None:
-            return None
-        if self._offsets is None:
-            self._offsets = file_offsets(self.text, self.file, self.locations)
-        return self._offsets.span(start, end)
+        offsets = self.offsets()
+        return offsets.span(start, end) if offsets is not None else None
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: for the bag index when the corpus looks
@@ -361,8 +364,19 @@ def _token_mask(tokens: Tokens, ranges: Iterable[tuple[int, int]]) -> np.ndarray
     return mask
 
 
-def _place(text: str, locations: Locations | None, start: int, end: int) -> Place | None:
-    """Where characters ``start:end`` are: in the reader's parts, else in lines."""
+def _place(
+    text: str,
+    locations: Locations | None,
+    start: int,
+    end: int,
+    offsets: FileOffsets | None = None,
+) -> Place | None:
+    """Where characters ``start:end`` are: in the file's lines when ``offsets`` map the text
+    to the file (an HTML paragraph's own label is the line of its tag), in the reader's parts,
+    else in the text's lines."""
+    if offsets is not None:
+        first, last = offsets.lines(*offsets.span(start, end))
+        return Place("line", str(first), str(last))
     if locations is not None:
         return locations.place(start, end)
     first = text.count("\n", 0, start) + 1
@@ -410,7 +424,7 @@ def check_document(
             for m in matches:
                 a, b = tokens.span(m.first, m.last)
                 excluded.append(ExcludedRange(a, b, "template"))
-    excluded = [replace(r, place=_place(text, document.locations, r.start, r.end))
+    excluded = [replace(r, place=_place(text, document.locations, r.start, r.end, offsets))
                 for r in sorted(excluded, key=lambda r: (r.start, r.end))]  # fmt: skip
     out = _token_mask(tokens, ((r.start, r.end) for r in excluded))
     quotes = quoted_ranges(text)
@@ -462,8 +476,10 @@ def check_document(
                     kind=kind,
                     units=int(units[span][counted[span]].sum()),
                     similarity=round(m.matched / (m.last - m.first + 1), 4),
-                    place=_place(text, document.locations, start, end),
-                    source_place=_place(source.text, source.locations, s_start, s_end),
+                    place=_place(text, document.locations, start, end, offsets),
+                    source_place=_place(
+                        source.text, source.locations, s_start, s_end, source.offsets()
+                    ),
                     text=excerpt(text, start, end),
                     source_text=excerpt(source.text, s_start, s_end),
                     how=m.how,
@@ -524,7 +540,7 @@ def check_document(
         quoted=tuple(quotes),
         excluded=tuple(excluded),
         warnings=tuple(
-            replace(w, place=_place(text, document.locations, w.start, w.end))
+            replace(w, place=_place(text, document.locations, w.start, w.end, offsets))
             for w in _warnings(text, tokens, quotes)
         ),
         verbatim=document.locations is None,

@@ -97,7 +97,10 @@ def test_cli_text_json_and_jsonl(tmp_path: Path) -> None:
         22,
         27,
     )
-    assert set(item["a"]) == {"path", "start_line", "end_line", "start_char", "end_char", "words"}
+    assert set(item["a"]) == {
+        "path", "start_line", "end_line", "start_char", "end_char", "offsets", "words"
+    }  # fmt: skip
+    assert item["a"]["offsets"] == "file"
     assert doc["settings"]["passages"]["min_words"] == PassageOptions().min_words
     jl = runner.invoke(cli, [*base, "-f", "jsonl"])
     records = [json.loads(line) for line in jl.output.splitlines()]
@@ -217,9 +220,17 @@ def test_sarif_regions_validate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     where = result["locations"][0]["physicalLocation"]
     related = result["relatedLocations"][0]["physicalLocation"]
     assert where["artifactLocation"]["uri"] == "tree/a.txt"
-    assert where["region"] == {"startLine": 5, "endLine": 10}
+    assert (where["region"]["startLine"], where["region"]["endLine"]) == (5, 10)
     assert related["artifactLocation"]["uri"] == "tree/b.txt"
-    assert related["region"] == {"startLine": 22, "endLine": 27}
+    assert (related["region"]["startLine"], related["region"]["endLine"]) == (22, 27)
+    # The characters too: the same copied text on both sides.
+    piece_a = a.read_text("utf-8")[where["region"]["charOffset"]:][
+        : where["region"]["charLength"]
+    ]
+    piece_b = b.read_text("utf-8")[related["region"]["charOffset"]:][
+        : related["region"]["charLength"]
+    ]
+    assert piece_a.split() == piece_b.split() and len(piece_a.split()) > 20
 
 
 @needs_seeds
