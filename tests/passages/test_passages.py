@@ -3,6 +3,7 @@ paragraphs, in every encoding and line ending, in text, JSON and JSON Lines."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -453,7 +454,8 @@ def test_markup_passages_are_located_in_the_files_characters(tmp_path: Path, eng
     """scan --passages and compare --passages on a Markdown file and an HTML page: each
     region's start_char:end_char are the file's characters of the copied words (its markup
     inside, nothing around), its lines those of the file; read_start/read_end locate it in
-    the rendered text, and the SARIF region is the same stretch."""
+    the rendered text; the SARIF region is the same stretch, and the HTML report highlights
+    the files' own lines of it."""
     pytest.importorskip("lxml")
     markdown, page, copied = _markup_pair(tmp_path / "docs")
     files = {"a.md": markdown, "b.html": page}
@@ -481,3 +483,10 @@ def test_markup_passages_are_located_in_the_files_characters(tmp_path: Path, eng
         assert (region["charOffset"], region["charLength"]) == (
             pair["a"]["start_char"], pair["a"]["end_char"] - pair["a"]["start_char"]
         )  # fmt: skip
+        report = CliRunner().invoke(cli, [*args, "-f", "html"]).stdout
+        marked = re.findall(r"<td class='ln psg'>(\d+)</td><td class='psg'>([^<]*)", report)
+        sides = [(files[Path(side["path"]).name].split("\n"), side) for side in pair.values()
+                 if isinstance(side, dict)]  # fmt: skip
+        expected = sorted((n, text[n - 1]) for text, side in sides
+                          for n in range(side["start_line"], side["end_line"] + 1))  # fmt: skip
+        assert sorted((int(n), html.unescape(t)) for n, t in marked) == expected
