@@ -23,14 +23,13 @@ from .records import (
     Comparison,
     DiffHunk,
     FeatureVector,
-    FileOffsets,
     FileText,
     FingerprintedDocument,
     Locations,
     Place,
     SharedTerm,
 )
-from .text.file_offsets import file_offsets
+from .text.file_offsets import FileOffsets, file_offsets
 from .text.particles import split_term, written_in_hiragana
 from .text.processor import NOTHING_TO_JUDGE, processor_for
 

@@ -218,41 +218,6 @@ class FileText:
 
 
 @dataclass(frozen=True, slots=True)
-class FileOffsets:
-    """Where each character of a reader's text is in the file's decoded characters:
-    character ``i`` is the file's ``begins[i]:begins[i] + lengths[i]`` (a length of 0: a
-    character the reader added, such as a heading's ``#``; more than 1: ``&amp;`` or
-    ``\\*``). ``size``: the file's characters; ``breaks``: where its lines after the first
-    start. Made on demand, for the documents a report locates something in (5 bytes a
-    character)."""
-
-    begins: np.ndarray  # int32
-    lengths: np.ndarray  # uint8
-    size: int
-    breaks: np.ndarray  # int64
-
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        """Text offsets ``start:end`` as file offsets: from the first character's start to
-        the last one's end."""
-        count = int(self.begins.size)
-        if not count:
-            return 0, 0
-        start = min(max(start, 0), count)
-        if end <= start:
-            at = int(self.begins[start]) if start < count else self.size
-            return at, at
-        first = int(self.begins[start])
-        last = int(self.begins[end - 1]) + int(self.lengths[end - 1])
-        return first, max(first, last)
-
-    def lines(self, start: int, end: int) -> tuple[int, int]:
-        """The file's first and last line (1-based) of file offsets ``start:end``."""
-        first = int(np.searchsorted(self.breaks, start, "right")) + 1
-        last = int(np.searchsorted(self.breaks, max(start, end - 1), "right")) + 1
-        return first, last
-
-
-@dataclass(frozen=True, slots=True)
 class DecodedDocument:
     """One document a reader made of a file: its key (``path``: the file's path, or the path
     and the document's place in it for a file of many), its text, how the bytes became text,

@@ -35,11 +35,11 @@ from ..algorithms.sentences import (
 )
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..readers.discovery import DiscoveryOptions, discover
-from ..records import DecodedDocument, FileOffsets, FileText, Locations, Place, SkippedFile
+from ..records import DecodedDocument, FileText, Locations, Place, SkippedFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants
 from ..text.embeddings import default_embedder
-from ..text.file_offsets import file_offsets
+from ..text.file_offsets import FileOffsets, file_offsets
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .excerpts import excerpt, plain

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import FileOffsets, Place, SkippedFile
+from ..records import Place, SkippedFile
+from ..text.file_offsets import FileOffsets
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..records import DecodedDocument, FileOffsets, PassageSpan, Place
-from ..text.file_offsets import file_offsets
+from ..records import DecodedDocument, PassageSpan, Place
+from ..text.file_offsets import FileOffsets, file_offsets
 
 # Texts held at once (read again in the order their passages come, mostly grouped by path).
 _HELD = 512

@@ -21,12 +21,13 @@ character it made that the file does not hold is an empty range, never a wrong o
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from html import unescape
 from html.entities import html5
 
 import numpy as np
 
-from ..records import FileOffsets, FileText, Locations
+from ..records import FileText, Locations
 from .lines import line_breaks
 
 # A tag, a comment, a declaration or a processing instruction, which nothing of the text is
@@ -64,8 +65,7 @@ def _markup_end(file: str, at: int, end: int, markdown: bool) -> int:
             return at
         raw = _RAW.match(file, at, end)
         if raw is not None:  # <script>...</script>: the contents too
-            close = file.lower().find(f"</{raw.group(1).lower()}", m.end(), end)
-            closing = _TAG.match(file, close, end) if close >= 0 else None
+            closing = re.compile(rf"</{raw.group(1)}\s*>", re.I).search(file, m.end(), end)
             if closing is not None:
                 return closing.end()
         return m.end()
@@ -96,10 +96,12 @@ def _align(
 ) -> int:  # fmt: skip
     """Aligns ``read[lo:hi]`` with the file from ``pos`` (before ``end``), filling
     ``begins`` and ``lengths``; returns where the pass stands after it."""
-    if read[lo:hi] == file[pos : pos + hi - lo] and pos + hi - lo <= end:  # the usual line
-        begins[lo:hi] = np.arange(pos, pos + hi - lo)
-        lengths[lo:hi] = 1
-        return pos + hi - lo
+    # The usual line: the file's as it is (its line break may differ: CRLF).
+    same = len(read[lo:hi].rstrip("\r\n"))
+    if read[lo : lo + same] == file[pos : pos + same] and pos + same <= end:
+        begins[lo : lo + same] = np.arange(pos, pos + same)
+        lengths[lo : lo + same] = 1
+        lo, pos = lo + same, pos + same
     for i in range(lo, hi):
         c = read[i]
         if c.isspace():
@@ -149,37 +151,91 @@ def _align(
     return pos
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0, *line_breaks(text).tolist()]
+class FileOffsets:
+    """Where each character of a reader's text is in the file's decoded characters: character
+    ``i`` is the file's ``begins[i]:begins[i] + lengths[i]`` (a length of 0: a character the
+    reader added, such as a heading's ``#``; more than 1: ``&amp;`` or ``\\*``). Worked out
+    on demand, part by part: a Markdown line alone (line k of the text is line k of the file),
+    HTML paragraphs in order up to the one asked about (each starts where the last ended), so
+    that locating a few fragments of a long document aligns a few of its lines."""
+
+    def __init__(self, read: str, origin: FileText, locations: Locations | None) -> None:
+        self.read = read
+        self.file = origin.text
+        self.markdown = origin.markup == "markdown"
+        self.size = len(self.file)
+        self.line_starts: list[int] = [0, *line_breaks(self.file).tolist()]
+        self.breaks = np.asarray(self.line_starts[1:], dtype=np.int64)
+        parts: list[tuple[int, int]] = []  # (text offset, file line) where each part starts
+        if locations is not None and locations.kind == "line":
+            labelled = zip(locations.starts, locations.labels, strict=True)
+            parts = [(s, int(label)) for s, label in labelled if label.isdigit()]
+        if not parts or parts[0][0] != 0:
+            parts.insert(0, (0, 1))
+        self.part_starts = [s for s, _ in parts]
+        self.part_lines = [line for _, line in parts]
+        self.begins = np.zeros(len(read), dtype=np.int32)
+        self.lengths = np.zeros(len(read), dtype=np.uint8)
+        self._aligned = np.zeros(len(parts), dtype=bool)
+        self._next = 0  # HTML: the first part not aligned yet
+        self._pos = 0  # HTML: where the pass stands after it
+
+    def _line_start(self, line: int) -> int:
+        return self.line_starts[min(max(line, 1), len(self.line_starts)) - 1]
+
+    def _line_end(self, line: int) -> int:
+        return self.line_starts[line] if line < len(self.line_starts) else self.size
+
+    def _part(self, k: int) -> None:
+        """Aligns part ``k`` (and, for HTML, every part before it)."""
+        if self._aligned[k]:
+            return
+        last = len(self.part_starts) - 1
+        if self.markdown:
+            line = self.part_lines[k]
+            hi = self.part_starts[k + 1] if k < last else len(self.read)
+            _align(self.read, self.part_starts[k], hi, self.file, self._line_start(line),
+                   self._line_end(line), True, self.begins, self.lengths)  # fmt: skip
+            self._aligned[k] = True
+            return
+        for n in range(self._next, k + 1):
+            # An HTML paragraph: from its element's line (or where the last one ended) to the
+            # end of the next one's line.
+            hi = self.part_starts[n + 1] if n < last else len(self.read)
+            pos = max(self._pos, self._line_start(self.part_lines[n]))
+            end = self._line_end(self.part_lines[n + 1]) if n < last else self.size
+            self._pos = _align(self.read, self.part_starts[n], hi, self.file, pos,
+                               max(end, pos), False, self.begins, self.lengths)  # fmt: skip
+            self._aligned[n] = True
+        self._next = k + 1
+
+    def _char(self, offset: int) -> tuple[int, int]:
+        """Where character ``offset`` of the text is in the file: its start and end."""
+        self._part(bisect_right(self.part_starts, offset) - 1)
+        begin = int(self.begins[offset])
+        return begin, begin + int(self.lengths[offset])
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Text offsets ``start:end`` as file offsets: from the first character's start to the
+        last one's end (an empty range: where the pass stood there)."""
+        count = len(self.read)
+        start = min(max(start, 0), count)
+        if end <= start:
+            at = self._char(start)[0] if start < count else self.size
+            return at, at
+        first = self._char(start)[0]
+        return first, max(first, self._char(min(end, count) - 1)[1])
+
+    def lines(self, start: int, end: int) -> tuple[int, int]:
+        """The file's first and last line (1-based) of file offsets ``start:end``."""
+        first = int(np.searchsorted(self.breaks, start, "right")) + 1
+        last = int(np.searchsorted(self.breaks, max(start, end - 1), "right")) + 1
+        return first, last
 
 
 def file_offsets(read: str, origin: FileText, locations: Locations | None) -> FileOffsets:
     """Where each character of ``read`` (a reader's text of the file ``origin`` holds) is in
-    the file's characters. ``locations``: the reader's parts, labelled by the file line each
-    starts on ("line" parts; without them the text is one part from the file's start)."""
-    file = origin.text
-    markdown = origin.markup == "markdown"
-    size = len(read)
-    begins = np.zeros(size, dtype=np.int32)
-    lengths = np.zeros(size, dtype=np.uint8)
-    starts = _line_starts(file)
-    parts: list[tuple[int, int]] = []  # (read offset, file line) where each part starts
-    if locations is not None and locations.kind == "line":
-        parts = [(s, int(label)) for s, label in zip(locations.starts, locations.labels,
-                                                      strict=True) if label.isdigit()]  # fmt: skip
-    if not parts or parts[0][0] != 0:
-        parts.insert(0, (0, 1))
-    pos = 0
-    for k, (lo, line) in enumerate(parts):
-        hi = parts[k + 1][0] if k + 1 < len(parts) else size
-        first = starts[min(line, len(starts)) - 1]
-        if markdown:  # line k of the text is line k of the file: that line only
-            pos = first
-            end = starts[line] if line < len(starts) else len(file)
-        else:  # an HTML paragraph: from its element's line to the next one's end
-            pos = max(pos, first)
-            after = parts[k + 1][1] if k + 1 < len(parts) else len(starts)
-            end = starts[after] if after < len(starts) else len(file)
-        pos = _align(read, lo, hi, file, pos, max(end, pos), markdown, begins, lengths)
-    return FileOffsets(begins, lengths, len(file), np.asarray(starts[1:], dtype=np.int64))
-
+    the file's characters, worked out as it is asked (``FileOffsets``). ``locations``: the
+    reader's parts, labelled by the file line each starts on ("line" parts; without them the
+    text is one part from the file's start)."""
+    return FileOffsets(read, origin, locations)

@@ -12,8 +12,8 @@ from hypothesis import given
 
 from simdup.readers.html import HtmlReader
 from simdup.readers.markdown import MarkdownReader
-from simdup.records import DecodedDocument, FileOffsets
-from simdup.text.file_offsets import file_offsets
+from simdup.records import DecodedDocument
+from simdup.text.file_offsets import FileOffsets, file_offsets
 from tests.strategies import markdown_documents
 
 _WORD = re.compile(r"\w+")
