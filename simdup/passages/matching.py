@@ -416,9 +416,12 @@ def in_files(found: Passages, docs: Sequence[DocumentPassages], read: ReadAgain)
     rendered = {d.path for d in docs if d.rendered}
     if not rendered:
         return found
+    spans = [s for p in found.pairs for s in (p.a, p.b)]
+    spans += [s for r in found.repeated for s in r.occurrences]
+    located = read.in_files(s for s in spans if s.path in rendered)
 
     def locate(span: PassageSpan) -> PassageSpan:
-        return read.in_file(span) if span.path in rendered else span
+        return located.get(span, span)
 
     pairs = tuple(replace(p, a=locate(p.a), b=locate(p.b)) for p in found.pairs)
     repeated = tuple(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from html import unescape
 from html.entities import html5
 
@@ -90,30 +91,54 @@ def _markup_end(file: str, at: int, end: int, markdown: bool) -> int:
     return at
 
 
+def _run(read: str, i: int, hi: int, file: str, pos: int, end: int) -> int:
+    """How many characters from ``read[i]`` on are those of the file from ``pos`` on (at
+    least 1: the first are known equal), found by halving (slices compare in C)."""
+    n = min(hi - i, end - pos)
+    if read[i : i + n] == file[pos : pos + n]:
+        return n
+    same, differ = 1, n  # read[i:i + same] is the file's; read[i:i + differ] is not
+    while differ - same > 1:
+        mid = (same + differ) // 2
+        if read[i : i + mid] == file[pos : pos + mid]:
+            same = mid
+        else:
+            differ = mid
+    return same
+
+
 def _align(
     read: str, lo: int, hi: int, file: str, pos: int, end: int, markdown: bool,
     begins: np.ndarray, lengths: np.ndarray,
 ) -> int:  # fmt: skip
     """Aligns ``read[lo:hi]`` with the file from ``pos`` (before ``end``), filling
     ``begins`` and ``lengths``; returns where the pass stands after it."""
-    # The usual line: the file's as it is (its line break may differ: CRLF).
-    same = len(read[lo:hi].rstrip("\r\n"))
-    if read[lo : lo + same] == file[pos : pos + same] and pos + same <= end:
-        begins[lo : lo + same] = np.arange(pos, pos + same)
-        lengths[lo : lo + same] = 1
-        lo, pos = lo + same, pos + same
-    for i in range(lo, hi):
+    starts: list[int] = []
+    sizes: list[int] = []
+    i = lo
+    while i < hi:
         c = read[i]
+        if pos < end and file[pos] == c and not (
+            markdown and c in "([" and read[i : i + 4] != file[pos : pos + 4]
+        ):  # as written, as far as it goes (most of a line; all of most lines)
+            run = _run(read, i, hi, file, pos, end)
+            starts.extend(range(pos, pos + run))
+            sizes.extend([1] * run)
+            i, pos = i + run, pos + run
+            continue
         if c.isspace():
             if pos < end and file[pos].isspace():
-                begins[i], lengths[i] = pos, 1
+                starts.append(pos)
+                sizes.append(1)
                 pos += 1
             else:
-                begins[i], lengths[i] = pos, 0
+                starts.append(pos)
+                sizes.append(0)
+            i += 1
             continue
         word = c.isalnum()
         j, limit = pos, min(end, pos + _REACH)
-        found = -1
+        found = size = -1
         while j < limit:
             f = file[j]
             if (
@@ -144,10 +169,15 @@ def _align(
                 break  # punctuation is not looked for across a word: it was added
             j += 1
         if found < 0:
-            begins[i], lengths[i] = pos, 0
+            starts.append(pos)
+            sizes.append(0)
         else:
-            begins[i], lengths[i] = found, size
+            starts.append(found)
+            sizes.append(size)
             pos = found + size
+        i += 1
+    begins[lo:hi] = starts
+    lengths[lo:hi] = sizes
     return pos
 
 
@@ -166,17 +196,24 @@ class FileOffsets:
         self.size = len(self.file)
         self.line_starts: list[int] = [0, *line_breaks(self.file).tolist()]
         self.breaks = np.asarray(self.line_starts[1:], dtype=np.int64)
-        parts: list[tuple[int, int]] = []  # (text offset, file line) where each part starts
-        if locations is not None and locations.kind == "line":
-            labelled = zip(locations.starts, locations.labels, strict=True)
-            parts = [(s, int(label)) for s, label in labelled if label.isdigit()]
-        if not parts or parts[0][0] != 0:
-            parts.insert(0, (0, 1))
-        self.part_starts = [s for s, _ in parts]
-        self.part_lines = [line for _, line in parts]
+        # Where each part starts in the text (ascending, the first 0), and the file line it
+        # starts on: the Markdown reader's line k is the file's line k (its locations' labels
+        # are "1", "2", ...), the HTML reader's paragraph is labelled by its element's line.
+        self.part_starts: Sequence[int] = (0,)
+        self.part_lines: Sequence[int] = (1,)
+        if locations is not None and locations.kind == "line" and locations.starts[:1] == (0,):
+            if self.markdown:
+                self.part_starts = locations.starts
+                self.part_lines = range(1, len(locations.starts) + 1)
+            else:
+                labelled = zip(locations.starts, locations.labels, strict=True)
+                parts = [(s, int(label)) for s, label in labelled if label.isdigit()]
+                if parts and parts[0][0] == 0:
+                    self.part_starts = [s for s, _ in parts]
+                    self.part_lines = [line for _, line in parts]
         self.begins = np.zeros(len(read), dtype=np.int32)
         self.lengths = np.zeros(len(read), dtype=np.uint8)
-        self._aligned = np.zeros(len(parts), dtype=bool)
+        self._aligned = np.zeros(len(self.part_starts), dtype=bool)
         self._next = 0  # HTML: the first part not aligned yet
         self._pos = 0  # HTML: where the pass stands after it
 
