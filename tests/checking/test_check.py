@@ -316,6 +316,9 @@ def test_check_a_word_file_against_a_folder(refs: Path, tmp_path: Path):
     assert 0 < checked["copy_ratio"] < 0.5
     fragment = checked["fragments"][0]
     assert fragment["place"].startswith("¶") and fragment["end_char"] > fragment["start_char"]
+    # A Word file's offsets count its extracted text; a Markdown source's, the source file's.
+    assert checked["offsets"] == "extracted"
+    assert {f["source_offsets"] for f in checked["fragments"]} == {"file"}
     assert data["settings"]["algorithm"] == CHECK_VERSION
     assert "docx" in json.dumps(data["settings"]["readers"]).lower()
     assert len(checked["sections"]) >= 2
