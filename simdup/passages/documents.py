@@ -35,6 +35,9 @@ class DocumentPassages:
     locations: Locations | None = None
     # Its sentences as bags of words (``PassageOptions.reworded`` only).
     sentences: Side | None = field(repr=False, default=None)
+    # Whether its text renders the file's characters (Markdown, HTML): its passages are then
+    # given in the file's characters (``texts.ReadAgain``).
+    rendered: bool = False
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -74,7 +77,7 @@ class PassageProcessor:
         self.rule: FragmentRule = passages.fragment_rule()
 
     def document(
-        self, path: str, text: str, locations: Locations | None = None
+        self, path: str, text: str, locations: Locations | None = None, rendered: bool = False
     ) -> DocumentPassages:
         # The text as read, markup and URLs included: a copy carries its links, and code
         # blocks (with the HTML inside them) are content.
@@ -83,5 +86,5 @@ class PassageProcessor:
         breaks = line_breaks(text)
         sentences = sentence_side(text, tokens) if self.passages.reworded else None
         return DocumentPassages(
-            path, tokens.compact(), shingles, shingle_at, breaks, locations, sentences
+            path, tokens.compact(), shingles, shingle_at, breaks, locations, sentences, rendered
         )

@@ -14,8 +14,9 @@
    too (``sentences.align_sentences``), as ``check`` does.
 3. **Repeated passages** (``repeated``): the boilerplate, reported once with its places.
 
-Only the texts of documents with a passage are read again, for the previews (none when
-``max_previews`` is 0).
+Only the texts of documents with a passage are read again: for the previews (none when
+``max_previews`` is 0), and those of Markdown and HTML files to give their passages in the
+file's characters (``texts.ReadAgain``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
 from .options import PassageOptions
 from .repeated import repeated_passages
+from .texts import ReadAgain, TextsByPath
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +60,6 @@ class Passages:
 # save); else tasks of this many pairs.
 _PARALLEL_PAIRS = 512
 _TASK_PAIRS = 256
-# Texts held at once at most, for the previews of the passages found.
-_HELD = 512
 
 
 @dataclass(frozen=True)
@@ -300,26 +300,6 @@ def _within(hashes: np.ndarray, weights: np.ndarray, rule: FragmentRule, reach: 
     return longest_first(found)
 
 
-class _Texts:
-    """Texts read again for the previews of the passages found, a few at a time."""
-
-    def __init__(self, texts: Callable[[str], str | None] | None) -> None:
-        self.texts = texts
-        self.held: dict[str, str | None] = {}
-
-    def preview(self, span: PassageSpan, limit: int) -> str:
-        if self.texts is None:
-            return ""
-        if span.path not in self.held:
-            if len(self.held) >= _HELD:
-                self.held.pop(next(iter(self.held)))
-            self.held[span.path] = self.texts(span.path)
-        text = self.held[span.path]
-        if text is None:
-            return ""
-        return text[span.start_char : span.end_char].split("\n", 1)[0].strip()[:limit]
-
-
 def _tasks(pairs: list[_Task], size: int) -> Iterator[list[_Task]]:
     for start in range(0, len(pairs), size):
         yield pairs[start : start + size]
@@ -331,7 +311,7 @@ def match_passages(
     *,
     scan_options: ScanOptions | None = None,
     near_duplicates: Iterable[tuple[str, str]] = (),
-    texts: Callable[[str], str | None] | None = None,
+    texts: TextsByPath | None = None,
     jobs: int = 1,
     every_pair: bool = False,
 ) -> Passages:
@@ -387,8 +367,9 @@ def match_passages(
     ):
         fragments.extend(part)
     _ALIGN.clear()
-    # Previews need the texts read again; without them (max_previews 0), nothing is read.
-    read = _Texts(texts if options.max_previews else None)
+    # Previews need the texts read again (without them, max_previews 0, only those of
+    # rendered files are, for their file offsets).
+    read = ReadAgain(texts)
     limit = options.max_previews
     out: list[PassagePair] = []
     for i, j, first, last, s_first, s_last, similarity, how in fragments:
@@ -406,7 +387,7 @@ def match_passages(
         docs, common, is_common, rule, options.max_repeats, read.preview, limit
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
-    return placed(Passages(tuple(out), repeated, stats), docs)
+    return in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
 
 
 def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:
@@ -420,10 +401,30 @@ def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:
         locations = where.get(span.path)
         if locations is None:
             return span
-        return replace(span, place=locations.place(span.start_char, span.end_char))
+        return replace(span, place=locations.place(*span.as_read()))
 
     pairs = tuple(replace(p, a=place(p.a), b=place(p.b)) for p in found.pairs)
     repeated = tuple(
         RepeatedPassage(r.count, tuple(map(place, r.occurrences))) for r in found.repeated
+    )
+    return Passages(pairs, repeated, found.stats)
+
+
+def in_files(found: Passages, docs: Sequence[DocumentPassages], read: ReadAgain) -> Passages:
+    """``found`` with the regions of Markdown and HTML files in the files' characters and
+    lines (``ReadAgain.in_file``; placed first: places are found in the text as read)."""
+    rendered = {d.path for d in docs if d.rendered}
+    if not rendered:
+        return found
+    spans = [s for p in found.pairs for s in (p.a, p.b)]
+    spans += [s for r in found.repeated for s in r.occurrences]
+    located = read.in_files(s for s in spans if s.path in rendered)
+
+    def locate(span: PassageSpan) -> PassageSpan:
+        return located.get(span, span)
+
+    pairs = tuple(replace(p, a=locate(p.a), b=locate(p.b)) for p in found.pairs)
+    repeated = tuple(
+        RepeatedPassage(r.count, tuple(map(locate, r.occurrences))) for r in found.repeated
     )
     return Passages(pairs, repeated, found.stats)

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from html.entities import html5
 
 from ..native import speedups
-from ..records import DecodedDocument, Locations, SkippedFile
+from ..records import DecodedDocument, FileText, Locations, SkippedFile
 from .decoding import decode_again
 from .markdown_lines import markdown_lines_python
 
@@ -130,4 +130,5 @@ class MarkdownReader:
         yield DecodedDocument(
             path, text, decoded.encoding, decoded.encoding_source, decoded.confidence,
             decoded.size, Locations("line", starts, line_labels(len(starts))),
+            FileText(decoded.text, "markdown"),
         )  # fmt: skip
