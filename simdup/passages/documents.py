@@ -6,6 +6,7 @@ from a decoded text; ``DocumentPassages`` is what is kept."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -50,6 +51,19 @@ class DocumentPassages:
     def words(self, first: int, last: int) -> float:
         """What tokens ``first..last`` (inclusive) weigh in words (a CJK character 8/13)."""
         return float(np.where(self.tokens.cjk[first : last + 1], CJK_WEIGHT, 1.0).sum())
+
+    @cached_property
+    def _token_lines(self) -> np.ndarray:
+        """The 0-based line of each token (where it starts), ascending."""
+        lines: np.ndarray = np.searchsorted(self.breaks, self.tokens.starts, "right")
+        return lines
+
+    def line_tokens(self, first: int, last: int) -> int:
+        """How many tokens lie on the lines that tokens ``first..last`` are reported on."""
+        lines = self._token_lines
+        lo = int(np.searchsorted(lines, lines[first], "left"))
+        hi = int(np.searchsorted(lines, lines[last], "right"))
+        return hi - lo
 
     def span(self, first: int, last: int, preview: str = "") -> PassageSpan:
         """Tokens ``first..last`` (inclusive) as a span of lines and characters."""

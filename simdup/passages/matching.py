@@ -129,7 +129,7 @@ def reach_of(rule: FragmentRule) -> int:
 _Found = tuple[int, int, int, int, int, int, float, str]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
-    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None]
+    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, float]
 ] = WorkerState("aligning passages")
 
 
@@ -138,8 +138,16 @@ def _init_align(
     common: np.ndarray,
     rule: FragmentRule,
     sentences: SentenceRule | None,
+    line_share: float,
 ) -> None:
-    _ALIGN.set((docs, common, rule, sentences))
+    _ALIGN.set((docs, common, rule, sentences, line_share))
+
+
+def fills_lines(doc: DocumentPassages, first: int, last: int, matched: int, share: float) -> bool:
+    """Whether a copy of tokens ``first..last`` of ``doc``, ``matched`` of them in its exact
+    runs, makes up at least ``share`` of the tokens of the lines it is reported on
+    (``options.LINE_SHARE``: why)."""
+    return matched >= share * doc.line_tokens(first, last)
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -193,7 +201,7 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences = _ALIGN.get()
+    docs, common, rule, sentences, line_share = _ALIGN.get()
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -223,6 +231,12 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                 matches = merged(matches, reworded)
         for m in matches:
             if boilerplate(i, m.first, m.last):
+                continue
+            # Exact runs are as long on both sides: ``m.matched`` tokens of each are the copy.
+            if m.how == "verbatim" and line_share and not (
+                fills_lines(di, m.first, m.last, m.matched, line_share)
+                and fills_lines(dj, m.source_first, m.source_last, m.matched, line_share)
+            ):
                 continue
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
@@ -382,7 +396,9 @@ def match_passages(
         _tasks(pairs, size),
         jobs if parallel else 1,
         initializer=_init_align,
-        initargs=(docs, common, rule, SentenceRule() if options.reworded else None),
+        initargs=(
+            docs, common, rule, SentenceRule() if options.reworded else None, options.line_share
+        ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
         fragments.extend(part)

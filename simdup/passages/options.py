@@ -16,6 +16,15 @@ PREVIEW_CHARS = 40
 # a user chose, a shared sentence is worth showing; in a collection (``scan``) most short
 # shared passages are its templates, so there they are looked for only when asked.
 COMPARE_MIN_MATCH = 20.0
+# A passage is reported as line ranges ("lines 40-52 of A are a copy of lines 7-19 of B"), so
+# the copy must make up most of those lines: at least this share of their tokens, on each
+# side, are in it. ``check``'s density rule (half of a fragment's own tokens matched), applied
+# to what is reported. Measured on documentation pages (issue 48), most passages that were
+# neither a copy nor two alike regions were a sentence of 25-40 words two pages share inside
+# long lines (a paragraph a line) that otherwise differ: the lines reported were not alike. A
+# copy of whole lines (a pasted passage, re-wrapped or not) fills its lines. ``compare`` (two
+# documents a user chose) shows such shared sentences: there it is 0.
+LINE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,9 @@ class PassageOptions:
     # Copies shorter than ``min_words``, down to this many words (0: none shorter).
     min_match: float = 0.0
     max_repeats: int = 10  # a passage in more documents than this is one repeated passage (0: off)
+    # The share of the tokens of the lines a passage is reported on that must be in the copy,
+    # on each side (0: any; see ``matching.fills_lines``).
+    line_share: float = LINE_SHARE
     # Also passages reworded (sentences compared as bags of words, as ``check`` finds them),
     # between documents that share an exact run (a candidate pair).
     reworded: bool = False
@@ -52,6 +64,8 @@ class PassageOptions:
             raise ConfigError(f"passage min_match must be 0 (off) or at least {KGRAM}")
         if self.gap < 0:
             raise ConfigError("passage gap must be at least 0")
+        if not 0.0 <= self.line_share <= 1.0:
+            raise ConfigError("passage line_share must be between 0 and 1")
         if self.max_repeats < 0 or self.max_repeats == 1:
             raise ConfigError("max_repeats must be 0 (off) or at least 2")
 
@@ -66,6 +80,7 @@ class PassageOptions:
             "min_match": self.min_match,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
+            "line_share": self.line_share,
             "reworded": SentenceRule().describe() if self.reworded else None,
             "within": self.within,
             "all_pairs": self.all_pairs,
