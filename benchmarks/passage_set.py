@@ -136,17 +136,18 @@ def score(out: Path, form: str, errors: int, extra: list[str]) -> dict[str, Any]
             return r[3], r[1]
         return none
 
+    def mostly_in(region: tuple[int, int], truth: list[int]) -> bool:
+        lines = region[1] - region[0] + 1
+        return lines > 0 and 2 * _overlap(region, (truth[0], truth[1])) >= lines
+
     kinds = {"planted": 0, "alike": 0, "false": 0}
     false: list[str] = []
     for r in regions:
-        planted_here = False
-        for t in planted:
-            s, h = sides(t, r)
-            ts, th = tuple(t["source_lines"]), tuple(t["host_lines"])
-            if 2 * _overlap(s, ts) >= s[1] - s[0] + 1 > 0 and 2 * _overlap(h, th) >= h[1] - h[0] + 1:
-                planted_here = True
-                break
-        if planted_here:
+        if any(
+            mostly_in(sides(t, r)[0], t["source_lines"])
+            and mostly_in(sides(t, r)[1], t["host_lines"])
+            for t in planted
+        ):
             kinds["planted"] += 1
             continue
         x, y = _collapsed(text(r[0]), r[1]), _collapsed(text(r[2]), r[3])
@@ -163,12 +164,13 @@ def score(out: Path, form: str, errors: int, extra: list[str]) -> dict[str, Any]
         best = None
         for r in regions:
             s, h = sides(t, r)
+            covered = _overlap(s, ts) + _overlap(h, th)
             if (
                 _overlap(s, ts) >= 0.8 * (ts[1] - ts[0] + 1)
                 and _overlap(h, th) >= 0.8 * (th[1] - th[0] + 1)
+                and (best is None or covered > best[0])
             ):
-                if best is None or _overlap(s, ts) + _overlap(h, th) > best[0]:
-                    best = (_overlap(s, ts) + _overlap(h, th), s, h)
+                best = (covered, s, h)
         if best is not None:
             found += 1
             _, s, h = best
@@ -183,6 +185,8 @@ def score(out: Path, form: str, errors: int, extra: list[str]) -> dict[str, Any]
         "found": found,
         "planted_total": len(planted),
         "boundary_error_median": statistics.median(edges) if edges else float("nan"),
+        "boundary_error_mean": statistics.fmean(edges) if edges else float("nan"),
+        "ends_exact": sum(e == 0 for e in edges) / len(edges) if edges else float("nan"),
         "repeated_passages": len(report.get("repeated_passages", [])),
     }
     summary = {k: round(v, 3) if isinstance(v, float) else v for k, v in result.items()}

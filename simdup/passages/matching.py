@@ -41,6 +41,7 @@ from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
+from .edges import extended, widened
 from .options import PassageOptions
 from .repeated import repeated_passages
 
@@ -127,9 +128,11 @@ def reach_of(rule: FragmentRule) -> int:
 # and source_first..source_last of the second, the Jaccard similarity of their token sets, and
 # how it was copied.
 _Found = tuple[int, int, int, int, int, int, float, str]
+# ``PassageOptions.line_share`` and ``embedded_words``.
+_Lines = tuple[float, float]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
-    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, float]
+    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, _Lines]
 ] = WorkerState("aligning passages")
 
 
@@ -138,9 +141,9 @@ def _init_align(
     common: np.ndarray,
     rule: FragmentRule,
     sentences: SentenceRule | None,
-    line_share: float,
+    lines: _Lines,
 ) -> None:
-    _ALIGN.set((docs, common, rule, sentences, line_share))
+    _ALIGN.set((docs, common, rule, sentences, lines))
 
 
 def fills_lines(doc: DocumentPassages, first: int, last: int, matched: int, share: float) -> bool:
@@ -201,7 +204,7 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences, line_share = _ALIGN.get()
+    docs, common, rule, sentences, (line_share, embedded_words) = _ALIGN.get()
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -216,11 +219,12 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     for i, j, at_i, at_j in tasks:
         di, dj = docs[i], docs[j]
         a, b = di.tokens.hashes, dj.tokens.hashes
+        weights = di.tokens.weights
         if i == j:
-            matches = _within(a, di.tokens.weights, rule, reach)
+            matches = _within(a, weights, rule, reach)
         else:
             both = (kgrams(i), kgrams(j))
-            matches = align_near(a, di.tokens.weights, b, (at_i, at_j), rule, reach, both)
+            matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
             if sentences is not None and di.sentences is not None and dj.sentences is not None:
                 reworded = [
                     m
@@ -229,19 +233,30 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                     and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
                 ]
                 matches = merged(matches, reworded)
-        for m in matches:
+        for m in longest_first(
+            [
+                extended(m, di, dj, rule.gap, reach, line_share)
+                if m.how == "verbatim" and i != j
+                else m
+                for m in matches
+            ]
+        ):
             if boilerplate(i, m.first, m.last):
                 continue
             # Exact runs are as long on both sides: ``m.matched`` tokens of each are the copy.
-            if m.how == "verbatim" and line_share and not (
-                fills_lines(di, m.first, m.last, m.matched, line_share)
-                and fills_lines(dj, m.source_first, m.source_last, m.matched, line_share)
+            if (
+                m.how == "verbatim"
+                and line_share
+                and not (
+                    fills_lines(di, m.first, m.last, m.matched, line_share)
+                    and fills_lines(dj, m.source_first, m.source_last, m.matched, line_share)
+                )
+                and di.words(m.first, m.last) < embedded_words - 1e-9
             ):
                 continue
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
-
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
@@ -397,7 +412,11 @@ def match_passages(
         jobs if parallel else 1,
         initializer=_init_align,
         initargs=(
-            docs, common, rule, SentenceRule() if options.reworded else None, options.line_share
+            docs,
+            common,
+            rule,
+            SentenceRule() if options.reworded else None,
+            (options.line_share, options.embedded_words),
         ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
@@ -410,6 +429,8 @@ def match_passages(
     for i, j, first, last, s_first, s_last, similarity, how in fragments:
         span_a = docs[i].span(first, last)
         span_b = docs[j].span(s_first, s_last)
+        if i != j:
+            span_a, span_b = widened(docs[i], span_a, docs[j], span_b)
         span_a = replace(span_a, preview=read.preview(span_a, limit))
         span_b = replace(span_b, preview=read.preview(span_b, limit))
         out.append(PassagePair(span_a, span_b, similarity, how))

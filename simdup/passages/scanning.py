@@ -274,7 +274,7 @@ def compare_passages(
         docs[1] = replace(docs[1], path=docs[1].path + "\0")  # the same file twice
     found = match_passages(
         docs,
-        replace(passages, all_pairs=True, max_repeats=0, line_share=0.0),
+        replace(passages, all_pairs=True, max_repeats=0),
         scan_options=options,
         texts=texts.get,
         every_pair=True,
