@@ -62,12 +62,11 @@ class DocumentPassages:
         lines: np.ndarray = np.searchsorted(self.breaks, self.tokens.starts, "right")
         return lines
 
-    def line_tokens(self, first: int, last: int) -> int:
-        """How many tokens lie on the lines that tokens ``first..last`` are reported on."""
+    def line_range(self, first: int, last: int) -> tuple[int, int]:
+        """The tokens ``lo..hi-1`` on the lines that tokens ``first..last`` are reported on."""
         lines = self._token_lines
         lo = int(np.searchsorted(lines, lines[first], "left"))
-        hi = int(np.searchsorted(lines, lines[last], "right"))
-        return hi - lo
+        return lo, int(np.searchsorted(lines, lines[last], "right"))
 
     def tokens_of_line(self, token: int) -> tuple[int, int]:
         """The tokens ``lo..hi-1`` on the line of ``token``."""

@@ -1,11 +1,11 @@
 """Where a passage begins and ends: a copy is found on exact runs of a k-gram or more, so its
-first and last few tokens, past an edit near its edge, and its lines without words (a code
-fence, a closing brace) are found here, after it.
+first or last few tokens past an edit near its edge, and its lines without words (a code
+fence, a closing brace), are found here, after it.
 
-- ``extended``: a copy's ends moved out to the equal tokens beyond them, as a copy's runs are
-  chained inside it (at most ``gap`` differing tokens on each side between two runs), where
-  those runs are too short to seed (fewer than k tokens: "``name: 'my-module'``" between two
-  edited words);
+- ``extended``: a copy's ends moved out over one more edit, as its runs are chained inside it
+  (at most ``gap`` differing tokens on each side), to the equal tokens after it, too few to
+  seed ("``name: 'my-module'``" between two edited words) or left out of the copy's
+  stretch;
 - ``widened``: its regions with the lines next to them that have characters but no word and
   are the same on both sides.
 """
@@ -29,9 +29,8 @@ MIN_EDGE_RUN = 2.0
 def _reach(a: list[int], weights: np.ndarray, b: list[int], gap: int) -> list[tuple[int, int, int]]:
     """How far a copy may go on into ``a`` (its tokens' ``weights`` in words) and ``b``
     (tokens from its end, in reading order): each run of equal tokens weighing at least
-    ``MIN_EDGE_RUN`` words reached with at most ``gap`` differing tokens on each side since
-    the copy or the previous run taken, as (tokens of ``a``, of ``b``, equal tokens) to its
-    end, nearest first."""
+    ``MIN_EDGE_RUN`` words reached with at most ``gap`` differing tokens on each side in all,
+    as (tokens of ``a``, of ``b``, equal tokens) up to its end, nearest first."""
     from rapidfuzz.distance import Indel
 
     reached: list[tuple[int, int, int]] = []
@@ -39,14 +38,12 @@ def _reach(a: list[int], weights: np.ndarray, b: list[int], gap: int) -> list[tu
     for op in Indel.opcodes(a, b):
         if op.tag == "equal":
             size = op.src_end - op.src_start
-            heavy = float(weights[op.src_start : op.src_end].sum()) >= MIN_EDGE_RUN - 1e-9
-            if heavy and differ_a <= gap and differ_b <= gap:
+            if float(weights[op.src_start : op.src_end].sum()) >= MIN_EDGE_RUN - 1e-9:
                 taken += size
                 reached.append((op.src_end, op.dest_end, taken))
-                differ_a = differ_b = 0
-            else:
-                differ_a += size
-                differ_b += size
+                continue
+            differ_a += size
+            differ_b += size
         else:
             differ_a += op.src_end - op.src_start
             differ_b += op.dest_end - op.dest_start
@@ -66,18 +63,14 @@ def _fills(doc: DocumentPassages, edge: int, was: int, first: int, last: int, sh
 
 
 def extended(
-    m: Match,
-    doc_a: DocumentPassages,
-    doc_b: DocumentPassages,
-    gap: int,
-    window: int,
-    share: float,
+    m: Match, doc_a: DocumentPassages, doc_b: DocumentPassages, kgram: int, gap: int, share: float
 ) -> Match:
     """``m`` (tokens of ``doc_a`` and of ``doc_b``) with its ends moved out to the furthest
-    equal run within ``window`` tokens beyond them (``_reach``) that stays on the line of the
-    end, or reaches a line the copy then fills (``share`` of its tokens, on each side, as
-    ``options.LINE_SHARE`` asks of a whole copy): a copy does not end on a line of which it
-    holds a word or two."""
+    equal run within one edit (``_reach``) and two k-grams and gaps beyond them that stays on
+    the line of the end, or reaches a line the copy then fills (``share`` of its tokens, on
+    each side, as ``options.LINE_SHARE`` asks of a whole copy's lines): a copy does not end on
+    a line of which it holds a word or two."""
+    window = 2 * (kgram + gap)
     a, b, weights = doc_a.tokens.hashes, doc_b.tokens.hashes, doc_a.tokens.weights
     after = slice(m.last + 1, m.last + 1 + window)
     after_b = b[m.source_last + 1 : m.source_last + 1 + window].tolist()

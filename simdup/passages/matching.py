@@ -146,11 +146,24 @@ def _init_align(
     _ALIGN.set((docs, common, rule, sentences, lines))
 
 
-def fills_lines(doc: DocumentPassages, first: int, last: int, matched: int, share: float) -> bool:
-    """Whether a copy of tokens ``first..last`` of ``doc``, ``matched`` of them in its exact
-    runs, makes up at least ``share`` of the tokens of the lines it is reported on
-    (``options.LINE_SHARE``: why)."""
-    return matched >= share * doc.line_tokens(first, last)
+ALIKE_LINES = 0.7
+
+
+def lines_alike(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match, share: float) -> bool:
+    """Whether the lines a copy ``m`` (tokens of ``doc_a``, ``source`` ones of ``doc_b``) is
+    reported on are alike: their tokens in common, in order, are at least ``share`` of each
+    side's (``options.LINE_SHARE``: why). The copy's own matched tokens are in common; where
+    they are too few, the lines are compared whole (an edited revision of a paragraph keeps
+    more of it in common than its exact runs)."""
+    from rapidfuzz.distance import Indel
+
+    lo_a, hi_a = doc_a.line_range(m.first, m.last)
+    lo_b, hi_b = doc_b.line_range(m.source_first, m.source_last)
+    need = share * max(hi_a - lo_a, hi_b - lo_b)
+    if m.matched >= need:
+        return True
+    x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
+    return bool(Indel.normalized_similarity(x, y) >= ALIKE_LINES)
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -233,25 +246,23 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                     and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
                 ]
                 matches = merged(matches, reworded)
-        for m in longest_first(
-            [
-                extended(m, di, dj, rule.gap, reach, line_share)
-                if m.how == "verbatim" and i != j
-                else m
-                for m in matches
-            ]
-        ):
-            if boilerplate(i, m.first, m.last):
-                continue
-            # Exact runs are as long on both sides: ``m.matched`` tokens of each are the copy.
+        # Boilerplate is judged on what the shared fingerprints found, before its edges move.
+        kept = [m for m in matches if not boilerplate(i, m.first, m.last)]
+        if i != j:
+            kept = longest_first(
+                [
+                    extended(m, di, dj, rule.kgram, rule.gap, line_share)
+                    if m.how == "verbatim"
+                    else m
+                    for m in kept
+                ]
+            )
+        for m in kept:
             if (
                 m.how == "verbatim"
                 and line_share
-                and not (
-                    fills_lines(di, m.first, m.last, m.matched, line_share)
-                    and fills_lines(dj, m.source_first, m.source_last, m.matched, line_share)
-                )
                 and di.words(m.first, m.last) < embedded_words - 1e-9
+                and not lines_alike(di, dj, m, line_share)
             ):
                 continue
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])

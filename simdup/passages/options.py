@@ -16,15 +16,16 @@ PREVIEW_CHARS = 40
 # a user chose, a shared sentence is worth showing; in a collection (``scan``) most short
 # shared passages are its templates, so there they are looked for only when asked.
 COMPARE_MIN_MATCH = 20.0
-# A passage is reported as line ranges ("lines 40-52 of A are a copy of lines 7-19 of B"). A
-# copy that makes up at least this share of the tokens of its lines, on each side, is a
-# passage from ``min_words`` on (``check``'s density rule, half of a fragment's own tokens
-# matched, applied to what is reported); one that fills less of them (a copy inside longer,
+# A passage is reported as line ranges ("lines 40-52 of A are a copy of lines 7-19 of B"), so
+# those lines must be alike: their tokens in common, in order, at least this share of each
+# side's (``check``'s density rule, half of a fragment's own tokens matched, applied to what
+# is reported; ``matching.lines_alike``). A copy whose lines are not (one inside longer,
 # different lines) needs twice ``min_words`` (``PassageOptions.embedded_words``). Measured on
 # documentation pages (issue 48), most passages that were neither a copy nor two alike regions
 # were a stock sentence of 25-49 words two pages share inside long lines (a paragraph a line)
-# that otherwise differ; a copy of whole lines (a pasted passage, re-wrapped or not) fills its
-# lines, and a block pasted inside a long line is longer than a sentence or two.
+# that otherwise differ; a copy of whole lines (a pasted passage, re-wrapped or not) and an
+# edited revision of a paragraph are alike line for line, and a block pasted inside a long
+# line is longer than a sentence or two.
 LINE_SHARE = 0.5
 
 
@@ -48,8 +49,8 @@ class PassageOptions:
     # Copies shorter than ``min_words``, down to this many words (0: none shorter).
     min_match: float = 0.0
     max_repeats: int = 10  # a passage in more documents than this is one repeated passage (0: off)
-    # The share of the tokens of its lines, on each side, that a copy must make up to be a
-    # passage from ``min_words`` on (``LINE_SHARE``: why; 0: any).
+    # The share of the tokens of its lines, on each side, that must be in common for a copy to
+    # be a passage from ``min_words`` on (``LINE_SHARE``: why; 0: any).
     line_share: float = LINE_SHARE
     # Also passages reworded (sentences compared as bags of words, as ``check`` finds them),
     # between documents that share an exact run (a candidate pair).
@@ -77,7 +78,7 @@ class PassageOptions:
 
     @property
     def embedded_words(self) -> float:
-        """The fewest words of a copy that fills less than ``line_share`` of its lines: twice
+        """The fewest words of a copy whose lines are not alike (``LINE_SHARE``): twice
         ``min_words`` (``LINE_SHARE``), or ``min_match`` when shorter copies are asked for (a
         sentence pasted into a paragraph is inside longer lines by nature)."""
         return self.shortest if self.min_match else 2.0 * self.min_words

@@ -336,6 +336,22 @@ def test_a_stock_sentence_inside_different_paragraphs_is_no_passage(tmp_path: Pa
     assert shown.a.words == 32
 
 
+def test_a_sentence_kept_in_a_revised_paragraph_is_a_passage(tmp_path: Path) -> None:
+    """A paragraph written as one long line, revised (every third word changed) but for a
+    sentence of 30 words kept as it was: the copy is under half of the line, but the two lines
+    are alike as wholes, so the passage is reported."""
+    kept = " ".join(_prose(950, 30).split())
+    words = _prose(951, 60).split()
+    revised = [w if n % 3 else "changed" for n, w in enumerate(words)]
+    a = f"A\n\n{kept} {' '.join(words)}\n\n{_prose(952, 60)}"
+    b = f"B\n\n{_prose(953, 60)}\n{kept} {' '.join(revised)}\n"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert (p.a.start_line, p.a.end_line) == (3, 3)
+    assert p.a.words < 50
+
+
 def test_a_copy_among_a_stock_sentence_is_still_found(tmp_path: Path) -> None:
     """The same stock sentence inside both pages' long lines, and a paragraph of 40 words
     copied from one into the other (re-wrapped, a word changed): one passage, the copy's
