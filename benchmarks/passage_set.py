@@ -11,8 +11,8 @@ host receives one), lightly edited as ``passages.py`` edits them (a few words ch
 punctuation, paragraphs re-wrapped). It writes the pages twice, ``OUT/md/*.md`` and
 ``OUT/txt/*.txt`` (the same bytes), and ``OUT/truth.json``: the planted line ranges.
 
-``score`` runs ``simdup scan OUT/<form> --passages --format json`` and scores its passage
-pairs as the issue does:
+``score`` runs ``simdup scan OUT/<form> --passages --format json`` (the simdup of the checkout
+this script is in) and scores its passage pairs as issue 48 does:
 
 - a reported pair is *planted* when at least half of its lines on both sides lie in one
   planted copy and its source; else *alike* when the two regions are similar (normalised
@@ -107,7 +107,9 @@ def score(out: Path, form: str, errors: int, extra: list[str]) -> dict[str, Any]
     planted = json.loads((out / "truth.json").read_text())["planted"]
     command = [sys.executable, "-m", "simdup", "scan", str(folder), "--passages", "--no-cache"]
     command += ["--format", "json", *extra]
-    report = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    # Run from the checkout this script is in, so that its simdup is the one measured.
+    ran = subprocess.run(command, capture_output=True, check=True, cwd=Path(__file__).parents[1])
+    report = json.loads(ran.stdout)
     lines: dict[str, list[str]] = {}
 
     def text(name: str) -> list[str]:
