@@ -133,8 +133,11 @@ def bare_lines(text: str, breaks: np.ndarray, token_starts: np.ndarray) -> np.nd
     has_token[np.searchsorted(breaks, token_starts, "right")] = True
     starts = np.r_[0, breaks]
     ends = np.r_[breaks, len(text)]
+    # An empty line is its line break alone (one character): most lines without a token.
+    maybe = ~has_token & (ends - starts > 1)
+    maybe[-1] = not has_token[-1] and ends[-1] > starts[-1]
     rows: list[tuple[int, int, int, int]] = []
-    for line in np.flatnonzero(~has_token).tolist():
+    for line in np.flatnonzero(maybe).tolist():
         start, end = int(starts[line]), int(ends[line])
         raw = text[start:end]
         stripped = raw.strip()
