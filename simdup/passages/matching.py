@@ -42,6 +42,7 @@ from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
+from .edges import extended, widened
 from .options import PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
@@ -127,9 +128,11 @@ def reach_of(rule: FragmentRule) -> int:
 # and source_first..source_last of the second, the Jaccard similarity of their token sets, and
 # how it was copied.
 _Found = tuple[int, int, int, int, int, int, float, str]
+# ``PassageOptions.line_share`` and ``embedded_words``.
+_Lines = tuple[float, float]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
-    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None]
+    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, _Lines]
 ] = WorkerState("aligning passages")
 
 
@@ -138,8 +141,29 @@ def _init_align(
     common: np.ndarray,
     rule: FragmentRule,
     sentences: SentenceRule | None,
+    lines: _Lines,
 ) -> None:
-    _ALIGN.set((docs, common, rule, sentences))
+    _ALIGN.set((docs, common, rule, sentences, lines))
+
+
+ALIKE_LINES = 0.7
+
+
+def lines_alike(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match, share: float) -> bool:
+    """Whether the lines a copy ``m`` (tokens of ``doc_a``, ``source`` ones of ``doc_b``) is
+    reported on are alike: their tokens in common, in order, are at least ``share`` of each
+    side's (``options.LINE_SHARE``: why). The copy's own matched tokens are in common; where
+    they are too few, the lines are compared whole (an edited revision of a paragraph keeps
+    more of it in common than its exact runs)."""
+    from rapidfuzz.distance import Indel
+
+    lo_a, hi_a = doc_a.line_range(m.first, m.last)
+    lo_b, hi_b = doc_b.line_range(m.source_first, m.source_last)
+    need = share * max(hi_a - lo_a, hi_b - lo_b)
+    if m.matched >= need:
+        return True
+    x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
+    return bool(Indel.normalized_similarity(x, y) >= ALIKE_LINES)
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -193,7 +217,7 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences = _ALIGN.get()
+    docs, common, rule, sentences, (line_share, embedded_words) = _ALIGN.get()
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -208,11 +232,12 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     for i, j, at_i, at_j in tasks:
         di, dj = docs[i], docs[j]
         a, b = di.tokens.hashes, dj.tokens.hashes
+        weights = di.tokens.weights
         if i == j:
-            matches = _within(a, di.tokens.weights, rule, reach)
+            matches = _within(a, weights, rule, reach)
         else:
             both = (kgrams(i), kgrams(j))
-            matches = align_near(a, di.tokens.weights, b, (at_i, at_j), rule, reach, both)
+            matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
             if sentences is not None and di.sentences is not None and dj.sentences is not None:
                 reworded = [
                     m
@@ -221,13 +246,28 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                     and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
                 ]
                 matches = merged(matches, reworded)
-        for m in matches:
-            if boilerplate(i, m.first, m.last):
+        # Boilerplate is judged on what the shared fingerprints found, before its edges move.
+        kept = [m for m in matches if not boilerplate(i, m.first, m.last)]
+        if i != j:
+            kept = longest_first(
+                [
+                    extended(m, di, dj, rule.kgram, rule.gap, line_share)
+                    if m.how == "verbatim"
+                    else m
+                    for m in kept
+                ]
+            )
+        for m in kept:
+            if (
+                m.how == "verbatim"
+                and line_share
+                and di.words(m.first, m.last) < embedded_words - 1e-9
+                and not lines_alike(di, dj, m, line_share)
+            ):
                 continue
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
-
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
@@ -362,7 +402,13 @@ def match_passages(
         _tasks(pairs, size),
         jobs if parallel else 1,
         initializer=_init_align,
-        initargs=(docs, common, rule, SentenceRule() if options.reworded else None),
+        initargs=(
+            docs,
+            common,
+            rule,
+            SentenceRule() if options.reworded else None,
+            (options.line_share, options.embedded_words),
+        ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
         fragments.extend(part)
@@ -375,6 +421,8 @@ def match_passages(
     for i, j, first, last, s_first, s_last, similarity, how in fragments:
         span_a = docs[i].span(first, last)
         span_b = docs[j].span(s_first, s_last)
+        if i != j:
+            span_a, span_b = widened(docs[i], span_a, docs[j], span_b)
         span_a = replace(span_a, preview=read.preview(span_a, limit))
         span_b = replace(span_b, preview=read.preview(span_b, limit))
         out.append(PassagePair(span_a, span_b, similarity, how))

@@ -323,6 +323,68 @@ def test_a_copy_inside_one_long_line_is_found_to_the_character(tmp_path: Path) -
     assert a[p.a.start_char : p.a.end_char] == wrapped
 
 
+def _inside_long_line(sentence: str, seed: int) -> str:
+    """``sentence`` inside a paragraph written as one long line of other words."""
+    before, after = (" ".join(_prose(s, 150).split()) for s in (seed, seed + 1))
+    return f"{before} {sentence} {after}"
+
+
+def test_a_stock_sentence_inside_different_paragraphs_is_no_passage(tmp_path: Path) -> None:
+    """Two pages sharing a stock sentence of 32 words (over a passage's 25) inside paragraphs
+    written as long lines that otherwise differ: the lines reported would not be alike, so
+    ``scan`` reports no passage (a copy must fill half of its lines, or weigh twice
+    min_words); without that rule it did. ``compare`` (two documents a user chose) still
+    shows the shared sentence."""
+    stock = " ".join(_prose(920, 32).split())
+    (tmp_path / "a.txt").write_text(f"A\n\n{_inside_long_line(stock, 921)}\n", "utf-8")
+    (tmp_path / "b.txt").write_text(f"B\n\n{_inside_long_line(stock, 923)}\n", "utf-8")
+    assert scan_passages([str(tmp_path)], jobs=1).passages == ()
+    scanned = CliRunner().invoke(cli, ["scan", str(tmp_path), "--passages", "-f", "json"])
+    assert json.loads(scanned.stdout)["passages"] == []
+    (before,) = scan_passages(
+        [str(tmp_path)], passages=PassageOptions(line_share=0.0), jobs=1
+    ).passages
+    assert (before.a.start_line, before.b.start_line) == (3, 3)
+    (shown,) = compare_passages(tmp_path / "a.txt", tmp_path / "b.txt")
+    assert shown.a.words == 32
+
+
+def test_a_sentence_kept_in_a_revised_paragraph_is_a_passage(tmp_path: Path) -> None:
+    """A paragraph written as one long line, revised (every third word changed) but for a
+    sentence of 30 words kept as it was: the copy is under half of the line, but the two lines
+    are alike as wholes, so the passage is reported."""
+    kept = " ".join(_prose(950, 30).split())
+    words = _prose(951, 60).split()
+    revised = [w if n % 3 else "changed" for n, w in enumerate(words)]
+    a = f"A\n\n{kept} {' '.join(words)}\n\n{_prose(952, 60)}"
+    b = f"B\n\n{_prose(953, 60)}\n{kept} {' '.join(revised)}\n"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert (p.a.start_line, p.a.end_line) == (3, 3)
+    assert p.a.words < 50
+
+
+def test_a_copy_among_a_stock_sentence_is_still_found(tmp_path: Path) -> None:
+    """The same stock sentence inside both pages' long lines, and a paragraph of 40 words
+    copied from one into the other (re-wrapped, a word changed): one passage, the copy's
+    lines on both sides."""
+    stock = " ".join(_prose(930, 32).split())
+    words = _prose(931, 40).split()
+    source = "\n".join(" ".join(words[n : n + 10]) for n in range(0, 40, 10))
+    edited = words.copy()
+    edited[20] = "changed"
+    copy = "\n".join(" ".join(edited[n : n + 8]) for n in range(0, 40, 8))
+    a = f"A\n\n{_inside_long_line(stock, 932)}\n\n{source}\n\n{_prose(934, 100)}"
+    b = f"B\n\n{_prose(935, 100)}\n{copy}\n\n{_inside_long_line(stock, 936)}\n"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert (p.a.start_line, p.a.end_line) == (5, 8)
+    b_first = b.split("\n").index(copy.split("\n")[0]) + 1
+    assert (p.b.start_line, p.b.end_line) == (b_first, b_first + 4)
+
+
 # -- short passages: copies shorter than a passage ---------------------------------------------
 
 
