@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Remakes the format fixtures from source.md, structure.md and essay.md with the writers people use (pandoc
-# 2.17, LibreOffice 7.4, Chromium; a CJK font such as fonts-wqy-microhei or fonts-noto-cjk; pypdf
-# for page labels).
+# Remakes the format fixtures from source.md, structure.md and essay.md with the writers people
+# use (pandoc 2.17, LibreOffice 7.4, Chromium; a CJK font such as fonts-wqy-microhei or
+# fonts-noto-cjk; pypdf for page labels).
 # The fixtures are committed: tests never run this. Run it from this folder.
 set -euo pipefail
 work=$(mktemp -d)
