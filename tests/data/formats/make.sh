@@ -113,3 +113,10 @@ pandoc "$work/essay-shy.md" -s -H "$work/essay-style.html" --metadata pagetitle=
 chromium --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
     "--user-data-dir=$work/chromium" "--print-to-pdf=essay-chromium.pdf" \
     "$work/essay.html" 2>/dev/null
+
+# A LibreOffice PDF of table.md: a table whose cells wrap, lines of a cell ending in a compound's
+# own hyphen (well-known, near-duplicate), which PDFium runs on into the next line (issue 48).
+pandoc table.md -o "$work/table-lo.docx"
+soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf \
+    --outdir "$work" "$work/table-lo.docx" >/dev/null
+cp "$work/table-lo.pdf" .
