@@ -141,6 +141,7 @@ def _page_lines(textpage: Any) -> list[_Line]:
         shown = visual or text[first : last + 1]
         if text[last] in "\ufffe\u2010\u00ad" and shown.endswith(text[last]):
             shown = shown[:-1] + _hyphen(textpage, last, text[last])
+        shown = shown.replace("\ufffe", "-")  # a mark printed short of the line's end
         # Cells are looked for where a wide gap shows in the file's order (or the order is
         # another): a line of running text costs no second walk.
         cells, spread = (
