@@ -288,3 +288,24 @@ def test_a_line_end_hyphen_is_dropped_or_kept_as_printed() -> None:
     text = " A well\ufffedesigned pro\ufffegram\r\nreads. \r\n\r\n"
     printed = ["A well\ufffe", "designed pro\ufffe", "gram", "reads."]
     assert [text[a : b + 1] for a, b in _spans(text)] == printed
+
+
+def test_a_hyphen_printed_in_the_words_run_is_decided_by_the_documents_words(
+    tmp_path: Path,
+) -> None:
+    """A writer that prints every hyphen in the word's run (as TeX prints its hyphenation)
+    gives no sign which hyphen is the text's: ``pro-`` + ``gram`` is joined, since the
+    document prints ``program`` whole; ``well-`` + ``designed`` keeps its hyphen."""
+    from tests.pdfs import text_content, write_pdf
+
+    path = tmp_path / "runs.pdf"
+    lines = [
+        "A program is read more often than written; a well-",
+        "designed program reads well, and a pro-",
+        "gram written in haste is not read at all.",
+    ]
+    path.write_bytes(write_pdf([text_content(lines)]))
+    assert paragraphs(str(path)) == [
+        "A program is read more often than written; a well-designed program reads well, and"
+        " a program written in haste is not read at all."
+    ]
