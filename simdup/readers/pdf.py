@@ -325,28 +325,31 @@ def _vocabulary(pages: list[list[_Line]]) -> frozenset[str]:
 _HYPHENS = "-\u2010"
 
 
+def _letter(char: str) -> bool:
+    """A letter of a script whose words a writer hyphenates (CJK text breaks anywhere)."""
+    return char.isalpha() and not _cjk().match(char)
+
+
 def _join(paragraph: str, line: str, words: frozenset[str] = frozenset()) -> str:
-    """A paragraph and its next line, one paragraph. A line ending in a soft hyphen (one the
-    writer's hyphenation added, see ``_hyphen``) joins the word without it; one ending in a
-    hyphen keeps it (``well-designed``). The document's words overrule either: the word is
-    written as the document prints it whole elsewhere, joined or hyphenated (a writer that
-    prints its hyphenation in the word's run, as TeX does, and a compound broken after an
-    italic piece)."""
+    """A paragraph and its next line, one paragraph. A line ending in a hyphen goes on with no
+    space: a word or a number broken there (``12-`` + ``15``, ``等于-`` + ``128``). Between two
+    letters (not CJK) a soft hyphen (one the writer's hyphenation added, see ``_hyphen``) is
+    dropped, joining the word; a hyphen is kept (``well-designed``). The document's words
+    overrule either: the word is written as the document prints it whole elsewhere, joined or
+    hyphenated (a writer that prints its hyphenation in the word's run, as TeX does; a
+    compound broken after an italic piece)."""
     if not paragraph:
         return line
-    if paragraph[-1] == "\u00ad" or (
-        paragraph[-1] in _HYPHENS
-        and len(paragraph) > 1
-        and paragraph[-2].isalpha()
-        and line[:1].isalpha()
-    ):
-        tail, head = _LAST_WORD.search(paragraph[:-1]), _FIRST_WORD.match(line)
-        a, b = (tail.group().lower(), head.group()) if tail and head else ("", "")
-        soft = paragraph[-1] == "\u00ad"
-        if (soft and f"{a}-{b}" not in words) or (a + b in words and f"{a}-{b}" not in words):
-            return paragraph[:-1] + line  # a word hyphenated at the line's end
-        # A compound broken after its hyphen (printed as a hyphen when it was a soft one).
-        return paragraph[:-1] + ("-" if soft else paragraph[-1]) + line
+    hyphen = paragraph[-1]
+    if hyphen in _HYPHENS + "\u00ad" and len(paragraph) > 1 and not paragraph[-2].isspace():
+        soft = hyphen == "\u00ad"
+        if _letter(paragraph[-2]) and _letter(line[:1]):
+            tail, head = _LAST_WORD.search(paragraph[:-1]), _FIRST_WORD.match(line)
+            a, b = (tail.group().lower(), head.group()) if tail and head else ("", "")
+            if f"{a}-{b}" not in words and (soft or a + b in words):
+                return paragraph[:-1] + line  # a word hyphenated at the line's end
+        # A compound or a number broken after its hyphen (printed as one when it was soft).
+        return paragraph[:-1] + ("-" if soft else hyphen) + line
     if _cjk().match(paragraph[-1]) and _cjk().match(line[0]):
         return paragraph + line  # Chinese text re-wrapped: no space between the two lines
     tail, head = _LAST_WORD.search(paragraph), _FIRST_WORD.match(line)

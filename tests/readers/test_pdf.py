@@ -280,7 +280,10 @@ def test_a_line_end_hyphen_is_dropped_or_kept_as_printed() -> None:
     assert _join("Anglo-", "Saxon law") == "Anglo-Saxon law"
     assert _join("a pro-", "gram reads", frozenset({"program"})) == "a program reads"
     assert _join("a well\u00ad", "designed", frozenset({"well-designed"})) == "a well-designed"
-    assert _join("a range 1-", "2 of") == "a range 1- 2 of"  # no word: a space, as any line
+    # Not between two letters: no hyphenation, the hyphen (a minus) printed, and no space.
+    assert _join("pages 12-", "15 of") == "pages 12-15 of"
+    assert _join("等于\u00ad", "128；-129") == "等于-128；-129"  # apart: another font's run
+    assert _join("a list -", "and more") == "a list - and more"  # a dash, not a hyphen
     lines = [_Line("a well-designed program and a pro- gram", 0, 0, 0, 0)]
     words = {"well-designed", "well", "designed", "program", "and", "a", "pro"}
     assert _vocabulary([lines]) == words
