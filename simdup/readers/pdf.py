@@ -2,9 +2,9 @@
 
 Text comes from PDFium (``pypdfium2``: Apache-2.0/BSD-3; ~1 ms a page), which gives a page's
 text with a line break at the end of every printed line (but one ending in a hyphen, see
-``_page_lines``), and the box of every character. Every
-PDF extractor breaks paragraphs at each line end (``对中\\n文文本``), which splits Chinese words
-and joins nothing, so the lines are put back together the way they were printed:
+``_page_lines``), and the box of every character. Every PDF extractor breaks paragraphs at
+each line end (``对中\\n文文本``), which splits Chinese words and joins nothing, so the lines
+are put back together the way they were printed:
 
 * a line starts a new paragraph when the gap above it is well over the page's usual line gap,
   when it is indented against the line before, or when the line before stopped well short of
@@ -12,9 +12,9 @@ and joins nothing, so the lines are put back together the way they were printed:
   space between two CJK characters, with a word the writer's hyphenation broke rejoined
   without its hyphen (``pro-`` + ``gram``) and a compound broken after its own hyphen kept
   whole (``well-`` + ``designed``; see ``_hyphen`` for how they are told apart), with a Latin
-  word cut without a hyphen rejoined when the document
-  prints the whole word elsewhere (writers that break Latin text as they break Chinese print
-  ``e`` + ``ven``), and with a space elsewhere; a change of font size starts a paragraph (a
+  word cut without a hyphen rejoined when the document prints the whole word elsewhere
+  (writers that break Latin text as they break Chinese print ``e`` + ``ven``), and with a
+  space elsewhere; a change of font size starts a paragraph (a
   heading and the text under it), and so does a short numbered line (``1.2 研究意义``) after a
   sentence's end (citation markers after it count: ``冲动。[2]``);
 * a line printed in columns (a table's row: a gap of over two ems between two characters,
@@ -180,7 +180,7 @@ def _hyphen(textpage: Any, index: int, char: str) -> str:
 
     import pypdfium2.raw as pdfium_c
 
-    of = getattr(pdfium_c, "FPDFText_GetTextObject", None)  # PDFium 5900 on
+    of = getattr(pdfium_c, "FPDFText_GetTextObject", None)  # not in older PDFium builds
     if of is not None and index > 0:
         run = ctypes.cast(of(textpage.raw, index), ctypes.c_void_p).value
         before = ctypes.cast(of(textpage.raw, index - 1), ctypes.c_void_p).value
