@@ -14,9 +14,9 @@ are put back together the way they were printed:
   whole (``well-`` + ``designed``; see ``_hyphen`` for how they are told apart), with a Latin
   word cut without a hyphen rejoined when the document prints the whole word elsewhere
   (writers that break Latin text as they break Chinese print ``e`` + ``ven``), and with a
-  space elsewhere; a change of font size starts a paragraph (a
-  heading and the text under it), and so does a short numbered line (``1.2 研究意义``) after a
-  sentence's end (citation markers after it count: ``冲动。[2]``);
+  space elsewhere; a change of font size starts a paragraph (a heading and the text under it),
+  and so does a short numbered line (``1.2 研究意义``) after a sentence's end (citation
+  markers after it count: ``冲动。[2]``);
 * a line printed in columns (a table's row: a gap of over two ems between two characters,
   where running text has at most a space, under an em) is a paragraph of its own, its cells
   parted by `` | `` at the gaps of over an em, as the other readers write a row; a justified line
