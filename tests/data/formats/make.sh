@@ -120,3 +120,10 @@ pandoc table.md -o "$work/table-lo.docx"
 soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf \
     --outdir "$work" "$work/table-lo.docx" >/dev/null
 cp "$work/table-lo.pdf" .
+
+# A LibreOffice PDF of astral.md: characters beyond the BMP (𠮷), which PDFium counts as two, then
+# a line LibreOffice writes out of order and a table.
+pandoc astral.md -o "$work/astral-lo.docx"
+soffice --headless "-env:UserInstallation=file://$work/profile" --convert-to pdf \
+    --outdir "$work" "$work/astral-lo.docx" >/dev/null
+cp "$work/astral-lo.pdf" .
