@@ -114,7 +114,7 @@ def _page_lines(textpage: Any) -> list[_Line]:
     count = textpage.count_chars()
     if count <= 0:
         return []
-    text = textpage.get_text_range(0, count)
+    text = _page_text(textpage, count)
     matrix = pdfium_c.FS_MATRIX()
     at_matrix = ctypes.byref(matrix)
     lines = []
@@ -141,7 +141,7 @@ def _page_lines(textpage: Any) -> list[_Line]:
         shown = visual or text[first : last + 1]
         if text[last] in "\ufffe\u2010\u00ad" and shown.endswith(text[last]):
             shown = shown[:-1] + _hyphen(textpage, last, text[last])
-        shown = shown.replace("\ufffe", "-")  # a mark printed short of the line's end
+        shown = shown.replace("\ufffe", "-").replace(_SECOND_UNIT, "")
         # Cells are looked for where a wide gap shows in the file's order (or the order is
         # another): a line of running text costs no second walk.
         cells, spread = (
@@ -150,6 +150,21 @@ def _page_lines(textpage: Any) -> list[_Line]:
         lines.append(_Line(_unspaced(shown), left, min(bottom, low), right,
                            max(top, high), size, cells, spread))  # fmt: skip
     return lines
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SECOND_UNIT = "\x00"  # in place of a character's second UTF-16 unit
+
+
+def _page_text(textpage: Any, count: int) -> str:
+    """A page's text, its character k PDFium's character k (whose box ``get_charbox(k)``
+    gives). PDFium counts a character beyond the BMP (𠮷) as its two UTF-16 units, the decoded
+    text as one: every box after it was another character's, and the lines read out of order.
+    The second unit is held by a mark, dropped from what is read."""
+    text: str = textpage.get_text_range(0, count)
+    if len(text) < count:
+        text = _ASTRAL.sub(lambda m: m.group() + _SECOND_UNIT, text)
+    return text
 
 
 def _spans(text: str) -> Iterator[tuple[int, int]]:
@@ -205,11 +220,13 @@ def _placed(textpage: Any, first: int, last: int, text: str) -> tuple[_Placed | 
     widest = 0.0
     in_order = True
     for k in range(first, last + 1):
+        char = text[k]
+        if char == _SECOND_UNIT:
+            continue  # the second half of the character before
         try:
             box = charbox(k)
         except Exception:  # no box
             return None, 0.0, True
-        char = text[k]
         placed.append((*box, char))
         if char.isspace():
             space = True

@@ -312,3 +312,27 @@ def test_a_hyphen_printed_in_the_words_run_is_decided_by_the_documents_words(
         "A program is read more often than written; a well-designed program reads well, and"
         " a program written in haste is not read at all."
     ]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FORMATS.glob("*.pdf")))
+def test_each_character_read_is_the_one_pdfium_places(name: str) -> None:
+    """The reader pairs character k of a page's text with PDFium's box k: PDFium counts a
+    character beyond the BMP (𠮷, ``astral-lo.pdf``) as two, the decoded text as one, and
+    every box after it was the next character's (a page of code read as ``tring.fSrom``)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    from simdup.readers.pdf import _page_text
+
+    document = pdfium.PdfDocument(str(FORMATS / name))
+    try:
+        for page in document:
+            textpage = page.get_textpage()
+            count = textpage.count_chars()
+            text = _page_text(textpage, count)
+            assert len(text) == count
+            for k, char in enumerate(text):
+                if _LETTER.match(char):
+                    assert chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, k)) == char, (k, char)
+    finally:
+        document.close()
