@@ -1,19 +1,22 @@
 """The PDF reader: the text of a PDF as a reader sees it, paragraph by paragraph, page by page.
 
 Text comes from PDFium (``pypdfium2``: Apache-2.0/BSD-3; ~1 ms a page), which gives a page's
-text with a line break at the end of every printed line, and the box of every character. Every
-PDF extractor breaks paragraphs at each line end (``对中\\n文文本``), which splits Chinese words
-and joins nothing, so the lines are put back together the way they were printed:
+text with a line break at the end of every printed line (but one ending in a hyphen, see
+``_page_lines``), and the box of every character. Every PDF extractor breaks paragraphs at
+each line end (``对中\\n文文本``), which splits Chinese words and joins nothing, so the lines
+are put back together the way they were printed:
 
 * a line starts a new paragraph when the gap above it is well over the page's usual line gap,
   when it is indented against the line before, or when the line before stopped well short of
   the text's right edge after a sentence's end; otherwise it continues the paragraph: with no
-  space between two CJK characters, with a word hyphenated across the break rejoined
-  (``docu-`` + ``ment``), with a Latin word cut without a hyphen rejoined when the document
-  prints the whole word elsewhere (writers that break Latin text as they break Chinese print
-  ``e`` + ``ven``), and with a space elsewhere; a change of font size starts a paragraph (a
-  heading and the text under it), and so does a short numbered line (``1.2 研究意义``) after a
-  sentence's end (citation markers after it count: ``冲动。[2]``);
+  space between two CJK characters, with a word the writer's hyphenation broke rejoined
+  without its hyphen (``pro-`` + ``gram``) and a compound broken after its own hyphen kept
+  whole (``well-`` + ``designed``; see ``_hyphen`` for how they are told apart), with a Latin
+  word cut without a hyphen rejoined when the document prints the whole word elsewhere
+  (writers that break Latin text as they break Chinese print ``e`` + ``ven``), and with a
+  space elsewhere; a change of font size starts a paragraph (a heading and the text under it),
+  and so does a short numbered line (``1.2 研究意义``) after a sentence's end (citation
+  markers after it count: ``冲动。[2]``);
 * a line printed in columns (a table's row: a gap of over two ems between two characters,
   where running text has at most a space, under an em) is a paragraph of its own, its cells
   parted by `` | `` at the gaps of over an em, as the other readers write a row; a justified line
@@ -99,7 +102,11 @@ class _Line:
 
 
 def _page_lines(textpage: Any) -> list[_Line]:
-    """The printed lines of a page with their boxes (PDFium ends each with CR LF)."""
+    """The printed lines of a page with their boxes. PDFium ends each with CR LF, except a line
+    ending in a hyphen (U+002D), which it runs on into the next one with the hyphen marked
+    U+FFFE: a character after U+FFFE starts a printed line too (read as one, the two lines'
+    characters went back to the left, and were read in printed order: sorted by x, letters of
+    the two lines interleaved)."""
     import ctypes
 
     import pypdfium2.raw as pdfium_c
@@ -107,46 +114,94 @@ def _page_lines(textpage: Any) -> list[_Line]:
     count = textpage.count_chars()
     if count <= 0:
         return []
-    text = textpage.get_text_range(0, count)
+    text = _page_text(textpage, count)
     matrix = pdfium_c.FS_MATRIX()
     at_matrix = ctypes.byref(matrix)
     lines = []
-    start = 0
-    for segment in text.split("\r\n"):
-        end = start + len(segment)
-        stripped = segment.strip()
-        if stripped:
-            first = start + (len(segment) - len(segment.lstrip()))
-            last = start + len(segment.rstrip()) - 1
-            placed, widest, in_order = _placed(textpage, first, last, text)
-            if placed:
-                left, bottom, _, top = placed[0][:4]
-                _, low, right, high = placed[-1][:4]
-            else:
-                try:
-                    left, bottom, _, top = textpage.get_charbox(first)
-                    _, low, right, high = textpage.get_charbox(last)
-                except Exception:  # a character without a box: keep the line, place it last
-                    left = bottom = right = top = low = high = 0.0
-            size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
-            # The em of the line's font in page units: its size scaled by its text matrix
-            # (Chromium prints 16 px text as 16-unit glyphs scaled by 0.75).
-            em = size
-            if pdfium_c.FPDFText_GetMatrix(textpage.raw, first, at_matrix):
-                em = size * math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
-            if em <= 0:
-                em = max(top, high) - min(bottom, low)
-            visual = None if in_order or not placed else _in_visual_order(placed)
-            shown = visual or stripped
-            # Cells are looked for where a wide gap shows in the file's order (or the order is
-            # another): a line of running text costs no second walk.
-            cells, spread = (
-                _cells(placed, em) if placed and (widest > 2 * em or visual) else ((), False)
-            )
-            lines.append(_Line(_unspaced(_dehyphened(shown)), left, min(bottom, low), right,
-                               max(top, high), size, cells, spread))  # fmt: skip
-        start = end + 2
+    for first, last in _spans(text):
+        placed, widest, in_order = _placed(textpage, first, last, text)
+        if placed:
+            left, bottom, _, top = placed[0][:4]
+            _, low, right, high = placed[-1][:4]
+        else:
+            try:
+                left, bottom, _, top = textpage.get_charbox(first)
+                _, low, right, high = textpage.get_charbox(last)
+            except Exception:  # a character without a box: keep the line, place it last
+                left = bottom = right = top = low = high = 0.0
+        size = float(pdfium_c.FPDFText_GetFontSize(textpage.raw, first))
+        # The em of the line's font in page units: its size scaled by its text matrix
+        # (Chromium prints 16 px text as 16-unit glyphs scaled by 0.75).
+        em = size
+        if pdfium_c.FPDFText_GetMatrix(textpage.raw, first, at_matrix):
+            em = size * math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
+        if em <= 0:
+            em = max(top, high) - min(bottom, low)
+        visual = None if in_order or not placed else _in_visual_order(placed)
+        shown = visual or text[first : last + 1]
+        if text[last] in "\ufffe\u2010\u00ad" and shown.endswith(text[last]):
+            shown = shown[:-1] + _hyphen(textpage, last, text[last])
+        shown = shown.replace("\ufffe", "-").replace(_SECOND_UNIT, "")
+        # Cells are looked for where a wide gap shows in the file's order (or the order is
+        # another): a line of running text costs no second walk.
+        cells, spread = (
+            _cells(placed, em) if placed and (widest > 2 * em or visual) else ((), False)
+        )
+        lines.append(_Line(_unspaced(shown), left, min(bottom, low), right,
+                           max(top, high), size, cells, spread))  # fmt: skip
     return lines
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SECOND_UNIT = "\x00"  # in place of a character's second UTF-16 unit
+
+
+def _page_text(textpage: Any, count: int) -> str:
+    """A page's text, its character k PDFium's character k (whose box ``get_charbox(k)``
+    gives). PDFium counts a character beyond the BMP (𠮷) as its two UTF-16 units, the decoded
+    text as one: every box after it was another character's, and the lines read out of order.
+    The second unit is held by a mark, dropped from what is read."""
+    text: str = textpage.get_text_range(0, count)
+    if len(text) < count:
+        text = _ASTRAL.sub(lambda m: m.group() + _SECOND_UNIT, text)
+    return text
+
+
+def _spans(text: str) -> Iterator[tuple[int, int]]:
+    """The first and last character of each printed line of a page's text, spaces around it
+    left out: lines end at CR LF and after PDFium's line-end hyphen, U+FFFE."""
+    for match in re.finditer(r"[^\r\n\ufffe]*\ufffe?", text):
+        segment = match.group()
+        if segment.strip():
+            first = match.start() + len(segment) - len(segment.lstrip())
+            yield first, match.start() + len(segment.rstrip()) - 1
+
+
+def _hyphen(textpage: Any, index: int, char: str) -> str:
+    """A line's last character, a hyphen: a soft hyphen (U+00AD) where the writer's
+    hyphenation added it (a word broken at the line's end: ``pro-`` + ``gram`` is ``program``),
+    the hyphen itself where the text has it (``well-`` + ``designed`` is ``well-designed``).
+
+    PDFium marks any U+002D ending a line U+FFFE, the hyphen of ``pro-gram`` and of
+    ``well-designed`` alike, so the mark tells neither. The print does: LibreOffice and
+    Chromium write the hyphen their hyphenation adds as a text object of its own, the text's
+    own hyphen inside the word's run (checked on their PDFs of ``essay.md``). Chromium's is
+    U+2010, which texts do not type: at a line's end it is a hyphenation's, as a soft hyphen
+    is. A U+002D in the word's run is the text's, or one of a writer that prints its
+    hyphenation in the run (TeX): kept, and ``_join`` asks the document's words."""
+    if char != "\ufffe":
+        return "\u00ad"
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    of = getattr(pdfium_c, "FPDFText_GetTextObject", None)  # not in older PDFium builds
+    if of is not None and index > 0:
+        run = ctypes.cast(of(textpage.raw, index), ctypes.c_void_p).value
+        before = ctypes.cast(of(textpage.raw, index - 1), ctypes.c_void_p).value
+        if run is not None and run != before:
+            return "\u00ad"
+    return "-"
 
 
 _Placed = list[tuple[float, float, float, float, str]]  # (left, bottom, right, top, character)
@@ -165,11 +220,13 @@ def _placed(textpage: Any, first: int, last: int, text: str) -> tuple[_Placed | 
     widest = 0.0
     in_order = True
     for k in range(first, last + 1):
+        char = text[k]
+        if char == _SECOND_UNIT:
+            continue  # the second half of the character before
         try:
             box = charbox(k)
         except Exception:  # no box
             return None, 0.0, True
-        char = text[k]
         placed.append((*box, char))
         if char.isspace():
             space = True
@@ -243,7 +300,7 @@ def _cells(placed: _Placed, em: float) -> tuple[tuple[str, ...], bool]:
                 cells.append("")
             elif cells[-1]:
                 cells[-1] += " "
-        cells[-1] += char
+        cells[-1] += "-" if char == "\ufffe" else char
         right = end
         space = False
     # Ink boxes, not advances: side bearings make alike spaces differ by a few hundredths of an em.
@@ -263,44 +320,53 @@ def _unspaced(line: str) -> str:
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _LAST_WORD = re.compile(r"[A-Za-z]+$")
 _FIRST_WORD = re.compile(r"^[a-z]+")
+_COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+_SOFT_END = re.compile("\u00ad(?=\n|$)")
 
 
 def _vocabulary(pages: list[list[_Line]]) -> frozenset[str]:
-    """The Latin words printed whole in a document: those inside its lines (a line's first
-    and last words may be pieces of a word cut at the margin), lower case."""
+    """The Latin words printed whole in a document, lower case: those inside its lines (a
+    line's first and last words may be pieces of a word cut at the margin), and its hyphenated
+    compounds printed inside a line (``well-designed``)."""
     words: set[str] = set()
     for lines in pages:
         for line in lines:
             words.update(w.lower() for w in _LATIN_WORD.findall(line.text)[1:-1])
+            for match in _COMPOUND.finditer(line.text):
+                if match.start() > 0 and match.end() < len(line.text):
+                    words.add(match.group().lower())
     return frozenset(words)
 
 
-# The hyphens a word is broken with at a line's end: ASCII, U+2010 (what Chromium prints), a
-# soft hyphen.
-_HYPHENS = "-\u2010\u00ad"
+# A hyphen ending a line that the text may have (``well-`` + ``designed``): ASCII and U+2010.
+_HYPHENS = "-\u2010"
 
 
-def _dehyphened(line: str) -> str:
-    """A line without PDFium's hyphen mark, U+FFFE (a noncharacter, shown as a box): it marks
-    a hyphen breaking a word at a line's end. Inside the line (PDFium joined the two pieces
-    itself: "spatio\ufffetemporal") the word is whole again; at its end it is a hyphen, which
-    ``_join`` rejoins with the next line."""
-    if "\ufffe" not in line:
-        return line
-    end = "-" if line.endswith("\ufffe") else ""
-    return line.rstrip("\ufffe").replace("\ufffe", "") + end
+def _letter(char: str) -> bool:
+    """A letter of a script whose words a writer hyphenates (CJK text breaks anywhere)."""
+    return char.isalpha() and not _cjk().match(char)
 
 
 def _join(paragraph: str, line: str, words: frozenset[str] = frozenset()) -> str:
+    """A paragraph and its next line, one paragraph. A line ending in a hyphen goes on with no
+    space: a word or a number broken there (``12-`` + ``15``, ``等于-`` + ``128``). Between two
+    letters (not CJK) a soft hyphen (one the writer's hyphenation added, see ``_hyphen``) is
+    dropped, joining the word; a hyphen is kept (``well-designed``). The document's words
+    overrule either: the word is written as the document prints it whole elsewhere, joined or
+    hyphenated (a writer that prints its hyphenation in the word's run, as TeX does; a
+    compound broken after an italic piece)."""
     if not paragraph:
         return line
-    if (
-        paragraph[-1] in _HYPHENS
-        and len(paragraph) > 1
-        and paragraph[-2].isalpha()
-        and (line[:1].islower())
-    ):
-        return paragraph[:-1] + line  # a word hyphenated at the line's end
+    hyphen = paragraph[-1]
+    if hyphen in _HYPHENS + "\u00ad" and len(paragraph) > 1 and not paragraph[-2].isspace():
+        soft = hyphen == "\u00ad"
+        if _letter(paragraph[-2]) and _letter(line[:1]):
+            tail, head = _LAST_WORD.search(paragraph[:-1]), _FIRST_WORD.match(line)
+            a, b = (tail.group().lower(), head.group()) if tail and head else ("", "")
+            if f"{a}-{b}" not in words and (soft or a + b in words):
+                return paragraph[:-1] + line  # a word hyphenated at the line's end
+        # A compound or a number broken after its hyphen (printed as one when it was soft).
+        return paragraph[:-1] + ("-" if soft else hyphen) + line
     if _cjk().match(paragraph[-1]) and _cjk().match(line[0]):
         return paragraph + line  # Chinese text re-wrapped: no space between the two lines
     tail, head = _LAST_WORD.search(paragraph), _FIRST_WORD.match(line)
@@ -478,7 +544,8 @@ def pdf_text(data: bytes) -> tuple[str, Locations | None, int]:
         page_labels.append(label)
         parts.append(prefix + "\n\n".join(paragraphs))
         size += len(parts[-1])
-    text = "".join(parts)
+    # A soft hyphen left at a paragraph's end (the next line was none of its) is printed.
+    text = _SOFT_END.sub("-", "".join(parts))
     locations = Locations("page", tuple(starts), tuple(page_labels)) if starts else None
     return text, locations, count
 
@@ -491,7 +558,10 @@ class PdfReader:
     # characters the file holds out of order is read in the order they are printed.
     # 3: a table's row is a paragraph, its cells parted by " | "; a numbered heading after a
     # sentence's end (citation markers after it included) starts a paragraph (issue 47).
-    version = "3"
+    # 4: a line ending in a hyphen is a printed line (PDFium runs it on into the next one: the
+    # two were read as one, letters interleaved); a hyphen the writer's hyphenation added is
+    # dropped when the word is joined, the text's own kept (issue 48).
+    version = "4"
     extensions: tuple[str, ...] = (".pdf",)
     marks: tuple[bytes, ...] = (b"%PDF-",)
     contained = True
