@@ -420,7 +420,7 @@ def _evidenced(
 ) -> list[np.ndarray]:
     """``cluster`` cut, in query order, at each stretch of query sentences between two seeds
     that holds no evidence of copying: less than ``min_containment`` of its features in the
-    source sentences from those two seeds' to each other. A passage joins evidence on both
+    source sentences between those two seeds' (in theirs when there are none). A passage joins evidence on both
     sides and never runs over text with none: the author's own sentence between two copies
     (a comment, a byline, a paragraph on the same subject) stays out, however near."""
     ordered = cluster[np.lexsort((cluster[:, 1], cluster[:, 0]))]
@@ -432,7 +432,10 @@ def _evidenced(
         if not gap.size:
             continue  # nothing there to claim (a line of numbers or stopwords)
         near = ordered[(ordered[:, 0] == before) | (ordered[:, 0] == after), 1]
-        stretch = _bag(source, int(near.min()), int(near.max()))[0]
+        lo, hi = int(near.min()), int(near.max())
+        if hi - lo > 1:  # the source sentences between the seeds, else the seeds' own
+            lo, hi = lo + 1, hi - 1
+        stretch = _bag(source, lo, hi)[0]
         if np.isin(gap, stretch, assume_unique=True).sum() < min_containment * gap.size:
             cuts.append(row + 1)
     return np.split(ordered, cuts) if cuts else [ordered]
