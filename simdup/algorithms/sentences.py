@@ -420,9 +420,10 @@ def _evidenced(
 ) -> list[np.ndarray]:
     """``cluster`` cut, in query order, at each stretch of query sentences between two seeds
     that holds no evidence of copying: less than ``min_containment`` of its features in the
-    source sentences between those two seeds' (in theirs when there are none). A passage joins evidence on both
-    sides and never runs over text with none: the author's own sentence between two copies
-    (a comment, a byline, a paragraph on the same subject) stays out, however near."""
+    source sentences between those two seeds' (in theirs when there are none). A passage
+    joins evidence on both sides and never runs over text with none: the author's own
+    sentence between two copies (a comment, a byline, a paragraph on the same subject) stays
+    out, however near; a reworded sentence too changed to seed keeps most of its words."""
     ordered = cluster[np.lexsort((cluster[:, 1], cluster[:, 0]))]
     rows = np.flatnonzero(np.diff(ordered[:, 0]) > 1)  # a seed followed by a gap
     cuts = []

@@ -100,8 +100,9 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
                 here = w.place(fragment.place, fragment.start, fragment.end)
                 there = w.place(fragment.source_place, fragment.source_start, fragment.source_end)
                 kind = w[f"kind_{fragment.kind}"]
-                if fragment.how != "verbatim":  # reworded, summarised, translated, paraphrased
-                    kind = f"{kind}, {w[fragment.how]}"
+                how = w.how(fragment.how, fragment.units, fragment.verbatim_units)
+                if how:  # reworded, summarised, translated, paraphrased (and its verbatim share)
+                    kind = f"{kind}, {how}"
                 write(
                     f"    [{kind}] {here} = {display_path(fragment.source)} {there}\n"
                     f"      {fragment.text}\n"
@@ -136,6 +137,11 @@ def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
         "units": fragment.units,
         "similarity": fragment.similarity,
         "how": fragment.how,
+        "verbatim_units": fragment.verbatim_units,
+        "parts": [
+            {"start_char": p.start, "end_char": p.end, "how": p.how, "units": p.units}
+            for p in fragment.parts
+        ],
         "place": fragment.place.label() if fragment.place else None,
         "source_place": fragment.source_place.label() if fragment.source_place else None,
         "text": fragment.text,
@@ -277,7 +283,12 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
         "locations": [_sarif_location(doc.path, cwd, region)],
         "relatedLocations": [{"id": 1, **_sarif_location(fragment.source, cwd, None)}],
         "partialFingerprints": {"simdupFragment/v1": fingerprint},
-        "properties": {"kind": fragment.kind, "how": fragment.how, "units": fragment.units},
+        "properties": {
+            "kind": fragment.kind,
+            "how": fragment.how,
+            "units": fragment.units,
+            "verbatim_units": fragment.verbatim_units,
+        },
     }
 
 
