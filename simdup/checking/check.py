@@ -65,7 +65,10 @@ if TYPE_CHECKING:
 #    summaries (a block of sentences condensing a longer stretch of a source) found whole
 # 4: a source that is the same work as own work in another form is own work (``own``)
 # 5: headings are not counted (nor copied): a fragment running through one colours none of it
-CHECK_VERSION = "simdup-check/5"
+# 6: a passage ends on copied words (cut at a stretch with no evidence, ends on seeds whose
+#    words are mostly the source's and on shared words, a verbatim copy where its runs end);
+#    a passage's verbatim runs count as verbatim (``parts``, ``reworded_ratio``)
+CHECK_VERSION = "simdup-check/6"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
