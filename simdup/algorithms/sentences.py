@@ -65,6 +65,7 @@ class SentenceRule:
     # words; the author's own sentence between two copies (a comment, a byline, a host
     # paragraph on the same subject) does not, and the passage is cut there (``_evidenced``).
     min_gap_containment: float = 0.25
+    min_gap_containment_one: float = 0.1  # ... when the stretch is one sentence
     # A passage's ends on each side are its first and last words found in the other side's
     # passage when the words outside them weigh this many words or more (``_on_shared_words``).
     max_end_stretch: float = 6.0
@@ -92,6 +93,7 @@ class SentenceRule:
             "passage_min_edge_containment": self.min_edge_containment,
             "max_feature_sentences": self.max_feature_sentences,
             "gap_min_containment": self.min_gap_containment,
+            "gap_min_containment_one_sentence": self.min_gap_containment_one,
             "passage_max_unshared_end_words": self.max_end_stretch,
             "summaries": self.summaries,
             "summary_min_compression": self.summary_min_compression,
@@ -249,7 +251,9 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
     clusters = [
         part
         for whole in passages(found, rule.max_gap)
-        for part in _evidenced(whole, query, source, rule.min_gap_containment)
+        for part in _evidenced(
+            whole, query, source, rule.min_gap_containment, rule.min_gap_containment_one
+        )
     ]
     for cluster in clusters:
         cluster = _strong_ends(cluster, strength, rule)
@@ -416,14 +420,16 @@ def _increasing(values: np.ndarray) -> np.ndarray:
 
 
 def _evidenced(
-    cluster: np.ndarray, query: Side, source: Side, min_containment: float
+    cluster: np.ndarray, query: Side, source: Side, min_containment: float, min_one: float
 ) -> list[np.ndarray]:
     """``cluster`` cut, in query order, at each stretch of query sentences between two seeds
     that holds no evidence of copying: less than ``min_containment`` of its features in the
     source sentences between those two seeds' (in theirs when there are none). A passage
     joins evidence on both sides and never runs over text with none: the author's own
     sentence between two copies (a comment, a byline, a paragraph on the same subject) stays
-    out, however near; a reworded sentence too changed to seed keeps most of its words."""
+    out, however near; a reworded sentence too changed to seed keeps more of its words. A
+    single sentence is cut out at ``min_one`` (a sentence reworded beyond seeding often keeps
+    a few words only: PAN's random obfuscation)."""
     ordered = cluster[np.lexsort((cluster[:, 1], cluster[:, 0]))]
     rows = np.flatnonzero(np.diff(ordered[:, 0]) > 1)  # a seed followed by a gap
     cuts = []
@@ -437,7 +443,8 @@ def _evidenced(
         if hi - lo > 1:  # the source sentences between the seeds, else the seeds' own
             lo, hi = lo + 1, hi - 1
         stretch = _bag(source, lo, hi)[0]
-        if np.isin(gap, stretch, assume_unique=True).sum() < min_containment * gap.size:
+        bound = min_containment if after - before > 2 else min_one
+        if np.isin(gap, stretch, assume_unique=True).sum() < bound * gap.size:
             cuts.append(row + 1)
     return np.split(ordered, cuts) if cuts else [ordered]
 

@@ -76,9 +76,10 @@ What counts:
           words or another language (translated, paraphrased)
   ends    a fragment starts and ends on copied words: a reworded
           passage goes on over sentences that gave no seed only when a
-          quarter of their words are in the source sentences between
-          the seeds around them, so a heading, a byline or the author's
-          own sentence between two copies stays out; it ends on
+          quarter of their words (of one sentence, a tenth) are in the
+          source sentences between the seeds around them, so a heading,
+          a byline or the author's own text between two copies stays
+          out; it ends on
           sentences that share 40% of their words with the source's,
           on its first and last shared words, and a verbatim copy
           where its runs of words end

@@ -207,7 +207,8 @@ def test_a_passage_ends_on_strong_seeds() -> None:
 
 def test_a_passage_is_cut_at_a_stretch_with_no_evidence() -> None:
     """Two copied sentences, one of the author's own between them (its words not in the
-    source sentences between the two seeds), two more copied: two passages. A reworded
+    source sentences between the two seeds), two more copied: two passages; two sentences of
+    the author's own sharing one word with the source's there, too. A reworded
     sentence there that gave no seed but keeps enough of its words joins the two."""
     copied = [[1, 2, 3, 4, 5], [11, 12, 13, 14, 15], [21, 22, 23, 24, 25], [31, 32, 33, 34, 35]]
     own = [60, 61, 62, 63, 64, 65, 66, 67]
@@ -216,13 +217,16 @@ def test_a_passage_is_cut_at_a_stretch_with_no_evidence() -> None:
     query = _side([*copied[:2], own, *copied[2:]])
     spans = [(m.first, m.last) for m in align_sentences(query, source, rule)]
     assert spans == [(0, 9), (18, 27)]
+    two_own = [[41, 60, 61, 62, 63], [62, 64, 65, 66, 67]]
+    query = _side([*copied[:2], *two_own, *copied[2:]])
+    assert [(m.first, m.last) for m in align_sentences(query, source, rule)] == [(0, 9), (20, 29)]
     # A quarter of the middle sentence's words kept: too few to seed (Dice 0.3), enough to
-    # join (min_gap_containment 0.25), not with the bound at a half.
+    # join (a single sentence: min_gap_containment_one 0.1), not with the bound at a half.
     reworded = [41, 42, 43, 70, 71, 72, 73, 74, 75, 76, 77, 78]
     query = _side([*copied[:2], reworded, *copied[2:]])
     assert [(m.first, m.last) for m in align_sentences(query, source, rule)] == [(0, 31)]
     assert [(m.first, m.last) for m in align_sentences(
-        query, source, SentenceRule(min_words=4, min_gap_containment=0.5)
+        query, source, SentenceRule(min_words=4, min_gap_containment_one=0.5)
     )] == [(0, 9), (22, 31)]  # fmt: skip
 
 
