@@ -603,6 +603,9 @@ class MeaningRule:
     min_density: float = 0.5
     min_passage_cosine: float = 0.75  # the mean cosine of a passage's seeds
     min_words: float = 16.0
+    # A seed this alike is a sentence said as the source says it (copied as it was): the
+    # seeds beside the first and last of them must make a passage alone (``_said_alike_ends``).
+    same_cosine: float = 0.95
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -612,6 +615,7 @@ class MeaningRule:
             "passage_min_density": self.min_density,
             "passage_min_mean_cosine": self.min_passage_cosine,
             "passage_min_words": self.min_words,
+            "same_sentence_min_cosine": self.same_cosine,
         }
 
 
@@ -676,7 +680,8 @@ def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningR
     found = np.stack([chosen, seeds.closest[chosen]], axis=1).astype(np.int64)
     spans = _Spans(query, source)
     out: list[Match] = []
-    for cluster in passages(found, rule.max_gap):
+    for whole in passages(found, rule.max_gap):
+        cluster = _said_alike_ends(whole, strength, rule)
         ends = _dense_ends(cluster, rule.min_seeds, rule.min_density)
         if ends is None:
             continue
@@ -688,6 +693,29 @@ def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningR
             continue
         out.append(Match(first, last, source_first, source_last, last - first + 1, "meaning"))
     return out
+
+
+def _said_alike_ends(cluster: np.ndarray, strength: np.ndarray, rule: MeaningRule) -> np.ndarray:
+    """``cluster`` (in query order) without the seeds at either end, before its first (after
+    its last) sentence said as the source says it (``same_cosine``: a sentence copied as it
+    was), that would be no passage alone (fewer than ``min_seeds``, or their mean cosine
+    under ``min_passage_cosine``): a title, a byline or the author's own sentence on the
+    same subject next to a pasted paragraph is not paraphrased for standing beside it."""
+    ordered = cluster[np.argsort(cluster[:, 0], kind="stable")]
+    cosine = strength[ordered[:, 0]]
+    same = np.flatnonzero(cosine >= rule.same_cosine)
+    if not same.size:
+        return ordered
+
+    def alone(part: np.ndarray) -> bool:
+        return len(part) >= rule.min_seeds and float(part.mean()) >= rule.min_passage_cosine
+
+    first, last = int(same[0]), int(same[-1]) + 1
+    if alone(cosine[:first]):
+        first = 0
+    if alone(cosine[last:]):
+        last = len(ordered)
+    return ordered[first:last]
 
 
 def sentence_texts(text: str, side: Side, starts: np.ndarray, ends: np.ndarray) -> list[str]:

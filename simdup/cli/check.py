@@ -82,7 +82,9 @@ What counts:
           out; it ends on
           sentences that share 40% of their words with the source's,
           on its first and last shared words, and a verbatim copy
-          where its runs of words end
+          where its runs of words end; with --semantic, sentences
+          beside a pasted one (said as the source says it) join it
+          only when they would be a passage alone
   how     each part of a fragment as it was copied: a run of words
           copied as it was counts as verbatim inside a reworded,
           summarised, translated or paraphrased passage too; the

