@@ -23,11 +23,13 @@ from .records import (
     Comparison,
     DiffHunk,
     FeatureVector,
+    FileText,
     FingerprintedDocument,
     Locations,
     Place,
     SharedTerm,
 )
+from .text.file_offsets import FileOffsets, file_offsets
 from .text.particles import split_term, written_in_hiragana
 from .text.processor import NOTHING_TO_JUDGE, processor_for
 
@@ -81,10 +83,12 @@ def compare(
     vectors: list[FeatureVector] = []
     texts: list[str] = []
     where: list[Locations | None] = []
+    origins: list[FileText | None] = []
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = read_named(path, options.discovery.max_size, stdin)
         texts.append(decoded.text)
         where.append(decoded.locations)
+        origins.append(decoded.origin)
         fv = proc.features(decoded.text)
         if not fv.form:  # what scan cannot judge, compare cannot either
             raise InputError(path, NOTHING_TO_JUDGE)
@@ -145,8 +149,20 @@ def compare(
         only_a=tuple(term(t) for t in only_a),
         only_b=tuple(term(t) for t in only_b),
         settings=options.describe(proc.segmenter.backend),
-        **(changed_passages(texts[0], texts[1], where[0], where[1]) if explain else {}),
+        **(_explained(texts, where, origins) if explain else {}),
     )
+
+
+def _explained(
+    texts: list[str], where: list[Locations | None], origins: list[FileText | None]
+) -> dict[str, Any]:
+    """``changed_passages`` of the two texts, a Markdown or HTML file's lines given as the
+    file's (``text.file_offsets``: an HTML page's text has lines of its own)."""
+    offsets = [
+        file_offsets(text, origin, locations) if origin is not None else None
+        for text, origin, locations in zip(texts, origins, where, strict=True)
+    ]
+    return changed_passages(texts[0], texts[1], where[0], where[1], offsets[0], offsets[1])
 
 
 # At most this many changed passages, each of at most MAX_HUNK_LINES lines a side, are kept.
@@ -159,13 +175,17 @@ def changed_passages(
     text_b: str,
     where_a: Locations | None = None,
     where_b: Locations | None = None,
+    offsets_a: FileOffsets | None = None,
+    offsets_b: FileOffsets | None = None,
 ) -> dict[str, Any]:
     """The passages that differ between two texts, line by line (``difflib``: in the standard
     library, deterministic, and its matching blocks are the longest common runs, which reads
     well for prose; junk heuristics off so that repeated lines are not ignored); each with
-    its place in a paged document (``where_a``, ``where_b``: its reader's locations)."""
+    its place in a paged document (``where_a``, ``where_b``: its reader's locations). With
+    ``offsets_a``/``offsets_b`` (a Markdown or HTML file's), the lines are the file's."""
     a, b = text_a.splitlines(), text_b.splitlines()
     place_a, place_b = _line_places(text_a, where_a), _line_places(text_b, where_b)
+    lines_a, lines_b = _file_lines(text_a, offsets_a), _file_lines(text_b, offsets_b)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     hunks: list[DiffHunk] = []
     truncated = False
@@ -177,16 +197,20 @@ def changed_passages(
             break
         cut = i2 - i1 > MAX_HUNK_LINES or j2 - j1 > MAX_HUNK_LINES
         truncated = truncated or cut
+        (a_start, a_end, a_place), (b_start, b_end, b_place) = (
+            lines_a(i1, i2) or (i1 + 1, i2, place_a(i1, i2)),
+            lines_b(j1, j2) or (j1 + 1, j2, place_b(j1, j2)),
+        )
         hunks.append(
             DiffHunk(
-                i1 + 1,
-                i2,
-                j1 + 1,
-                j2,
+                a_start,
+                a_end,
+                b_start,
+                b_end,
                 tuple(a[i1 : min(i2, i1 + MAX_HUNK_LINES)]),
                 tuple(b[j1 : min(j2, j1 + MAX_HUNK_LINES)]),
-                place_a(i1, i2),
-                place_b(j1, j2),
+                a_place,
+                b_place,
             )
         )
     return {"diff": tuple(hunks), "diff_truncated": truncated}
@@ -207,3 +231,28 @@ def _line_places(text: str, locations: Locations | None) -> Callable[[int, int],
         return locations.place(starts[lo], starts[hi])
 
     return place
+
+
+def _file_lines(
+    text: str, offsets: FileOffsets | None
+) -> Callable[[int, int], tuple[int, int, Place | None] | None]:
+    """The file's first and last line (1-based; last = first - 1: none) and place of lines
+    ``lo:hi`` (0-based, as ``str.splitlines`` counts them) of ``text`` (None: no offsets)."""
+    if offsets is None:
+        return lambda lo, hi: None
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def lines(lo: int, hi: int) -> tuple[int, int, Place | None] | None:
+        begin = starts[min(lo, len(starts) - 1)]
+        if hi <= lo:
+            first = offsets.lines(*offsets.span(begin, begin))[0]
+            return first, first - 1, None
+        end = starts[min(hi, len(starts) - 1)]
+        while end > begin and text[end - 1] in "\r\n":
+            end -= 1  # the last line's break is no character of its own
+        first, last = offsets.lines(*offsets.span(begin, max(end, begin + 1)))
+        return first, last, Place("line", str(first), str(last))
+
+    return lines

@@ -235,6 +235,17 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class FileText:
+    """The file's decoded characters when its reader made other text of them (``markup``:
+    "markdown" or "html"), so that offsets in that text can be given back in the file's
+    (``text.file_offsets``). Plain text has none (its text is the file's characters), nor
+    do extracted formats (PDF, Word, EPUB...: their offsets are in the extracted text)."""
+
+    text: str
+    markup: str
+
+
+@dataclass(frozen=True, slots=True)
 class DecodedDocument:
     """One document a reader made of a file: its key (``path``: the file's path, or the path
     and the document's place in it for a file of many), its text, how the bytes became text,
@@ -249,6 +260,8 @@ class DecodedDocument:
     confidence: float
     size: int
     locations: Locations | None = None
+    # The file's own characters when the text is a rendering of them (Markdown, HTML).
+    origin: FileText | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,8 +368,12 @@ class Cluster:
 @dataclass(frozen=True, slots=True)
 class PassageSpan:
     """Lines ``start_line..end_line`` (1-based, inclusive, of the file as stored) of ``path``,
-    which are code points ``start_char:end_char`` of its decoded text and hold ``words``
-    words. ``preview``: the first characters of the passage, for text and HTML output only."""
+    which are code points ``start_char:end_char`` of its decoded characters (of the text
+    extracted from a PDF, Word, ODT, EPUB or RTF file, whose ``place`` says where) and hold
+    ``words`` words. ``read_start:read_end``: the same in the text its reader made of a
+    Markdown or HTML file (None: ``start_char:end_char``, the text being the file's or the
+    extracted one). ``preview``: the first characters of the passage, for text and HTML
+    output only."""
 
     path: str
     start_line: int
@@ -368,6 +385,14 @@ class PassageSpan:
     # Where it is in the parts its reader found (pages of a PDF, paragraphs of a Word file);
     # None for a plain text, whose lines say where.
     place: Place | None = None
+    read_start: int | None = None
+    read_end: int | None = None
+
+    def as_read(self) -> tuple[int, int]:
+        """Its offsets in the text its reader made (the file's for plain text)."""
+        if self.read_start is None or self.read_end is None:
+            return self.start_char, self.end_char
+        return self.read_start, self.read_end
 
 
 @dataclass(frozen=True, slots=True)

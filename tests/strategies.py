@@ -76,3 +76,60 @@ def many_identical(draw: st.DrawFn, *, max_copies: int = 80, max_flips: int = 10
 
 fingerprint_sets = st.one_of(fingerprint_lists(), many_identical())
 """Either kind of fingerprint list: the strategy most index properties draw from."""
+
+
+# ---------------------------------------------------------------- markup documents
+
+_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "omega", "Zeta", "copy", "text",
+                          "中文", "段落", "复制", "检查", "42", "x7"])  # fmt: skip
+
+
+@st.composite
+def _inline(draw: st.DrawFn) -> str:
+    """A word of a line, in one of the inline forms Markdown renders to its word."""
+    word = draw(_WORDS)
+    form = draw(st.sampled_from(["plain", "em", "strong", "code", "link", "image", "ref",
+                                 "entity", "escape", "html", "autolink"]))  # fmt: skip
+    return {
+        "plain": word,
+        "em": f"*{word}*",
+        "strong": f"__{word}__",
+        "code": f"`{word}`",
+        "link": f"[{word}](http://example.com/{word}/words \"title words\")",
+        "image": f"![{word}](pics/{word}.png)",
+        "ref": f"[{word}][label]",
+        "entity": f"{word}&amp;&#x4e2d;",
+        "escape": f"\\*{word}\\_",
+        "html": f"<span class=\"{word}\">{word}</span>",
+        "autolink": f"<https://example.com/{word}>",
+    }[form]
+
+
+@st.composite
+def markdown_documents(draw: st.DrawFn) -> str:
+    """A Markdown file of headings (ATX and setext), paragraphs, lists, block quotes, tables
+    and code blocks whose lines hold words in the inline forms Markdown renders (emphasis,
+    code spans, links, images, references, character references, escapes, HTML): what the
+    file offsets of its rendering (``text.file_offsets``) are tested on."""
+
+    def line() -> str:
+        return " ".join(draw(st.lists(_inline(), min_size=1, max_size=6)))
+
+    blocks = []
+    for kind in draw(st.lists(st.sampled_from(["heading", "setext", "para", "list", "quote",
+                                               "table", "code"]), min_size=1, max_size=6)):
+        if kind == "heading":
+            blocks.append(f"{'#' * draw(st.integers(1, 4))} {line()}")
+        elif kind == "setext":
+            blocks.append(f"{line()}\n{draw(st.sampled_from(['===', '---']))}")
+        elif kind == "para":
+            blocks.append("\n".join(line() for _ in range(draw(st.integers(1, 3)))))
+        elif kind == "list":
+            blocks.append("\n".join(f"- {line()}" for _ in range(draw(st.integers(1, 3)))))
+        elif kind == "quote":
+            blocks.append(f"> {line()}")
+        elif kind == "table":
+            blocks.append(f"| {line()} | {line()} |\n|---|---|\n| {line()} | {line()} |")
+        else:
+            blocks.append("```\n" + " ".join(draw(st.lists(_WORDS, min_size=1))) + "\n```")
+    return "\n\n".join(blocks) + "\n\n[label]: http://example.com/label\n"

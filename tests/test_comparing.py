@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import simdup
+from simdup.cli import cli
 from tests.conftest import DocWriter
 
 
@@ -80,3 +83,20 @@ def test_compare_text_with_nothing_in_it_is_an_input_error(write_doc: DocWriter)
     punctuation = write_doc("c.txt", "，。！？ ... ---")
     c = simdup.compare(words, punctuation)
     assert c.near_duplicate is False
+
+
+def test_explain_gives_an_html_page_its_own_lines(tmp_path: Path) -> None:
+    """compare --explain of two HTML pages: a changed paragraph is at the page's line of its
+    words (not the line of the rendered text, nor of the tag opening the paragraph), in JSON
+    and once in the text report."""
+    pytest.importorskip("lxml")
+    page = "<html><head><title>t</title></head>\n<body>\n<p>\n{}\n</p>\n<p>\n{}\n</p>\n</body>\n"
+    first = "Alpha beta gamma delta epsilon zeta eta theta iota kappa."
+    (tmp_path / "a.html").write_text(page.format(first, "Same paragraph here."), "utf-8")
+    (tmp_path / "b.html").write_text(page.format(first, "Changed paragraph here now."), "utf-8")
+    args = ["compare", str(tmp_path / "a.html"), str(tmp_path / "b.html"), "--explain"]
+    out = CliRunner().invoke(cli, [*args, "-f", "json"])
+    (hunk,) = json.loads(out.stdout)["diff"]
+    assert hunk["a_lines"] == hunk["b_lines"] == [7, 7]
+    assert hunk["a_place"] == {"kind": "line", "first": "7", "last": "7"}
+    assert "@@ A line 7  B line 7\n" in CliRunner().invoke(cli, args).stdout

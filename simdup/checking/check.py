@@ -35,10 +35,11 @@ from ..algorithms.sentences import (
 )
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..readers.discovery import DiscoveryOptions, discover
-from ..records import DecodedDocument, Locations, Place, SkippedFile
+from ..records import DecodedDocument, FileText, Locations, Place, SkippedFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants
 from ..text.embeddings import default_embedder
+from ..text.file_offsets import FileOffsets, file_offsets
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
 from .excerpts import excerpt, plain
@@ -65,10 +66,11 @@ if TYPE_CHECKING:
 #    summaries (a block of sentences condensing a longer stretch of a source) found whole
 # 4: a source that is the same work as own work in another form is own work (``own``)
 # 5: headings are not counted (nor copied): a fragment running through one colours none of it
-# 6: a passage ends on copied words (cut at a stretch with no evidence, ends on seeds whose
+# 6: offsets of Markdown and HTML files count the file's characters, not the rendered text's
+# 7: a passage ends on copied words (cut at a stretch with no evidence, ends on seeds whose
 #    words are mostly the source's and on shared words, a verbatim copy where its runs end);
 #    a passage's verbatim runs count as verbatim (``parts``, ``reworded_ratio``)
-CHECK_VERSION = "simdup-check/6"
+CHECK_VERSION = "simdup-check/7"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
@@ -132,6 +134,21 @@ class _Source:
     # "own" whatever its origin): "file" (--against), "index" (--db), "checked" (a document
     # checked in the same run: a classmate).
     origin: str = "file"
+    # The file's characters when ``text`` renders them (Markdown, HTML), and where each
+    # character of ``text`` is in them (``located``: made when a fragment is first found).
+    file: FileText | None = None
+    _offsets: FileOffsets | None = None
+
+    def offsets(self) -> FileOffsets | None:
+        """Where ``text``'s characters are in the file's (None: plain or extracted text)."""
+        if self.file is not None and self._offsets is None:
+            self._offsets = file_offsets(self.text, self.file, self.locations)
+        return self._offsets
+
+    def located(self, start: int, end: int) -> tuple[int, int] | None:
+        """Text offsets ``start:end`` in the file's characters (None: they are already)."""
+        offsets = self.offsets()
+        return offsets.span(start, end) if offsets is not None else None
 
     def side(self) -> Side:
         """Its sentences as bags (made on first need: for the bag index when the corpus looks
@@ -206,7 +223,7 @@ class Corpus:
         self.index.add(tokens.hashes)
         source = _Source(
             document.path, own, document.text, tokens, document.locations, identity, digest,
-            named_own=own,
+            named_own=own, file=document.origin,
         )  # fmt: skip
         if self.bags is not None:
             self.bags.add(source.side().feature)
@@ -369,8 +386,19 @@ def _token_mask(tokens: Tokens, ranges: Iterable[tuple[int, int]]) -> np.ndarray
     return mask
 
 
-def _place(text: str, locations: Locations | None, start: int, end: int) -> Place | None:
-    """Where characters ``start:end`` are: in the reader's parts, else in lines."""
+def _place(
+    text: str,
+    locations: Locations | None,
+    start: int,
+    end: int,
+    offsets: FileOffsets | None = None,
+) -> Place | None:
+    """Where characters ``start:end`` are: in the file's lines when ``offsets`` map the text
+    to the file (an HTML paragraph's own label is the line of its tag), in the reader's parts,
+    else in the text's lines."""
+    if offsets is not None:
+        first, last = offsets.lines(*offsets.span(start, end))
+        return Place("line", str(first), str(last))
     if locations is not None:
         return locations.place(start, end)
     first = text.count("\n", 0, start) + 1
@@ -432,6 +460,11 @@ def check_document(
     ``templates`` is left out of the count). A document is never its own source: a source that
     is the same file is passed over (a class checked against its own folder)."""
     text = document.text
+    offsets = (
+        file_offsets(text, document.origin, document.locations)
+        if document.origin is not None
+        else None
+    )
     itself = file_identity(document.path) if document.path not in ("", "-") else None
     tokens = tokenize(text)
     excluded: list[ExcludedRange] = []
@@ -444,7 +477,7 @@ def check_document(
             for m in matches:
                 a, b = tokens.span(m.first, m.last)
                 excluded.append(ExcludedRange(a, b, "template"))
-    excluded = [replace(r, place=_place(text, document.locations, r.start, r.end))
+    excluded = [replace(r, place=_place(text, document.locations, r.start, r.end, offsets))
                 for r in sorted(excluded, key=lambda r: (r.start, r.end))]  # fmt: skip
     out = _token_mask(tokens, ((r.start, r.end) for r in excluded))
     quotes = quoted_ranges(text)
@@ -499,13 +532,18 @@ def check_document(
                     kind=kind,
                     units=int(units[span][counted[span]].sum()),
                     similarity=round(m.matched / (m.last - m.first + 1), 4),
+                    place=_place(text, document.locations, start, end, offsets),
+                    source_place=_place(
+                        source.text, source.locations, s_start, s_end, source.offsets()
+                    ),
+                    text=excerpt(text, start, end),
+                    source_text=excerpt(source.text, s_start, s_end),
                     how=how,
                     parts=in_parts,
                     verbatim_units=int(units[span][counted[span] & verbatim].sum()),
-                    place=_place(text, document.locations, start, end),
-                    source_place=_place(source.text, source.locations, s_start, s_end),
-                    text=excerpt(text, start, end),
-                    source_text=excerpt(source.text, s_start, s_end),
+                    file_span=offsets.span(start, end) if offsets is not None else None,
+                    source_file_span=source.located(s_start, s_end),
+                    source_extracted=source.file is None and source.locations is not None,
                 )
             )
         if not kept:
@@ -560,10 +598,11 @@ def check_document(
         quoted=tuple(quotes),
         excluded=tuple(excluded),
         warnings=tuple(
-            replace(w, place=_place(text, document.locations, w.start, w.end))
+            replace(w, place=_place(text, document.locations, w.start, w.end, offsets))
             for w in _warnings(text, tokens, quotes)
         ),
         verbatim=document.locations is None,
+        offsets=offsets,
         reworded_ratio=_ratio(int(units[covered_any & ~covered_verbatim].sum()), total_units),
     )
 

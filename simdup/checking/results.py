@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import Place, SkippedFile
+from ..text.file_offsets import FileOffsets
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,22 @@ class CopiedFragment:
     how: str = "verbatim"
     parts: tuple[FragmentPart, ...] = ()
     verbatim_units: int = 0
+    # ``start:end`` and ``source_start:source_end`` in the files' decoded characters when a
+    # reader rendered them (Markdown, HTML; ``text.file_offsets``); None: the offsets above
+    # are already the file's (plain text) or the extracted text's (PDF, Word...).
+    file_span: tuple[int, int] | None = None
+    source_file_span: tuple[int, int] | None = None
+    # Whether the source's offsets count the file's characters (plain text, Markdown, HTML)
+    # or a text extracted from it (PDF, Word, EPUB...).
+    source_extracted: bool = False
+
+    def in_file(self) -> tuple[int, int]:
+        """Where the fragment is in its document's file (see ``DocumentCheck.offsets``)."""
+        return self.file_span if self.file_span is not None else (self.start, self.end)
+
+    def source_in_file(self) -> tuple[int, int]:
+        """Where the source's passage is in the source's file."""
+        return self.source_file_span or (self.source_start, self.source_end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +165,28 @@ class DocumentCheck:
     # it is one in the file; a reader's text (Markdown, HTML, Word...) is located by its parts.
     verbatim: bool = True
     reworded_ratio: float = 0.0
+    # Where ``text``'s characters are in the file's, when a reader rendered them (Markdown,
+    # HTML): what every report's offsets are translated by (``in_file``). None: plain text
+    # (the text is the file's) or an extracted text (PDF, Word...: offsets stay in it).
+    offsets: FileOffsets | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def extracted(self) -> bool:
+        """Whether offsets count a text extracted from the file (PDF, Word, EPUB...) rather
+        than the file's own decoded characters."""
+        return not self.verbatim and self.offsets is None
+
+    def in_file(self, start: int, end: int) -> tuple[int, int]:
+        """Text offsets ``start:end`` as offsets in the file's decoded characters (the same
+        for plain text, and for an extracted text, which has no others)."""
+        return self.offsets.span(start, end) if self.offsets is not None else (start, end)
+
+    def file_lines(self, start: int, end: int) -> tuple[int, int]:
+        """The file's first and last line (1-based) holding text offsets ``start:end``."""
+        if self.offsets is not None:
+            return self.offsets.lines(*self.offsets.span(start, end))
+        first = self.text.count("\n", 0, start) + 1
+        return first, first + self.text.count("\n", start, max(start, end - 1))
 
     def largest_share(self) -> SourceShare | None:
         """The share of ``largest_source`` (None when nothing was found)."""

@@ -143,16 +143,30 @@ static Py_ssize_t indent(const Py_UCS4 *s, Py_ssize_t n)
     return k;
 }
 
-/* _fence_at: 1 with *mark, *length, *where set when s opens a code fence. */
+/* _fence_at: 1 with *mark, *length, *where set when s opens a code fence (after any
+   indentation, block quote markers and list item markers). */
 static int fence_at(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *mark, Py_ssize_t *length,
                     Py_ssize_t *where)
 {
-    Py_ssize_t k = indent(s, n);
-    while (k < n && s[k] == '>') {
-        k++;
-        if (k < n && is_blank(s[k]))
+    Py_ssize_t k = 0;
+    for (;;) {
+        while (k < n && is_blank(s[k]))
             k++;
-        k += indent(s + k, n - k);
+        if (k < n && s[k] == '>') {
+            k++;
+            continue;
+        }
+        Py_ssize_t j = k;
+        while (j < n && j - k < 9 && is_digit(s[j]))
+            j++;
+        if (j < n &&
+            ((j == k && (s[j] == '-' || s[j] == '*' || s[j] == '+')) ||
+             (j > k && (s[j] == '.' || s[j] == ')'))) &&
+            j + 1 < n && is_blank(s[j + 1])) {
+            k = j + 1;
+            continue;
+        }
+        break;
     }
     if (k >= n || (s[k] != '`' && s[k] != '~'))
         return 0;
@@ -176,6 +190,32 @@ static int closes(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 mark, Py_ssize_t lengt
     for (Py_ssize_t k = where; k < n; k++)
         if (!is_blank(s[k]))
             return 0;
+    return 1;
+}
+
+/* _stray_closing: whether the bare fence on line `row` (its run ending at `where`) closes a
+   code block cut above it rather than opening one. Lines are text[bounds[2i]:bounds[2i+1]]. */
+static int stray_closing(const Py_UCS4 *text, const Py_ssize_t *bounds, Py_ssize_t lines,
+                         Py_ssize_t row, Py_UCS4 mark, Py_ssize_t length, Py_ssize_t where)
+{
+    const Py_UCS4 *s = text + bounds[2 * row];
+    Py_ssize_t n = bounds[2 * row + 1] - bounds[2 * row];
+    for (Py_ssize_t k = where; k < n; k++)
+        if (!is_blank(s[k]))
+            return 0;
+    for (Py_ssize_t i = row + 1; i < lines; i++) {
+        s = text + bounds[2 * i];
+        n = bounds[2 * i + 1] - bounds[2 * i];
+        Py_UCS4 m;
+        Py_ssize_t len, w;
+        if (find_ch(s, n, 0, mark) >= 0 && fence_at(s, n, &m, &len, &w) && m == mark &&
+            len >= length) {
+            for (Py_ssize_t k = w; k < n; k++)
+                if (!is_blank(s[k]))
+                    return 1;
+            return 0;
+        }
+    }
     return 1;
 }
 
@@ -414,10 +454,50 @@ static Py_ssize_t ticks(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t k)
     return j - k;
 }
 
+/* What closes each hidden state (COMMENT, SCRIPT, STYLE). */
+static const char *const CLOSING[] = {"-->", "</script", "</style"};
+
 typedef struct {
     PyObject *decode, *defined;
     int state;
+    /* The last line holding what closes each hidden state (-1: none), by state - COMMENT;
+       the line being read. A comment, script or style never closed hides nothing. */
+    Py_ssize_t last[3], row;
+    int scanned; /* last[] is known (found on the first need: most texts hide nothing) */
+    const Py_UCS4 *text;
+    Py_ssize_t total, lines;
 } Inline;
+
+/* in->last[h]: found by one pass back from the end of the text, which stops when all three
+   are found. */
+static Py_ssize_t last_closing(Inline *in, int h)
+{
+    if (!in->scanned) {
+        const Py_UCS4 *text = in->text;
+        Py_ssize_t line = in->lines - 1;
+        int missing = 3;
+        in->scanned = 1;
+        for (Py_ssize_t k = in->total - 1; k >= 0 && missing; k--) {
+            Py_UCS4 c = text[k];
+            if (c == '\n')
+                line--;
+            else if (c == '>' && k >= 2 && text[k - 1] == '-' && text[k - 2] == '-') {
+                if (in->last[0] < 0) {
+                    in->last[0] = line;
+                    missing--;
+                }
+            }
+            else if (c == '<' && k + 1 < in->total && text[k + 1] == '/') {
+                for (int t = 1; t < 3; t++)
+                    if (in->last[t] < 0 && starts_folded(text, in->total, k, CLOSING[t])) {
+                        in->last[t] = line;
+                        missing--;
+                    }
+            }
+        }
+    }
+    return in->last[h];
+}
 
 /* fn(s[a:b]): a new reference, or NULL with an exception set. */
 static PyObject *call_on(PyObject *fn, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b)
@@ -459,9 +539,7 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
 {
     while (k < n) {
         if (in->state != NORMAL) {
-            const char *closing = in->state == COMMENT  ? "-->"
-                                  : in->state == SCRIPT ? "</script"
-                                                        : "</style";
+            const char *closing = CLOSING[in->state - COMMENT];
             Py_ssize_t found = find_folded(s, n, closing, k);
             if (found < 0)
                 return 0;
@@ -526,12 +604,14 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
         else if (c == '<') {
             if (k + 3 < n && s[k + 1] == '!' && s[k + 2] == '-' && s[k + 3] == '-') {
                 Py_ssize_t end = find_word(s, n, k + 4, "-->", 3);
-                if (end < 0) {
+                if (end >= 0) {
+                    k = end + 3;
+                    continue;
+                }
+                if (last_closing(in, 0) > in->row) {
                     in->state = COMMENT;
                     return 0;
                 }
-                k = end + 3;
-                continue;
             }
             Py_ssize_t end = autolink_end(s, n, k);
             if (end > 0) {
@@ -542,15 +622,17 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
             }
             end = tag_end(s, n, k);
             if (end > 0) {
-                if (starts_folded(s, n, k + 1, "script")) {
-                    Py_UCS4 t = s[k + 7];
-                    if (t == ' ' || t == '\t' || t == '>' || t == '/')
-                        in->state = SCRIPT;
-                }
-                if (starts_folded(s, n, k + 1, "style")) {
-                    Py_UCS4 t = s[k + 6];
-                    if (t == ' ' || t == '\t' || t == '>' || t == '/')
-                        in->state = STYLE;
+                static const char *const words[] = {"script", "style"};
+                for (int w = 0; w < 2; w++) {
+                    Py_ssize_t after = k + 1 + (Py_ssize_t)strlen(words[w]);
+                    if (!starts_folded(s, n, k + 1, words[w]))
+                        continue;
+                    Py_UCS4 t = s[after];
+                    int hidden = SCRIPT + w;
+                    if ((t == ' ' || t == '\t' || t == '>' || t == '/') &&
+                        (last_closing(in, hidden - COMMENT) > in->row ||
+                         find_folded(s, n, CLOSING[hidden - COMMENT], end) >= 0))
+                        in->state = hidden;
                 }
                 if (out_ch(o, ' ') < 0)
                     return -1;
@@ -646,7 +728,7 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
     if (text == NULL)
         return NULL;
     const Py_ssize_t total = PyUnicode_GET_LENGTH(args[0]);
-    Inline in = {args[1], args[2], NORMAL};
+    Inline in = {args[1], args[2], NORMAL, {-1, -1, -1}, 0, 0, text, total, 0};
     Out o = {NULL, 0, 0};
     PyObject *result = NULL;
     /* Line starts: lines are text[start:end] with any "\r" before the "\n" left out. */
@@ -672,6 +754,7 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
             }
         }
     }
+    in.lines = lines;
 #define LINE(i) (text + bounds[2 * (i)])
 #define LEN(i) (bounds[2 * (i) + 1] - bounds[2 * (i)])
     int state = NORMAL, prose = 0;
@@ -704,20 +787,27 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
             prose = 0;
             continue;
         }
-        if (in.state != NORMAL) {
-            if (inline_line(&in, &o, s, n, 0) < 0)
-                goto done;
-            prose = 0;
-            continue;
-        }
+        in.row = i;
         Py_UCS4 mark;
         Py_ssize_t length, where;
+        if (in.state != NORMAL) {
+            /* A script or style ends at a code fence at the latest (see the twin). */
+            if (in.state == COMMENT || !fence_at(s, n, &mark, &length, &where)) {
+                if (inline_line(&in, &o, s, n, 0) < 0)
+                    goto done;
+                prose = 0;
+                continue;
+            }
+            in.state = NORMAL;
+        }
         if (fence_at(s, n, &mark, &length, &where) &&
             (mark == '~' || find_ch(s, n, where, '`') < 0)) {
-            state = FENCE;
-            fence_mark = mark;
-            fence_length = length;
             prose = 0;
+            if (!stray_closing(text, bounds, lines, i, mark, length, where)) {
+                state = FENCE;
+                fence_mark = mark;
+                fence_length = length;
+            }
             continue;
         }
         Py_ssize_t k = indent(s, n);
@@ -753,9 +843,7 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
             prose = 0;
             continue;
         }
-        if (is_reference_definition(s, n) || is_table_delimiter(s, n) ||
-            (n - k >= 3 && s[k] == ':' && s[k + 1] == ':' && s[k + 2] == ':') ||
-            is_directive_line(s, n)) {
+        if (is_reference_definition(s, n) || is_table_delimiter(s, n) || is_directive_line(s, n)) {
             prose = 0;
             continue;
         }
@@ -780,7 +868,29 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
                     end--;
                 if (end < body && (end == j || is_blank(s[end - 1])))
                     n = rstrip_blank(s, end);
+                /* An attribute block ("{#id .class}") names the anchor: no text. */
+                Py_ssize_t b = rstrip_blank(s, n);
+                if (b > 0 && s[b - 1] == '}') {
+                    Py_ssize_t brace = b - 1;
+                    while (brace >= j && s[brace] != '{')
+                        brace--;
+                    if (brace > j && is_blank(s[brace - 1]) && brace + 1 < b &&
+                        (s[brace + 1] == '#' || s[brace + 1] == '.') &&
+                        find_ch(s, b - 1, brace, '}') < 0)
+                        n = rstrip_blank(s, brace);
+                }
             }
+        }
+        else if (n - k >= 3 && s[k] == ':' && s[k + 1] == ':' && s[k + 2] == ':') {
+            /* A container ("::: tip Title"): its title shows, not its fence or type. */
+            Py_ssize_t j = k;
+            while (j < n && s[j] == ':')
+                j++;
+            while (j < n && is_blank(s[j]))
+                j++;
+            while (j < n && !is_blank(s[j]))
+                j++;
+            begin = j;
         }
         Py_ssize_t before = o.len;
         if (inline_line(&in, &o, s, n, begin) < 0)

@@ -5,7 +5,9 @@ from a decoded text; ``DocumentPassages`` is what is kept."""
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -35,6 +37,12 @@ class DocumentPassages:
     locations: Locations | None = None
     # Its sentences as bags of words (``PassageOptions.reworded`` only).
     sentences: Side | None = field(repr=False, default=None)
+    # Its lines with characters but no token (a closing brace, a code fence, a rule), a row
+    # each: 0-based line, a hash of its stripped text, where that text starts and ends.
+    bare: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 4), np.int64))
+    # Whether its text renders the file's characters (Markdown, HTML): its passages are then
+    # given in the file's characters (``texts.ReadAgain``).
+    rendered: bool = False
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -50,6 +58,33 @@ class DocumentPassages:
     def words(self, first: int, last: int) -> float:
         """What tokens ``first..last`` (inclusive) weigh in words (a CJK character 8/13)."""
         return float(np.where(self.tokens.cjk[first : last + 1], CJK_WEIGHT, 1.0).sum())
+
+    @cached_property
+    def _token_lines(self) -> np.ndarray:
+        """The 0-based line of each token (where it starts), ascending."""
+        lines: np.ndarray = np.searchsorted(self.breaks, self.tokens.starts, "right")
+        return lines
+
+    def line_range(self, first: int, last: int) -> tuple[int, int]:
+        """The tokens ``lo..hi-1`` on the lines that tokens ``first..last`` are reported on."""
+        lines = self._token_lines
+        lo = int(np.searchsorted(lines, lines[first], "left"))
+        return lo, int(np.searchsorted(lines, lines[last], "right"))
+
+    def tokens_of_line(self, token: int) -> tuple[int, int]:
+        """The tokens ``lo..hi-1`` on the line of ``token``."""
+        lines = self._token_lines
+        line = lines[token]
+        return int(np.searchsorted(lines, line, "left")), int(np.searchsorted(lines, line, "right"))
+
+    def bare_line(self, line: int) -> tuple[int, int, int] | None:
+        """The hash, start and end of the 1-based ``line`` if it has characters but no token,
+        else None."""
+        at = int(np.searchsorted(self.bare[:, 0], line - 1))
+        if at == self.bare.shape[0] or int(self.bare[at, 0]) != line - 1:
+            return None
+        _, hashed, start, end = self.bare[at].tolist()
+        return hashed, start, end
 
     def span(self, first: int, last: int, preview: str = "") -> PassageSpan:
         """Tokens ``first..last`` (inclusive) as a span of lines and characters."""
@@ -74,7 +109,7 @@ class PassageProcessor:
         self.rule: FragmentRule = passages.fragment_rule()
 
     def document(
-        self, path: str, text: str, locations: Locations | None = None
+        self, path: str, text: str, locations: Locations | None = None, rendered: bool = False
     ) -> DocumentPassages:
         # The text as read, markup and URLs included: a copy carries its links, and code
         # blocks (with the HTML inside them) are content.
@@ -83,5 +118,35 @@ class PassageProcessor:
         breaks = line_breaks(text)
         sentences = sentence_side(text, tokens) if self.passages.reworded else None
         return DocumentPassages(
-            path, tokens.compact(), shingles, shingle_at, breaks, locations, sentences
+            path,
+            tokens.compact(),
+            shingles,
+            shingle_at,
+            breaks,
+            locations,
+            sentences,
+            bare_lines(text, breaks, tokens.starts),
+            rendered,
         )
+
+
+def bare_lines(text: str, breaks: np.ndarray, token_starts: np.ndarray) -> np.ndarray:
+    """``DocumentPassages.bare`` of ``text``: its lines with characters but no token."""
+    count = breaks.size + 1
+    has_token = np.zeros(count, dtype=bool)
+    has_token[np.searchsorted(breaks, token_starts, "right")] = True
+    starts = np.r_[0, breaks]
+    ends = np.r_[breaks, len(text)]
+    # An empty line is its line break alone (one character): most lines without a token.
+    maybe = ~has_token & (ends - starts > 1)
+    maybe[-1] = not has_token[-1] and ends[-1] > starts[-1]
+    rows: list[tuple[int, int, int, int]] = []
+    for line in np.flatnonzero(maybe).tolist():
+        start, end = int(starts[line]), int(ends[line])
+        raw = text[start:end]
+        stripped = raw.strip()
+        if stripped:
+            first = start + raw.index(stripped)
+            hashed = zlib.crc32(stripped.encode("utf-8", "surrogatepass"))
+            rows.append((line, hashed, first, first + len(stripped)))
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)

@@ -14,8 +14,9 @@
    too (``sentences.align_sentences``), as ``check`` does.
 3. **Repeated passages** (``repeated``): the boilerplate, reported once with its places.
 
-Only the texts of documents with a passage are read again, for the previews (none when
-``max_previews`` is 0).
+Only the texts of documents with a passage are read again: for the previews (none when
+``max_previews`` is 0), and those of Markdown and HTML files to give their passages in the
+file's characters (``texts.ReadAgain``).
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
+from .edges import extended, widened
 from .options import PassageOptions
 from .repeated import repeated_passages
+from .texts import ReadAgain, TextsByPath
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +61,6 @@ class Passages:
 # save); else tasks of this many pairs.
 _PARALLEL_PAIRS = 512
 _TASK_PAIRS = 256
-# Texts held at once at most, for the previews of the passages found.
-_HELD = 512
 
 
 @dataclass(frozen=True)
@@ -127,9 +128,11 @@ def reach_of(rule: FragmentRule) -> int:
 # and source_first..source_last of the second, the Jaccard similarity of their token sets, and
 # how it was copied.
 _Found = tuple[int, int, int, int, int, int, float, str]
+# ``PassageOptions.line_share`` and ``embedded_words``.
+_Lines = tuple[float, float]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
-    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None]
+    tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, _Lines]
 ] = WorkerState("aligning passages")
 
 
@@ -138,8 +141,29 @@ def _init_align(
     common: np.ndarray,
     rule: FragmentRule,
     sentences: SentenceRule | None,
+    lines: _Lines,
 ) -> None:
-    _ALIGN.set((docs, common, rule, sentences))
+    _ALIGN.set((docs, common, rule, sentences, lines))
+
+
+ALIKE_LINES = 0.7
+
+
+def lines_alike(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match, share: float) -> bool:
+    """Whether the lines a copy ``m`` (tokens of ``doc_a``, ``source`` ones of ``doc_b``) is
+    reported on are alike: their tokens in common, in order, are at least ``share`` of each
+    side's (``options.LINE_SHARE``: why). The copy's own matched tokens are in common; where
+    they are too few, the lines are compared whole (an edited revision of a paragraph keeps
+    more of it in common than its exact runs)."""
+    from rapidfuzz.distance import Indel
+
+    lo_a, hi_a = doc_a.line_range(m.first, m.last)
+    lo_b, hi_b = doc_b.line_range(m.source_first, m.source_last)
+    need = share * max(hi_a - lo_a, hi_b - lo_b)
+    if m.matched >= need:
+        return True
+    x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
+    return bool(Indel.normalized_similarity(x, y) >= ALIKE_LINES)
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -193,7 +217,7 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences = _ALIGN.get()
+    docs, common, rule, sentences, (line_share, embedded_words) = _ALIGN.get()
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -208,11 +232,12 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     for i, j, at_i, at_j in tasks:
         di, dj = docs[i], docs[j]
         a, b = di.tokens.hashes, dj.tokens.hashes
+        weights = di.tokens.weights
         if i == j:
-            matches = _within(a, di.tokens.weights, rule, reach)
+            matches = _within(a, weights, rule, reach)
         else:
             both = (kgrams(i), kgrams(j))
-            matches = align_near(a, di.tokens.weights, b, (at_i, at_j), rule, reach, both)
+            matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
             if sentences is not None and di.sentences is not None and dj.sentences is not None:
                 reworded = [
                     m
@@ -221,13 +246,28 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                     and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
                 ]
                 matches = merged(matches, reworded)
-        for m in matches:
-            if boilerplate(i, m.first, m.last):
+        # Boilerplate is judged on what the shared fingerprints found, before its edges move.
+        kept = [m for m in matches if not boilerplate(i, m.first, m.last)]
+        if i != j:
+            kept = longest_first(
+                [
+                    extended(m, di, dj, rule.kgram, rule.gap, line_share)
+                    if m.how == "verbatim"
+                    else m
+                    for m in kept
+                ]
+            )
+        for m in kept:
+            if (
+                m.how == "verbatim"
+                and line_share
+                and di.words(m.first, m.last) < embedded_words - 1e-9
+                and not lines_alike(di, dj, m, line_share)
+            ):
                 continue
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
-
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
@@ -300,26 +340,6 @@ def _within(hashes: np.ndarray, weights: np.ndarray, rule: FragmentRule, reach: 
     return longest_first(found)
 
 
-class _Texts:
-    """Texts read again for the previews of the passages found, a few at a time."""
-
-    def __init__(self, texts: Callable[[str], str | None] | None) -> None:
-        self.texts = texts
-        self.held: dict[str, str | None] = {}
-
-    def preview(self, span: PassageSpan, limit: int) -> str:
-        if self.texts is None:
-            return ""
-        if span.path not in self.held:
-            if len(self.held) >= _HELD:
-                self.held.pop(next(iter(self.held)))
-            self.held[span.path] = self.texts(span.path)
-        text = self.held[span.path]
-        if text is None:
-            return ""
-        return text[span.start_char : span.end_char].split("\n", 1)[0].strip()[:limit]
-
-
 def _tasks(pairs: list[_Task], size: int) -> Iterator[list[_Task]]:
     for start in range(0, len(pairs), size):
         yield pairs[start : start + size]
@@ -331,7 +351,7 @@ def match_passages(
     *,
     scan_options: ScanOptions | None = None,
     near_duplicates: Iterable[tuple[str, str]] = (),
-    texts: Callable[[str], str | None] | None = None,
+    texts: TextsByPath | None = None,
     jobs: int = 1,
     every_pair: bool = False,
 ) -> Passages:
@@ -382,18 +402,27 @@ def match_passages(
         _tasks(pairs, size),
         jobs if parallel else 1,
         initializer=_init_align,
-        initargs=(docs, common, rule, SentenceRule() if options.reworded else None),
+        initargs=(
+            docs,
+            common,
+            rule,
+            SentenceRule() if options.reworded else None,
+            (options.line_share, options.embedded_words),
+        ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
         fragments.extend(part)
     _ALIGN.clear()
-    # Previews need the texts read again; without them (max_previews 0), nothing is read.
-    read = _Texts(texts if options.max_previews else None)
+    # Previews need the texts read again (without them, max_previews 0, only those of
+    # rendered files are, for their file offsets).
+    read = ReadAgain(texts)
     limit = options.max_previews
     out: list[PassagePair] = []
     for i, j, first, last, s_first, s_last, similarity, how in fragments:
         span_a = docs[i].span(first, last)
         span_b = docs[j].span(s_first, s_last)
+        if i != j:
+            span_a, span_b = widened(docs[i], span_a, docs[j], span_b)
         span_a = replace(span_a, preview=read.preview(span_a, limit))
         span_b = replace(span_b, preview=read.preview(span_b, limit))
         out.append(PassagePair(span_a, span_b, similarity, how))
@@ -406,7 +435,7 @@ def match_passages(
         docs, common, is_common, rule, options.max_repeats, read.preview, limit
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
-    return placed(Passages(tuple(out), repeated, stats), docs)
+    return in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
 
 
 def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:
@@ -420,10 +449,30 @@ def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:
         locations = where.get(span.path)
         if locations is None:
             return span
-        return replace(span, place=locations.place(span.start_char, span.end_char))
+        return replace(span, place=locations.place(*span.as_read()))
 
     pairs = tuple(replace(p, a=place(p.a), b=place(p.b)) for p in found.pairs)
     repeated = tuple(
         RepeatedPassage(r.count, tuple(map(place, r.occurrences))) for r in found.repeated
+    )
+    return Passages(pairs, repeated, found.stats)
+
+
+def in_files(found: Passages, docs: Sequence[DocumentPassages], read: ReadAgain) -> Passages:
+    """``found`` with the regions of Markdown and HTML files in the files' characters and
+    lines (``ReadAgain.in_file``; placed first: places are found in the text as read)."""
+    rendered = {d.path for d in docs if d.rendered}
+    if not rendered:
+        return found
+    spans = [s for p in found.pairs for s in (p.a, p.b)]
+    spans += [s for r in found.repeated for s in r.occurrences]
+    located = read.in_files(s for s in spans if s.path in rendered)
+
+    def locate(span: PassageSpan) -> PassageSpan:
+        return located.get(span, span)
+
+    pairs = tuple(replace(p, a=locate(p.a), b=locate(p.b)) for p in found.pairs)
+    repeated = tuple(
+        RepeatedPassage(r.count, tuple(map(locate, r.occurrences))) for r in found.repeated
     )
     return Passages(pairs, repeated, found.stats)

@@ -16,6 +16,17 @@ PREVIEW_CHARS = 40
 # a user chose, a shared sentence is worth showing; in a collection (``scan``) most short
 # shared passages are its templates, so there they are looked for only when asked.
 COMPARE_MIN_MATCH = 20.0
+# A passage is reported as line ranges ("lines 40-52 of A are a copy of lines 7-19 of B"), so
+# those lines must be alike: their tokens in common, in order, at least this share of each
+# side's (``check``'s density rule, half of a fragment's own tokens matched, applied to what
+# is reported; ``matching.lines_alike``). A copy whose lines are not (one inside longer,
+# different lines) needs twice ``min_words`` (``PassageOptions.embedded_words``). Measured on
+# documentation pages (issue 48), most passages that were neither a copy nor two alike regions
+# were a stock sentence of 25-49 words two pages share inside long lines (a paragraph a line)
+# that otherwise differ; a copy of whole lines (a pasted passage, re-wrapped or not) and an
+# edited revision of a paragraph are alike line for line, and a block pasted inside a long
+# line is longer than a sentence or two.
+LINE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -38,6 +49,9 @@ class PassageOptions:
     # Copies shorter than ``min_words``, down to this many words (0: none shorter).
     min_match: float = 0.0
     max_repeats: int = 10  # a passage in more documents than this is one repeated passage (0: off)
+    # The share of the tokens of its lines, on each side, that must be in common for a copy to
+    # be a passage from ``min_words`` on (``LINE_SHARE``: why; 0: any).
+    line_share: float = LINE_SHARE
     # Also passages reworded (sentences compared as bags of words, as ``check`` finds them),
     # between documents that share an exact run (a candidate pair).
     reworded: bool = False
@@ -52,6 +66,8 @@ class PassageOptions:
             raise ConfigError(f"passage min_match must be 0 (off) or at least {KGRAM}")
         if self.gap < 0:
             raise ConfigError("passage gap must be at least 0")
+        if not 0.0 <= self.line_share <= 1.0:
+            raise ConfigError("passage line_share must be between 0 and 1")
         if self.max_repeats < 0 or self.max_repeats == 1:
             raise ConfigError("max_repeats must be 0 (off) or at least 2")
 
@@ -60,12 +76,21 @@ class PassageOptions:
         """The fewest words a passage is reported with."""
         return min(self.min_words, self.min_match) if self.min_match else float(self.min_words)
 
+    @property
+    def embedded_words(self) -> float:
+        """The fewest words of a copy whose lines are not alike (``LINE_SHARE``): twice
+        ``min_words`` (``LINE_SHARE``), or ``min_match`` when shorter copies are asked for (a
+        sentence pasted into a paragraph is inside longer lines by nature)."""
+        return self.shortest if self.min_match else 2.0 * self.min_words
+
     def describe(self) -> dict[str, Any]:
         return {
             "min_words": self.min_words,
             "min_match": self.min_match,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
+            "line_share": self.line_share,
+            "embedded_words": self.embedded_words,
             "reworded": SentenceRule().describe() if self.reworded else None,
             "within": self.within,
             "all_pairs": self.all_pairs,

@@ -11,7 +11,7 @@ from ..engines import batches, default_jobs
 from ..engines.workerpool import WorkerPool, WorkerState
 from ..params import FeatureParams
 from ..readers import read_document
-from ..records import SkippedFile, SourceFile
+from ..records import DecodedDocument, SkippedFile, SourceFile
 from .documents import DocumentPassages, PassageProcessor
 from .options import PassageOptions
 
@@ -36,7 +36,7 @@ def _read(
         return None
     path = source if isinstance(source, str) else source.path
     try:
-        return proc.document(path, decoded.text, decoded.locations)
+        return proc.document(path, decoded.text, decoded.locations, decoded.origin is not None)
     except MemoryError:
         return None
 
@@ -88,7 +88,7 @@ def read_passages(
 
 @dataclass(frozen=True)
 class SourceTexts:
-    """The decoded text of a source by path, read again (None: changed or gone since it was
+    """The decoded document of a source by path, read again (None: changed or gone since it was
     read; its passages get no preview). A class, so that worker processes can be sent it."""
 
     sources: dict[str, SourceFile]
@@ -96,9 +96,9 @@ class SourceTexts:
     # The encoding detection chose for a file when the scan read it: used again.
     detected: dict[str, str] = field(default_factory=dict)
 
-    def __call__(self, path: str) -> str | None:
+    def __call__(self, path: str) -> DecodedDocument | None:
         try:
             decoded = read_document(self.sources[path], self.max_size, self.detected.get(path))
         except Exception:
             return None
-        return None if isinstance(decoded, SkippedFile) else decoded.text
+        return None if isinstance(decoded, SkippedFile) else decoded

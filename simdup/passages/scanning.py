@@ -94,7 +94,9 @@ class _PassageTask:
         proc = _PASSAGE_PROCESSORS.get(key)
         if proc is None:
             proc = _PASSAGE_PROCESSORS[key] = PassageProcessor(self.params, self.passages)
-        return proc.document(document.path, document.text, document.locations)
+        return proc.document(
+            document.path, document.text, document.locations, document.origin is not None
+        )
 
 
 def _passage_engine(
@@ -265,11 +267,13 @@ def compare_passages(
     passages = passages or PassageOptions(min_match=COMPARE_MIN_MATCH)
     proc = PassageProcessor(options.features, passages)
     docs = []
-    texts: dict[str, str] = {}
+    texts: dict[str, DecodedDocument] = {}
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = read_named(path, options.discovery.max_size, stdin)
-        docs.append(proc.document(path, decoded.text, decoded.locations))
-        texts[path if path not in texts else path + "\0"] = decoded.text
+        docs.append(
+            proc.document(path, decoded.text, decoded.locations, decoded.origin is not None)
+        )
+        texts[path if path not in texts else path + "\0"] = decoded
     if docs[0].path == docs[1].path:
         docs[1] = replace(docs[1], path=docs[1].path + "\0")  # the same file twice
     found = match_passages(

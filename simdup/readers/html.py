@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..records import DecodedDocument, SkippedFile
+from ..records import DecodedDocument, FileText, SkippedFile
 from .decoding import decode_again
 from .markup import FormatError, Paragraphs, lxml_etree
 
@@ -169,5 +169,5 @@ class HtmlReader:
             return
         yield DecodedDocument(
             path, found.text(), decoded.encoding, decoded.encoding_source, decoded.confidence,
-            decoded.size, found.locations(),
+            decoded.size, found.locations(), FileText(decoded.text, "html"),
         )  # fmt: skip

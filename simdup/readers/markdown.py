@@ -2,14 +2,24 @@
 
 What is kept (CommonMark, with GitHub's tables and footnotes): headings, paragraphs, list
 items, block quotes, table cells, code block contents, link and image texts, the text inside
-HTML elements, footnote texts, bare URLs. What is left out: front matter, link destinations
-and titles, link reference definitions and the labels of references the document defines,
-fence lines with their info strings, HTML tags, attributes and comments, the contents of
-``<script>`` and ``<style>``, table delimiter rows, thematic breaks, the closing hashes of
-headings, footnote labels, custom container fences (``::: tip``) and template directives
-(``{{ ... }}``, ``{% ... %}``), which renderers (mdBook, VuePress, Hugo, Jekyll) replace or
-hide. Character references (``&amp;``) and backslash escapes are read as the characters they
-stand for; code spans and code blocks are kept as written.
+HTML elements, footnote texts, bare URLs, the titles of custom containers (``::: tip Title``).
+What is left out: front matter, link destinations and titles, link reference definitions and
+the labels of references the document defines, fence lines with their info strings, HTML
+tags, attributes and comments, the contents of ``<script>`` and ``<style>``, table delimiter
+rows, thematic breaks, the closing hashes of headings and their attribute blocks
+(``{#anchor}``), footnote labels, custom container fences and types and template directives
+(``{{ ... }}``, ``{% ... %}``), which renderers (mdBook, VitePress, Hugo, Jekyll, Pandoc)
+replace or hide. Character references (``&amp;``) and backslash escapes are read as the
+characters they stand for; code spans and code blocks are kept as written.
+
+Code is text, wherever it stands: a fence opens a code block at any indentation, after block
+quote and list item markers (a fence in a nested list or an HTML block is code, its
+``<script setup>`` included). What hides text hides only up to its end: a comment, script or
+style never closed hides nothing, and a script or style ends at a code fence at the latest. A
+bare fence that no fence closes, or whose next possible closer carries an info string (and so
+opens a block), is the closing fence of a code block cut above it, as in a copied half of one:
+it opens nothing. Where a document is well formed these read as a renderer does; where it is
+not (a copy cut in a code block), they keep the damage to the lines of the cut.
 
 Line k of the text is line k of the file (a line that shows nothing is empty), so passages and
 ``check`` say where by the file's own lines. Headings keep their ``#`` marks, a setext heading
@@ -31,7 +41,7 @@ from collections.abc import Callable, Iterator
 from html.entities import html5
 
 from ..native import speedups
-from ..records import DecodedDocument, Locations, SkippedFile
+from ..records import DecodedDocument, FileText, Locations, SkippedFile
 from .decoding import decode_again
 from .markdown_lines import markdown_lines_python
 
@@ -96,7 +106,9 @@ class MarkdownReader:
     """Markdown files (``.md``, ``.markdown``, ...), read as their rendering shows them."""
 
     name = "markdown"
-    version = "2"  # 2: a file with stray NUL bytes is read without them
+    # 2: a file with stray NUL bytes is read without them; 3: fences in lists, hiding up to
+    # an end only, stray closing fences, container titles, heading anchors (issue 48)
+    version = "3"
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
     marks: tuple[bytes, ...] = ()  # no first bytes say Markdown: the extension does
     contained = False  # one linear pass, no library: read in the worker itself
@@ -118,4 +130,5 @@ class MarkdownReader:
         yield DecodedDocument(
             path, text, decoded.encoding, decoded.encoding_source, decoded.confidence,
             decoded.size, Locations("line", starts, line_labels(len(starts))),
+            FileText(decoded.text, "markdown"),
         )  # fmt: skip

@@ -38,7 +38,7 @@ LOOKAHEAD = 1000
 # Where a link destination may end or nest.
 _DESTINATION_STOP = re.compile(r"[ \t()]")
 # What a line that is not plain prose starts with (after up to three spaces).
-_BLOCK_START = frozenset(" \t>`~=-*_[|:{#")
+_BLOCK_START = frozenset(" \t>`~=-*_[|:{#+0123456789")
 # States carried from one line to the next.
 NORMAL, FENCE, COMMENT, SCRIPT, STYLE = range(5)
 
@@ -52,19 +52,31 @@ def _indent(line: str) -> int:
 
 
 def _fence_at(line: str) -> tuple[str, int, int] | None:
-    """``(character, length, where)`` of a code fence opening ``line`` (after up to three
-    spaces and block quote markers), or None."""
-    k = _indent(line)
-    while k < len(line) and line[k] == ">":
-        k += 1
-        if k < len(line) and line[k] in _BLANK:
+    """``(character, length, where)`` of a code fence opening ``line`` (after any indentation,
+    block quote markers and a list item's marker: a fence nested in a list or indented inside
+    an HTML block is code all the same), or None."""
+    n = len(line)
+    k = 0
+    while True:
+        while k < n and line[k] in _BLANK:
             k += 1
-        k += _indent(line[k:])
-    if k >= len(line) or line[k] not in "`~":
+        if k < n and line[k] == ">":
+            k += 1
+            continue
+        j = k
+        while j < n and j - k < 9 and line[j] in _DIGITS:
+            j += 1
+        if j < n and (
+            (j == k and line[j] in "-*+") or (j > k and line[j] in ".)")
+        ) and j + 1 < n and line[j + 1] in _BLANK:
+            k = j + 1
+            continue
+        break
+    if k >= n or line[k] not in "`~":
         return None
     mark = line[k]
     run = k
-    while run < len(line) and line[run] == mark:
+    while run < n and line[run] == mark:
         run += 1
     if run - k < 3:
         return None
@@ -77,6 +89,20 @@ def _closes(line: str, mark: str, length: int) -> bool:
     if found is None or found[0] != mark or found[1] < length:
         return False
     return all(ch in _BLANK for ch in line[found[2] :])
+
+
+def _stray_closing(lines: list[str], row: int, mark: str, length: int, where: int) -> bool:
+    """Whether the bare fence ``lines[row]`` closes a code block cut above it (a copied second
+    half of one) rather than opening one: no fence closes it, or the next that could is one
+    with an info string, which opens a block and closes none."""
+    if lines[row][where:].strip(" \t"):
+        return False
+    for line in lines[row + 1 :]:
+        if mark in line:
+            found = _fence_at(line)
+            if found is not None and found[0] == mark and found[1] >= length:
+                return bool(line[found[2] :].strip(" \t"))
+    return True
 
 
 def _rule_kind(line: str) -> str:
@@ -281,13 +307,38 @@ def _ticks(line: str, k: int) -> int:
     return j - k
 
 
-class _Inline:
-    """What a line of prose shows, with the state a comment or script leaves to the next."""
+# What closes each hidden state, and how the last closing in a text is found (ASCII capitals
+# folded, as _find_folded folds them).
+_CLOSING = {COMMENT: "-->", SCRIPT: "</script", STYLE: "</style"}
+_LAST_CLOSING = {
+    state: re.compile(".*" + re.escape(closing), re.S | re.I | re.A)
+    for state, closing in _CLOSING.items()
+}
 
-    def __init__(self, decode: Decode, defined: Defined) -> None:
+
+def last_closings(text: str) -> dict[int, int]:
+    """For each hidden state, the last line of ``text`` that holds what closes it (-1 for
+    none)."""
+    found = {}
+    for state, pattern in _LAST_CLOSING.items():
+        match = pattern.match(text)
+        found[state] = -1 if match is None else text.count("\n", 0, match.end())
+    return found
+
+
+class _Inline:
+    """What a line of prose shows, with the state a comment or script leaves to the next.
+
+    A comment, script or style whose end never comes hides nothing: the rest of the file is
+    the writer's text, not a hidden block (``last`` says where the last of each end lies;
+    ``row`` is the line being read)."""
+
+    def __init__(self, decode: Decode, defined: Defined, last: dict[int, int]) -> None:
         self.decode = decode
         self.defined = defined
         self.state = NORMAL
+        self.last = last
+        self.row = 0
 
     def line(self, line: str, k: int = 0) -> str:
         out: list[str] = []
@@ -295,7 +346,7 @@ class _Inline:
         special = _SPECIAL.search
         while k < n:
             if self.state != NORMAL:
-                closing = {COMMENT: "-->", SCRIPT: "</script", STYLE: "</style"}[self.state]
+                closing = _CLOSING[self.state]
                 found = _find_folded(line, closing, k)
                 if found < 0:
                     return "".join(out)
@@ -349,11 +400,12 @@ class _Inline:
             elif ch == "<":
                 if line.startswith("<!--", k):
                     end = line.find("-->", k + 4)
-                    if end < 0:
+                    if end >= 0:
+                        k = end + 3
+                        continue
+                    if self.last[COMMENT] > self.row:
                         self.state = COMMENT
                         return "".join(out)
-                    k = end + 3
-                    continue
                 end = _autolink_end(line, k)
                 if end > 0:
                     out.append(line[k + 1 : end])
@@ -363,7 +415,13 @@ class _Inline:
                 if end > 0:
                     for word, hidden in (("script", SCRIPT), ("style", STYLE)):
                         after = k + 1 + len(word)
-                        if _starts_folded(line, k + 1, word) and line[after] in " \t>/":
+                        if (
+                            _starts_folded(line, k + 1, word) and line[after] in " \t>/"
+                            and (
+                                self.last[hidden] > self.row
+                                or _find_folded(line, _CLOSING[hidden], end) >= 0
+                            )
+                        ):  # fmt: skip
                             self.state = hidden
                     out.append(" ")
                     k = end
@@ -410,7 +468,7 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
     where each of its lines starts (native-order int64)."""
     lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
     out: list[str] = []
-    inline = _Inline(decode, defined)
+    inline = _Inline(decode, defined, last_closings(text))
     state = NORMAL
     fence: tuple[str, int] = ("`", 3)
     prose = False  # the line before was prose that showed something (a setext heading's)
@@ -421,7 +479,9 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
                 out.extend([""] * (k + 1))
                 start = k + 1
                 break
-    for line in lines[start:]:
+    for row in range(start, len(lines)):
+        line = lines[row]
+        inline.row = row
         if state == FENCE:
             if fence[0] in line and _closes(line, *fence):
                 out.append("")
@@ -431,9 +491,14 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
             prose = False
             continue
         if inline.state != NORMAL:
-            out.append(inline.line(line))
-            prose = False
-            continue
+            # A script or style ends at a code fence at the latest: no page puts a fence in
+            # one, and a script tag in code read as prose (a copy of a code block's second
+            # half) would otherwise hide every block after it.
+            if inline.state == COMMENT or _fence_at(line) is None:
+                out.append(inline.line(line))
+                prose = False
+                continue
+            inline.state = NORMAL
         k = _indent(line)
         if not line.strip(" \t"):  # a blank line: shows its blanks, ends a paragraph
             out.append(line)
@@ -448,7 +513,9 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
         opened = _fence_at(line)
         if opened is not None and (opened[0] == "~" or "`" not in line[opened[2] :]):
             out.append("")
-            state, fence, prose = FENCE, (opened[0], opened[1]), False
+            prose = False
+            if not _stray_closing(lines, row, *opened):
+                state, fence = FENCE, (opened[0], opened[1])
             continue
         kind = _rule_kind(line) if k < len(line) and line[k] in "=-*_" else ""
         if kind in ("=", "-") and prose and not _is_table_delimiter(line):
@@ -462,7 +529,7 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
             continue
         if (
             _is_reference_definition(line) or _is_table_delimiter(line)
-            or line.startswith(":::", k) or _is_directive_line(line)
+            or _is_directive_line(line)
         ):  # fmt: skip
             out.append("")
             prose = False
@@ -481,8 +548,30 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
                 end = len(body)
                 while end > j and body[end - 1] == "#":
                     end -= 1
+                stripped = None
                 if end < len(body) and (end == j or body[end - 1] in _BLANK):
-                    line = body[:end].rstrip(" \t")
+                    stripped = body = body[:end].rstrip(" \t")
+                # An attribute block ("{#id .class}": VitePress, Pandoc, kramdown, Hugo) names
+                # the heading's anchor, which no reader sees.
+                if body.endswith("}"):
+                    brace = body.rfind("{", j)
+                    if (
+                        brace > j and body[brace - 1] in _BLANK
+                        and body[brace + 1 : brace + 2] in ("#", ".")
+                        and "}" not in body[brace:-1]
+                    ):  # fmt: skip
+                        stripped = body[:brace].rstrip(" \t")
+                if stripped is not None:
+                    line = stripped
+        elif line.startswith(":::", k):  # a container ("::: tip Title"): its title shows
+            j = k
+            while j < len(line) and line[j] == ":":
+                j += 1
+            while j < len(line) and line[j] in _BLANK:
+                j += 1
+            while j < len(line) and line[j] not in _BLANK:
+                j += 1
+            begin = j
         shown = inline.line(line, begin)
         out.append(shown)
         prose = bool(shown.strip(" \t"))

@@ -126,22 +126,36 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
     )
 
 
-def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
+def _offsets_kind(extracted: bool) -> str:
+    return "extracted" if extracted else "file"
+
+
+def _fragment_record(fragment: CopiedFragment, doc: DocumentCheck) -> dict[str, Any]:
+    start, end = fragment.in_file()
+    source_start, source_end = fragment.source_in_file()
     return {
         "source": escape_path(fragment.source),
         "kind": fragment.kind,
-        "start_char": fragment.start,
-        "end_char": fragment.end,
-        "source_start_char": fragment.source_start,
-        "source_end_char": fragment.source_end,
+        "start_char": start,
+        "end_char": end,
+        "source_start_char": source_start,
+        "source_end_char": source_end,
+        "source_offsets": _offsets_kind(fragment.source_extracted),
+        # The same, in the texts as read (a Markdown or HTML file's rendering).
+        "read_start": fragment.start,
+        "read_end": fragment.end,
+        "source_read_start": fragment.source_start,
+        "source_read_end": fragment.source_end,
         "units": fragment.units,
         "similarity": fragment.similarity,
         "how": fragment.how,
         "verbatim_units": fragment.verbatim_units,
+        # How each stretch was copied (offsets as the fragment's, and in the text as read).
         "parts": [
-            {"start_char": p.start, "end_char": p.end, "how": p.how, "units": p.units}
+            {**_span(doc, p.start, p.end), "read_start": p.start, "read_end": p.end,
+             "how": p.how, "units": p.units}
             for p in fragment.parts
-        ],
+        ],  # fmt: skip
         "place": fragment.place.label() if fragment.place else None,
         "source_place": fragment.source_place.label() if fragment.source_place else None,
         "text": fragment.text,
@@ -149,11 +163,19 @@ def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
     }
 
 
+def _span(doc: DocumentCheck, start: int, end: int) -> dict[str, int]:
+    file_start, file_end = doc.in_file(start, end)
+    return {"start_char": file_start, "end_char": file_end}
+
+
 def document_record(doc: DocumentCheck) -> dict[str, Any]:
-    """One checked document as JSON (its text is not repeated: offsets point into the file
-    as read)."""
+    """One checked document as JSON (its text is not repeated). Offsets (``start_char``,
+    ``end_char``) count the file's decoded characters, a Markdown or HTML file's too
+    (``offsets``: "file"), or the text extracted from a PDF, Word, ODT, EPUB or RTF file
+    (``offsets``: "extracted")."""
     return {
         "path": escape_path(doc.path),
+        "offsets": _offsets_kind(doc.extracted),
         "units": doc.units,
         "copied_units": doc.copied_units,
         "copy_ratio": doc.copy_ratio,
@@ -176,8 +198,7 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
         "sections": [
             {
                 "title": s.title,
-                "start_char": s.start,
-                "end_char": s.end,
+                **_span(doc, s.start, s.end),
                 "units": s.units,
                 "copied_units": s.copied_units,
                 "ratio": s.ratio,
@@ -186,13 +207,11 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
             }
             for s in doc.sections
         ],
-        "fragments": [_fragment_record(f) for f in doc.fragments],
-        "quoted": [{"start_char": a, "end_char": b} for a, b in doc.quoted],
-        "excluded": [
-            {"start_char": e.start, "end_char": e.end, "reason": e.reason} for e in doc.excluded
-        ],
+        "fragments": [_fragment_record(f, doc) for f in doc.fragments],
+        "quoted": [_span(doc, a, b) for a, b in doc.quoted],
+        "excluded": [{**_span(doc, e.start, e.end), "reason": e.reason} for e in doc.excluded],
         "warnings": [
-            {"kind": w.kind, "message": w.message, "start_char": w.start, "end_char": w.end}
+            {"kind": w.kind, "message": w.message, **_span(doc, w.start, w.end)}
             for w in doc.warnings
         ],
     }
@@ -237,11 +256,6 @@ def render_check_json(result: CheckResult, stream: TextIO) -> None:
     stream.write("\n")
 
 
-def _lines(text: str, start: int, end: int) -> tuple[int, int]:
-    first = text.count("\n", 0, start) + 1
-    return first, first + text.count("\n", start, max(start, end - 1))
-
-
 def _sarif_location(path: str, cwd: str, region: dict[str, Any] | None) -> dict[str, Any]:
     uri, base = artifact_uri(path, cwd)
     artifact: dict[str, Any] = {"uri": uri}
@@ -258,18 +272,16 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
     here = english.place(fragment.place, fragment.start, fragment.end)
     there = english.place(fragment.source_place, fragment.source_start, fragment.source_end)
     region: dict[str, Any] | None = None
-    if doc.verbatim:
-        # A plain-text file: its characters are the file's, so the region is exact.
-        first, last = _lines(doc.text, fragment.start, fragment.end)
+    if not doc.extracted:
+        # Plain text, Markdown, HTML: the region is exact, in the file's characters.
+        start, end = fragment.in_file()
+        first, last = doc.file_lines(fragment.start, fragment.end)
         region = {
             "startLine": first,
             "endLine": last,
-            "charOffset": fragment.start,
-            "charLength": fragment.end - fragment.start,
+            "charOffset": start,
+            "charLength": end - start,
         }
-    elif fragment.place is not None and fragment.place.kind == "line":
-        # Read from markup (Markdown, HTML): the lines are the file's, the characters not.
-        region = {"startLine": int(fragment.place.first), "endLine": int(fragment.place.last)}
     fingerprint = hashlib.sha256(
         "\n".join([fragment.text, fragment.source_text]).encode("utf-8")
     ).hexdigest()[:32]

@@ -344,7 +344,8 @@ def _passage_side(lines: list[str], start: int, end: int) -> list[tuple[int, str
 def _passage(
     k: int, p: PassagePair, texts: dict[str, list[str] | str], read: Read | None, w: Any
 ) -> None:
-    """One passage: the two regions side by side, their lines highlighted (``td.psg``)."""
+    """One passage: the two regions side by side, their lines highlighted (``td.psg``), the
+    lines of the files (a Markdown or HTML file's as written, as its line numbers count)."""
     w(
         f"<h3 id=passage-{k}>{escape(span_label(p.a))} ≈ {escape(span_label(p.b))} "
         f"<span class=note>(similarity {p.similarity:.2f})</span></h3>\n"
@@ -353,7 +354,10 @@ def _passage(
     for span in (p.a, p.b):
         if span.path not in texts:
             doc = _read(span.path, read)
-            lines = doc if isinstance(doc, str) else [x for x, _ in split_lines(doc.text)]
+            # A Markdown or HTML file's own lines: those the passage's line numbers count.
+            lines = doc if isinstance(doc, str) else [
+                x for x, _ in split_lines(doc.origin.text if doc.origin else doc.text)
+            ]  # fmt: skip
             texts[span.path] = lines
         lines = texts[span.path]
         if isinstance(lines, str):

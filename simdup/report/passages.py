@@ -3,7 +3,9 @@
 A region is written ``path:12-40`` (1-based, inclusive lines of the file as stored), or, in a
 document whose reader found pages or paragraphs (PDF, Word, e-books), by those:
 ``thesis.pdf p. 12 (iv)``, ``draft.docx ¶ 41-43``; there the lines and characters are those of
-the text read from it. JSON and JSON Lines records hold line and character ranges (and the
+the text read from it (``offsets``: "extracted"). A Markdown or HTML file's are the file's
+(``offsets``: "file", as a plain text's; ``read_start``/``read_end``: the characters of the
+text its reader made). JSON and JSON Lines records hold line and character ranges (and the
 ``place``: its kind and first and last labels) and never any text of the documents; text and
 HTML show a short preview of each region's first line.
 """
@@ -32,6 +34,14 @@ def span_record(span: PassageSpan) -> dict[str, Any]:
         "end_line": span.end_line,
         "start_char": span.start_char,
         "end_char": span.end_char,
+        # "file": the file's decoded characters (plain text, Markdown, HTML); "extracted":
+        # the text extracted from a PDF, Word, ODT, EPUB or RTF file (its place says where).
+        "offsets": "file" if span.place is None or span.place.kind == "line" else "extracted",
+        **(
+            {"read_start": span.read_start, "read_end": span.read_end}
+            if span.read_start is not None
+            else {}
+        ),
         "words": span.words,
         **({"place": place_record(span.place)} if span.place is not None else {}),
     }

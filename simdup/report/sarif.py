@@ -217,11 +217,22 @@ def _file_lines(span: PassageSpan) -> tuple[int, int]:
     """The first and last line of ``span`` in its file: the place's where it is lines of the
     file (a Markdown or HTML file's, whose text is not the file's), else the text's."""
     place = span.place
-    if place is not None and place.kind == "line" and place.first.isdigit() and (
-        place.last.isdigit()
-    ):
+    if span.read_start is None and place is not None and place.kind == "line" and (
+        place.first.isdigit() and place.last.isdigit()
+    ):  # a passage stored before its lines were the file's
         return int(place.first), int(place.last)
     return span.start_line, span.end_line
+
+
+def _span_location(span: PassageSpan, cwd: str, id_: int | None = None) -> dict[str, Any]:
+    """The region of ``span``: its lines, and its characters where they are the file's (not
+    a PDF's or a Word file's extracted text)."""
+    location = _location(span.path, cwd, id_, lines=_file_lines(span))
+    if span.place is None or span.read_start is not None:
+        location["physicalLocation"]["region"].update(
+            charOffset=span.start_char, charLength=span.end_char - span.start_char
+        )
+    return location
 
 
 def _where(span: PassageSpan) -> str:
@@ -259,8 +270,8 @@ def _passage_result(pair: PassagePair, content: dict[str, str], cwd: str) -> dic
         "ruleIndex": _RULE_INDEX[PASSAGE_RULE],
         "level": "note",
         "message": {"text": _passage_message(pair)},
-        "locations": [_location(pair.a.path, cwd, lines=_file_lines(pair.a))],
-        "relatedLocations": [_location(pair.b.path, cwd, 1, lines=_file_lines(pair.b))],
+        "locations": [_span_location(pair.a, cwd)],
+        "relatedLocations": [_span_location(pair.b, cwd, 1)],
         "partialFingerprints": {
             PASSAGE_FINGERPRINT_KEY: hashlib.sha256("\n".join(sides).encode()).hexdigest()[:32]
         },

@@ -250,8 +250,9 @@ def _span(start: int, end: int) -> str:
 
 
 def _place(place: Place | None) -> str:
-    """' (p. 12 (iv))' for lines of a paged document, else ''."""
-    return "" if place is None else f" ({place.label()})"
+    """' (p. 12 (iv))' for lines of a paged document, else '' (a Markdown or HTML file's
+    place is its lines, said already)."""
+    return "" if place is None or place.kind == "line" else f" ({place.label()})"
 
 
 def _printable(line: str) -> str:

@@ -316,6 +316,9 @@ def test_check_a_word_file_against_a_folder(refs: Path, tmp_path: Path):
     assert 0 < checked["copy_ratio"] < 0.5
     fragment = checked["fragments"][0]
     assert fragment["place"].startswith("¶") and fragment["end_char"] > fragment["start_char"]
+    # A Word file's offsets count its extracted text; a Markdown source's, the source file's.
+    assert checked["offsets"] == "extracted"
+    assert {f["source_offsets"] for f in checked["fragments"]} == {"file"}
     assert data["settings"]["algorithm"] == CHECK_VERSION
     assert "docx" in json.dumps(data["settings"]["readers"]).lower()
     assert len(checked["sections"]) >= 2
@@ -421,8 +424,9 @@ def test_the_progress_line_on_a_terminal_says_what_is_done(refs: Path, tmp_path:
 
 @pytest.mark.parametrize("suffix", [".txt", ".md"])
 def test_text_and_sarif_reports(refs: Path, tmp_path: Path, suffix: str):
-    """A plain-text thesis's SARIF regions are exact (lines and characters of the file); a
-    Markdown one, read as rendered, gives the file's lines that hold the fragment."""
+    """SARIF regions are exact, lines and characters of the file, for a plain-text thesis
+    and for a Markdown one read as rendered: the region's characters are the fragment's, on
+    the region's lines."""
     thesis = tmp_path / f"thesis{suffix}"
     shutil.copy(FORMATS / "source.md", thesis)
     text = invoke("check", str(thesis), "--against", str(refs))
@@ -435,13 +439,10 @@ def test_text_and_sarif_reports(refs: Path, tmp_path: Path, suffix: str):
     region = results[0]["locations"][0]["physicalLocation"]["region"]
     body = thesis.read_text(encoding="utf-8")
     said = results[0]["message"]["text"].split(": ", 1)[1]
-    if suffix == ".txt":
-        piece = body[region["charOffset"] : region["charOffset"] + region["charLength"]]
-        assert " ".join(piece.split())[:30] == said[:30]
-    else:
-        assert "charOffset" not in region
-        lines = body.split("\n")[region["startLine"] - 1 : region["endLine"]]
-        assert said.split()[0][:8] in " ".join(lines)
+    piece = body[region["charOffset"] : region["charOffset"] + region["charLength"]]
+    assert " ".join(piece.split())[:30] == said[:30]
+    lines = body.split("\n")[region["startLine"] - 1 : region["endLine"]]
+    assert piece in "\n".join(lines)
 
 
 def test_usage_and_unreadable_documents(refs: Path, tmp_path: Path):

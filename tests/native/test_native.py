@@ -410,6 +410,7 @@ _MARKDOWN_PIECES = [
     "[^1]", "[^n]:", "[x]: /u", "<b>", "</b>", "<a href=\"x>y\">", "<!--", "-->", "<script>",
     "</script>", "<STYLE x>", "</style >", "<http://x.y>", "&amp;", "&#x4e2d;", "&#12;", "&bogus;",
     "`", "``", "\\", "\\*", "\n", "\r\n", "\n\n", " ", "\t", "text", "中文", "(", ")", "\"",
+    "    ```", "- ```js", "12) ~~~", "+ ", "::: tip A", "{#id}", " {.c}", "# h {#x}", "</SCRIPT>",
 ]  # fmt: skip
 _MARKDOWN = st.lists(
     st.sampled_from(_MARKDOWN_PIECES) | st.text(alphabet="ab<>[]()`&;#!-=|:{}%^ \n", max_size=4),

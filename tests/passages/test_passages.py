@@ -3,7 +3,9 @@ paragraphs, in every encoding and line ending, in text, JSON and JSON Lines."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +99,10 @@ def test_cli_text_json_and_jsonl(tmp_path: Path) -> None:
         22,
         27,
     )
-    assert set(item["a"]) == {"path", "start_line", "end_line", "start_char", "end_char", "words"}
+    assert set(item["a"]) == {
+        "path", "start_line", "end_line", "start_char", "end_char", "offsets", "words"
+    }  # fmt: skip
+    assert item["a"]["offsets"] == "file"
     assert doc["settings"]["passages"]["min_words"] == PassageOptions().min_words
     jl = runner.invoke(cli, [*base, "-f", "jsonl"])
     records = [json.loads(line) for line in jl.output.splitlines()]
@@ -217,9 +222,17 @@ def test_sarif_regions_validate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     where = result["locations"][0]["physicalLocation"]
     related = result["relatedLocations"][0]["physicalLocation"]
     assert where["artifactLocation"]["uri"] == "tree/a.txt"
-    assert where["region"] == {"startLine": 5, "endLine": 10}
+    assert (where["region"]["startLine"], where["region"]["endLine"]) == (5, 10)
     assert related["artifactLocation"]["uri"] == "tree/b.txt"
-    assert related["region"] == {"startLine": 22, "endLine": 27}
+    assert (related["region"]["startLine"], related["region"]["endLine"]) == (22, 27)
+    # The characters too: the same copied text on both sides.
+    piece_a = a.read_text("utf-8")[where["region"]["charOffset"]:][
+        : where["region"]["charLength"]
+    ]
+    piece_b = b.read_text("utf-8")[related["region"]["charOffset"]:][
+        : related["region"]["charLength"]
+    ]
+    assert piece_a.split() == piece_b.split() and len(piece_a.split()) > 20
 
 
 @needs_seeds
@@ -308,6 +321,68 @@ def test_a_copy_inside_one_long_line_is_found_to_the_character(tmp_path: Path) -
     start = b.index(edited) + len("title\n\n")
     assert (p.b.start_char, p.b.end_char) == (start, start + len(edited))
     assert a[p.a.start_char : p.a.end_char] == wrapped
+
+
+def _inside_long_line(sentence: str, seed: int) -> str:
+    """``sentence`` inside a paragraph written as one long line of other words."""
+    before, after = (" ".join(_prose(s, 150).split()) for s in (seed, seed + 1))
+    return f"{before} {sentence} {after}"
+
+
+def test_a_stock_sentence_inside_different_paragraphs_is_no_passage(tmp_path: Path) -> None:
+    """Two pages sharing a stock sentence of 32 words (over a passage's 25) inside paragraphs
+    written as long lines that otherwise differ: the lines reported would not be alike, so
+    ``scan`` reports no passage (a copy must fill half of its lines, or weigh twice
+    min_words); without that rule it did. ``compare`` (two documents a user chose) still
+    shows the shared sentence."""
+    stock = " ".join(_prose(920, 32).split())
+    (tmp_path / "a.txt").write_text(f"A\n\n{_inside_long_line(stock, 921)}\n", "utf-8")
+    (tmp_path / "b.txt").write_text(f"B\n\n{_inside_long_line(stock, 923)}\n", "utf-8")
+    assert scan_passages([str(tmp_path)], jobs=1).passages == ()
+    scanned = CliRunner().invoke(cli, ["scan", str(tmp_path), "--passages", "-f", "json"])
+    assert json.loads(scanned.stdout)["passages"] == []
+    (before,) = scan_passages(
+        [str(tmp_path)], passages=PassageOptions(line_share=0.0), jobs=1
+    ).passages
+    assert (before.a.start_line, before.b.start_line) == (3, 3)
+    (shown,) = compare_passages(tmp_path / "a.txt", tmp_path / "b.txt")
+    assert shown.a.words == 32
+
+
+def test_a_sentence_kept_in_a_revised_paragraph_is_a_passage(tmp_path: Path) -> None:
+    """A paragraph written as one long line, revised (every third word changed) but for a
+    sentence of 30 words kept as it was: the copy is under half of the line, but the two lines
+    are alike as wholes, so the passage is reported."""
+    kept = " ".join(_prose(950, 30).split())
+    words = _prose(951, 60).split()
+    revised = [w if n % 3 else "changed" for n, w in enumerate(words)]
+    a = f"A\n\n{kept} {' '.join(words)}\n\n{_prose(952, 60)}"
+    b = f"B\n\n{_prose(953, 60)}\n{kept} {' '.join(revised)}\n"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert (p.a.start_line, p.a.end_line) == (3, 3)
+    assert p.a.words < 50
+
+
+def test_a_copy_among_a_stock_sentence_is_still_found(tmp_path: Path) -> None:
+    """The same stock sentence inside both pages' long lines, and a paragraph of 40 words
+    copied from one into the other (re-wrapped, a word changed): one passage, the copy's
+    lines on both sides."""
+    stock = " ".join(_prose(930, 32).split())
+    words = _prose(931, 40).split()
+    source = "\n".join(" ".join(words[n : n + 10]) for n in range(0, 40, 10))
+    edited = words.copy()
+    edited[20] = "changed"
+    copy = "\n".join(" ".join(edited[n : n + 8]) for n in range(0, 40, 8))
+    a = f"A\n\n{_inside_long_line(stock, 932)}\n\n{source}\n\n{_prose(934, 100)}"
+    b = f"B\n\n{_prose(935, 100)}\n{copy}\n\n{_inside_long_line(stock, 936)}\n"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert (p.a.start_line, p.a.end_line) == (5, 8)
+    b_first = b.split("\n").index(copy.split("\n")[0]) + 1
+    assert (p.b.start_line, p.b.end_line) == (b_first, b_first + 4)
 
 
 # -- short passages: copies shorter than a passage ---------------------------------------------
@@ -407,3 +482,73 @@ def test_reworded_passages_are_found_when_asked(tmp_path: Path) -> None:
         cli, ["compare", a, b, "--passages", "--passage-reworded", "-f", "json"]
     )
     assert [p["how"] for p in json.loads(record.stdout)["passages"]] == ["reworded"]
+
+
+def _markup_pair(folder: Path) -> tuple[str, str, list[str]]:
+    """a.md and b.html around one copied paragraph of 40 distinct words, written with
+    emphasis, a code span, a link and an entity in a.md, tags in b.html."""
+    import random
+
+    rnd = random.Random(48)
+    words = [f"v{n}q" for n in range(400)]
+    rnd.shuffle(words)
+    copied = words[:40]
+    md_copy = " ".join(
+        {3: f"**{w}**", 9: f"`{w}`", 15: f"[{w}](http://example.com/{words[100]})",
+         21: f"{w} &amp;", 30: f"_{w}_"}.get(n, w)
+        for n, w in enumerate(copied)
+    )  # fmt: skip
+    html_copy = " ".join(f"<b>{w}</b>" if n % 7 == 0 else w for n, w in enumerate(copied))
+    markdown = (f"# Title *here*\n\n{' '.join(words[50:90])}\n\n- {md_copy}\n\n"
+                f"{' '.join(words[90:130])}\n")  # fmt: skip
+    page = ("<html><head><title>v1q v2q</title><script>var x = 'v3q';</script></head>\n"
+            f"<body>\n<h1>Other</h1>\n<p>{' '.join(words[200:240])}</p>\n<p class=\"{words[0]}\">"
+            f"\n{html_copy}\n</p>\n<p>{' '.join(words[300:340])}</p>\n</body></html>\n"
+            )  # fmt: skip
+    folder.mkdir()
+    (folder / "a.md").write_text(markdown, "utf-8")
+    (folder / "b.html").write_text(page, "utf-8")
+    return markdown, page, copied
+
+
+@pytest.mark.parametrize("engine", ["scan", "compare"])
+def test_markup_passages_are_located_in_the_files_characters(tmp_path: Path, engine: str):
+    """scan --passages and compare --passages on a Markdown file and an HTML page: each
+    region's start_char:end_char are the file's characters of the copied words (its markup
+    inside, nothing around), its lines those of the file; read_start/read_end locate it in
+    the rendered text; the SARIF region is the same stretch, and the HTML report highlights
+    the files' own lines of it."""
+    pytest.importorskip("lxml")
+    markdown, page, copied = _markup_pair(tmp_path / "docs")
+    files = {"a.md": markdown, "b.html": page}
+    if engine == "scan":
+        args = ["scan", str(tmp_path / "docs"), "--passages", "--no-cache", "-j", "1"]
+    else:
+        args = ["compare", str(tmp_path / "docs" / "a.md"), str(tmp_path / "docs" / "b.html"),
+                "--passages"]  # fmt: skip
+    out = CliRunner().invoke(cli, [*args, "-f", "json"])
+    assert out.exit_code in (0, 1), out.output
+    record = json.loads(out.stdout)
+    (pair,) = record["passages"]
+    for side in (pair["a"], pair["b"]):
+        text = files[Path(side["path"]).name]
+        here = text[side["start_char"] : side["end_char"]]
+        visible = re.sub(r"\]\([^)]*\)|<[^>]*>|&amp;|[*`_\[]", " ", here).split()
+        assert visible == copied
+        assert side["offsets"] == "file" and "read_start" in side
+        first = text.count("\n", 0, side["start_char"]) + 1
+        assert (side["start_line"], side["end_line"]) == (first, first + here.count("\n"))
+    if engine == "scan":
+        sarif = json.loads(CliRunner().invoke(cli, [*args, "-f", "sarif"]).stdout)
+        (result,) = sarif["runs"][0]["results"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert (region["charOffset"], region["charLength"]) == (
+            pair["a"]["start_char"], pair["a"]["end_char"] - pair["a"]["start_char"]
+        )  # fmt: skip
+        report = CliRunner().invoke(cli, [*args, "-f", "html"]).stdout
+        marked = re.findall(r"<td class='ln psg'>(\d+)</td><td class='psg'>([^<]*)", report)
+        sides = [(files[Path(side["path"]).name].split("\n"), side) for side in pair.values()
+                 if isinstance(side, dict)]  # fmt: skip
+        expected = sorted((n, text[n - 1]) for text, side in sides
+                          for n in range(side["start_line"], side["end_line"] + 1))  # fmt: skip
+        assert sorted((int(n), html.unescape(t)) for n, t in marked) == expected

@@ -3,19 +3,24 @@ sees, each line located by its line in the file; its words held to cmark-gfm's r
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from simdup.cli import cli
 from simdup.readers import read_document, reader_for
 from simdup.readers.markdown import MarkdownReader, markdown_text
 from simdup.records import DecodedDocument
 from tests.conftest import BENCH_DOCS
+
+PAGES = Path(__file__).parent.parent / "data" / "markdown"
 
 DOCUMENT = """---
 title: front matter
@@ -127,6 +132,107 @@ def test_html_shows_its_text_only() -> None:
         "p { color: red }\n</style>\n\n<pre>\nkept\n</pre>\n\n<!-- a\nlong comment -->tail\n"
     )
     assert markdown_text(source).split() == ["Shown", "bold", "—", "yes", "kept", "tail"]
+
+
+def test_code_in_list_items_and_html_blocks_is_code() -> None:
+    """A fence indented in a list item (by any depth) or opened after a list marker is code,
+    as in an HTML block: its ``<script setup>`` and ``<style>`` are text a reader sees."""
+    source = (
+        "1. Create the file:\n\n    ```vue\n    <script setup>\n    const a = 1\n    </script>\n"
+        "    <style scoped>\n    h1 { color: red }\n    </style>\n    ```\n\n"
+        "- ```sh\n  npm install\n  ```\n\n<div class=\"composition-api\">\n\n"
+        "```vue\n<script setup>\nconst b = 2\n</script>\n```\n\n</div>\n"
+    )
+    assert markdown_text(source).split() == [
+        "1.", "Create", "the", "file:", "<script", "setup>", "const", "a", "=", "1", "</script>",
+        "<style", "scoped>", "h1", "{", "color:", "red", "}", "</style>", "npm", "install",
+        "<script", "setup>", "const", "b", "=", "2", "</script>",
+    ]  # fmt: skip
+
+
+def test_a_script_or_comment_hides_only_up_to_its_end() -> None:
+    """A script or style ends at a code fence at the latest, and one whose end never comes
+    hides nothing, nor does a comment that is never closed (the rest is the writer's text)."""
+    cut = "<style scoped>\n.a { color: red }\n```\n\nShown after.\n\n```css\n</style>\n```\n"
+    assert markdown_text(cut).split() == ["Shown", "after.", "</style>"]
+    assert markdown_text("<script>\nvar shown = 1\n").split() == ["var", "shown", "=", "1"]
+    assert markdown_text("Intro\n\n<!-- draft\n\nStill shown\n").split() == [
+        "Intro", "<!--", "draft", "Still", "shown",
+    ]  # fmt: skip
+    closed = "<!-- hidden\n```js\nnot = shown\n```\n-->\n<script>\nhidden()\n</script>\nyes\n"
+    assert markdown_text(closed).split() == ["yes"]
+
+
+def test_a_stray_closing_fence_opens_nothing() -> None:
+    """The second half of a code block copied into a page ends in a bare fence: it closes the
+    code above (read as prose) and opens nothing, so what follows reads as the writer meant."""
+    source = "const a = 1\n```\n\nSee [the docs](http://x/y).\n\n```js\ncode()\n```\n"
+    assert markdown_text(source).split("\n") == [
+        "const a = 1", "", "", "See [the docs].", "", "", "code()", "", "",
+    ]  # fmt: skip
+    unclosed = "Prose [a](http://b).\n\n```\n\nMore [c](http://d).\n"
+    assert "http" not in markdown_text(unclosed)
+
+
+def test_container_titles_show_and_heading_anchors_do_not() -> None:
+    """``::: tip Title`` shows its title (its fence and type no text), ``:::`` nothing; a
+    heading's attribute block (``{#id .class}``) names an anchor no reader sees."""
+    source = "::: tip Composition API\nBody.\n:::\n\n## Refs {#template-refs .x}\n\n# Set {a}\n"
+    assert markdown_text(source).split("\n") == [
+        " Composition API", "Body.", "", "", "## Refs", "", "# Set {a}", "",
+    ]  # fmt: skip
+
+
+def test_a_real_shaped_page_reads_as_cmark_gfm_renders_it() -> None:
+    """A page in the Vue guide's shapes (HTML blocks around fences, fences in lists,
+    containers): its words are cmark-gfm's, but for the anchors and container types that the
+    sites using them (VitePress, Pandoc, Hugo) do not show."""
+    source = (PAGES / "vue-like-guide.md").read_text(encoding="utf-8")
+    ours = Counter(w.lower() for w in _WORD.findall(markdown_text(source)))
+    theirs = _rendered_words(source)
+    site_only = {
+        w.lower()
+        for m in re.finditer(r"\{#[^}]*\}|^:::.*$", source, re.M)
+        for w in _WORD.findall(m.group())
+    }
+    assert set(theirs - ours) <= site_only, theirs - ours
+    assert set(ours - theirs) <= {"2"}, ours - theirs  # cmark numbers the list itself
+    assert _jaccard(ours, theirs) >= 0.97
+
+
+def test_a_copied_example_from_a_list_is_found_whole(tmp_path: Path) -> None:
+    """``compare --passages`` of the page with another that holds a copy of its section of
+    list-indented examples: the passage covers the copy (hidden, the examples' scripts and
+    styles left it 11 of 19 lines, too few to count as found)."""
+    page = (PAGES / "vue-like-guide.md").read_text(encoding="utf-8")
+    lines = page.split("\n")
+    first = lines.index("## Setting up a project")
+    copy = lines[first : lines.index("    </style>") + 1]
+    host = [
+        "# Notes on build tools", "",
+        "Bundlers take many modules and join them into a few files for the browser.", "",
+        "```js", "import { build } from 'vite'", "", "await build({ root: './app' })", "```", "",
+        *copy, "", "## Caching", "",
+        "A cache keeps the results of earlier builds, so only changed files are built again.",
+    ]  # fmt: skip
+    (tmp_path / "guide.md").write_text(page, encoding="utf-8")
+    (tmp_path / "notes.md").write_text("\n".join(host), encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["compare", str(tmp_path / "guide.md"), str(tmp_path / "notes.md"), "--passages",
+              "-f", "json"],
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    spans = [(p["a"], p["b"]) for p in json.loads(result.stdout)["passages"]]
+    source_lines = (first + 1, first + len(copy))
+    host_lines = (11, 10 + len(copy))
+    assert any(
+        _covered(a, source_lines) >= 0.8 * len(copy) and _covered(b, host_lines) >= 0.8 * len(copy)
+        for a, b in spans
+    ), spans
+
+
+def _covered(span: dict[str, int], lines: tuple[int, int]) -> int:
+    return max(0, min(span["end_line"], lines[1]) - max(span["start_line"], lines[0]) + 1)
 
 
 @given(st.text(alphabet=st.sampled_from(list("ab [](){}<>!`~#*-_|:=>\\&;\n 中文\t\"'/^%")),

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simdup.cli import cli
 
@@ -174,3 +176,86 @@ def test_headings_count_nothing_and_section_bars_split_own_work(class_folder: Pa
     assert chapter_two["units"] == 150 + 100 + 60
     a = next(d for d in data["documents"] if d["path"].endswith("a.md"))
     assert a["units"] == 300 and a["copied_units"] == 0  # "论文甲", "第一章 绪论" uncounted
+
+
+# -- offsets in the files' characters (issue 48) ----------------------------------------------
+
+_FORMS = ["{w}", "*{w}*", "**{w}**", "`{w}`", "[{w}](http://example.com/{w}/x)", "{w}&amp;",
+          "\\*{w}", "<span class=\"{w}\">{w}</span>"]  # fmt: skip
+_MARKS = re.compile(r"[*`\\]")
+
+
+def _visible(file_text: str) -> list[str]:
+    """The words a reader sees in a stretch of a Markdown file (markup, link destinations,
+    tags and references left out)."""
+    text = re.sub(r"\]\([^)\s]*\)?|<[^>]*>|&amp;", " ", file_text)
+    return re.findall(r"[^\W_]+", _MARKS.sub("", text))
+
+
+@settings(max_examples=8)
+@given(st.data())
+def test_check_offsets_hold_the_copied_words_in_the_markdown_files(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    """check JSON on Markdown files with headings, emphasis, links, code spans, entities,
+    escapes and inline HTML: the host's characters between start_char and end_char hold the
+    copied words in order and nothing else, and so do the source's between its offsets; the
+    same files as .txt give fragments over the same stretch of each file (read as text, the
+    markup around the copied words is copied text too: the same words, a few characters
+    more)."""
+    folder = tmp_path_factory.mktemp("offsets")
+    words = [f"w{n}x" for n in range(40)]
+    copied = [
+        data.draw(st.sampled_from(_FORMS)).format(w=w) for w in words[10:34]
+    ]  # 24 words: one fragment
+    host = ("# Heading *one*\n\nTitle line\n===\n\n" + " ".join(words[:10]) + "\n\n- item "
+            + " ".join(copied[:12]) + "\n" + " ".join(copied[12:]) + "\n\n| a | b |\n|---|---|\n"
+            "| c | d |\n\nOther words end here.\n")  # fmt: skip
+    source = ("Intro &lt;text&gt; here.\n\n> " + " ".join(copied) + "\n\n"
+              + " ".join(words[34:]) + "\n")  # fmt: skip
+    spans = {}
+    for suffix in (".md", ".txt"):
+        (folder / f"host{suffix}").write_text(host, encoding="utf-8")
+        refs = folder / f"refs{suffix[1:]}"
+        refs.mkdir(exist_ok=True)
+        (refs / f"source{suffix}").write_text(source, encoding="utf-8")
+        out = CliRunner().invoke(
+            cli, ["check", str(folder / f"host{suffix}"), "--against", str(refs), "-f", "json"]
+        )
+        assert out.exit_code == 0, out.output
+        (document,) = json.loads(out.stdout)["documents"]
+        assert document["offsets"] == "file"
+        (fragment,) = document["fragments"]
+        assert fragment["source_offsets"] == "file"
+        here = host[fragment["start_char"] : fragment["end_char"]]
+        there = source[fragment["source_start_char"] : fragment["source_end_char"]]
+        spans[suffix] = (fragment["start_char"], fragment["end_char"])
+        if suffix == ".md":
+            assert _visible(here) == words[10:34] and _visible(there) == words[10:34]
+            assert fragment["read_start"] < fragment["start_char"]
+    (md_start, md_end), (txt_start, txt_end) = spans[".md"], spans[".txt"]
+    assert txt_start <= md_start < md_end <= txt_end
+    assert md_start - txt_start < 30 and txt_end - md_end < 30
+
+
+def test_check_offsets_of_an_html_page_are_the_page_characters(tmp_path: Path) -> None:
+    """An HTML page checked against a Markdown source: the fragment's offsets name the page's
+    characters of the copied words (past its head, script and tags); its place is the page's
+    line of those words, not of the tag that opens their paragraph."""
+    pytest.importorskip("lxml")
+    copied = " ".join(f"w{n}y" for n in range(24))
+    page = ("<html><head><title>w1y w2y</title><script>var w3y = 1;</script></head>\n<body>\n"
+            f"<p class=\"w4y\">\nIntro &amp; more.\n</p>\n<p>\n<b>{copied[:20]}</b>{copied[20:]}"
+            "\n</p>\n</body></html>\n")  # fmt: skip
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "source.md").write_text(f"# T\n\n{copied}\n", encoding="utf-8")
+    (tmp_path / "page.html").write_text(page, encoding="utf-8")
+    out = CliRunner().invoke(
+        cli, ["check", str(tmp_path / "page.html"), "--against", str(tmp_path / "refs"),
+              "-f", "json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    (fragment,) = json.loads(out.stdout)["documents"][0]["fragments"]
+    here = page[fragment["start_char"] : fragment["end_char"]]
+    assert re.sub(r"<[^>]*>", "", here) == copied
+    assert fragment["place"] == "line 7"

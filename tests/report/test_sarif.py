@@ -258,7 +258,7 @@ def test_a_passage_message_names_each_place_once(
 ) -> None:
     """A Markdown passage's SARIF message says its lines once ("Lines 12-17 are a near-copy
     of lines 27-32 of b.md"), not "Lines 12-17 (lines 12-17) ..." (issue 47); its regions are
-    those lines."""
+    those lines, and the characters of the files that hold the copy (issue 48)."""
     _passage_pair(tmp_path / "docs", "md")
     (found,) = _passage_results(tmp_path / "docs", validator)
     assert found["message"]["text"] == (
@@ -267,14 +267,21 @@ def test_a_passage_message_names_each_place_once(
     )
     region = found["locations"][0]["physicalLocation"]["region"]
     related = found["relatedLocations"][0]["physicalLocation"]["region"]
-    assert (region, related) == ({"startLine": 12, "endLine": 17}, {"startLine": 27, "endLine": 32})
+    lines = [(r["startLine"], r["endLine"]) for r in (region, related)]
+    assert lines == [(12, 17), (27, 32)]
+    pieces = [
+        (tmp_path / "docs" / name).read_text("utf-8")[r["charOffset"] :][: r["charLength"]]
+        for name, r in (("a.md", region), ("b.md", related))
+    ]
+    assert pieces[0] == pieces[1] and len(pieces[0].split()) == 6 * 16
 
 
 def test_an_html_passage_is_placed_at_the_lines_of_the_page(
     tmp_path: Path, validator: jsonschema.protocols.Validator
 ) -> None:
     """An HTML page's text is not its file: the message and the regions give the page's
-    lines (where the copied paragraphs' <p> tags are), once, as the text report does."""
+    lines and characters (the copied paragraphs' words, from the first to the last), once,
+    as the text report does."""
     pytest.importorskip("lxml")
     _passage_pair(tmp_path / "docs", "html")
     (found,) = _passage_results(tmp_path / "docs", validator)
@@ -282,9 +289,11 @@ def test_an_html_passage_is_placed_at_the_lines_of_the_page(
     other = (tmp_path / "docs" / "b.html").read_text(encoding="utf-8").splitlines()
     region = found["locations"][0]["physicalLocation"]["region"]
     first, last = region["startLine"], region["endLine"]
-    # Lines `first` and `last` open the first and the last copied paragraph, shared with b.
-    assert page[first - 1] == "<p>" and page[last - 1] == "<p>"
-    assert page[first] in other and page[last] in other and page[first - 3] not in other
+    # Lines `first` and `last` are the first and the last copied paragraph, shared with b.
+    assert page[first - 2] == "<p>" and page[last] == "</p>"
+    assert page[first - 1] in other and page[last - 1] in other and page[first - 4] not in other
+    piece = "\n".join(page)[region["charOffset"] :][: region["charLength"]]
+    assert piece.startswith(page[first - 1]) and piece.endswith(page[last - 1])
     assert found["message"]["text"].startswith(f"Lines {first}-{last} are a near-copy of lines ")
     assert "(" not in found["message"]["text"].split(" of [")[0]
     text = CliRunner().invoke(cli, ["scan", str(tmp_path / "docs"), "--passages", "--no-cache"])
