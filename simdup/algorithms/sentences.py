@@ -56,7 +56,19 @@ class SentenceRule:
     # A passage's first and last seeds (in query order) must reach this cosine; weaker ones
     # at its ends are let go.
     min_edge_cosine: float = 0.4
+    # ... and this share of the query sentence's distinct features in the source sentence.
+    min_edge_containment: float = 0.4
     max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
+    # Sentences of the query between two seeds of a passage that are no seed themselves
+    # belong to it only when this share of their features is in the source sentences between
+    # (and of) those seeds: a reworded sentence too changed to seed still keeps most of its
+    # words; the author's own sentence between two copies (a comment, a byline, a host
+    # paragraph on the same subject) does not, and the passage is cut there (``_evidenced``).
+    min_gap_containment: float = 0.25
+    min_gap_containment_one: float = 0.1  # ... when the stretch is one sentence
+    # A passage's ends on each side are its first and last words found in the other side's
+    # passage when the words outside them weigh this many words or more (``_on_shared_words``).
+    max_end_stretch: float = 6.0
     # Summaries (``_summaries``): a block of the query whose sentences seed, in order, with
     # sentences of a source stretch half as long again or longer (in words: rewording makes
     # a passage a few tenths longer or shorter at most, a summary leaves out a third or more
@@ -78,7 +90,11 @@ class SentenceRule:
             "passage_min_density": self.min_density,
             "passage_min_seed_sentences": self.min_seeds,
             "passage_min_edge_cosine": self.min_edge_cosine,
+            "passage_min_edge_containment": self.min_edge_containment,
             "max_feature_sentences": self.max_feature_sentences,
+            "gap_min_containment": self.min_gap_containment,
+            "gap_min_containment_one_sentence": self.min_gap_containment_one,
+            "passage_max_unshared_end_words": self.max_end_stretch,
             "summaries": self.summaries,
             "summary_min_compression": self.summary_min_compression,
             "summary_max_gap_sentences": self.summary_max_gap,
@@ -115,13 +131,15 @@ def _bags(side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return sentence[starts], feature[starts], counts
 
 
-def seeds(query: Side, source: Side, rule: SentenceRule) -> tuple[np.ndarray, np.ndarray]:
-    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds, and
-    their cosines."""
+def seeds(
+    query: Side, source: Side, rule: SentenceRule
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds, their
+    cosines, and the share of the query sentence's distinct features in the source's."""
     q_sent, q_feat, q_tf = _bags(query)
     s_sent, s_feat, s_tf = _bags(source)
     if not q_feat.size or not s_feat.size:
-        return np.empty((0, 2), np.int64), np.empty(0)
+        return np.empty((0, 2), np.int64), np.empty(0), np.empty(0)
     # Inverse sentence frequency over the sentences of both sides.
     every = np.concatenate([q_feat, s_feat])
     distinct, inverse, df = np.unique(every, return_inverse=True, return_counts=True)
@@ -143,7 +161,7 @@ def seeds(query: Side, source: Side, rule: SentenceRule) -> tuple[np.ndarray, np
     count[(count > rule.max_feature_sentences) | (q_df > rule.max_feature_sentences)] = 0
     n = int(count.sum())
     if n == 0:
-        return np.empty((0, 2), np.int64), np.empty(0)
+        return np.empty((0, 2), np.int64), np.empty(0), np.empty(0)
     qi = np.repeat(np.arange(q_feat.size), count)
     sj = order[np.repeat(lo - np.cumsum(count) + count, count) + np.arange(n)]
     code = q_sent[qi] * np.int64(source.sentences) + s_sent[sj]
@@ -158,11 +176,12 @@ def seeds(query: Side, source: Side, rule: SentenceRule) -> tuple[np.ndarray, np
     # Each query sentence keeps its closest source sentence(s) only: a text that says similar
     # things in neighbouring sentences (a list of alike items) would otherwise stretch a
     # passage over sentences that were not copied.
-    q, s, cosine = q[good], s[good], cosine[good]
+    q, s, cosine, shared = q[good], s[good], cosine[good], shared[good]
     best = np.zeros(query.sentences)
     np.maximum.at(best, q, cosine)
     closest = cosine >= best[q] - 1e-9
-    return np.stack([q[closest], s[closest]], axis=1).astype(np.int64), cosine[closest]
+    q, s, cosine, shared = q[closest], s[closest], cosine[closest], shared[closest]
+    return np.stack([q, s], axis=1).astype(np.int64), cosine, shared / q_size[q]
 
 
 def _split(cluster: np.ndarray, column: int, gap: int) -> list[np.ndarray]:
@@ -215,13 +234,28 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
     """The reworded passages of ``query`` found in ``source``, as ``Match`` rows over tokens
     (``matched``: the query tokens of the passage whose feature the source passage has), and
     with ``rule.summaries`` the summaries of source stretches (``_summaries``)."""
-    found, cosine = seeds(query, source, rule)
+    found, cosine, contained = seeds(query, source, rule)
     if not found.size:
         return []
-    strength = dict(zip(map(tuple, found.tolist()), cosine.tolist(), strict=True))
+    # A seed strong enough to end a passage: alike as a whole, and most of the query
+    # sentence's words in the source's (a long sentence of the author's own on the subject
+    # shares a few words with a source sentence, not most of its own).
+    strong = (cosine >= rule.min_edge_cosine) & (contained >= rule.min_edge_containment)
+    strength = dict(zip(map(tuple, found.tolist()), strong.tolist(), strict=True))
+    # A summary's sentence condenses several of the source's: few of its words are in any
+    # one of them, and its ends are judged by cosine alone.
+    alike = dict(zip(map(tuple, found.tolist()), (cosine >= rule.min_edge_cosine).tolist(),
+                     strict=True))  # fmt: skip
     spans = _Spans(query, source)
     kept: list[_Passage] = []
-    for cluster in passages(found, rule.max_gap):
+    clusters = [
+        part
+        for whole in passages(found, rule.max_gap)
+        for part in _evidenced(
+            whole, query, source, rule.min_gap_containment, rule.min_gap_containment_one
+        )
+    ]
+    for cluster in clusters:
         cluster = _strong_ends(cluster, strength, rule)
         ends = _dense_ends(cluster, rule.min_seeds, rule.min_density)
         if ends is None:
@@ -230,7 +264,7 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
         if passage is not None:
             kept.append(passage)
     if rule.summaries:
-        kept = _summaries(query, source, spans, found, strength, kept, rule)
+        kept = _summaries(query, source, spans, found, alike, kept, rule)
     return [p.match for p in kept]
 
 
@@ -254,14 +288,38 @@ def _validated(
         return None
     if contained < rule.min_passage_containment:
         return None
+    first, last = _on_shared_words(query, first, last, s_bag[0], rule.max_end_stretch)
+    source_first, source_last = _on_shared_words(
+        source, source_first, source_last, q_bag[0], rule.max_end_stretch
+    )
     shared = np.isin(query.feature[first : last + 1], s_bag[0])
     match = Match(first, last, source_first, source_last, int(shared.sum()), how)
     return _Passage(qa, qb, sa, sb, match)
 
 
+def _on_shared_words(
+    side: Side, first: int, last: int, other: np.ndarray, stretch: float
+) -> tuple[int, int]:
+    """Tokens ``first..last`` of a side without the words at either end before the first
+    (after the last) word that the other side's passage has (``other``: its features), when
+    they weigh ``stretch`` words or more: a passage's ends are on copied words, not at the
+    start of a sentence whose end alone was copied (a sentence is cut at its marks, and a
+    page of lines without them is one). A few unshared words at an end are a rewording's."""
+    words = np.flatnonzero(side.feature[first : last + 1] != 0) + first
+    shared = np.flatnonzero(np.isin(side.feature[words], other))
+    if not shared.size:
+        return first, last
+    start, end = int(words[shared[0]]), int(words[shared[-1]])
+    if float(side.weights[first:start].sum()) < stretch:
+        start = first
+    if float(side.weights[end + 1 : last + 1].sum()) < stretch:
+        end = last
+    return start, end
+
+
 def _summaries(
     query: Side, source: Side, spans: _Spans, found: np.ndarray,
-    strength: dict[tuple[int, int], float], kept: list[_Passage], rule: SentenceRule,
+    strength: dict[tuple[int, int], bool], kept: list[_Passage], rule: SentenceRule,
 ) -> list[_Passage]:  # fmt: skip
     """``kept`` with the summaries of ``query`` found in ``source`` (Sanchez-Perez et al.'s
     summary mode, after the passages): a block of the query whose sentences (``min_density``
@@ -280,6 +338,8 @@ def _summaries(
     summaries: list[_Passage] = []
     for chain in _ordered_chains(found[free], rule):
         chain = _strong_ends(chain, strength, rule)
+        if not len(chain):
+            continue
         qa, qb = int(chain[0, 0]), int(chain[-1, 0])
         sa, sb = int(chain[0, 1]), int(chain[-1, 1])
         if len(chain) < max(rule.summary_min_seeds, rule.min_density * (qb - qa + 1)):
@@ -359,11 +419,43 @@ def _increasing(values: np.ndarray) -> np.ndarray:
     return np.array(out[::-1], dtype=np.int64)
 
 
+def _evidenced(
+    cluster: np.ndarray, query: Side, source: Side, min_containment: float, min_one: float
+) -> list[np.ndarray]:
+    """``cluster`` cut, in query order, at each stretch of query sentences between two seeds
+    that holds no evidence of copying: less than ``min_containment`` of its features in the
+    source sentences between those two seeds' (in theirs when there are none). A passage
+    joins evidence on both sides and never runs over text with none: the author's own
+    sentence between two copies (a comment, a byline, a paragraph on the same subject) stays
+    out, however near; a reworded sentence too changed to seed keeps more of its words. A
+    single sentence is cut out at ``min_one`` (a sentence reworded beyond seeding often keeps
+    a few words only: PAN's random obfuscation)."""
+    ordered = cluster[np.lexsort((cluster[:, 1], cluster[:, 0]))]
+    rows = np.flatnonzero(np.diff(ordered[:, 0]) > 1)  # a seed followed by a gap
+    cuts = []
+    for row in rows.tolist():
+        before, after = int(ordered[row, 0]), int(ordered[row + 1, 0])
+        gap = _bag(query, before + 1, after - 1)[0]
+        if not gap.size:
+            continue  # nothing there to claim (a line of numbers or stopwords)
+        near = ordered[(ordered[:, 0] == before) | (ordered[:, 0] == after), 1]
+        lo, hi = int(near.min()), int(near.max())
+        if hi - lo > 1:  # the source sentences between the seeds, else the seeds' own
+            lo, hi = lo + 1, hi - 1
+        stretch = _bag(source, lo, hi)[0]
+        bound = min_containment if after - before > 2 else min_one
+        if np.isin(gap, stretch, assume_unique=True).sum() < bound * gap.size:
+            cuts.append(row + 1)
+    return np.split(ordered, cuts) if cuts else [ordered]
+
+
 def _dense_ends(
     cluster: np.ndarray, min_seeds: int, min_density: float
 ) -> tuple[int, int, int, int] | None:
     """The first and last sentences of a cluster of seeds on both sides, when it has
     ``min_seeds`` seed sentences on each and they are ``min_density`` of its sentences there."""
+    if not len(cluster):
+        return None
     qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
     sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
     seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
@@ -375,12 +467,13 @@ def _dense_ends(
 
 
 def _strong_ends(
-    cluster: np.ndarray, strength: dict[tuple[int, int], float], rule: SentenceRule
+    cluster: np.ndarray, strength: dict[tuple[int, int], bool], rule: SentenceRule
 ) -> np.ndarray:
     """``cluster`` without its weak seeds at either end (in query order): a passage ends on
-    sentences that are clearly copies, not on one that merely says the like next to it."""
+    sentences that are clearly copies, not on one that merely says the like next to it (a
+    cluster of weak seeds alone is none)."""
     ordered = cluster[np.lexsort((cluster[:, 1], cluster[:, 0]))]
-    weak = [strength[(int(q), int(s))] < rule.min_edge_cosine for q, s in ordered.tolist()]
+    weak = [not strength[(int(q), int(s))] for q, s in ordered.tolist()]
     first, last = 0, len(weak)
     while last - first > rule.min_seeds and weak[first]:
         first += 1
@@ -426,22 +519,29 @@ def merged(exact: list[Match], reworded: list[Match]) -> list[Match]:
         return exact
     rest: list[Match] = []
     grown = [[m.first, m.last, m.source_first, m.source_last, m.matched, 0, 0] for m in reworded]
+    inner: list[list[Match]] = [[] for _ in reworded]
     for m in exact:
-        for p in grown:
+        for p, absorbed in zip(grown, inner, strict=True):
             inside = m.first <= p[1] and m.last >= p[0]
             if inside and m.source_first <= p[3] and m.source_last >= p[2]:
                 p[0], p[1] = min(p[0], m.first), max(p[1], m.last)
                 p[2], p[3] = min(p[2], m.source_first), max(p[3], m.source_last)
                 p[5] += m.last - m.first + 1  # tokens the exact fragments span
                 p[6] += m.matched
+                absorbed.append(m)
                 break
         else:
             rest.append(m)
     passages = []
-    for (a, b, c, d, n, spanned, matched), m in zip(grown, reworded, strict=True):
+    for (a, b, c, d, n, spanned, matched), m, absorbed in zip(grown, reworded, inner, strict=True):
         # A summary stays one however much of it is verbatim: its source side is the stretch
         # it condenses, which no verbatim copy is as short as.
         if m.how != "summarised" and spanned >= VERBATIM_SHARE * (b - a + 1):
+            # A verbatim copy ends where its exact runs end, on both sides: the sentences
+            # its seeds are in may run on past what was copied (a page of lines without
+            # full stops is one sentence).
+            a, b = min(x.first for x in absorbed), max(x.last for x in absorbed)
+            c, d = min(x.source_first for x in absorbed), max(x.source_last for x in absorbed)
             passages.append(Match(a, b, c, d, matched))
         else:  # its matched tokens count at least its span's: it is the copy as a whole
             passages.append(Match(a, b, c, d, max(n, b - a + 1), m.how))
@@ -503,6 +603,9 @@ class MeaningRule:
     min_density: float = 0.5
     min_passage_cosine: float = 0.75  # the mean cosine of a passage's seeds
     min_words: float = 16.0
+    # A seed this alike is a sentence said as the source says it (copied as it was): the
+    # seeds beside the first and last of them must make a passage alone (``_said_alike_ends``).
+    same_cosine: float = 0.95
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -512,6 +615,7 @@ class MeaningRule:
             "passage_min_density": self.min_density,
             "passage_min_mean_cosine": self.min_passage_cosine,
             "passage_min_words": self.min_words,
+            "same_sentence_min_cosine": self.same_cosine,
         }
 
 
@@ -576,7 +680,8 @@ def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningR
     found = np.stack([chosen, seeds.closest[chosen]], axis=1).astype(np.int64)
     spans = _Spans(query, source)
     out: list[Match] = []
-    for cluster in passages(found, rule.max_gap):
+    for whole in passages(found, rule.max_gap):
+        cluster = _said_alike_ends(whole, strength, rule)
         ends = _dense_ends(cluster, rule.min_seeds, rule.min_density)
         if ends is None:
             continue
@@ -588,6 +693,29 @@ def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningR
             continue
         out.append(Match(first, last, source_first, source_last, last - first + 1, "meaning"))
     return out
+
+
+def _said_alike_ends(cluster: np.ndarray, strength: np.ndarray, rule: MeaningRule) -> np.ndarray:
+    """``cluster`` (in query order) without the seeds at either end, before its first (after
+    its last) sentence said as the source says it (``same_cosine``: a sentence copied as it
+    was), that would be no passage alone (fewer than ``min_seeds``, or their mean cosine
+    under ``min_passage_cosine``): a title, a byline or the author's own sentence on the
+    same subject next to a pasted paragraph is not paraphrased for standing beside it."""
+    ordered = cluster[np.argsort(cluster[:, 0], kind="stable")]
+    cosine = strength[ordered[:, 0]]
+    same = np.flatnonzero(cosine >= rule.same_cosine)
+    if not same.size:
+        return ordered
+
+    def alone(part: np.ndarray) -> bool:
+        return len(part) >= rule.min_seeds and float(part.mean()) >= rule.min_passage_cosine
+
+    first, last = int(same[0]), int(same[-1]) + 1
+    if alone(cosine[:first]):
+        first = 0
+    if alone(cosine[last:]):
+        last = len(ordered)
+    return ordered[first:last]
 
 
 def sentence_texts(text: str, side: Side, starts: np.ndarray, ends: np.ndarray) -> list[str]:

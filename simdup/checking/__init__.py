@@ -20,6 +20,7 @@ from .results import (
     CopiedFragment,
     DocumentCheck,
     ExcludedRange,
+    FragmentPart,
     SectionRatio,
     SourceShare,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "Corpus",
     "DocumentCheck",
     "ExcludedRange",
+    "FragmentPart",
     "FragmentRule",
     "MeaningRule",
     "SectionRatio",

@@ -51,6 +51,7 @@ from .results import (
     CopiedFragment,
     DocumentCheck,
     ExcludedRange,
+    FragmentPart,
     SectionRatio,
     SourceShare,
 )
@@ -66,7 +67,10 @@ if TYPE_CHECKING:
 # 4: a source that is the same work as own work in another form is own work (``own``)
 # 5: headings are not counted (nor copied): a fragment running through one colours none of it
 # 6: offsets of Markdown and HTML files count the file's characters, not the rendered text's
-CHECK_VERSION = "simdup-check/6"
+# 7: a passage ends on copied words (cut at a stretch with no evidence, ends on seeds whose
+#    words are mostly the source's and on shared words, a verbatim copy where its runs end);
+#    a passage's verbatim runs count as verbatim (``parts``, ``reworded_ratio``)
+CHECK_VERSION = "simdup-check/7"
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
 # checked document is aligned by sentences even when no run of words proposed it, the
 # BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
@@ -294,8 +298,15 @@ class Corpus:
         """Each source that ``tokens`` share copied fragments with, and the fragments; the
         source that is the file ``leave_out`` (the checked document itself) is passed over.
         With ``text`` (the text of ``tokens``), reworded passages are looked for too."""
+        return [(found.source, found.matches) for found in self.found(tokens, leave_out, text)]
+
+    def found(
+        self, tokens: Tokens, leave_out: Identity | None = None, text: str | None = None
+    ) -> list[Found]:
+        """As ``matches``, with each source's exact fragments (the verbatim parts of the
+        passages that took them in)."""
         self.settle_own_work()
-        found = []
+        found: list[Found] = []
         weights = tokens.weights
         wanted = text is not None and (self.sentences is not None or self.meaning is not None)
         side = sentence_side(text, tokens) if wanted and text is not None else None
@@ -319,8 +330,9 @@ class Corpus:
                 continue
             matches: list[Match] = []
             passages: list[Match] = []
+            exact: list[Match] = []
             if number in lexical:
-                matches = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+                matches = exact = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
                 if side is not None and self.sentences is not None:
                     passages += align_sentences(side, source.side(), self.sentences)
             if side is not None and number in seeds and self.meaning is not None:
@@ -328,8 +340,18 @@ class Corpus:
                 passages += [_named(m, tokens, source.tokens) for m in meant]
             matches = merged(matches, passages)
             if matches:
-                found.append((source, matches))
+                found.append(Found(source, matches, exact))
         return found
+
+
+@dataclass(frozen=True)
+class Found:
+    """A source a document shares copied fragments with: the fragments (exact ones and
+    passages, merged) and the exact fragments alone (the verbatim parts of passages)."""
+
+    source: _Source
+    matches: list[Match]
+    exact: list[Match]
 
 
 def _named(m: Match, query: Tokens, source: Tokens) -> Match:
@@ -393,6 +415,37 @@ def _without_headings(in_heading: np.ndarray, first: int, last: int) -> tuple[in
     return first, last
 
 
+def _verbatim_tokens(m: Match, exact: list[Match]) -> np.ndarray:
+    """Which tokens of ``m`` were copied as they were: all of a verbatim fragment; of a
+    passage (reworded, summarised, translated, paraphrased), those inside the exact fragments
+    it overlaps on both sides (the runs it took in)."""
+    inside = np.zeros(m.last - m.first + 1, dtype=bool)
+    if m.how == "verbatim":
+        inside[:] = True
+        return inside
+    for e in exact:
+        here = e.first <= m.last and e.last >= m.first
+        if here and e.source_first <= m.source_last and e.source_last >= m.source_first:
+            inside[max(e.first, m.first) - m.first : min(e.last, m.last) - m.first + 1] = True
+    return inside
+
+
+def _parts(
+    tokens: Tokens, units: np.ndarray, counted: np.ndarray, m: Match, verbatim: np.ndarray
+) -> tuple[FragmentPart, ...]:
+    """The stretches of ``m`` copied verbatim and copied ``m.how``, in order (``verbatim``:
+    its tokens copied as they were)."""
+    found = []
+    edges = np.flatnonzero(np.diff(verbatim.astype(np.int8))) + 1
+    for a, b in zip(np.r_[0, edges].tolist(), np.r_[edges, verbatim.size].tolist(), strict=True):
+        first, last = m.first + a, m.first + b - 1
+        start, end = tokens.span(first, last)
+        inside = slice(first, last + 1)
+        how = "verbatim" if verbatim[a] else m.how
+        found.append(FragmentPart(start, end, how, int(units[inside][counted[inside]].sum())))
+    return tuple(found)
+
+
 def _ratio(part: int, whole: int) -> float:
     return round(part / whole, 6) if whole else 0.0
 
@@ -443,7 +496,8 @@ def check_document(
     covered_verbatim = np.zeros(len(tokens), dtype=bool)
     fragments: list[CopiedFragment] = []
     shares: list[SourceShare] = []
-    for source, matches in corpus.matches(tokens, leave_out=itself, text=text):
+    for found in corpus.found(tokens, leave_out=itself, text=text):
+        source, matches = found.source, found.matches
         mine = np.zeros(len(tokens), dtype=bool)
         kept = 0
         source_heads: np.ndarray | None = None
@@ -452,8 +506,10 @@ def check_document(
             if out[span].mean() > 0.5 or not counted[span].any():
                 continue  # a match inside the reference list, a template or a heading
             mine[span] = True
-            if m.how == "verbatim":
-                covered_verbatim[span] = True
+            verbatim = _verbatim_tokens(m, found.exact)
+            covered_verbatim[span] |= verbatim
+            in_parts = _parts(tokens, units, counted, m, verbatim)
+            how = m.how if any(p.how != "verbatim" and p.units for p in in_parts) else "verbatim"
             kept += 1
             # Where it starts and ends: not in a heading it runs into (the heading is no part
             # of what was copied; see ``counted``).
@@ -482,7 +538,9 @@ def check_document(
                     ),
                     text=excerpt(text, start, end),
                     source_text=excerpt(source.text, s_start, s_end),
-                    how=m.how,
+                    how=how,
+                    parts=in_parts,
+                    verbatim_units=int(units[span][counted[span] & verbatim].sum()),
                     file_span=offsets.span(start, end) if offsets is not None else None,
                     source_file_span=source.located(s_start, s_end),
                     source_extracted=source.file is None and source.locations is not None,

@@ -10,6 +10,19 @@ from ..text.file_offsets import FileOffsets
 
 
 @dataclass(frozen=True, slots=True)
+class FragmentPart:
+    """A stretch of a copied fragment copied one way: "verbatim" (a run of words copied as
+    it was, small edits bridged) or the fragment's other ``how`` (reworded, summarised,
+    translated, paraphrased: no run of words copied as it was); its character offsets in the
+    checked document and its counted characters (``units``)."""
+
+    start: int
+    end: int
+    how: str
+    units: int
+
+
+@dataclass(frozen=True, slots=True)
 class CopiedFragment:
     """A fragment of the checked document found in a source: character offsets on both sides
     (in the texts as read: a plain-text file's decoded characters, another format's extracted
@@ -22,7 +35,10 @@ class CopiedFragment:
     of sentences that condenses a source stretch at least half as long again, its sentences
     found as bags of words in the source's order), or with a semantic
     check "translated" or "paraphrased" (sentences that mean what the source's say, in another
-    language or in other words)."""
+    language or in other words). A reworded (...) passage often holds runs of words copied as
+    they were, a pasted paragraph amid reworded ones: ``parts`` says how each stretch was
+    copied, in order, and ``verbatim_units`` how many of its counted characters are in
+    verbatim parts; ``how`` is "verbatim" when all are."""
 
     source: str
     start: int
@@ -37,6 +53,8 @@ class CopiedFragment:
     text: str
     source_text: str
     how: str = "verbatim"
+    parts: tuple[FragmentPart, ...] = ()
+    verbatim_units: int = 0
     # ``start:end`` and ``source_start:source_end`` in the files' decoded characters when a
     # reader rendered them (Markdown, HTML; ``text.file_offsets``); None: the offsets above
     # are already the file's (plain text) or the extracted text's (PDF, Word...).
@@ -124,9 +142,9 @@ class DocumentCheck:
     ratios are shares of them: ``copy_ratio`` inside any copied fragment (CNKI's total copy
     ratio), ``ratio_without_quotes`` outside quotations, ``ratio_without_own`` from sources
     other than the author's own work, ``largest_source_ratio`` from the one source
-    (``largest_source``) that gave most, ``reworded_ratio`` inside fragments copied other than
-    verbatim only (reworded, summarised, translated, paraphrased; no verbatim one): how much of
-    the copy ratio was disguised by rewording."""
+    (``largest_source``) that gave most, ``reworded_ratio`` inside parts of fragments copied
+    other than verbatim only (reworded, summarised, translated, paraphrased; in no verbatim
+    part of any fragment): how much of the copy ratio was disguised by rewording."""
 
     path: str
     text: str

@@ -74,6 +74,22 @@ What counts:
           leaves both out); with --semantic, also
           passages whose sentences mean what the source's say, in other
           words or another language (translated, paraphrased)
+  ends    a fragment starts and ends on copied words: a reworded
+          passage goes on over sentences that gave no seed only when a
+          quarter of their words (of one sentence, a tenth) are in the
+          source sentences between the seeds around them, so a heading,
+          a byline or the author's own text between two copies stays
+          out; it ends on
+          sentences that share 40% of their words with the source's,
+          on its first and last shared words, and a verbatim copy
+          where its runs of words end; with --semantic, sentences
+          beside a pasted one (said as the source says it) join it
+          only when they would be a passage alone
+  how     each part of a fragment as it was copied: a run of words
+          copied as it was counts as verbatim inside a reworded,
+          summarised, translated or paraphrased passage too; the
+          reworded share is of the parts where no run of words was
+          copied as it was
   quoted  copied text inside “…” 「…」 『…』 "…" or a Markdown > block
           quote (《…》 is a title, not a quotation): counted, and
           reported apart (--ratio no-quotes leaves it out)

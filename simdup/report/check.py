@@ -100,8 +100,9 @@ def render_check_text(result: CheckResult, stream: TextIO, lang: str = "en") -> 
                 here = w.place(fragment.place, fragment.start, fragment.end)
                 there = w.place(fragment.source_place, fragment.source_start, fragment.source_end)
                 kind = w[f"kind_{fragment.kind}"]
-                if fragment.how != "verbatim":  # reworded, summarised, translated, paraphrased
-                    kind = f"{kind}, {w[fragment.how]}"
+                how = w.how(fragment.how, fragment.units, fragment.verbatim_units)
+                if how:  # reworded, summarised, translated, paraphrased (and its verbatim share)
+                    kind = f"{kind}, {how}"
                 write(
                     f"    [{kind}] {here} = {display_path(fragment.source)} {there}\n"
                     f"      {fragment.text}\n"
@@ -129,7 +130,7 @@ def _offsets_kind(extracted: bool) -> str:
     return "extracted" if extracted else "file"
 
 
-def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
+def _fragment_record(fragment: CopiedFragment, doc: DocumentCheck) -> dict[str, Any]:
     start, end = fragment.in_file()
     source_start, source_end = fragment.source_in_file()
     return {
@@ -148,6 +149,13 @@ def _fragment_record(fragment: CopiedFragment) -> dict[str, Any]:
         "units": fragment.units,
         "similarity": fragment.similarity,
         "how": fragment.how,
+        "verbatim_units": fragment.verbatim_units,
+        # How each stretch was copied (offsets as the fragment's, and in the text as read).
+        "parts": [
+            {**_span(doc, p.start, p.end), "read_start": p.start, "read_end": p.end,
+             "how": p.how, "units": p.units}
+            for p in fragment.parts
+        ],  # fmt: skip
         "place": fragment.place.label() if fragment.place else None,
         "source_place": fragment.source_place.label() if fragment.source_place else None,
         "text": fragment.text,
@@ -199,7 +207,7 @@ def document_record(doc: DocumentCheck) -> dict[str, Any]:
             }
             for s in doc.sections
         ],
-        "fragments": [_fragment_record(f) for f in doc.fragments],
+        "fragments": [_fragment_record(f, doc) for f in doc.fragments],
         "quoted": [_span(doc, a, b) for a, b in doc.quoted],
         "excluded": [{**_span(doc, e.start, e.end), "reason": e.reason} for e in doc.excluded],
         "warnings": [
@@ -287,7 +295,12 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
         "locations": [_sarif_location(doc.path, cwd, region)],
         "relatedLocations": [{"id": 1, **_sarif_location(fragment.source, cwd, None)}],
         "partialFingerprints": {"simdupFragment/v1": fingerprint},
-        "properties": {"kind": fragment.kind, "how": fragment.how, "units": fragment.units},
+        "properties": {
+            "kind": fragment.kind,
+            "how": fragment.how,
+            "units": fragment.units,
+            "verbatim_units": fragment.verbatim_units,
+        },
     }
 
 

@@ -292,8 +292,9 @@ def _fragment_title(f: CopiedFragment, t: Words) -> str:
     there = t.place(f.source_place, f.source_start, f.source_end)
     here = t.place(f.place, f.start, f.end)
     similarity = t("similarity", pct=f"{f.similarity:.0%}")
-    if f.how != "verbatim":  # reworded, summarised, translated, paraphrased
-        similarity = f"{t[f.how]}, {similarity}"
+    how = t.how(f.how, f.units, f.verbatim_units)
+    if how:  # reworded, summarised, translated, paraphrased (and its verbatim share)
+        similarity = f"{how}, {similarity}"
     return (
         f"{t[_FROM.get(f.kind, 'copied_from')]} {display_path(f.source)} ({there}); "
         f"{t['here']} {here}; {similarity}\n{t['source']}: {f.source_text}"
@@ -449,8 +450,9 @@ def _fragments(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: W
         else:
             mine, theirs = inline_diff(f.text, f.source_text)
         similarity = t("similarity", pct=f"{f.similarity:.0%}")
-        if f.how != "verbatim":
-            similarity = f"{t[f.how]}, {similarity}"
+        how = t.how(f.how, f.units, f.verbatim_units)
+        if how:
+            similarity = f"{how}, {similarity}"
         w(
             f"<li id={d}-f{k}><span class='badge kind-{kind}'>{escape(t['kind_' + kind])}"
             f"</span> <a href='#{d}-at-f{k}'>{escape(here)}</a> ← {source} {escape(there)} "

@@ -72,6 +72,7 @@ WORDS: dict[str, dict[str, str]] = {
         "translated": "translated",
         "paraphrased": "paraphrased",
         "summarised": "summarised",
+        "verbatim_share": "{pct} of it verbatim",
         "legend": "Marked text: {copied} {own} {quoted} {excluded}. Hover over a mark for its "
         "source; click it for the fragment.",
         "top": "top",
@@ -170,6 +171,7 @@ WORDS: dict[str, dict[str, str]] = {
         "translated": "翻译",
         "paraphrased": "意译",
         "summarised": "概括",
+        "verbatim_share": "其中 {pct} 原文照抄",
         "legend": "标注：{copied} {own} {quoted} {excluded}。"
         "鼠标停在标注上可看来源，点击可跳到片段。",
         "top": "返回顶部",
@@ -255,6 +257,17 @@ class Words:
         if self.lang == "en" and message:
             return message
         return self(f"warn_{kind}", count=count)
+
+    def how(self, how: str, units: int, verbatim_units: int) -> str:
+        """How a fragment was copied, as a report says it: "" for a verbatim one; its other
+        way (reworded, summarised, translated, paraphrased), with the share of its counted
+        characters in verbatim parts when it has any ("reworded, 40% of it verbatim")."""
+        if how == "verbatim":
+            return ""
+        if not verbatim_units or not units:
+            return self[how]
+        sep = "，" if self.lang == "zh" else ", "
+        return f"{self[how]}{sep}{self('verbatim_share', pct=f'{verbatim_units / units:.0%}')}"
 
     def place(self, place: Place | None, start: int = 0, end: int = 0) -> str:
         """Where a range is, as a reader says it (page, paragraph, chapter, line); the

