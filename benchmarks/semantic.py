@@ -36,7 +36,7 @@ from typing import Any
 
 from common import log, markdown_table, publish_table
 
-from simdup.algorithms.sentences import MeaningRule
+from simdup.algorithms.sentence_meaning import MeaningRule
 from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
 

@@ -12,8 +12,10 @@ them together (``check``, ``check_document``); ``records`` holds what the report
 from __future__ import annotations
 
 from ..algorithms.fragments import FragmentRule
-from ..algorithms.sentences import MeaningRule, SentenceRule
-from .check import CHECK_VERSION, CheckOptions, Corpus, check, check_document
+from ..algorithms.sentence_meaning import MeaningRule
+from ..algorithms.sentences import SentenceRule
+from .check import CHECK_VERSION, CheckOptions, check, check_document
+from .corpus import Corpus
 from .results import (
     CheckResult,
     CheckWarning,

@@ -14,36 +14,26 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..__about__ import __version__
-from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
-from ..algorithms.sentences import (
-    BagIndex,
-    MeaningRule,
-    MeaningSeeds,
-    SentenceRule,
-    Side,
-    align_meaning,
-    align_sentences,
-    meaning_seeds,
-    merged,
-)
+from ..algorithms.fragments import FragmentRule, Match
+from ..algorithms.sentence_meaning import MeaningRule
+from ..algorithms.sentences import SentenceRule
 from ..readers import read_document, readers_description, reading_session, set_limits_of
 from ..readers.discovery import DiscoveryOptions, discover
-from ..records import DecodedDocument, FileText, Locations, Place, SkippedFile
-from ..store.sentence_vectors import SentenceVectors, text_digest
+from ..records import DecodedDocument, Locations, Place, SkippedFile
+from ..store.sentence_vectors import SentenceVectors
 from ..text import variants
 from ..text.embeddings import default_embedder
 from ..text.file_offsets import FileOffsets, file_offsets
-from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
+from .corpus import READING_SOURCES, Corpus, Progress, file_identity
 from .excerpts import excerpt, plain
-from .meaning import model_key, sentences_of
 from .own import SameWork
 from .results import (
     CheckResult,
@@ -71,11 +61,6 @@ if TYPE_CHECKING:
 #    words are mostly the source's and on shared words, a verbatim copy where its runs end);
 #    a passage's verbatim runs count as verbatim (``parts``, ``reworded_ratio``)
 CHECK_VERSION = "simdup-check/7"
-# A source sharing at least this many distinct features (words, CJK character pairs) with a
-# checked document is aligned by sentences even when no run of words proposed it, the
-# BAG_CANDIDATES sharing most: a reworded passage of a few sentences shares dozens.
-BAG_MIN_SHARED = 12
-BAG_CANDIDATES = 32
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
@@ -115,265 +100,6 @@ class CheckOptions:
         assert self.semantic is not None
         model = default_embedder()
         return {**self.semantic.describe(), "model": model.name, "model_version": model.version}
-
-
-@dataclass
-class _Source:
-    key: str
-    own: bool  # the author's own work: named as such, or the same work as one (``own``)
-    text: str
-    tokens: Tokens
-    locations: Locations | None
-    identity: Identity | None = None  # the file's (device, inode), when it is a file
-    digest: bytes = b""  # text_digest(text)
-    _side: Side | None = None
-    vectors: np.ndarray | None = None  # its sentences' embeddings (``Corpus.vectors``)
-    # Named as own work (``--self``), or the same file or text as one: what makes others own.
-    named_own: bool = False
-    # Where it came from, as a report's sources say (``SourceShare.category``; own work is
-    # "own" whatever its origin): "file" (--against), "index" (--db), "checked" (a document
-    # checked in the same run: a classmate).
-    origin: str = "file"
-    # The file's characters when ``text`` renders them (Markdown, HTML), and where each
-    # character of ``text`` is in them (``located``: made when a fragment is first found).
-    file: FileText | None = None
-    _offsets: FileOffsets | None = None
-
-    def offsets(self) -> FileOffsets | None:
-        """Where ``text``'s characters are in the file's (None: plain or extracted text)."""
-        if self.file is not None and self._offsets is None:
-            self._offsets = file_offsets(self.text, self.file, self.locations)
-        return self._offsets
-
-    def located(self, start: int, end: int) -> tuple[int, int] | None:
-        """Text offsets ``start:end`` in the file's characters (None: they are already)."""
-        offsets = self.offsets()
-        return offsets.span(start, end) if offsets is not None else None
-
-    def side(self) -> Side:
-        """Its sentences as bags (made on first need: for the bag index when the corpus looks
-        for reworded passages, else when it is aligned by meaning)."""
-        if self._side is None:
-            self._side = sentence_side(self.text, self.tokens)
-        return self._side
-
-
-# ``check``'s progress: READING_SOURCES while the sources are read, then each document's path
-# as it is checked.
-Progress = Callable[[str], None]
-READING_SOURCES = "reading sources"
-
-
-class Corpus:
-    """The sources a document is checked against, tokenised and indexed: each file once,
-    however many of ``against``, ``own`` and an index name it; and the author's own work once,
-    as own work, when a file of the other sources holds the same text (a reference library
-    with the author's paper in it). A source that is the same work as own work in another form
-    (the paper's PDF beside its Word file) is own work too (``own.SameWork``), whichever was
-    added first: settled before the first match."""
-
-    def __init__(
-        self,
-        rule: FragmentRule,
-        sentences: SentenceRule | None = None,
-        meaning: MeaningRule | None = None,
-        *,
-        stored: Sequence[SentenceVectors] = (),
-        cache: SentenceVectors | None = None,
-    ) -> None:
-        self.rule = rule
-        self.sentences = sentences
-        self.meaning = meaning
-        # Sentence embeddings made before (an index's, then the cache's); those made here are
-        # kept in ``cache``.
-        self.stored = [*stored, *([cache] if cache is not None else [])]
-        self.cache = cache
-        self.embedded = self.reused = 0  # sentences embedded here / found stored
-        self.index = SourceIndex(rule)
-        self.bags = BagIndex() if sentences is not None else None
-        self.sources: list[_Source] = []
-        self.skipped: list[SkippedFile] = []
-        self._by_identity: dict[Identity, _Source] = {}
-        self._by_text: dict[bytes, list[_Source]] = {}
-        # The documents read, by file: a checked document that is also a source is read once.
-        self.documents: dict[Identity, DecodedDocument] = {}
-        self.same_work = SameWork()
-        self._settled = True  # no source was added since own work was last settled
-
-    def add(
-        self, document: DecodedDocument, *, own: bool = False, identity: Identity | None = None
-    ) -> None:
-        """``document`` as a source (its own work if ``own``). The same file is not added
-        again, nor a text of the author's own work again: a source with the text of own work
-        is own work. (Two other files with one text stay two sources: two students may hand
-        in the same file, and each is then the other's source.)"""
-        digest = text_digest(document.text)
-        known = self._by_identity.get(identity) if identity is not None else None
-        same_text = self._by_text.get(digest, [])
-        if known is None and any(own or other.named_own for other in same_text):
-            for other in same_text:  # every file of the author's text is own work
-                other.own = other.named_own = True
-            known = same_text[0]
-        if known is not None:
-            self._name_own(known, own)
-            if identity is not None:
-                self._by_identity.setdefault(identity, known)
-            return
-        tokens = tokenize(document.text)
-        self.index.add(tokens.hashes)
-        source = _Source(
-            document.path, own, document.text, tokens, document.locations, identity, digest,
-            named_own=own, file=document.origin,
-        )  # fmt: skip
-        if self.bags is not None:
-            self.bags.add(source.side().feature)
-        self.sources.append(source)
-        self._by_text.setdefault(digest, []).append(source)
-        if identity is not None:
-            self._by_identity[identity] = source
-        self._settled = False
-
-    def _name_own(self, source: _Source, own: bool) -> None:
-        if own and not source.named_own:
-            source.own = source.named_own = True
-            self._settled = False
-
-    def settle_own_work(self) -> None:
-        """Mark as own work every source that is the same work as one named as own work
-        (``own.SameWork``); done by ``matches``, once for the sources added since."""
-        if not self._settled:
-            self.same_work.settle(self.sources)
-            self._settled = True
-
-    def add_paths(
-        self, paths: Iterable[str], discovery: DiscoveryOptions, *, own: bool = False
-    ) -> None:
-        """Every readable file under ``paths`` (found as a scan finds them); a file already
-        among the sources is read once (and becomes own work if ``own``)."""
-        files, skipped = discover(list(paths), discovery)
-        self.skipped.extend(skipped)
-        for found in files:
-            identity = file_identity(found.path)
-            known = self._by_identity.get(identity)
-            if known is not None:
-                self._name_own(known, own)
-                continue
-            read = read_document(found, discovery.max_size)
-            if isinstance(read, SkippedFile):
-                self.skipped.append(read)
-                continue
-            self.documents[identity] = read
-            self.add(read, own=own, identity=identity)
-
-    def add_read(self, found: DecodedDocument | SkippedFile, *, own: bool = False) -> None:
-        if isinstance(found, SkippedFile):
-            self.skipped.append(found)
-        else:
-            self.add(found, own=own)
-
-    def vectors(self, source: _Source) -> np.ndarray:
-        """The embeddings of ``source``'s sentences: stored ones when a store holds them for
-        its text, else made now (and kept in the cache)."""
-        if source.vectors is not None:
-            return source.vectors
-        embedder = default_embedder()
-        model = model_key(embedder)
-        count = source.side().sentences
-        for store in self.stored:
-            found = store.get(source.digest, model, count)
-            if found is not None:
-                self.reused += count
-                source.vectors = found
-                return found
-        vectors = embedder.encode(sentences_of(source.text, source.tokens, source.side()))
-        self.embedded += count
-        if self.cache is not None:
-            self.cache.put([(source.key, source.digest, model, vectors)])
-        source.vectors = vectors
-        return vectors
-
-    def matches(
-        self, tokens: Tokens, leave_out: Identity | None = None, text: str | None = None
-    ) -> list[tuple[_Source, list[Match]]]:
-        """Each source that ``tokens`` share copied fragments with, and the fragments; the
-        source that is the file ``leave_out`` (the checked document itself) is passed over.
-        With ``text`` (the text of ``tokens``), reworded passages are looked for too."""
-        return [(found.source, found.matches) for found in self.found(tokens, leave_out, text)]
-
-    def found(
-        self, tokens: Tokens, leave_out: Identity | None = None, text: str | None = None
-    ) -> list[Found]:
-        """As ``matches``, with each source's exact fragments (the verbatim parts of the
-        passages that took them in)."""
-        self.settle_own_work()
-        found: list[Found] = []
-        weights = tokens.weights
-        wanted = text is not None and (self.sentences is not None or self.meaning is not None)
-        side = sentence_side(text, tokens) if wanted and text is not None else None
-        candidates = self.index.candidates(tokens.hashes)
-        if side is not None and self.bags is not None:
-            # Sources sharing many words (not runs of them) may hold a reworded copy.
-            shared = self.bags.candidates(side.feature, BAG_MIN_SHARED, BAG_CANDIDATES)
-            candidates = sorted(set(candidates) | set(shared))
-        seeds: dict[int, MeaningSeeds] = {}
-        if side is not None and text is not None and self.meaning is not None:
-            # A translation shares no words with its source: sources are proposed by meaning,
-            # all of them in one matrix product per block.
-            vectors = default_embedder().encode(sentences_of(text, tokens, side))
-            seeds = meaning_seeds(
-                vectors, [self.vectors(source) for source in self.sources], self.meaning
-            )
-        lexical = set(candidates)
-        for number in sorted(lexical | set(seeds)):
-            source = self.sources[number]
-            if leave_out is not None and source.identity == leave_out:
-                continue
-            matches: list[Match] = []
-            passages: list[Match] = []
-            exact: list[Match] = []
-            if number in lexical:
-                matches = exact = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
-                if side is not None and self.sentences is not None:
-                    passages += align_sentences(side, source.side(), self.sentences)
-            if side is not None and number in seeds and self.meaning is not None:
-                meant = align_meaning(side, source.side(), seeds[number], self.meaning)
-                passages += [_named(m, tokens, source.tokens) for m in meant]
-            matches = merged(matches, passages)
-            if matches:
-                found.append(Found(source, matches, exact))
-        return found
-
-
-@dataclass(frozen=True)
-class Found:
-    """A source a document shares copied fragments with: the fragments (exact ones and
-    passages, merged) and the exact fragments alone (the verbatim parts of passages)."""
-
-    source: _Source
-    matches: list[Match]
-    exact: list[Match]
-
-
-def _named(m: Match, query: Tokens, source: Tokens) -> Match:
-    """A passage found by meaning, named by its scripts: "translated" when one side is
-    mostly CJK and the other not, else "paraphrased"."""
-    here = bool(query.cjk[m.first : m.last + 1].mean() > 0.5)
-    there = bool(source.cjk[m.source_first : m.source_last + 1].mean() > 0.5)
-    return replace(m, how="translated" if here != there else "paraphrased")
-
-
-# A file as the system knows it: (device, inode), or its absolute path when it cannot be
-# looked at.
-Identity = tuple[int, int] | str
-
-
-def file_identity(path: str) -> Identity:
-    """Which file ``path`` names: two paths of one file (a link, ``./a`` and ``a``) are one."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return os.path.abspath(path)
-    return (st.st_dev, st.st_ino)
 
 
 def _token_mask(tokens: Tokens, ranges: Iterable[tuple[int, int]]) -> np.ndarray:

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
-from ..checking.check import READING_SOURCES
+from ..checking.corpus import READING_SOURCES
 from ..names import display_path
 from ..policy.exitcodes import check_exit_code, exit_code_help
 from ..readers.discovery import DiscoveryOptions

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simdup.algorithms.sentences import MeaningRule, meaning_seeds
+from simdup.algorithms.sentence_meaning import MeaningRule, meaning_seeds
 from simdup.checking import CheckOptions, check
 from simdup.checking.meaning import add_sentence_vectors, model_key, sentences_of
 from simdup.cli import cli
@@ -204,7 +204,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> CountingEmbedder:
     embedder = CountingEmbedder()
     monkeypatch.setattr(embeddings, "default_embedder", lambda: embedder)
     # (``simdup.checking.check`` is also the name of a function: the modules by name)
-    for module in ("simdup.checking.check", "simdup.checking.meaning"):
+    for module in ("simdup.checking.check", "simdup.checking.corpus", "simdup.checking.meaning"):
         monkeypatch.setattr(importlib.import_module(module), "default_embedder", lambda: embedder)
     return embedder
 
