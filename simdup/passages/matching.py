@@ -42,7 +42,7 @@ from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
-from .edges import extended, widened
+from .edges import extended, joined, reached_in_files, widened
 from .options import PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
@@ -435,7 +435,32 @@ def match_passages(
         docs, common, is_common, rule, options.max_repeats, read.preview, limit
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
-    return in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
+    located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
+    return replace(located, pairs=tuple(joined(list(map(_reached(docs, read), located.pairs)))))
+
+
+def _reached(
+    docs: Sequence[DocumentPassages], read: ReadAgain
+) -> Callable[[PassagePair], PassagePair]:
+    """A pair of regions in their files' lines with the lines next to them that are the
+    same in both files (``edges.reached_in_files``), where both files' characters are at
+    hand (not for the text extracted from a PDF or a Word file)."""
+    kind = {d.path: (d.rendered, d.locations is None) for d in docs}
+
+    def reach(pair: PassagePair) -> PassagePair:
+        if pair.a.path == pair.b.path:
+            return pair
+        texts = []
+        for span in (pair.a, pair.b):
+            rendered, own_lines = kind.get(span.path, (False, False))
+            text = read.file_text(span.path, rendered) if rendered or own_lines else None
+            if text is None:
+                return pair
+            texts.append(text)
+        a, b = reached_in_files(pair.a, texts[0], pair.b, texts[1])
+        return replace(pair, a=a, b=b)
+
+    return reach
 
 
 def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:

@@ -44,6 +44,19 @@ class ReadAgain:
         start, end = span.as_read()
         return text[start:end].split("\n", 1)[0].strip()[:limit]
 
+    def file_text(self, path: str, rendered: bool) -> str | None:
+        """The characters of the file at ``path`` when its passages' lines are that file's
+        (a plain text, or a Markdown or HTML file: ``rendered``), else None (a PDF's
+        extracted text; a file no longer readable)."""
+        if self.texts is None:
+            return None
+        read = self._get(path)
+        if isinstance(read, DecodedDocument):
+            if read.origin is not None:
+                return read.origin.text
+            return read.text if read.locations is None and not rendered else None
+        return read if not rendered else None
+
     def in_files(self, spans: Iterable[PassageSpan]) -> dict[PassageSpan, PassageSpan]:
         """Each of ``spans`` in its file's characters and lines when its text renders the
         file (Markdown, HTML); the others, and those of files no longer readable, as they
