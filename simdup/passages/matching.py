@@ -43,7 +43,7 @@ from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened
-from .options import PassageOptions
+from .options import SHORT_LINES, PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
 
@@ -128,8 +128,8 @@ def reach_of(rule: FragmentRule) -> int:
 # and source_first..source_last of the second, the Jaccard similarity of their token sets, and
 # how it was copied.
 _Found = tuple[int, int, int, int, int, int, float, str]
-# ``PassageOptions.line_share`` and ``embedded_words``.
-_Lines = tuple[float, float]
+# ``PassageOptions.line_share``, ``embedded_words`` and ``whole_lines_below``.
+_Lines = tuple[float, float, float]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
     tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, _Lines]
@@ -164,6 +164,27 @@ def lines_alike(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match, shar
         return True
     x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
     return bool(Indel.normalized_similarity(x, y) >= ALIKE_LINES)
+
+
+# How alike the tokens of the lines of a short copy must be (``whole_lines``): a word or two
+# edited in three lines of a dozen words.
+SHORT_ALIKE = 0.9
+
+
+def whole_lines(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match) -> bool:
+    """Whether a copy ``m`` shorter than ``min_words`` is whole lines alike
+    (``options.WHOLE_LINES_SHARE``): on at least ``SHORT_LINES`` lines with words on each
+    side, whose tokens, all of them, are alike in order (normalised Indel similarity at least
+    ``SHORT_ALIKE``)."""
+    from rapidfuzz.distance import Indel
+
+    lines = min(doc_a.word_lines(m.first, m.last), doc_b.word_lines(m.source_first, m.source_last))
+    if lines < SHORT_LINES:
+        return False
+    lo_a, hi_a = doc_a.line_range(m.first, m.last)
+    lo_b, hi_b = doc_b.line_range(m.source_first, m.source_last)
+    x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
+    return bool(Indel.normalized_similarity(x, y) >= SHORT_ALIKE)
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -217,7 +238,10 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences, (line_share, embedded_words) = _ALIGN.get()
+    docs, common, rule, sentences, (line_share, embedded_words, whole_below) = _ALIGN.get()
+    # Reworded copies are as long as any passage (the rule's min_match may be lower, for
+    # copies of whole lines alike).
+    reworded_words = whole_below or rule.min_match
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -242,8 +266,8 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                 reworded = [
                     m
                     for m in align_sentences(di.sentences, dj.sentences, sentences)
-                    if di.words(m.first, m.last) >= rule.min_match - 1e-9
-                    and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
+                    if di.words(m.first, m.last) >= reworded_words - 1e-9
+                    and dj.words(m.source_first, m.source_last) >= reworded_words - 1e-9
                 ]
                 matches = merged(matches, reworded)
         # Boilerplate is judged on what the shared fingerprints found, before its edges move.
@@ -258,6 +282,9 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                 ]
             )
         for m in kept:
+            short = m.how == "verbatim" and di.words(m.first, m.last) < whole_below - 1e-9
+            if short and (not whole_lines(di, dj, m) or _inside_longer(m, kept, whole_below, di)):
+                continue
             if (
                 m.how == "verbatim"
                 and line_share
@@ -268,6 +295,20 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
+
+
+def _inside_longer(m: Match, kept: list[Match], words: float, doc: DocumentPassages) -> bool:
+    """Whether most of short copy ``m`` lies, on either side, in a copy of the same two
+    documents of at least ``words`` words: one text's lines are a copy of one place (a code
+    block's tail, repeated in its source, is the copy's own lines twice over)."""
+    for other in kept:
+        if other is m or doc.words(other.first, other.last) < words - 1e-9:
+            continue
+        on_a = min(m.last, other.last) - max(m.first, other.first) + 1
+        on_b = min(m.source_last, other.source_last) - max(m.source_first, other.source_first) + 1
+        if 2 * on_a > m.last - m.first + 1 or 2 * on_b > m.source_last - m.source_first + 1:
+            return True
+    return False
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
@@ -407,7 +448,7 @@ def match_passages(
             common,
             rule,
             SentenceRule() if options.reworded else None,
-            (options.line_share, options.embedded_words),
+            (options.line_share, options.embedded_words, options.whole_lines_below),
         ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
@@ -432,7 +473,8 @@ def match_passages(
         for d in docs
     ]
     repeated = repeated_passages(
-        docs, common, is_common, rule, options.max_repeats, read.preview, limit
+        docs, common, is_common, rule, options.max_repeats, read.preview, limit,
+        options.whole_lines_below or rule.min_match,
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
     located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)

@@ -46,14 +46,15 @@ class ReadAgain:
 
     def file_text(self, path: str, rendered: bool) -> str | None:
         """The characters of the file at ``path`` when its passages' lines are that file's
-        (a plain text, or a Markdown or HTML file: ``rendered``), else None (a PDF's
-        extracted text; a file no longer readable)."""
+        lines of text (a plain text, a Markdown file: ``rendered``), else None: a PDF's
+        extracted text, a file no longer readable, and an HTML page, whose every paragraph
+        has lines of tags around it the same in any two pages."""
         if self.texts is None:
             return None
         read = self._get(path)
         if isinstance(read, DecodedDocument):
             if read.origin is not None:
-                return read.origin.text
+                return read.origin.text if read.origin.markup == "markdown" else None
             return read.text if read.locations is None and not rendered else None
         return read if not rendered else None
 
