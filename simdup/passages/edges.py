@@ -134,7 +134,10 @@ def widened(
 ALIKE_FILE_LINE = 0.8
 
 
-def _file_lines(text: str) -> list[tuple[int, int, str]]:
+FileLines = list[tuple[int, int, str]]
+
+
+def file_lines(text: str) -> FileLines:
     """The lines of a file's characters: where each starts and ends (without its line break)
     and its text with whitespace collapsed."""
     out: list[tuple[int, int, str]] = []
@@ -146,7 +149,7 @@ def _file_lines(text: str) -> list[tuple[int, int, str]]:
 
 
 def _reach_lines(
-    a: list[tuple[int, int, str]], at_a: int, b: list[tuple[int, int, str]], at_b: int, step: int
+    a: FileLines, at_a: int, b: FileLines, at_b: int, step: int
 ) -> tuple[int, int] | None:
     """The furthest lines (0-based) of ``a`` and ``b``, going from lines ``at_a`` and ``at_b``
     by ``step``, up to which the lines with characters are the same on both sides (empty
@@ -174,15 +177,14 @@ def _reach_lines(
 
 
 def reached_in_files(
-    a: PassageSpan, text_a: str, b: PassageSpan, text_b: str
+    a: PassageSpan, lines_a: FileLines, b: PassageSpan, lines_b: FileLines
 ) -> tuple[PassageSpan, PassageSpan]:
-    """Two regions of a copy, in their files' lines (``text_a``, ``text_b``: the files'
-    characters), with the lines of the files next to them that are the same on both sides:
-    a Markdown file's lines that show nothing when rendered (a comment, front matter, a fence's
-    info line, a ``<script setup>`` block, a ``:::`` container line) hold no word its passages
-    are found on, nor does a line of code whose tags one side reads as HTML, yet they were
-    copied with the words around them."""
-    lines_a, lines_b = _file_lines(text_a), _file_lines(text_b)
+    """Two regions of a copy, in their files' lines (``lines_a``, ``lines_b``: ``file_lines``
+    of the files' characters), with the lines of the files next to them that are the same on
+    both sides: a Markdown file's lines that show nothing when rendered (a comment, front
+    matter, a fence's info line, a ``<script setup>`` block, a ``:::`` container line) hold no
+    word its passages are found on, nor does a line of code whose tags one side reads as
+    HTML, yet they were copied with the words around them."""
     if a.end_line > len(lines_a) or b.end_line > len(lines_b):
         return a, b
     before = _reach_lines(lines_a, a.start_line - 2, lines_b, b.start_line - 2, -1)

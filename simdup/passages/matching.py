@@ -472,9 +472,11 @@ def match_passages(
         among(d.shingles, common) if common.size else np.zeros(d.shingles.size, dtype=bool)
         for d in docs
     ]
+    # A repeated passage is as long as a passage of two documents (min_words; the rule's
+    # min_match is lower when short copies of whole lines are looked for).
+    floor = options.whole_lines_below or rule.min_match
     repeated = repeated_passages(
-        docs, common, is_common, rule, options.max_repeats, read.preview, limit,
-        options.whole_lines_below or rule.min_match,
+        docs, common, is_common, rule, options.max_repeats, read.preview, limit, floor
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
     located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
@@ -492,14 +494,14 @@ def _reached(
     def reach(pair: PassagePair) -> PassagePair:
         if pair.a.path == pair.b.path:
             return pair
-        texts = []
+        lines = []
         for span in (pair.a, pair.b):
             rendered, own_lines = kind.get(span.path, (False, False))
-            text = read.file_text(span.path, rendered) if rendered or own_lines else None
-            if text is None:
+            found = read.file_lines(span.path, rendered) if rendered or own_lines else None
+            if found is None:
                 return pair
-            texts.append(text)
-        a, b = reached_in_files(pair.a, texts[0], pair.b, texts[1])
+            lines.append(found)
+        a, b = reached_in_files(pair.a, lines[0], pair.b, lines[1])
         return replace(pair, a=a, b=b)
 
     return reach
