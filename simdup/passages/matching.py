@@ -128,7 +128,7 @@ def reach_of(rule: FragmentRule) -> int:
 # and source_first..source_last of the second, the Jaccard similarity of their token sets, and
 # how it was copied.
 _Found = tuple[int, int, int, int, int, int, float, str]
-# ``PassageOptions.line_share``, ``embedded_words`` and ``whole_lines_below``.
+# ``PassageOptions.line_share``, ``embedded_words`` and ``whole_lines_words``.
 _Lines = tuple[float, float, float]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
@@ -238,10 +238,11 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences, (line_share, embedded_words, whole_below) = _ALIGN.get()
-    # Reworded copies are as long as any passage (the rule's min_match may be lower, for
-    # copies of whole lines alike).
-    reworded_words = whole_below or rule.min_match
+    docs, common, rule, sentences, (line_share, embedded_words, whole_words) = _ALIGN.get()
+    # Two documents are aligned again down to copies of whole lines alike (``whole_lines``),
+    # for the copies under the rule's min_match where it found none.
+    aligning = replace(rule, min_match=whole_words) if whole_words else rule
+    whole_below = rule.min_match if whole_words else 0.0
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -262,12 +263,17 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
         else:
             both = (kgrams(i), kgrams(j))
             matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
+            if whole_words:
+                matches = _with_short(
+                    matches, align_near(a, weights, b, (at_i, at_j), aligning, reach, both), di,
+                    rule.min_match,
+                )  # fmt: skip
             if sentences is not None and di.sentences is not None and dj.sentences is not None:
                 reworded = [
                     m
                     for m in align_sentences(di.sentences, dj.sentences, sentences)
-                    if di.words(m.first, m.last) >= reworded_words - 1e-9
-                    and dj.words(m.source_first, m.source_last) >= reworded_words - 1e-9
+                    if di.words(m.first, m.last) >= rule.min_match - 1e-9
+                    and dj.words(m.source_first, m.source_last) >= rule.min_match - 1e-9
                 ]
                 matches = merged(matches, reworded)
         # Boilerplate is judged on what the shared fingerprints found, before its edges move.
@@ -295,6 +301,28 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
+
+
+def _with_short(
+    found: list[Match], shorter: list[Match], doc: DocumentPassages, words: float
+) -> list[Match]:
+    """``found`` (copies of at least ``words`` words) with those of ``shorter`` (found by a
+    rule asking for fewer) that weigh less and overlap none of them on either side: aligned
+    down to fewer words, the runs around a long copy chain otherwise (its template lines
+    joined to it), and it is judged so."""
+    if not shorter:
+        return found
+    added = [
+        m
+        for m in shorter
+        if doc.words(m.first, m.last) < words - 1e-9
+        and not any(
+            (m.first <= o.last and o.first <= m.last)
+            or (m.source_first <= o.source_last and o.source_first <= m.source_last)
+            for o in found
+        )
+    ]
+    return sorted([*found, *added], key=lambda m: (m.first, m.source_first)) if added else found
 
 
 def _inside_longer(m: Match, kept: list[Match], words: float, doc: DocumentPassages) -> bool:
@@ -448,7 +476,7 @@ def match_passages(
             common,
             rule,
             SentenceRule() if options.reworded else None,
-            (options.line_share, options.embedded_words, options.whole_lines_below),
+            (options.line_share, options.embedded_words, options.whole_lines_words),
         ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
@@ -472,11 +500,8 @@ def match_passages(
         among(d.shingles, common) if common.size else np.zeros(d.shingles.size, dtype=bool)
         for d in docs
     ]
-    # A repeated passage is as long as a passage of two documents (min_words; the rule's
-    # min_match is lower when short copies of whole lines are looked for).
-    floor = options.whole_lines_below or rule.min_match
     repeated = repeated_passages(
-        docs, common, is_common, rule, options.max_repeats, read.preview, limit, floor
+        docs, common, is_common, rule, options.max_repeats, read.preview, limit
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
     located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)

@@ -89,18 +89,19 @@ class PassageOptions:
     @property
     def shortest(self) -> float:
         """The fewest words a passage is reported with."""
-        if self.min_match:
-            return min(self.min_words, self.min_match)
-        if self.whole_lines_share:
-            shortest = max(float(KGRAM), self.whole_lines_share * self.min_words)
-            return min(float(self.min_words), shortest)
-        return float(self.min_words)
+        return min(self.min_words, self.min_match) if self.min_match else float(self.min_words)
 
     @property
-    def whole_lines_below(self) -> float:
-        """Copies of fewer words than this are passages only as whole lines alike
-        (``WHOLE_LINES_SHARE``); 0: no such rule (``min_match`` set, or the share 0)."""
-        return 0.0 if self.min_match or not self.whole_lines_share else float(self.min_words)
+    def whole_lines_words(self) -> float:
+        """The fewest words of a copy of whole lines alike (``WHOLE_LINES_SHARE`` of
+        ``min_words``), shorter than ``shortest``; 0: no such copies (``min_match`` set, or
+        the share 0). Only the aligning of two documents looks for them: their fingerprints
+        and boilerplate are those of ``shortest``, as a collection's templates stay
+        judged so."""
+        if self.min_match or not self.whole_lines_share:
+            return 0.0
+        share = self.whole_lines_share * self.min_words
+        return min(float(self.min_words), max(float(KGRAM), share))
 
     @property
     def embedded_words(self) -> float:

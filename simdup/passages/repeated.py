@@ -29,15 +29,12 @@ def repeated_passages(
     max_repeats: int,
     preview: Callable[[PassageSpan, int], str],
     limit: int,
-    min_words: float | None = None,
 ) -> tuple[RepeatedPassage, ...]:
     """The repeated passages of ``docs`` (``common``: the boilerplate fingerprints,
-    ``is_common[d]``: which of document d's fingerprints they are), most frequent first;
-    each weighs at least ``min_words`` words (None: the rule's ``min_match``)."""
+    ``is_common[d]``: which of document d's fingerprints they are), most frequent first."""
     if not common.size or not max_repeats:
         return ()
     apart = rule.window + rule.kgram
-    floor = rule.min_match if min_words is None else min_words
     run_doc: list[int] = []
     run_first: list[int] = []
     run_last: list[int] = []
@@ -56,7 +53,7 @@ def repeated_passages(
         ends = np.maximum.reduceat(at, np.flatnonzero(new)) + rule.kgram - 1
         weights = doc.tokens.weights
         cumulative = np.r_[0.0, np.cumsum(weights)]
-        heavy = cumulative[ends + 1] - cumulative[starts] >= floor - 1e-9
+        heavy = cumulative[ends + 1] - cumulative[starts] >= rule.min_match - 1e-9
         base = len(run_doc)
         numbers = np.full(heavy.size, -1, dtype=np.int64)
         numbers[heavy] = base + np.arange(int(heavy.sum()))
