@@ -215,6 +215,7 @@ def _touch(x: PassageSpan, y: PassageSpan) -> bool:
 
 
 def _union(x: PassageSpan, y: PassageSpan) -> PassageSpan:
+    """One region of a file spanning ``x`` and ``y``."""
     read = None
     if x.read_start is not None and y.read_start is not None:
         read = (min(x.read_start, y.read_start), max(x.read_end or 0, y.read_end or 0))

@@ -34,7 +34,7 @@ LINE_SHARE = 0.5
 # block's identifiers, a Markdown line whose link targets are hidden), yet several lines pasted
 # whole are a copy; a stock sentence or a template's heading is one line, or lines alike only
 # in part. Chosen on the dev half of a collection of documentation pages with copies planted
-# (``benchmarks/passage_set.py``: shares 0.32-0.72, 3-5 lines, line similarity 0.8-0.95).
+# (``benchmarks/passage_set.py``: shares 0.3-0.7, 3-5 lines, line similarity 0.8-0.95).
 WHOLE_LINES_SHARE = 0.5
 SHORT_LINES = 3
 
@@ -88,7 +88,8 @@ class PassageOptions:
 
     @property
     def shortest(self) -> float:
-        """The fewest words a passage is reported with."""
+        """The fewest words a passage is reported with, but for a copy of whole lines alike
+        (``whole_lines_words``): what its fingerprints and boilerplate are judged by."""
         return min(self.min_words, self.min_match) if self.min_match else float(self.min_words)
 
     @property
