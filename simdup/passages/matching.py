@@ -263,11 +263,11 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
         else:
             both = (kgrams(i), kgrams(j))
             matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
-            if whole_words:
-                matches = _with_short(
-                    matches, align_near(a, weights, b, (at_i, at_j), aligning, reach, both), di,
-                    rule.min_match,
-                )  # fmt: skip
+            free = _outside(matches, at_i, at_j) if whole_words else None
+            if free is not None and free.any():
+                anchors = (at_i[free], at_j[free])
+                shorter = align_near(a, weights, b, anchors, aligning, reach, both)
+                matches = _with_short(matches, shorter, di, rule.min_match)
             if sentences is not None and di.sentences is not None and dj.sentences is not None:
                 reworded = [
                     m
@@ -301,6 +301,16 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
+
+
+def _outside(found: list[Match], at_a: np.ndarray, at_b: np.ndarray) -> np.ndarray:
+    """Which of the shared fingerprints at ``at_a`` and ``at_b`` lie in none of the copies
+    ``found``, on either side: only around those can a shorter copy be (``_with_short``)."""
+    free = np.ones(at_a.size, dtype=bool)
+    for m in found:
+        free &= ~((at_a >= m.first) & (at_a <= m.last))
+        free &= ~((at_b >= m.source_first) & (at_b <= m.source_last))
+    return free
 
 
 def _with_short(
