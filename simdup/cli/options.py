@@ -214,7 +214,8 @@ def passage_options(f: Callable[..., Any]) -> Callable[..., Any]:
             default=PassageOptions().min_words,
             show_default=True,
             help="With --passages: the shortest passage, in words matched (13 CJK "
-            "characters per 8 words), a few differing words bridged.",
+            "characters per 8 words), a few differing words bridged; a copy of three or "
+            "more whole lines alike counts from half of it.",
         ),
         click.option(
             "--passage-min-match",

@@ -71,6 +71,10 @@ class DocumentPassages:
         lo = int(np.searchsorted(lines, lines[first], "left"))
         return lo, int(np.searchsorted(lines, lines[last], "right"))
 
+    def word_lines(self, first: int, last: int) -> int:
+        """How many lines hold tokens ``first..last``."""
+        return int(np.unique(self._token_lines[first : last + 1]).size)
+
     def tokens_of_line(self, token: int) -> tuple[int, int]:
         """The tokens ``lo..hi-1`` on the line of ``token``."""
         lines = self._token_lines

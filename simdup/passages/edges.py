@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..algorithms.fragments import Match
-from ..records import PassageSpan
+from ..records import PassagePair, PassageSpan
 from .documents import DocumentPassages
 
 # A run beyond a copy's end is taken into it when it weighs at least this many words (a CJK
@@ -126,3 +126,136 @@ def widened(
         a = replace(a, end_line=a.end_line + 1, end_char=x[2])
         b = replace(b, end_line=b.end_line + 1, end_char=y[2])
     return a, b
+
+
+# Two lines of the files next to a copy that are not the same are taken into it when they are
+# this alike (normalised Indel similarity of their whitespace-collapsed text: one or two
+# edited characters in a line of code), one at a time between lines that are the same.
+ALIKE_FILE_LINE = 0.8
+
+
+FileLines = list[tuple[int, int, str]]
+
+
+def file_lines(text: str) -> FileLines:
+    """The lines of a file's characters: where each starts and ends (without its line break)
+    and its text with whitespace collapsed."""
+    out: list[tuple[int, int, str]] = []
+    at = 0
+    for line in text.split("\n"):
+        out.append((at, at + len(line), " ".join(line.split())))
+        at += len(line) + 1
+    return out
+
+
+def _reach_lines(
+    a: FileLines, at_a: int, b: FileLines, at_b: int, step: int
+) -> tuple[int, int] | None:
+    """The furthest lines (0-based) of ``a`` and ``b``, going from lines ``at_a`` and ``at_b``
+    by ``step``, up to which the lines with characters are the same on both sides (empty
+    lines skipped on each side alone; one line alike but not the same, ``ALIKE_FILE_LINE``,
+    between two the same), or None."""
+    from rapidfuzz.distance import Indel
+
+    reached: tuple[int, int] | None = None
+    loose = False
+    i, j = at_a, at_b
+    while 0 <= i < len(a) and 0 <= j < len(b):
+        x, y = a[i][2], b[j][2]
+        if not x or not y:
+            i += step if not x else 0
+            j += step if not y else 0
+            continue
+        if x == y:
+            reached, loose = (i, j), False
+        elif loose or Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE:
+            break
+        else:
+            loose = True
+        i, j = i + step, j + step
+    return reached
+
+
+def reached_in_files(
+    a: PassageSpan, lines_a: FileLines, b: PassageSpan, lines_b: FileLines
+) -> tuple[PassageSpan, PassageSpan]:
+    """Two regions of a copy, in their files' lines (``lines_a``, ``lines_b``: ``file_lines``
+    of the files' characters), with the lines of the files next to them that are the same on
+    both sides: a Markdown file's lines that show nothing when rendered (a comment, front
+    matter, a fence's info line, a ``<script setup>`` block, a ``:::`` container line) hold no
+    word its passages are found on, nor does a line of code whose tags one side reads as
+    HTML, yet they were copied with the words around them."""
+    if a.end_line > len(lines_a) or b.end_line > len(lines_b):
+        return a, b
+    before = _reach_lines(lines_a, a.start_line - 2, lines_b, b.start_line - 2, -1)
+    if before is not None:
+        i, j = before
+        a = replace(a, start_line=i + 1, start_char=lines_a[i][0])
+        b = replace(b, start_line=j + 1, start_char=lines_b[j][0])
+    after = _reach_lines(lines_a, a.end_line, lines_b, b.end_line, 1)
+    if after is not None:
+        i, j = after
+        a = replace(a, end_line=i + 1, end_char=lines_a[i][1])
+        b = replace(b, end_line=j + 1, end_char=lines_b[j][1])
+    return _placed(a), _placed(b)
+
+
+def _placed(span: PassageSpan) -> PassageSpan:
+    """``span`` with its place (the file's lines, for a rendered file) its lines again."""
+    if span.place is None or span.place.kind != "line":
+        return span
+    return replace(span, place=replace(span.place, first=str(span.start_line),
+                                       last=str(span.end_line)))  # fmt: skip
+
+
+def _touch(x: PassageSpan, y: PassageSpan) -> bool:
+    """Whether ``y``, later in the same file than ``x``, overlaps it or starts on the line
+    after it."""
+    return x.path == y.path and y.start_line <= x.end_line + 1 and y.end_line >= x.start_line
+
+
+def _union(x: PassageSpan, y: PassageSpan) -> PassageSpan:
+    """One region of a file spanning ``x`` and ``y``."""
+    read = None
+    if x.read_start is not None and y.read_start is not None:
+        read = (min(x.read_start, y.read_start), max(x.read_end or 0, y.read_end or 0))
+    return _placed(
+        replace(
+            x,
+            start_line=min(x.start_line, y.start_line),
+            end_line=max(x.end_line, y.end_line),
+            start_char=min(x.start_char, y.start_char),
+            end_char=max(x.end_char, y.end_char),
+            words=max(x.words, y.words, x.words + y.words - _shared_words(x, y)),
+            read_start=read[0] if read else x.read_start,
+            read_end=read[1] if read else x.read_end,
+        )
+    )
+
+
+def _shared_words(x: PassageSpan, y: PassageSpan) -> int:
+    """About how many of the words of ``x`` and ``y`` are in both (by their characters)."""
+    overlap = min(x.end_char, y.end_char) - max(x.start_char, y.start_char)
+    size = max(1, x.end_char - x.start_char)
+    return max(0, round(x.words * overlap / size))
+
+
+def joined(pairs: list[PassagePair]) -> list[PassagePair]:
+    """``pairs`` (in the order of their files and first regions) with two regions of one
+    pair of files that overlap or touch, in the same order, on both sides, made one: a copy
+    split by lines one side reads as text and the other as markup (the tail of a code block
+    cut inside it, its tags hidden in one file only), its lines in between then reached
+    (``reached_in_files``)."""
+    out: list[PassagePair] = []
+    for pair in pairs:
+        last = out[-1] if out else None
+        if last is not None and _touch(last.a, pair.a) and _touch(last.b, pair.b):
+            out[-1] = replace(
+                last,
+                a=_union(last.a, pair.a),
+                b=_union(last.b, pair.b),
+                similarity=max(last.similarity, pair.similarity),
+            )
+            continue
+        out.append(pair)
+    return out

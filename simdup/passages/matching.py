@@ -42,8 +42,8 @@ from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .documents import DocumentPassages
-from .edges import extended, widened
-from .options import PassageOptions
+from .edges import extended, joined, reached_in_files, widened
+from .options import SHORT_LINES, PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
 
@@ -128,8 +128,8 @@ def reach_of(rule: FragmentRule) -> int:
 # and source_first..source_last of the second, the Jaccard similarity of their token sets, and
 # how it was copied.
 _Found = tuple[int, int, int, int, int, int, float, str]
-# ``PassageOptions.line_share`` and ``embedded_words``.
-_Lines = tuple[float, float]
+# ``PassageOptions.line_share``, ``embedded_words`` and ``whole_lines_words``.
+_Lines = tuple[float, float, float]
 # What the workers aligning pairs hold (from the parent, through fork): see ``_init_align``.
 _ALIGN: WorkerState[
     tuple[Sequence[DocumentPassages], np.ndarray, FragmentRule, SentenceRule | None, _Lines]
@@ -164,6 +164,27 @@ def lines_alike(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match, shar
         return True
     x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
     return bool(Indel.normalized_similarity(x, y) >= ALIKE_LINES)
+
+
+# How alike the tokens of the lines of a short copy must be (``whole_lines``): a word or two
+# edited in three lines of a dozen words.
+SHORT_ALIKE = 0.9
+
+
+def whole_lines(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match) -> bool:
+    """Whether a copy ``m`` shorter than ``min_words`` is whole lines alike
+    (``options.WHOLE_LINES_SHARE``): on at least ``SHORT_LINES`` lines with words on each
+    side, whose tokens, all of them, are alike in order (normalised Indel similarity at least
+    ``SHORT_ALIKE``)."""
+    from rapidfuzz.distance import Indel
+
+    lines = min(doc_a.word_lines(m.first, m.last), doc_b.word_lines(m.source_first, m.source_last))
+    if lines < SHORT_LINES:
+        return False
+    lo_a, hi_a = doc_a.line_range(m.first, m.last)
+    lo_b, hi_b = doc_b.line_range(m.source_first, m.source_last)
+    x, y = doc_a.tokens.hashes[lo_a:hi_a].tolist(), doc_b.tokens.hashes[lo_b:hi_b].tolist()
+    return bool(Indel.normalized_similarity(x, y) >= SHORT_ALIKE)
 
 
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -217,7 +238,11 @@ _Task = tuple[int, int, np.ndarray, np.ndarray]
 def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
     """The fragments of pairs of documents ``(i, j, anchors in i, anchors in j)``; ``i == j``:
     the passages repeated inside document i."""
-    docs, common, rule, sentences, (line_share, embedded_words) = _ALIGN.get()
+    docs, common, rule, sentences, (line_share, embedded_words, whole_words) = _ALIGN.get()
+    # Two documents are aligned again down to copies of whole lines alike (``whole_lines``),
+    # for the copies under the rule's min_match where it found none.
+    aligning = replace(rule, min_match=whole_words) if whole_words else rule
+    whole_below = rule.min_match if whole_words else 0.0
     reach = reach_of(rule)
     held: dict[int, np.ndarray] = {}
 
@@ -238,6 +263,11 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
         else:
             both = (kgrams(i), kgrams(j))
             matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
+            free = _outside(matches, at_i, at_j) if whole_words else None
+            if free is not None and free.any():
+                anchors = (at_i[free], at_j[free])
+                shorter = align_near(a, weights, b, anchors, aligning, reach, both)
+                matches = _with_short(matches, shorter, di, rule.min_match)
             if sentences is not None and di.sentences is not None and dj.sentences is not None:
                 reworded = [
                     m
@@ -258,6 +288,9 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                 ]
             )
         for m in kept:
+            short = m.how == "verbatim" and di.words(m.first, m.last) < whole_below - 1e-9
+            if short and (not whole_lines(di, dj, m) or _inside_longer(m, kept, whole_below, di)):
+                continue
             if (
                 m.how == "verbatim"
                 and line_share
@@ -268,6 +301,52 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
+
+
+def _outside(found: list[Match], at_a: np.ndarray, at_b: np.ndarray) -> np.ndarray:
+    """Which of the shared fingerprints at ``at_a`` and ``at_b`` lie in none of the copies
+    ``found``, on either side: only around those can a shorter copy be (``_with_short``)."""
+    free = np.ones(at_a.size, dtype=bool)
+    for m in found:
+        free &= ~((at_a >= m.first) & (at_a <= m.last))
+        free &= ~((at_b >= m.source_first) & (at_b <= m.source_last))
+    return free
+
+
+def _with_short(
+    found: list[Match], shorter: list[Match], doc: DocumentPassages, words: float
+) -> list[Match]:
+    """``found`` (copies of at least ``words`` words) with those of ``shorter`` (found by a
+    rule asking for fewer) that weigh less and overlap none of them on either side: aligned
+    down to fewer words, the runs around a long copy chain otherwise (its template lines
+    joined to it), and it is judged so."""
+    if not shorter:
+        return found
+    added = [
+        m
+        for m in shorter
+        if doc.words(m.first, m.last) < words - 1e-9
+        and not any(
+            (m.first <= o.last and o.first <= m.last)
+            or (m.source_first <= o.source_last and o.source_first <= m.source_last)
+            for o in found
+        )
+    ]
+    return sorted([*found, *added], key=lambda m: (m.first, m.source_first)) if added else found
+
+
+def _inside_longer(m: Match, kept: list[Match], words: float, doc: DocumentPassages) -> bool:
+    """Whether most of short copy ``m`` lies, on either side, in a copy of the same two
+    documents of at least ``words`` words: one text's lines are a copy of one place (a code
+    block's tail, repeated in its source, is the copy's own lines twice over)."""
+    for other in kept:
+        if other is m or doc.words(other.first, other.last) < words - 1e-9:
+            continue
+        on_a = min(m.last, other.last) - max(m.first, other.first) + 1
+        on_b = min(m.source_last, other.source_last) - max(m.source_first, other.source_first) + 1
+        if 2 * on_a > m.last - m.first + 1 or 2 * on_b > m.source_last - m.source_first + 1:
+            return True
+    return False
 
 
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
@@ -407,7 +486,7 @@ def match_passages(
             common,
             rule,
             SentenceRule() if options.reworded else None,
-            (options.line_share, options.embedded_words),
+            (options.line_share, options.embedded_words, options.whole_lines_words),
         ),
         describe=lambda t: f"aligning {len(t)} pairs of documents for passages",
     ):
@@ -435,7 +514,32 @@ def match_passages(
         docs, common, is_common, rule, options.max_repeats, read.preview, limit
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
-    return in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
+    located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
+    return replace(located, pairs=tuple(joined(list(map(_reached(docs, read), located.pairs)))))
+
+
+def _reached(
+    docs: Sequence[DocumentPassages], read: ReadAgain
+) -> Callable[[PassagePair], PassagePair]:
+    """A pair of regions in their files' lines with the lines next to them that are the
+    same in both files (``edges.reached_in_files``), where both files' characters are at
+    hand (not for the text extracted from a PDF or a Word file)."""
+    kind = {d.path: (d.rendered, d.locations is None) for d in docs}
+
+    def reach(pair: PassagePair) -> PassagePair:
+        if pair.a.path == pair.b.path:
+            return pair
+        lines = []
+        for span in (pair.a, pair.b):
+            rendered, own_lines = kind.get(span.path, (False, False))
+            found = read.file_lines(span.path, rendered) if rendered or own_lines else None
+            if found is None:
+                return pair
+            lines.append(found)
+        a, b = reached_in_files(pair.a, lines[0], pair.b, lines[1])
+        return replace(pair, a=a, b=b)
+
+    return reach
 
 
 def placed(found: Passages, docs: Sequence[DocumentPassages]) -> Passages:

@@ -27,6 +27,16 @@ COMPARE_MIN_MATCH = 20.0
 # edited revision of a paragraph are alike line for line, and a block pasted inside a long
 # line is longer than a sentence or two.
 LINE_SHARE = 0.5
+# A copy of fewer than ``min_words`` words, down to ``WHOLE_LINES_SHARE`` of them (12.5 words
+# of the default 25), is a passage when it is whole lines alike (``matching.whole_lines``): at
+# least ``SHORT_LINES`` lines with words on each side, the tokens of those lines alike as
+# wholes. What a reader sees of a short copy can weigh few words (a list of links, a code
+# block's identifiers, a Markdown line whose link targets are hidden), yet several lines pasted
+# whole are a copy; a stock sentence or a template's heading is one line, or lines alike only
+# in part. Chosen on the dev half of a collection of documentation pages with copies planted
+# (``benchmarks/passage_set.py``: shares 0.3-0.7, 3-5 lines, line similarity 0.8-0.95).
+WHOLE_LINES_SHARE = 0.5
+SHORT_LINES = 3
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,9 @@ class PassageOptions:
     gap: int = 4  # tokens that may differ between two exact runs of a passage, on each side
     # Copies shorter than ``min_words``, down to this many words (0: none shorter).
     min_match: float = 0.0
+    # Copies shorter than ``min_words`` of whole lines alike, down to this share of it (0:
+    # none; ``WHOLE_LINES_SHARE``; not with ``min_match``, which asks for any copy that short).
+    whole_lines_share: float = WHOLE_LINES_SHARE
     max_repeats: int = 10  # a passage in more documents than this is one repeated passage (0: off)
     # The share of the tokens of its lines, on each side, that must be in common for a copy to
     # be a passage from ``min_words`` on (``LINE_SHARE``: why; 0: any).
@@ -64,6 +77,8 @@ class PassageOptions:
             raise ConfigError("passage min_words must be at least 5")
         if self.min_match and self.min_match < KGRAM:
             raise ConfigError(f"passage min_match must be 0 (off) or at least {KGRAM}")
+        if not 0.0 <= self.whole_lines_share <= 1.0:
+            raise ConfigError("passage whole_lines_share must be between 0 and 1")
         if self.gap < 0:
             raise ConfigError("passage gap must be at least 0")
         if not 0.0 <= self.line_share <= 1.0:
@@ -73,8 +88,21 @@ class PassageOptions:
 
     @property
     def shortest(self) -> float:
-        """The fewest words a passage is reported with."""
+        """The fewest words a passage is reported with, but for a copy of whole lines alike
+        (``whole_lines_words``): what its fingerprints and boilerplate are judged by."""
         return min(self.min_words, self.min_match) if self.min_match else float(self.min_words)
+
+    @property
+    def whole_lines_words(self) -> float:
+        """The fewest words of a copy of whole lines alike (``WHOLE_LINES_SHARE`` of
+        ``min_words``), shorter than ``shortest``; 0: no such copies (``min_match`` set, or
+        the share 0). Only the aligning of two documents looks for them: their fingerprints
+        and boilerplate are those of ``shortest``, as a collection's templates stay
+        judged so."""
+        if self.min_match or not self.whole_lines_share:
+            return 0.0
+        share = self.whole_lines_share * self.min_words
+        return min(float(self.min_words), max(float(KGRAM), share))
 
     @property
     def embedded_words(self) -> float:
@@ -87,6 +115,8 @@ class PassageOptions:
         return {
             "min_words": self.min_words,
             "min_match": self.min_match,
+            "whole_lines_share": self.whole_lines_share,
+            "short_lines": SHORT_LINES,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
             "line_share": self.line_share,

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from ..records import DecodedDocument, PassageSpan, Place
 from ..text.file_offsets import FileOffsets, file_offsets
+from .edges import FileLines, file_lines
 
 # Texts held at once (read again in the order their passages come, mostly grouped by path).
 _HELD = 512
@@ -25,6 +26,7 @@ class ReadAgain:
     def __init__(self, texts: TextsByPath | None) -> None:
         self.texts = texts
         self.held: dict[str, DecodedDocument | str | None] = {}
+        self.lines: dict[str, FileLines | None] = {}
 
     def _get(self, path: str) -> DecodedDocument | str | None:
         if path not in self.held:
@@ -43,6 +45,28 @@ class ReadAgain:
             return ""
         start, end = span.as_read()
         return text[start:end].split("\n", 1)[0].strip()[:limit]
+
+    def file_lines(self, path: str, rendered: bool) -> FileLines | None:
+        """The lines of the file at ``path`` (``edges.file_lines``) when its passages' lines
+        are that file's lines of text (a plain text, a Markdown file: ``rendered``), else
+        None: a PDF's extracted text, a file no longer readable, and an HTML page, whose
+        every paragraph has lines of tags around it the same in any two pages."""
+        if path not in self.lines:
+            if len(self.lines) >= _HELD:
+                self.lines.pop(next(iter(self.lines)))
+            text = self._file_text(path, rendered)
+            self.lines[path] = file_lines(text) if text is not None else None
+        return self.lines[path]
+
+    def _file_text(self, path: str, rendered: bool) -> str | None:
+        if self.texts is None:
+            return None
+        read = self._get(path)
+        if isinstance(read, DecodedDocument):
+            if read.origin is not None:
+                return read.origin.text if read.origin.markup == "markdown" else None
+            return read.text if read.locations is None and not rendered else None
+        return read if not rendered else None
 
     def in_files(self, spans: Iterable[PassageSpan]) -> dict[PassageSpan, PassageSpan]:
         """Each of ``spans`` in its file's characters and lines when its text renders the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -63,3 +64,92 @@ def test_lines_of_no_word_that_differ_are_left_out(tmp_path: Path) -> None:
     count = copied.count("\n") + 1
     assert p["a"]["end_line"] - p["a"]["start_line"] + 1 == count
     assert p["b"]["end_line"] - p["b"]["start_line"] + 1 == count
+
+
+def _scan_json(folder: Path, *more: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(
+        cli, ["scan", str(folder), "--passages", "--no-cache", "-f", "json", "-j", "1", *more]
+    )
+    assert result.exit_code == 0, result.output
+    passages: list[dict[str, Any]] = json.loads(result.stdout)["passages"]
+    return passages
+
+
+def _region(text: str, side: dict[str, Any]) -> str:
+    return text[side["start_char"] : side["end_char"]]
+
+
+# A Markdown copy that begins with a comment and ends with a code block: the comment and the
+# fence lines show nothing when rendered, yet were copied with the words between them.
+MARKDOWN_COPY = """<!-- taken from the setup guide -->
+{words}
+```js
+const value = compute(alpha, beta)
+```
+<!-- end of the guide's part -->"""
+
+
+def _markdown_pair(tmp_path: Path, before_b: str = "") -> tuple[str, str, str]:
+    copied = MARKDOWN_COPY.format(words=pseudo_words(950, 40).strip())
+    a = f"# A\n\n{pseudo_words(951, 100)}\n{copied}\n\n{pseudo_words(952, 100)}"
+    b = f"# B\n\n{pseudo_words(953, 100)}\n{before_b}{copied}\n\n{pseudo_words(954, 100)}"
+    (tmp_path / "a.md").write_text(a, "utf-8")
+    (tmp_path / "b.md").write_text(b, "utf-8")
+    return a, b, copied
+
+
+def test_a_markdown_copy_is_reported_with_its_hidden_first_and_last_lines(tmp_path: Path) -> None:
+    """Its first line is a comment, its last a comment after a fence with an info line: the
+    passage is the copy's file lines on both sides, those lines included, in JSON's lines and
+    characters as in the text report."""
+    a, b, copied = _markdown_pair(tmp_path)
+    (p,) = _scan_json(tmp_path)
+    first, count = copied.split("\n")[0], copied.count("\n") + 1
+    sides = {Path(p[s]["path"]).name: p[s] for s in ("a", "b")}
+    for name, text in (("a.md", a), ("b.md", b)):
+        side = sides[name]
+        assert (side["start_line"], side["end_line"]) == _lines(text, first, count)
+        assert _region(text, side) == copied
+    report = CliRunner().invoke(cli, ["scan", str(tmp_path), "--passages", "--no-cache"])
+    start, end = _lines(a, first, count)
+    assert f"a.md lines {start}-{end} " in report.stdout
+
+
+def test_hidden_lines_that_differ_are_left_out(tmp_path: Path) -> None:
+    """In b the copy's first comment is another one: the passage starts after it there and
+    in a (a hidden line is taken in only when both files have it)."""
+    a, b, copied = _markdown_pair(tmp_path)
+    other = b.replace("<!-- taken from the setup guide -->", "<!-- a note of b's own -->")
+    (tmp_path / "b.md").write_text(other, "utf-8")
+    (p,) = _scan_json(tmp_path)
+    second = copied.split("\n")[1]
+    for side, text in ((p["a"], a), (p["b"], other)):
+        assert _region(text, side).startswith(second)
+        assert _region(text, side).endswith("<!-- end of the guide's part -->")
+
+
+def test_a_copy_cut_inside_a_code_block_keeps_its_code_lines(tmp_path: Path) -> None:
+    """a's code block holds a Vue component; b pasted it from its ``<script setup>`` line on,
+    with the prose after the block: in b that script is an HTML block (hidden), in a it is
+    code. The passage still begins at the script line on both sides."""
+    script = (
+        "<script setup>\n"
+        "const message = ref('Hello')\n"
+        "onMounted(() => {\n"
+        "  message.value = 'Good morning'\n"
+        "})\n"
+        "</script>\n"
+        "```\n"
+    )
+    prose = pseudo_words(960, 48)
+    a = (
+        f"# A\n\n{pseudo_words(961, 100)}\n```vue\n<template>\n  <p>{{{{ message }}}}</p>\n"
+        f"</template>\n\n{script}\n{prose}\n{pseudo_words(962, 100)}"
+    )
+    b = f"# B\n\n{pseudo_words(963, 100)}\n{script}\n{prose}\n{pseudo_words(964, 100)}"
+    (tmp_path / "a.md").write_text(a, "utf-8")
+    (tmp_path / "b.md").write_text(b, "utf-8")
+    (p,) = _scan_json(tmp_path)
+    for side, text in ((p["a"], a), (p["b"], b)):
+        assert _region(text, side).startswith("<script setup>")
+        assert _region(text, side).rstrip().endswith(prose.strip().split("\n")[-1])

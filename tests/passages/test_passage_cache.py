@@ -143,8 +143,9 @@ def test_other_passage_options_do_not_reuse_an_entry(tmp_path: Path, counted: li
     _age(tree)
     cache_dir = tmp_path / "cache"
     _scan(tree, cache_dir)
-    longer = _scan(tree, cache_dir, min_words=70)
-    assert len(counted) == 2 and longer.passages == ()  # the copy is 60 words
+    # The copy is 60 words of whole lines, counted from half of min_words.
+    longer = _scan(tree, cache_dir, min_words=130)
+    assert len(counted) == 2 and longer.passages == ()
     fewer_previews = _scan(tree, cache_dir, max_previews=5)
     assert len(counted) == 3
     assert all(len(p.a.preview) <= 5 for p in fewer_previews.passages)

@@ -419,6 +419,33 @@ def test_a_sentence_shorter_than_a_passage_is_found_when_asked(tmp_path: Path) -
     assert len(json.loads(found.stdout)["passages"]) == 1
 
 
+def test_a_few_whole_lines_copied_are_a_passage_under_min_words(tmp_path: Path) -> None:
+    """Five list lines of 20 words in all, copied whole (a word of the last edited): a
+    passage, though under the 25 words of one, as its lines are alike whole; the same words
+    inside one line of each document are not, nor are the lines under half of a larger
+    min_words."""
+    listed = [" ".join(_prose(930 + n, 4).split()) for n in range(5)]
+    lines = "\n".join(f"- {item}" for item in listed)
+    edited = lines.replace(listed[4].split()[1], "changed")
+    a = f"{_prose(911, 150)}\n{lines}\n\n{_prose(912, 100)}"
+    b = f"{_prose(913, 150)}\n\n{edited}\n{_prose(914, 100)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert a[p.a.start_char : p.a.end_char] == lines[2:]  # from its first word
+    assert b[p.b.start_char : p.b.end_char] == edited[2:]
+    assert p.a.end_line - p.a.start_line == 4
+    larger = PassageOptions(min_words=42)  # whole lines from 21 words
+    assert scan_passages([str(tmp_path)], passages=larger, jobs=1).passages == ()
+    off = PassageOptions(whole_lines_share=0)
+    assert scan_passages([str(tmp_path)], passages=off, jobs=1).passages == ()
+    # The same words inside a line of each: a sentence two texts share, no passage.
+    inline = " ".join(listed)
+    (tmp_path / "a.txt").write_text(f"{_prose(911, 150)}{inline} {_prose(912, 100)}", "utf-8")
+    (tmp_path / "b.txt").write_text(f"{_prose(913, 150)}{inline} {_prose(914, 100)}", "utf-8")
+    assert scan_passages([str(tmp_path)], jobs=1).passages == ()
+
+
 def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
     """A fenced code block, HTML inside it included, copied between two Markdown documents."""
     code = (
