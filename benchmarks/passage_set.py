@@ -213,8 +213,12 @@ def main() -> int:
     s.add_argument("--form", choices=("md", "txt"), default="md")
     s.add_argument("--errors", type=int, default=0, help="list this many false regions")
     s.add_argument("--json", type=Path, help="write the scores (and every false region) here")
-    s.add_argument("scan_args", nargs="*", help="more arguments of simdup scan (after --)")
-    args = parser.parse_args()
+    # What follows "--" goes to simdup scan as it is (argparse's own "--" handling in a
+    # subcommand drops or keeps the marker depending on the Python version).
+    argv = sys.argv[1:]
+    scan_args = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
+    args.scan_args = scan_args
     if args.verb == "make":
         make(args.pages, args.out, args.half, args.passages, args.seed)
         return 0
