@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 import simdup
+from simdup.report import render
 
 
 def test_cjk_file_names_keep_the_text_columns_aligned(tmp_path: Path) -> None:
@@ -16,7 +17,7 @@ def test_cjk_file_names_keep_the_text_columns_aligned(tmp_path: Path) -> None:
     (tmp_path / "论文甲.txt").write_text(text, encoding="utf-8")
     (tmp_path / "ab.txt").write_text(text + " extra", encoding="utf-8")
     out = io.StringIO()
-    simdup.report.render(simdup.scan([str(tmp_path)], jobs=1), "text", out)
+    render(simdup.scan([str(tmp_path)], jobs=1), "text", out)
     members = [line for line in out.getvalue().splitlines() if line.startswith("  ")]
     assert len(members) == 2
     # What follows the name starts in the same terminal column on both lines.
