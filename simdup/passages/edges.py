@@ -12,6 +12,7 @@ fence, a closing brace), are found here, after it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -130,8 +131,33 @@ def widened(
 
 # Two lines of the files next to a copy that are not the same are taken into it when they are
 # this alike (normalised Indel similarity of their whitespace-collapsed text: one or two
-# edited characters in a line of code), one at a time between lines that are the same.
+# edited characters in a line of code), or differ in one word only (``_one_word_changed``),
+# one at a time between lines that are the same.
 ALIKE_FILE_LINE = 0.8
+
+# A line's words and its runs of other characters, in order.
+_PIECES = re.compile(r"\w+|[^\w\s]+")
+
+
+def _one_word_changed(x: str, y: str) -> bool:
+    """Whether lines ``x`` and ``y`` differ in one word, another word in its place, and share
+    a word besides: an edited word in a short line that shows little or nothing when rendered
+    (a fence's info string ``vue-html`` edited to ``vue-We``, ``:::warning Caution`` to
+    ``:::warning Note``), too short for the characters left to be ``ALIKE_FILE_LINE``. Two
+    headings of one word (``## Usage``, ``## Options``) share none."""
+    a, b = _PIECES.findall(x), _PIECES.findall(y)
+    if len(a) != len(b):
+        return False
+    changed = [k for k in range(len(a)) if a[k] != b[k]]
+    if len(changed) != 1:
+        return False
+    k = changed[0]
+    shared = any(_is_word(p) for j, p in enumerate(a) if j != k)
+    return shared and _is_word(a[k]) and _is_word(b[k])
+
+
+def _is_word(piece: str) -> bool:
+    return piece[0].isalnum() or piece[0] == "_"
 
 
 FileLines = list[tuple[int, int, str]]
@@ -168,7 +194,9 @@ def _reach_lines(
             continue
         if x == y:
             reached, loose = (i, j), False
-        elif loose or Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE:
+        elif loose or (
+            Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE and not _one_word_changed(x, y)
+        ):
             break
         else:
             loose = True
