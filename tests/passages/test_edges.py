@@ -172,3 +172,22 @@ def test_a_hidden_line_with_a_word_edited_is_taken_in(tmp_path: Path) -> None:
         for side, text in ((p["a"], a), (p["b"], b)):
             assert _region(text, side).startswith(starts), info
             assert _region(text, side).endswith("</div>"), info
+
+
+def test_two_edited_hidden_lines_in_a_row_are_taken_in(tmp_path: Path) -> None:
+    """After the copy's words, b's first two comments are edited (a word, a full stop), the
+    others the same: the passage ends at the last on both sides; with three edited in a row
+    it ends at the words."""
+    words = pseudo_words(980, 40).strip()
+    tail = "<!-- part one of the guide -->\n<!-- from the setup page. -->\n<!-- the end -->"
+    copied = f"{words}\n{tail}\n<!-- bye -->"
+    a = f"# A\n\n{pseudo_words(981, 100)}\n{copied}\n\n{pseudo_words(982, 100)}"
+    edited = copied.replace("one", "two").replace("page.", "page;")
+    for pasted, ends in ((edited, "<!-- bye -->"), (edited.replace("end", "stop"), words[-6:])):
+        b = f"# B\n\n{pseudo_words(983, 100)}\n{pasted}\n\n{pseudo_words(984, 100)}"
+        (tmp_path / "a.md").write_text(a, "utf-8")
+        (tmp_path / "b.md").write_text(b, "utf-8")
+        (p,) = _scan_json(tmp_path)
+        for side, text in ((p["a"], a), (p["b"], b)):
+            assert _region(text, side).startswith(words[:12])
+            assert _region(text, side).endswith(ends), ends
