@@ -212,6 +212,11 @@ def test_one_long_sentence_that_keeps_most_words_of_another_is_a_passage() -> No
     assert align_sentences(short, short_source, SentenceRule(min_words=4)) == []
     half = _side([own[0], [*range(1, 11), *range(71, 83)], own[1]])
     assert align_sentences(half, source, SentenceRule()) == []
+    # The source's sentence copied as two, the second too short to seed: one passage over
+    # both (the second is taken back for its words being the source's).
+    split = _side([own[0], [*kept[:14], 71, 72, 73, 74, 75, 76], kept[14:], own[1]])
+    found = align_sentences(split, source, SentenceRule(min_words=4))
+    assert [(m.first, m.last) for m in found] == [(8, 29)]
 
 
 def test_a_passage_grows_by_a_neighbour_whose_words_are_the_sources() -> None:
