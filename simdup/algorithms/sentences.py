@@ -222,8 +222,10 @@ def passages(found: np.ndarray, gap: int, source_gap: int | None = None) -> list
 
 def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
     """Features and counts of sentences ``first..last`` of a side."""
-    inside = (side.sentence >= first) & (side.sentence <= last) & (side.feature != 0)
-    features, counts = np.unique(side.feature[inside], return_counts=True)
+    lo = int(np.searchsorted(side.sentence, first, "left"))  # sentence numbers ascend
+    hi = int(np.searchsorted(side.sentence, last, "right"))
+    inside = side.feature[lo:hi]
+    features, counts = np.unique(inside[inside != 0], return_counts=True)
     return features, counts
 
 
