@@ -35,7 +35,8 @@ from ..algorithms.fragments import (
     align_near,
     longest_first,
 )
-from ..algorithms.sentences import SentenceRule, align_sentences, merged
+from ..algorithms.merging import merged
+from ..algorithms.sentences import SentenceRule, align_sentences
 from ..algorithms.winnowing import kgram_hashes, winnow
 from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
