@@ -6,7 +6,7 @@ its lines and characters on both sides. Each file is decoded as a scan decodes i
 local engine, in the worker that fingerprints it, from the same text) and kept as numbers: its
 tokens' hashes and offsets, their winnowed k-gram fingerprints, and where its lines start;
 
-1. pairs of documents sharing a fingerprint are candidates (``matching.candidate_pairs``);
+1. pairs of documents sharing a fingerprint are candidates (``candidates``);
    a fingerprint held by more than ``max_repeats`` documents is boilerplate and pairs none;
 2. each candidate pair is aligned around its shared fingerprints (``fragments.align_near``),
    in worker processes when there are many, and each fragment the rule keeps (at least
@@ -21,8 +21,9 @@ inside one document are found when ``within`` is set.
 One stage per module, each importing only those listed before it: ``options``
 (``PassageOptions``), ``documents`` (a document's tokens and fingerprints:
 ``PassageProcessor``), ``reading`` (files read again, in worker processes when they pay),
-``repeated`` (step 3), ``matching`` (``match_passages``: steps 1 to 3) and ``scanning`` (the
-entry points: ``scan_passages``, ``find_passages``, ``compare_passages``).
+``candidates`` (step 1), ``repeated`` (step 3), ``matching`` (``match_passages``: steps 1
+to 3) and ``scanning`` (the entry points: ``scan_passages``, ``find_passages``,
+``compare_passages``).
 """
 
 from __future__ import annotations

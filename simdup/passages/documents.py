@@ -6,7 +6,7 @@ from a decoded text; ``DocumentPassages`` is what is kept."""
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -18,7 +18,7 @@ from ..records import Locations, PassageSpan
 from ..text.lines import line_breaks
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, tokenize
-from .options import PassageOptions
+from .options import SHORT_WINDOW, PassageOptions
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ class DocumentPassages:
     # Whether its text renders the file's characters (Markdown, HTML): its passages are then
     # given in the file's characters (``texts.ReadAgain``).
     rendered: bool = False
+    # The denser fingerprints that find copies of whole lines shorter than ``min_words``
+    # (``options.SHORT_WINDOW``), and where each first starts; empty when none are looked for.
+    short_shingles: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.uint64))
+    short_at: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -111,6 +115,7 @@ class PassageProcessor:
         self.params = params
         self.passages = passages
         self.rule: FragmentRule = passages.fragment_rule()
+        self.short_rule = replace(self.rule, min_match=float(SHORT_WINDOW + self.rule.kgram - 1))
 
     def document(
         self, path: str, text: str, locations: Locations | None = None, rendered: bool = False
@@ -121,6 +126,9 @@ class PassageProcessor:
         shingles, shingle_at = placed_fingerprints(tokens.hashes, self.rule)
         breaks = line_breaks(text)
         sentences = sentence_side(text, tokens) if self.passages.reworded else None
+        short = short_at = None
+        if self.passages.whole_lines_words:
+            short, short_at = placed_fingerprints(tokens.hashes, self.short_rule)
         return DocumentPassages(
             path,
             tokens.compact(),
@@ -131,6 +139,7 @@ class PassageProcessor:
             sentences,
             bare_lines(text, breaks, tokens.starts),
             rendered,
+            *((short, short_at) if short is not None and short_at is not None else ()),
         )
 
 

@@ -1,12 +1,13 @@
 """Passage matching, ``match_passages``: the copied fragments of pairs of documents, found as
 ``check`` finds them (``algorithms.fragments``), at the scale of a collection.
 
-1. **Candidates**: two documents sharing a run of at least ``guaranteed_run`` tokens share a
-   winnowed k-gram fingerprint (``DocumentPassages.shingles``); pairs sharing one held by at
-   most ``max_repeats`` documents, with ``MIN_ANCHOR_RUN`` tokens in a row equal on both
-   sides around it, are candidates (a fingerprint held by more is boilerplate and pairs
-   none). Pairs the scan reports as near-duplicate documents are left out unless
-   ``all_pairs``.
+1. **Candidates** (``candidates``): two documents sharing a run of at least
+   ``guaranteed_run`` tokens share a winnowed k-gram fingerprint
+   (``DocumentPassages.shingles``); pairs sharing one held by at most ``max_repeats``
+   documents, with ``MIN_ANCHOR_RUN`` tokens in a row equal on both sides around it, are
+   candidates (a fingerprint held by more is boilerplate and pairs none); so are pairs
+   sharing a denser fingerprint for short copies (``options.SHORT_WINDOW``). Pairs the
+   scan reports as near-duplicate documents are left out unless ``all_pairs``.
 2. **Fragments**: each candidate pair is aligned token by token around its shared fingerprints
    (``align_near``: exact runs, chained across at most ``gap`` differing tokens), in worker
    processes when there are many; each fragment the rule keeps is a passage, unless most of
@@ -42,9 +43,10 @@ from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
+from .candidates import anchored, candidates, with_short
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened
-from .options import SHORT_LINES, PassageOptions
+from .options import SHORT_ANCHOR_RUN, SHORT_LINES, PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
 
@@ -59,63 +61,12 @@ class Passages:
 
 
 # Fewer candidate pairs than this: one process (workers would cost more to start than they
-# save); else tasks of this many pairs.
+# save); else tasks of this many pairs. Pairs aligned only around fingerprints for short
+# copies (``options.SHORT_WINDOW``) are not counted: most share a line or two and cost a
+# third of another (0.15 ms against 0.4 ms a pair on the collection set of issue 48, whose
+# 454 pairs became 775 with them, and two workers made its matching slower, 0.8 s to 1 s).
 _PARALLEL_PAIRS = 512
 _TASK_PAIRS = 256
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """Pairs of documents to align and where: anchor ``n`` is fingerprint place
-    ``at_a[n]`` of document ``a[n]`` and ``at_b[n]`` of document ``b[n]`` (``a < b``), sorted by
-    pair; ``common``: the fingerprints held by more than ``max_repeats`` documents (ascending)."""
-
-    a: np.ndarray
-    b: np.ndarray
-    at_a: np.ndarray
-    at_b: np.ndarray
-    common: np.ndarray
-
-    def pairs(self) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
-        """Each pair with its anchors."""
-        if not self.a.size:
-            return
-        cuts = np.flatnonzero(
-            np.r_[True, (self.a[1:] != self.a[:-1]) | (self.b[1:] != self.b[:-1]), True]
-        )
-        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            yield int(self.a[lo]), int(self.b[lo]), self.at_a[lo:hi], self.at_b[lo:hi]
-
-
-def candidates(docs: Sequence[DocumentPassages], max_repeats: int) -> Candidates:
-    """Every place where two documents share a fingerprint held by at most ``max_repeats``
-    documents (0: any number), and the fingerprints held by more."""
-    sizes = [d.shingles.size for d in docs]
-    empty = np.empty(0, dtype=np.int64)
-    if sum(sizes) == 0:
-        return Candidates(empty, empty, empty, empty, np.empty(0, dtype=np.uint64))
-    prints = np.concatenate([d.shingles for d in docs])
-    places = np.concatenate([d.shingle_at for d in docs])
-    owner = np.repeat(np.arange(len(docs), dtype=np.int64), sizes)
-    order = np.lexsort((owner, prints))
-    prints, owner, places = prints[order], owner[order], places[order]
-    cuts = np.flatnonzero(np.r_[True, prints[1:] != prints[:-1], True])
-    group = np.diff(cuts)
-    limit = max_repeats if max_repeats else len(docs)
-    common = prints[cuts[:-1][group > limit]]
-    parts: list[tuple[np.ndarray, np.ndarray]] = []
-    for size in np.unique(group[(group > 1) & (group <= limit)]).tolist():
-        starts = cuts[:-1][group == size]
-        i, j = np.triu_indices(size, 1)
-        rows = starts[:, None] + np.arange(size)
-        parts.append((rows[:, i].ravel(), rows[:, j].ravel()))
-    if not parts:
-        return Candidates(empty, empty, empty, empty, common)
-    x = np.concatenate([p[0] for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    order = np.lexsort((places[x], owner[y], owner[x]))  # owners ascending within a group
-    x, y = x[order], y[order]
-    return Candidates(owner[x], owner[y], places[x], places[y], common)
 
 
 def reach_of(rule: FragmentRule) -> int:
@@ -360,42 +311,6 @@ def _inside_longer(m: Match, kept: list[Match], words: float, doc: DocumentPassa
     return False
 
 
-# Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
-# tokens equal for a few tokens around it. A pair is aligned when, around one of its shared
-# fingerprints, this many tokens in a row are equal on both sides (a copy of a passage holds
-# such runs between its edits; ``check`` aligns every candidate).
-MIN_ANCHOR_RUN = 12
-
-
-def anchored(found: Candidates, docs: Sequence[DocumentPassages]) -> Candidates:
-    """``found`` with only the anchors where ``MIN_ANCHOR_RUN`` tokens in a row are equal on
-    both sides, through the fingerprint (its own k tokens included), in one pass over all."""
-    if not found.a.size:
-        return found
-    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-    np.cumsum([len(d) for d in docs], out=offsets[1:])
-    tokens = np.concatenate([d.tokens.hashes for d in docs] + [np.zeros(1, np.uint64)])
-    lengths = np.diff(offsets)
-    run = np.zeros(found.a.size, dtype=np.int64)
-    for sign in (1, -1):
-        reach = np.zeros(found.a.size, dtype=np.int64)
-        alive = np.ones(found.a.size, dtype=bool)
-        for step in range(1, MIN_ANCHOR_RUN):
-            pa, pb = found.at_a + sign * step, found.at_b + sign * step
-            inside = (pa >= 0) & (pa < lengths[found.a]) & (pb >= 0) & (pb < lengths[found.b])
-            ta = tokens[np.where(inside, offsets[found.a] + pa, -1)]
-            tb = tokens[np.where(inside, offsets[found.b] + pb, -1)]
-            alive &= inside & (ta == tb)
-            reach += alive
-            if not alive.any():
-                break
-        run += reach
-    keep = run + 1 >= MIN_ANCHOR_RUN
-    return Candidates(
-        found.a[keep], found.b[keep], found.at_a[keep], found.at_b[keep], found.common
-    )
-
-
 def _within(hashes: np.ndarray, weights: np.ndarray, rule: FragmentRule, reach: int) -> list[Match]:
     """The fragments of a token sequence repeated inside it (the earlier place first): around
     each pair of places of one winnowed fingerprint, the stretch before the later place
@@ -468,7 +383,13 @@ def match_passages(
                 i, j = index[x], index[y]
                 skip.add((min(i, j), max(i, j)))
     shared = sum(1 for _ in found.pairs())
-    pairs: list[_Task] = [t for t in anchored(found, docs).pairs() if (t[0], t[1]) not in skip]
+    sure = anchored(found, docs)
+    weighed = {(a, b) for a, b, *_ in sure.pairs()}
+    if options.whole_lines_words:
+        # Copies of whole lines shorter than a passage, around their own fingerprints.
+        short = candidates(docs, options.max_repeats, short=True)
+        sure = with_short(sure, anchored(short, docs, SHORT_ANCHOR_RUN))
+    pairs: list[_Task] = [t for t in sure.pairs() if (t[0], t[1]) not in skip]
     if every_pair:
         none = np.empty(0, dtype=np.int64)
         have = {(t[0], t[1]) for t in pairs}
@@ -484,7 +405,8 @@ def match_passages(
         pairs += [(i, i, none, none) for i in range(len(docs))]
     stats["sharing_a_fingerprint"] = shared
     stats["candidates"] = len(pairs)
-    parallel = jobs > 1 and len(pairs) >= _PARALLEL_PAIRS
+    heavy = sum(1 for t in pairs if t[0] == t[1] or (t[0], t[1]) in weighed or not t[2].size)
+    parallel = jobs > 1 and heavy >= _PARALLEL_PAIRS
     size = max(1, min(_TASK_PAIRS, -(-len(pairs) // (4 * jobs)))) if parallel else len(pairs) or 1
     fragments: list[_Found] = []
     for part in chunks_in_order(

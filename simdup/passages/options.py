@@ -37,6 +37,20 @@ LINE_SHARE = 0.5
 # (``benchmarks/passage_set.py``: shares 0.3-0.7, 3-5 lines, line similarity 0.8-0.95).
 WHOLE_LINES_SHARE = 0.5
 SHORT_LINES = 3
+# Such a copy is looked for around fingerprints of its own: a passage's (``min_words`` 25:
+# winnowing window 22, sure to be found from a shared run of 25 tokens on) are too sparse for a
+# copy of 13-24 words, whose edits leave runs of 6-20, and most such copies shared none. Each
+# document also keeps its k-grams winnowed with a window of ``SHORT_WINDOW`` (a run of 12
+# tokens shared is sure to hold one; about 2 in 10 k-grams kept, against 2 in 23), and two
+# documents sharing one, with ``SHORT_ANCHOR_RUN`` tokens in a row equal on both sides around
+# it (``candidates.anchored``; a passage's anchors need 12), and no passage fingerprint, are
+# aligned there too (``candidates.with_short``). Chosen on the dev half of the collection set
+# (``benchmarks/passage_set.py``, ``.txt``; without them 150 of 174 planted copies found, 6
+# false passages): windows 5, 7, 9 by runs 8, 10, 12, and 11, 13 by 10. Windows 5-9 with runs
+# 8 or 10 found 158 (8 false), runs of 12 155, windows 11 and 13 157; of the most found, the
+# largest window and run (the fewest fingerprints kept and pairs aligned): 9 and 10.
+SHORT_WINDOW = 9
+SHORT_ANCHOR_RUN = 10
 
 
 @dataclass(frozen=True)
@@ -117,6 +131,8 @@ class PassageOptions:
             "min_match": self.min_match,
             "whole_lines_share": self.whole_lines_share,
             "short_lines": SHORT_LINES,
+            "short_window": SHORT_WINDOW if self.whole_lines_words else None,
+            "short_anchor_run": SHORT_ANCHOR_RUN if self.whole_lines_words else None,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
             "line_share": self.line_share,

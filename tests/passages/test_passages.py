@@ -9,13 +9,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from simdup.cli import cli
 from simdup.options import resolve_options
+from simdup.params import FeatureParams
 from simdup.passages import (
     PassageOptions,
+    PassageProcessor,
     compare_passages,
     find_passages,
     scan_passages,
@@ -461,6 +464,53 @@ def test_whole_lines_of_min_words_with_a_word_edited_are_a_passage(tmp_path: Pat
     (p,) = scan_passages([str(tmp_path)], jobs=1).passages
     assert a[p.a.start_char : p.a.end_char] == lines
     assert b[p.b.start_char : p.b.end_char] == edited
+
+
+# Seven lines of code, 13 words: shorter than a passage, and shorter than the 25 tokens in a
+# row that a passage's fingerprints are sure to be shared from.
+STORES = """  return {
+    name: ref('I am X'),
+  }
+})
+
+const useY = defineStore('y', () => {
+  const x = useX()"""
+
+
+def test_a_short_copy_of_whole_lines_is_found_around_its_own_fingerprints(
+    tmp_path: Path,
+) -> None:
+    """Seven lines of code (13 words) pasted into an unrelated document, re-wrapped into five
+    there, the only text the two share: a passage, its lines on both sides to the closing
+    fence; two lines of them alone are none."""
+    edited = STORES.replace("  }\n})", "} })").replace("{\n  const x", "{ const x")
+    a = f"{_prose(938, 150)}\n```js\n{STORES}\n```\n\n{_prose(939, 100)}"
+    b = f"{_prose(1038, 120)}\n```ts\n{edited}\n```\n\n{_prose(1039, 100)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    # The prose around is such that the two share no fingerprint of a passage's.
+    made = PassageProcessor(FeatureParams(), PassageOptions())
+    shingles = [made.document(name, text).shingles for name, text in (("a", a), ("b", b))]
+    assert not np.intersect1d(*shingles).size
+    (p,) = _json_passages(tmp_path)
+    sides = {Path(p[s]["path"]).name: p[s] for s in ("a", "b")}
+    for name, text, copy in (("a.txt", a, STORES), ("b.txt", b, edited)):
+        first = text.split("\n").index(copy.split("\n")[0]) + 1
+        last = first + copy.count("\n") + 1  # the fence
+        assert (sides[name]["start_line"], sides[name]["end_line"]) == (first, last)
+    two = "\n".join(STORES.split("\n")[5:])
+    (tmp_path / "a.txt").write_text(f"{_prose(938, 150)}\n{two}\n{_prose(939, 100)}", "utf-8")
+    (tmp_path / "b.txt").write_text(f"{_prose(1038, 120)}\n{two}\n{_prose(1039, 100)}", "utf-8")
+    assert _json_passages(tmp_path) == []
+
+
+def _json_passages(folder: Path) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(
+        cli, ["scan", str(folder), "--passages", "--no-cache", "-f", "json", "-j", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    passages: list[dict[str, Any]] = json.loads(result.stdout)["passages"]
+    return passages
 
 
 def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
