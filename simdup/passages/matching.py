@@ -49,6 +49,7 @@ from .edges import extended, joined, reached_in_files, widened
 from .options import SHORT_ANCHOR_RUN, SHORT_LINES, PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
+from .twins import with_twins
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +248,8 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                     for m in kept
                 ]
             )
+        if i != j:
+            kept = with_twins(kept, di, kgrams(i), dj, kgrams(j), rule.max_occurrences)
         for m in kept:
             short = m.how == "verbatim" and matched_words(di, m) < whole_below - 1e-9
             if short and (not whole_lines(di, dj, m) or _inside_longer(m, kept, whole_below, di)):

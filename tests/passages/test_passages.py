@@ -513,6 +513,33 @@ def _json_passages(folder: Path) -> list[dict[str, Any]]:
     return passages
 
 
+def test_a_copy_of_text_its_source_holds_twice_is_reported_at_both(tmp_path: Path) -> None:
+    """a shows one table twice, b pasted it once: b's lines are a copy of each of a's two
+    places (which one it came from cannot be told), two passages; a table a holds once is one."""
+    table = "\n".join(f"| `{w}` | {_prose(940 + n, 6).strip()} |" for n, w in enumerate("xyz"))
+    a = f"{_prose(941, 100)}\n{table}\n\n{_prose(942, 100)}\n{table}\n\n{_prose(943, 100)}"
+    b = f"{_prose(944, 100)}\n\n{table}\n\n{_prose(945, 100)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    found = _json_passages(tmp_path)
+    lines = a.split("\n")
+    places = [n + 1 for n, line in enumerate(lines) if line == table.split("\n")[0]]
+    b_first = b.split("\n").index(table.split("\n")[0]) + 1
+    reported = sorted(
+        ((p["a"]["start_line"], p["a"]["end_line"]), (p["b"]["start_line"], p["b"]["end_line"]))
+        if p["a"]["path"].endswith("a.txt")
+        else (
+            (p["b"]["start_line"], p["b"]["end_line"]),
+            (p["a"]["start_line"], p["a"]["end_line"]),
+        )
+        for p in found
+    )
+    assert reported == [((at, at + 2), (b_first, b_first + 2)) for at in places]
+    once = a.replace(table, _prose(946, 18).strip(), 1)
+    (tmp_path / "a.txt").write_text(once, "utf-8")
+    assert len(_json_passages(tmp_path)) == 1
+
+
 def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
     """A fenced code block, HTML inside it included, copied between two Markdown documents."""
     code = (
