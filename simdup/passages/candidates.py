@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .documents import DocumentPassages
+from .options import SHORT_ANCHOR_RUN
 
 
 @dataclass(frozen=True)
@@ -110,18 +111,22 @@ def anchored(
     )
 
 
-def with_short(found: Candidates, short: Candidates) -> Candidates:
-    """``found`` with the pairs of ``short`` (around fingerprints for short copies) it does
-    not hold, and their anchors: a pair that shares a passage's fingerprints is aligned
-    around those alone (its short copies are looked for there too), as before; the others
-    share a short copy or nothing. Aligning the first around their fingerprints for short
-    copies as well found no more copies on the collection set of issue 48 (either half) and
-    cost the visible benchmark set's matching 13% more time."""
+def with_short(
+    found: Candidates, short: Candidates, docs: Sequence[DocumentPassages]
+) -> Candidates:
+    """``found`` with the pairs of ``short`` (sharing fingerprints for short copies) it does
+    not hold, anchored with ``SHORT_ANCHOR_RUN`` tokens in a row equal: a pair that shares a
+    passage's fingerprints is aligned around those alone (its short copies are looked for
+    there too), as before; the others share a short copy or nothing. Aligning the first
+    around their fingerprints for short copies as well found no more copies on the collection
+    set of issue 48 (either half) and cost the visible benchmark set's matching 13% more."""
     if not short.a.size:
         return found
     size = np.int64(max(int(found.b.max(initial=0)), int(short.b.max())) + 1)
     new = ~np.isin(short.a * size + short.b, found.a * size + found.b)
-    a, b = np.r_[found.a, short.a[new]], np.r_[found.b, short.b[new]]
-    at_a, at_b = np.r_[found.at_a, short.at_a[new]], np.r_[found.at_b, short.at_b[new]]
+    more = Candidates(short.a[new], short.b[new], short.at_a[new], short.at_b[new], found.common)
+    more = anchored(more, docs, SHORT_ANCHOR_RUN)
+    a, b = np.r_[found.a, more.a], np.r_[found.b, more.b]
+    at_a, at_b = np.r_[found.at_a, more.at_a], np.r_[found.at_b, more.at_b]
     order = np.lexsort((at_a, b, a))
     return Candidates(a[order], b[order], at_a[order], at_b[order], found.common)

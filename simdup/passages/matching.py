@@ -46,7 +46,7 @@ from ..text.tokens import CJK_WEIGHT
 from .candidates import anchored, candidates, with_short
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened
-from .options import SHORT_ANCHOR_RUN, SHORT_LINES, PassageOptions
+from .options import SHORT_LINES, PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
 from .twins import with_twins
@@ -390,8 +390,7 @@ def match_passages(
     weighed = {(a, b) for a, b, *_ in sure.pairs()}
     if options.whole_lines_words:
         # Copies of whole lines shorter than a passage, around their own fingerprints.
-        short = candidates(docs, options.max_repeats, short=True)
-        sure = with_short(sure, anchored(short, docs, SHORT_ANCHOR_RUN))
+        sure = with_short(sure, candidates(docs, options.max_repeats, short=True), docs)
     pairs: list[_Task] = [t for t in sure.pairs() if (t[0], t[1]) not in skip]
     if every_pair:
         none = np.empty(0, dtype=np.int64)
