@@ -33,8 +33,9 @@ from ..text import variants
 from ..text.embeddings import default_embedder
 from ..text.file_offsets import FileOffsets, file_offsets
 from ..text.tokens import CJK_WEIGHT, Tokens, disguises, tokenize
-from .corpus import READING_SOURCES, Corpus, Progress, file_identity
+from .corpus import EMBEDDING_SOURCES, READING_SOURCES, Corpus, Progress, file_identity
 from .excerpts import excerpt, plain
+from .meaning import Steps
 from .own import SameWork
 from .results import (
     CheckResult,
@@ -387,13 +388,16 @@ def check(
     options: CheckOptions | None = None,
     progress: Progress | None = None,
     sentence_cache: SentenceVectors | None = None,
+    steps: Steps | None = None,
 ) -> CheckResult:
     """Check each document of ``paths`` against the files under ``against``, the documents
     stored in the index ``db`` (read again from their paths: an index keeps fingerprints, not
     texts) and the author's own work under ``own``; text matching an ``ignore`` file (a cover
     page, a declaration) is left out. A checked file that cannot be read is a skip record.
     With ``options.semantic``, the sentence embeddings stored in ``db`` (``index add
-    --semantic``) and in ``sentence_cache`` are used, and those made are kept in the cache."""
+    --semantic``) and in ``sentence_cache`` are used, and those made are kept in the cache.
+    ``progress`` is told each stage (``READING_SOURCES``, ``EMBEDDING_SOURCES``, a document's
+    path) and ``steps(done, total)`` the sentences embedded in the second."""
     options = options or CheckOptions()
     set_limits_of(options.discovery)
     checked: list[DocumentCheck] = []
@@ -428,6 +432,10 @@ def check(
             templates.add_paths(ignore, options.discovery)
             skipped.extend(templates.skipped)
         skipped.extend(corpus.skipped)
+        if options.semantic is not None and corpus.sources:
+            if progress:
+                progress(EMBEDDING_SOURCES)
+            corpus.embed_sources(steps)
         for target in targets:
             if progress:
                 progress(target.path)

@@ -1,8 +1,8 @@
 """The sources of a check (``Corpus``): each file read once through the reader seam, however
 many of ``against``, ``own`` and a stored index name it; tokenised and indexed by winnowed
 k-grams (``fragments.SourceIndex``), by sentence bags (``bag_index.BagIndex``) when reworded
-passages are looked for, embedded by sentence when passages said alike are (``vectors``); the
-author's own work marked, by file, by text and by content (``own.SameWork``)."""
+passages are looked for, embedded by sentence when passages said alike are (``embed_sources``);
+the author's own work marked, by file, by text and by content (``own.SameWork``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ..text.embeddings import default_embedder
 from ..text.file_offsets import FileOffsets, file_offsets
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import Tokens, tokenize
-from .meaning import model_key, sentences_of
+from .meaning import Steps, embed_distinct, model_key, sentences_of
 from .own import SameWork
 
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
@@ -60,7 +60,7 @@ class _Source:
     identity: Identity | None = None  # the file's (device, inode), when it is a file
     digest: bytes = b""  # text_digest(text)
     _side: Side | None = None
-    vectors: np.ndarray | None = None  # its sentences' embeddings (``Corpus.vectors``)
+    vectors: np.ndarray | None = None  # its sentences' embeddings (``Corpus.embed_sources``)
     # Named as own work (``--self``), or the same file or text as one: what makes others own.
     named_own: bool = False
     # Where it came from, as a report's sources say (``SourceShare.category``; own work is
@@ -91,10 +91,12 @@ class _Source:
         return self._side
 
 
-# ``check``'s progress: READING_SOURCES while the sources are read, then each document's path
-# as it is checked.
+# ``check``'s progress: READING_SOURCES while the sources are read, EMBEDDING_SOURCES while
+# their sentences are embedded (``--semantic``; its steps counted in sentences), then each
+# document's path as it is checked.
 Progress = Callable[[str], None]
 READING_SOURCES = "reading sources"
+EMBEDDING_SOURCES = "embedding sources"
 
 
 class Corpus:
@@ -207,26 +209,41 @@ class Corpus:
         else:
             self.add(found, own=own)
 
-    def vectors(self, source: _Source) -> np.ndarray:
-        """The embeddings of ``source``'s sentences: stored ones when a store holds them for
-        its text, else made now (and kept in the cache)."""
-        if source.vectors is not None:
-            return source.vectors
+    def embed_sources(self, progress: Steps | None = None) -> None:
+        """Give every source the embeddings of its sentences: stored ones when a store holds
+        them for its text, else made now, each distinct sentence once and ``EMBED_BATCH`` a
+        call, and kept in the cache a call's worth of sources at a time (a check stopped
+        half-way keeps what it made). ``progress(done, total)`` in sentences to embed."""
+        waiting = [source for source in self.sources if source.vectors is None]
+        if not waiting:
+            return
         embedder = default_embedder()
         model = model_key(embedder)
-        count = source.side().sentences
-        for store in self.stored:
-            found = store.get(source.digest, model, count)
-            if found is not None:
-                self.reused += count
-                source.vectors = found
-                return found
-        vectors = embedder.encode(sentences_of(source.text, source.tokens, source.side()))
-        self.embedded += count
-        if self.cache is not None:
-            self.cache.put([(source.key, source.digest, model, vectors)])
-        source.vectors = vectors
-        return vectors
+        missing = []
+        for source in waiting:
+            count = source.side().sentences
+            for store in self.stored:
+                found = store.get(source.digest, model, count)
+                if found is not None:
+                    self.reused += count
+                    source.vectors = found
+                    break
+            else:
+                missing.append(source)
+        cuts = [sentences_of(s.text, s.tokens, s.side()) for s in missing]
+        for ready in embed_distinct(embedder, cuts, progress):
+            for number, vectors in ready:
+                missing[number].vectors = vectors
+                self.embedded += len(vectors)
+            if self.cache is not None and ready:
+                self.cache.put([(missing[n].key, missing[n].digest, model, v) for n, v in ready])
+
+    def vectors(self, source: _Source) -> np.ndarray:
+        """The embeddings of ``source``'s sentences (``embed_sources``, for all on first need)."""
+        if source.vectors is None:
+            self.embed_sources()
+        assert source.vectors is not None
+        return source.vectors
 
     def matches(
         self, tokens: Tokens, leave_out: Identity | None = None, text: str | None = None

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
-from ..checking.corpus import READING_SOURCES
+from ..checking.corpus import EMBEDDING_SOURCES, READING_SOURCES
 from ..names import display_path
 from ..policy.exitcodes import check_exit_code, exit_code_help
 from ..readers.discovery import DiscoveryOptions
@@ -19,7 +19,7 @@ from ..report.check_words import LANGUAGES, language
 from ..report.text import plural
 from ..store.cache import cache_root
 from ..store.sentence_vectors import open_sentence_cache
-from .edge import usage_errors
+from .edge import ProgressBar, usage_errors
 from .options import ByteSize
 from .output import check_output
 
@@ -252,14 +252,16 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
             discovery=DiscoveryOptions(max_size=kw["max_size"]),
         )
         quiet = kw["quiet"]
+        # A line naming the stage, a bar with counts and the time left while the sources'
+        # sentences are embedded (--semantic); on a terminal only.
+        bar = ProgressBar(not quiet and sys.stderr is not None, READING_SOURCES)
 
         def progress(what: str) -> None:
-            if not quiet and sys.stderr is not None and sys.stderr.isatty():
-                doing = what if what == READING_SOURCES else f"checking {display_path(what)}"
-                sys.stderr.write(f"\r\x1b[K{doing}"[:200])
-                sys.stderr.flush()
+            stages = (READING_SOURCES, EMBEDDING_SOURCES)
+            bar.stage(what if what in stages else f"checking {display_path(what)}")
 
         with contextlib.ExitStack() as stack:
+            stack.callback(bar.close)
             cache = None
             if kw["semantic"] and not kw["no_cache"]:
                 roots = [*documents, *kw["against"], *kw["own"]]
@@ -275,9 +277,8 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
                 options=options,
                 progress=progress,
                 sentence_cache=cache,
+                steps=bar,
             )
-        if not quiet and sys.stderr is not None and sys.stderr.isatty():
-            sys.stderr.write("\r\x1b[K")
         with target.open() as stream:
             if kw["fmt"] == "json":
                 render_check_json(result, stream)

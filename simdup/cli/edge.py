@@ -70,7 +70,8 @@ def warning(message: str) -> None:
 
 # What the steps of a stage count, by the stage's name (the library's names): a stage not
 # named here is drawn as a share of its steps done.
-STAGE_UNITS = {"verifying": "pair", "matching stored documents": "row"}
+STAGE_UNITS = {"verifying": "pair", "matching stored documents": "row",
+               "embedding sources": "sentence"}  # fmt: skip
 
 
 class ProgressBar:

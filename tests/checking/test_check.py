@@ -386,22 +386,25 @@ def test_unreadable_sources_are_counted_in_plain_english(refs: Path, tmp_path: P
     assert "(s)" not in one.stderr + two.stderr
 
 
-def test_the_progress_line_on_a_terminal_says_what_is_done(refs: Path, tmp_path: Path):
-    """On a terminal, check's progress line says "reading sources", then "checking PATH"
-    (not "checking reading sources"); the report on stdout is whole."""
+def on_terminal(args: list[str], report: Path) -> tuple[int, str]:
+    """Run ``simdup ARGS`` with stderr on a pseudo-terminal of 200 columns (a new one is
+    0 x 0, and tqdm draws nothing on a line of no columns) and stdout into ``report``: the
+    exit code and what the terminal was sent."""
+    import fcntl
     import os
+    import struct
     import subprocess
     import sys
+    import termios
 
     pty = pytest.importorskip("pty")
-    thesis = tmp_path / "thesis.md"
-    shutil.copy(FORMATS / "source.md", thesis)
     controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    with open(tmp_path / "report.txt", "wb") as report:
+    with open(report, "wb") as stdout:
         process = subprocess.Popen(
-            [sys.executable, "-m", "simdup", "check", str(thesis), "--against", str(refs)],
-            stdin=subprocess.DEVNULL, stdout=report, stderr=terminal, env=env,
+            [sys.executable, "-m", "simdup", *args],
+            stdin=subprocess.DEVNULL, stdout=stdout, stderr=terminal, env=env,
         )  # fmt: skip
     os.close(terminal)
     seen = b""
@@ -414,12 +417,23 @@ def test_the_progress_line_on_a_terminal_says_what_is_done(refs: Path, tmp_path:
             break
         seen += chunk
     os.close(controller)
-    assert process.wait(timeout=60) == 0, seen
-    shown = seen.decode("utf-8", "replace")
-    assert "\x1b[Kreading sources" in shown
-    assert f"\x1b[Kchecking {thesis}" in shown
+    return process.wait(timeout=60), seen.decode("utf-8", "replace")
+
+
+def test_the_progress_line_on_a_terminal_says_what_is_done(refs: Path, tmp_path: Path):
+    """On a terminal, check's progress line says "reading sources", then "checking PATH"
+    (not "checking reading sources"), each with the time spent; the report on stdout is
+    whole."""
+    thesis = tmp_path / "thesis.md"
+    shutil.copy(FORMATS / "source.md", thesis)
+    report = tmp_path / "report.txt"
+    code, shown = on_terminal(["check", str(thesis), "--against", str(refs)], report)
+    assert code == 0, shown
+    assert "\rreading sources 00:00" in shown
+    assert f"\rchecking {thesis} 00:00" in shown
     assert "checking reading sources" not in shown
-    assert "thesis.md" in (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert "embedding" not in shown  # not --semantic
+    assert "thesis.md" in report.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("suffix", [".txt", ".md"])

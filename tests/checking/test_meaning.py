@@ -4,18 +4,26 @@
 from __future__ import annotations
 
 import builtins
+import importlib
 import json
+import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from simdup.checking import CheckOptions, Corpus, MeaningRule, check_document
-from simdup.cli import cli
+from simdup.checking import CheckOptions, Corpus, MeaningRule, check, check_document
+from simdup.checking.corpus import EMBEDDING_SOURCES, READING_SOURCES
+from simdup.checking.meaning import embed_distinct
+from simdup.cli import check as cli_check
+from simdup.cli import cli, edge
 from simdup.errors import MissingExtraError
 from simdup.policy.exitcodes import ExitCode
 from simdup.records import DecodedDocument
+from simdup.store.sentence_vectors import SentenceCache
 from simdup.text import embeddings
 
 ENGLISH = (
@@ -140,3 +148,122 @@ def test_html_report_shows_a_translation_beside_its_source(tmp_path: Path) -> No
     assert "translated, similarity" in page and "The Yangtze is the longest river" in page
     listed = page[page.index("<ol class=fragments>") :]
     assert "<ins>" not in listed and "<del>" not in listed
+
+
+class FakeEmbedder:
+    """Unit vectors drawn from a sentence's text alone (the same sentence, the same vector,
+    whatever else is in the call), counting what it is asked to embed."""
+
+    name, version = "fake", "1"
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def encode(self, sentences: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(sentences))
+        rows = [np.random.default_rng(zlib.crc32(s.encode())).standard_normal(16)
+                for s in sentences]  # fmt: skip
+        out = np.array(rows, dtype=np.float32).reshape(len(sentences), 16)
+        return out / np.linalg.norm(out, axis=1, keepdims=True).clip(1e-9)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
+    embedder = FakeEmbedder()
+    monkeypatch.setattr(embeddings, "default_embedder", lambda: embedder)
+    for module in ("simdup.checking.check", "simdup.checking.corpus", "simdup.checking.meaning"):
+        monkeypatch.setattr(importlib.import_module(module), "default_embedder", lambda: embedder)
+    return embedder
+
+
+def test_each_distinct_sentence_is_embedded_once_a_call_of_batch_at_a_time() -> None:
+    """Issue 49: revisions of one text share most sentences. Each distinct sentence is embedded
+    once, ``batch`` to a call; every list gets the vectors it would get alone, as soon as its
+    sentences are all embedded, in order; progress counts distinct sentences."""
+    cuts = [["a", "b", "c"], [], ["b", "c", "d", "e"], ["a"], ["f", "a", "g"]]
+    embedder, steps = FakeEmbedder(), []
+    got = list(embed_distinct(embedder, cuts, lambda done, total: steps.append((done, total)),
+                              batch=2))  # fmt: skip
+    assert embedder.calls[1:] == [["a", "b"], ["c", "d"], ["e", "f"], ["g"]]  # [0]: encode([])
+    assert [[n for n, _ in ready] for ready in got] == [[], [0, 1], [2, 3], [4]]
+    assert steps == [(0, 7), (2, 7), (4, 7), (6, 7), (7, 7)]
+    alone = FakeEmbedder()
+    for n, vectors in (pair for ready in got for pair in ready):
+        assert vectors.shape == (len(cuts[n]), 16)
+        assert np.array_equal(vectors, alone.encode(cuts[n]))
+    (empty,) = embed_distinct(FakeEmbedder(), [[], []])  # nothing to embed: one step
+    assert [(n, v.shape) for n, v in empty] == [(0, (0, 16)), (1, (0, 16))]
+
+
+def test_a_folder_of_revisions_is_embedded_once_with_its_progress(
+    tmp_path: Path, fake: FakeEmbedder
+) -> None:
+    """A semantic check against sources that repeat each other's sentences embeds each
+    sentence once, in a stage of its own ("embedding sources") counted in sentences, before
+    the first document is checked; the cache gets each call's sources in one write."""
+    sentences = [f"Sentence {n} of the report tells of the river, the hills and town {n}."
+                 for n in range(700)]  # fmt: skip
+    (tmp_path / "sources").mkdir()
+    for k, (start, stop) in enumerate([(0, 400), (0, 420), (300, 700)]):  # revisions
+        (tmp_path / "sources" / f"r{k}.txt").write_text(" ".join(sentences[start:stop]))
+    thesis = tmp_path / "thesis.txt"
+    thesis.write_text(OWN, encoding="utf-8")
+    stages: list[str] = []
+    steps: list[tuple[int, int]] = []
+    cache = SentenceCache(str(tmp_path / "cache.sqlite"))
+    writes: list[int] = []
+    put = cache.put
+    cache.put = lambda rows: writes.append(len(rows := list(rows))) or put(rows)  # type: ignore[method-assign]
+    try:
+        check([str(thesis)], against=[str(tmp_path / "sources")], sentence_cache=cache,
+              options=CheckOptions(semantic=MeaningRule()), progress=stages.append,
+              steps=lambda done, total: steps.append((done, total)))  # fmt: skip
+        assert cache.stats().documents == 3
+    finally:
+        cache.close()
+    assert stages == [READING_SOURCES, EMBEDDING_SOURCES, str(thesis)]
+    distinct = {s for call in fake.calls for s in call}
+    embedded = sum(len(call) for call in fake.calls)
+    thesis_sentences = len(fake.calls[-1])  # the checked document's, after the sources'
+    assert embedded - thesis_sentences == len(distinct - set(fake.calls[-1])) >= 700
+    assert steps[0] == (0, 700) and steps[-1] == (700, 700)
+    assert [done for done, _ in steps] == [0, 512, 700]
+    assert writes == [2, 1]  # r0, r1 whole after the first call of 512; r2 after the second
+
+
+def test_the_command_draws_the_embedding_of_sources_on_a_terminal_only(
+    tmp_path: Path, fake: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check --semantic` hands its stages and the sentences embedded to the progress bar
+    (drawn on a terminal: ``tests/cli/test_edge.py``); off a terminal stderr stays empty and
+    the report on stdout is whole; --quiet turns the bar off."""
+    (tmp_path / "thesis.txt").write_text(f"{OWN}\n\n{CHINESE}\n", encoding="utf-8")
+    (tmp_path / "source.txt").write_text(ENGLISH, encoding="utf-8")
+    args = ["check", str(tmp_path / "thesis.txt"), "--against", str(tmp_path / "source.txt"),
+            "--semantic", "--no-cache", "-f", "json"]  # fmt: skip
+    got = CliRunner().invoke(cli, args)
+    assert got.exit_code == 0, got.output
+    assert got.stderr == ""
+    assert json.loads(got.stdout)["documents"][0]["path"].endswith("thesis.txt")
+
+    seen: list[Any] = []
+
+    class Recorder(edge.ProgressBar):
+        def __init__(self, enabled: bool, desc: str, unit: str = "file") -> None:
+            super().__init__(enabled, desc, unit)
+            seen.append(("enabled", enabled))
+
+        def stage(self, name: str) -> None:
+            seen.append(name)
+
+        def __call__(self, done: int, total: int) -> None:
+            seen.append((done, total))
+
+    monkeypatch.setattr(cli_check, "ProgressBar", Recorder)
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    # The source's 5 sentences, counted as they are embedded, before the thesis is checked.
+    assert seen == [("enabled", True), "reading sources", "embedding sources", (0, 5), (5, 5),
+                    f"checking {tmp_path / 'thesis.txt'}"]  # fmt: skip
+    seen.clear()
+    assert CliRunner().invoke(cli, [*args, "-q"]).exit_code == 0
+    assert seen[0] == ("enabled", False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 
@@ -29,3 +30,33 @@ def test_a_stage_that_counts_its_steps_is_drawn_as_they_go(monkeypatch: pytest.M
     bar(500, 1000)
     assert (bar.bar.n, bar.bar.total) == (500, 1000)
     bar.close()
+
+
+def test_embedding_sources_is_drawn_in_sentences_with_the_time_left(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Issue 49: check --semantic against a folder ran for minutes on one line. Its stage
+    "embedding sources" is a bar counting sentences, with the time elapsed and left."""
+    screen = io.StringIO()
+    monkeypatch.setattr(edge.sys, "stderr", screen)
+    bar = edge.ProgressBar(True, "reading sources")
+    bar.enabled = True  # as on a terminal
+    bar.stage("embedding sources")
+    bar(0, 58000)
+    bar(12400, 58000)
+    bar.bar.refresh()  # drawn now, not at tqdm's next tenth of a second
+    drawn = screen.getvalue()
+    assert "embedding sources:  21%|" in drawn
+    assert re.search(r"\| 12400/58000 \[\d\d:\d\d<\d\d:\d\d, [\d.]+(k|M)?sentence/s\]", drawn)
+    bar.close()
+
+
+def test_nothing_is_drawn_off_a_terminal(monkeypatch: pytest.MonkeyPatch):
+    """stderr not a terminal (a file, a pipe, CI's log): no bar, not a character."""
+    screen = io.StringIO()  # isatty() is False
+    monkeypatch.setattr(edge.sys, "stderr", screen)
+    bar = edge.ProgressBar(True, "reading sources")
+    bar.stage("embedding sources")
+    bar(12400, 58000)
+    bar.close()
+    assert screen.getvalue() == ""
