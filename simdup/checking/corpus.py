@@ -230,6 +230,8 @@ class Corpus:
                     break
             else:
                 missing.append(source)
+        if not missing:
+            return  # all stored (``--db``): no bar for nothing to embed
         cuts = [sentences_of(s.text, s.tokens, s.side()) for s in missing]
         for ready in embed_distinct(embedder, cuts, progress):
             for number, vectors in ready:
