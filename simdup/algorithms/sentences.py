@@ -75,6 +75,43 @@ class SentenceRule:
     summary_min_compression: float = 1.5
     summary_max_gap: int = 24
     summary_min_seeds: int = 3
+    # Summaries of a whole source (``summaries._of_documents``), chosen on PAN 2013's training
+    # corpus only (05 summaries against 01 no plagiarism, and 02 and 03, whose documents are
+    # on their sources' subjects). A block of 3 sentences or more, each with half its
+    # features in the source (summary sentences there: 9 in 10; others: 1 in 30), their mean
+    # 0.3 above the median of the rest of the document, alike to the whole source as a bag
+    # at 0.3 (summaries: 0.38 or more for 9 in 10), the only such block of the document (a
+    # summary: 224 in 232; 02 and 03 documents mostly have several) and at most half of it.
+    summary_of_documents: bool = True
+    summary_min_sentences: int = 3
+    summary_min_containment: float = 0.5
+    summary_min_lift: float = 0.3
+    summary_min_document_cosine: float = 0.3
+    # The source 2.5 times as long as the block or longer (summaries there: 2.9 times at
+    # least; a page on the subject of a short source, in no plagiarism: 2.1).
+    summary_min_document_compression: float = 2.5
+    # Spread over the source, as a reworded copy is not: the source sentences nearest 3 of its
+    # sentences or more (cosine 0.2, Dice 0.1: a summary sentence shares fewer words with any
+    # one source sentence than a reworded one) at most half of the source sentences from the
+    # first to the last of them (summaries: 0.4 or less for 9 in 10; copies in 03: 0.3 or
+    # more for 9 in 10), and no source stretch half as long again as the block holding more
+    # than 0.8 of its features that the source has (summaries found: 6 of 174 above; blocks
+    # found over 02 and 03 copies: 8 of 17).
+    summary_match_min_cosine: float = 0.2
+    summary_match_min_dice: float = 0.1
+    summary_min_matches: int = 3
+    summary_max_match_density: float = 0.5
+    summary_max_passage_share: float = 0.8
+    # What it condenses: the shortest stretch of the source holding 0.95 of its features
+    # found in the source; the whole source when that is 0.7 of it or more (a summary of a
+    # document draws on all of it, and PAN's cases are the whole source).
+    summary_stretch_share: float = 0.95
+    summary_whole_share: float = 0.7
+    # A copied passage of this many sentences in a block makes it no summary (a copy amid the
+    # author's own sentences on its subject); shorter copies are pieces of one (summaries
+    # copy a sentence or two here and there). 5 found 0.03-0.05 more plagdet on 05 and calls a
+    # copy of four sentences between sentences on its subject a summary.
+    summary_max_copy_sentences: int = 3
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -96,6 +133,20 @@ class SentenceRule:
             "summary_min_compression": self.summary_min_compression,
             "summary_max_gap_sentences": self.summary_max_gap,
             "summary_min_seed_sentences": self.summary_min_seeds,
+            "summary_of_documents": self.summary_of_documents,
+            "summary_min_sentences": self.summary_min_sentences,
+            "summary_min_sentence_containment": self.summary_min_containment,
+            "summary_min_containment_lift": self.summary_min_lift,
+            "summary_min_document_cosine": self.summary_min_document_cosine,
+            "summary_min_document_compression": self.summary_min_document_compression,
+            "summary_match_min_cosine": self.summary_match_min_cosine,
+            "summary_match_min_dice": self.summary_match_min_dice,
+            "summary_min_matched_sentences": self.summary_min_matches,
+            "summary_max_match_density": self.summary_max_match_density,
+            "summary_max_share_in_one_passage": self.summary_max_passage_share,
+            "summary_stretch_share": self.summary_stretch_share,
+            "summary_whole_source_share": self.summary_whole_share,
+            "summary_max_copied_sentences": self.summary_max_copy_sentences,
         }
 
 

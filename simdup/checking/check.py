@@ -60,7 +60,8 @@ if TYPE_CHECKING:
 # 7: a passage ends on copied words (cut at a stretch with no evidence, ends on seeds whose
 #    words are mostly the source's and on shared words, a verbatim copy where its runs end);
 #    a passage's verbatim runs count as verbatim (``parts``, ``reworded_ratio``)
-CHECK_VERSION = "simdup-check/7"
+# 8: summaries of a whole source found by document-level evidence (``summaries``)
+CHECK_VERSION = "simdup-check/8"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
