@@ -48,14 +48,14 @@ def summaries(
     summary: its seeds are left out, and no summary overlaps it on either side (a copy with a
     stray seed beside it is no summary). A passage whose source side is itself that much
     longer is a piece of a summary that the ordinary gap found: a summary overlapping it takes
-    its place. A summary found by document-level evidence (``_of_documents``) comes first: a
-    chain inside it is part of it."""
+    its place. Then the summaries found by document-level evidence (``_of_documents``): a
+    chain inside one is part of it."""
     copies = [p for p in kept if not _compressed(spans, p.qa, p.qb, p.sa, p.sb, rule)]
     free = np.ones(len(found), dtype=bool)
     for p in copies:
         free &= (found[:, 0] < p.qa) | (found[:, 0] > p.qb)
         free &= (found[:, 1] < p.sa) | (found[:, 1] > p.sb)
-    summaries = _of_documents(query, source, spans, found, copies, rule)
+    summaries: list[_Passage] = []
     for chain in _ordered_chains(found[free], rule):
         chain = _strong_ends(chain, strength, rule)
         if not len(chain):
@@ -66,13 +66,12 @@ def summaries(
             continue
         if any(p.qa <= qb and p.qb >= qa or p.sa <= sb and p.sb >= sa for p in copies):
             continue
-        if any(p.qa <= qb and p.qb >= qa for p in summaries):
-            continue  # inside a summary of the whole source
         if not _compressed(spans, qa, qb, sa, sb, rule):
             continue
         passage = _validated(query, source, spans, (qa, qb, sa, sb), rule, "summarised")
         if passage is not None:
             summaries.append(passage)
+    summaries = _of_documents(query, source, spans, found, copies, summaries, rule)
     pieces = [
         p for p in kept
         if not any(s.qa <= p.qb and s.qb >= p.qa for s in summaries)
@@ -121,7 +120,7 @@ def _blocks(contained: np.ndarray, rule: SentenceRule) -> list[tuple[int, int]]:
 
 def _of_documents(
     query: Side, source: Side, spans: Spans, found: np.ndarray, copies: list[_Passage],
-    rule: SentenceRule,
+    chains: list[_Passage], rule: SentenceRule,
 ) -> list[_Passage]:  # fmt: skip
     """Summaries of ``source`` as a whole (document-level evidence). A block of the query
     (``_blocks``) of ``summary_min_sentences`` or more whose sentences draw their words from
@@ -136,10 +135,11 @@ def _of_documents(
     between the first and the last of them, which weighs ``summary_min_compression`` times
     the block between its first and last matched sentences (a reworded copy's words are in
     the passage it copies, its sentences nearest to sentences in a row, about as long). The
-    block is at most half of its document (else nothing sets it apart). Its source side is the
-    stretch its words are drawn from (``_condensed``), the whole source when that is
-    ``summary_whole_share`` of it or more: a summary of a document condenses it all, its
-    opening and its close included, however few of its sentences seed.
+    block is at most half of its document (else nothing sets it apart). Its source side is that
+    of the summaries found by seeds in order inside it (``chains``, which it takes in: they say
+    where it starts and ends), else the stretch its words are drawn from (``_condensed``), the
+    whole source when that is ``summary_whole_share`` of it or more: a summary of a document
+    condenses it all, its opening and its close included, however few of its sentences seed.
 
     A block with a copy of ``summary_max_copy_sentences`` sentences or more, or one holding
     more than half of it, is no summary (a copy: a passage about as long on both sides, or
@@ -147,7 +147,7 @@ def _of_documents(
     subject around a copied passage); shorter copies are its pieces (a summary may copy a
     sentence or two here and there)."""
     if not rule.summary_of_documents:
-        return []
+        return chains
     contained = sentence_containment(query, source)
     whole = _bag(source, 0, source.sentences - 1)
     drawn = []
@@ -160,38 +160,45 @@ def _of_documents(
         if _cosine(_bag(query, a, b), whole) >= rule.summary_min_document_cosine:
             drawn.append((a, b))
     if len(drawn) != 1:
-        return []
+        return chains
     a, b = drawn[0]
     if 2 * (b - a + 1) > query.sentences:
-        return []  # most of the document: no rest for it to stand out from
+        return chains  # most of the document: no rest for it to stand out from
     copied = [(p.qa, p.qb) for p in copies] + _copied(found)
     held = [min(b, qb) - max(a, qa) + 1 for qa, qb in copied if qa <= b and qb >= a]
     longest = max(held, default=0)
     if longest >= rule.summary_max_copy_sentences or 2 * longest > b - a + 1:
-        return []
+        return chains
     first, last, _, _ = spans.tokens(a, b, 0, 0)
     words = float(query.weights[first : last + 1].sum())
     if float(source.weights.sum()) < rule.summary_min_document_compression * words:
-        return []
+        return chains
     if _in_one_passage(query, source, a, b, rule.summary_min_compression) > (
         rule.summary_max_passage_share
     ):
-        return []
+        return chains
     near = _nearest(query, source, a, b, rule)
     matched_q, matched_s = np.unique(near[:, 0]), np.unique(near[:, 1])
     if min(matched_q.size, matched_s.size) < rule.summary_min_matches:
-        return []
+        return chains
     qa, qb = int(matched_q[0]), int(matched_q[-1])
     sa, sb = int(matched_s[0]), int(matched_s[-1])
     if matched_s.size > rule.summary_max_match_density * (sb - sa + 1):
-        return []
+        return chains
     if not _compressed(spans, qa, qb, sa, sb, rule):
-        return []
-    sa, sb = _condensed(query, source, a, b, rule.summary_stretch_share)
-    if sb - sa + 1 >= rule.summary_whole_share * source.sentences:
-        sa, sb = 0, source.sentences - 1  # most of the source: the document, end to end
+        return chains
+    inside = [p for p in chains if p.qa <= b and p.qb >= a]
+    if inside:  # seeds in the source's order say where it starts and ends there
+        a, b = min(a, *(p.qa for p in inside)), max(b, *(p.qb for p in inside))
+        sa, sb = min(p.sa for p in inside), max(p.sb for p in inside)
+    else:
+        sa, sb = _condensed(query, source, a, b, rule.summary_stretch_share)
+        if sb - sa + 1 >= rule.summary_whole_share * source.sentences:
+            sa, sb = 0, source.sentences - 1  # most of the source: the document, end to end
     passage = _validated(query, source, spans, (a, b, sa, sb), rule, "summarised")
-    return [passage] if passage is not None else []
+    if passage is None:
+        return chains
+    return [p for p in chains if p not in inside] + [passage]
 
 
 def _in_one_passage(query: Side, source: Side, a: int, b: int, factor: float) -> float:
