@@ -22,6 +22,7 @@ import numpy as np
 
 from ..__about__ import __version__
 from ..algorithms.fragments import FragmentRule, Match
+from ..algorithms.merging import JoinRule
 from ..algorithms.sentence_meaning import MeaningRule
 from ..algorithms.sentences import SentenceRule
 from ..readers import read_document, readers_description, reading_session, set_limits_of
@@ -60,8 +61,11 @@ if TYPE_CHECKING:
 # 7: a passage ends on copied words (cut at a stretch with no evidence, ends on seeds whose
 #    words are mostly the source's and on shared words, a verbatim copy where its runs end);
 #    a passage's verbatim runs count as verbatim (``parts``, ``reworded_ratio``)
-# 8: summaries of a whole source found by document-level evidence (``summaries``)
-CHECK_VERSION = "simdup-check/8"
+# 8: reworded passages: words by their stems, one long seed alone, passages grown by
+#    neighbouring sentences whose words are the other side's, pieces of one copy joined, a
+#    short verbatim fragment standing alone (a stock phrase) left out
+# 9: summaries of a whole source found by document-level evidence (``summaries``)
+CHECK_VERSION = "simdup-check/9"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
@@ -75,6 +79,9 @@ class CheckOptions:
     rule: FragmentRule = field(default_factory=FragmentRule)
     # Reworded passages: sentences compared as bags of words (None: exact runs only).
     reworded: SentenceRule | None = field(default_factory=SentenceRule)
+    # With ``reworded``: when two fragments of a source are one copy, and a short verbatim
+    # one alone is a stock phrase (``merging``).
+    join: JoinRule = field(default_factory=JoinRule)
     # Passages that mean what a source says (translated, written anew): sentence embeddings
     # (``text.embeddings``, the simdup[semantic] extra); None: off (the default).
     semantic: MeaningRule | None = None
@@ -87,7 +94,9 @@ class CheckOptions:
             "algorithm": CHECK_VERSION,
             "simdup": __version__,
             **self.rule.describe(),
-            "reworded": self.reworded.describe() if self.reworded is not None else None,
+            "reworded": {**self.reworded.describe(), **self.join.describe()}
+            if self.reworded is not None
+            else None,
             **({"semantic": self._semantic_settings()} if self.semantic is not None else {}),
             "exclude_references": self.exclude_references,
             "exclude_markers": self.exclude_markers,
@@ -394,7 +403,7 @@ def check(
         index = stack.enter_context(_open_index(db)) if db is not None else None
         stored = [index.sentence_vectors()] if index is not None and options.semantic else []
         corpus = Corpus(options.rule, options.reworded, options.semantic, stored=stored,
-                        cache=sentence_cache)  # fmt: skip
+                        cache=sentence_cache, join=options.join)  # fmt: skip
         templates = Corpus(options.rule) if ignore else None  # templates are left out verbatim
         stack.enter_context(reading_session())
         targets, missing = discover(list(paths), options.discovery)

@@ -1,7 +1,7 @@
 """The sources of a check (``Corpus``): each file read once through the reader seam, however
 many of ``against``, ``own`` and a stored index name it; tokenised and indexed by winnowed
-k-grams (``fragments.SourceIndex``), by sentence bags (``BagIndex``) when reworded passages
-are looked for, embedded by sentence when passages said alike are (``vectors``); the
+k-grams (``fragments.SourceIndex``), by sentence bags (``bag_index.BagIndex``) when reworded
+passages are looked for, embedded by sentence when passages said alike are (``vectors``); the
 author's own work marked, by file, by text and by content (``own.SameWork``)."""
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..algorithms.bag_index import BagIndex
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
+from ..algorithms.merging import JoinRule, joined, merged, without_lone
 from ..algorithms.sentence_meaning import MeaningRule, MeaningSeeds, align_meaning, meaning_seeds
-from ..algorithms.sentences import BagIndex, SentenceRule, Side, align_sentences, merged
+from ..algorithms.sentences import SentenceRule, Side, align_sentences
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover
 from ..records import DecodedDocument, FileText, Locations, SkippedFile
@@ -111,9 +113,12 @@ class Corpus:
         *,
         stored: Sequence[SentenceVectors] = (),
         cache: SentenceVectors | None = None,
+        join: JoinRule | None = None,
     ) -> None:
         self.rule = rule
         self.sentences = sentences
+        # With reworded passages: pieces of one copy joined, stock phrases left out.
+        self.join = join or JoinRule()
         self.meaning = meaning
         # Sentence embeddings made before (an index's, then the cache's); those made here are
         # kept in ``cache``.
@@ -270,6 +275,10 @@ class Corpus:
                 meant = align_meaning(side, source.side(), seeds[number], self.meaning)
                 passages += [_named(m, tokens, source.tokens) for m in meant]
             matches = merged(matches, passages)
+            if side is not None and self.sentences is not None:
+                # Pieces of one copy as one; stock phrases shared alone left out.
+                matches = joined(matches, side, source.side(), self.join)
+                matches = without_lone(matches, weights, self.join)
             if matches:
                 found.append(Found(source, matches, exact))
         return found

@@ -87,6 +87,11 @@ What counts:
           where its runs of words end; with --semantic, sentences
           beside a pasted one (said as the source says it) join it
           only when they would be a passage alone
+  joined  two fragments of one source are one when the stretch between
+          them is reworded: as long on both sides, or a quarter of its
+          words in the other side's; a verbatim fragment under 16 words
+          with nothing else of its source within 30 words is a stock
+          phrase (an address, a byline), not reported
   how     each part of a fragment as it was copied: a run of words
           copied as it was counts as verbatim inside a reworded,
           summarised, translated or paraphrased passage too; the

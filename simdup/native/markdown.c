@@ -226,6 +226,57 @@ static Py_ssize_t rstrip_blank(const Py_UCS4 *s, Py_ssize_t n)
     return n;
 }
 
+/* Is s[a:b], blanks stripped from its right, exactly `word`? */
+static int line_is(const Py_UCS4 *s, Py_ssize_t n, const char *word)
+{
+    Py_ssize_t end = rstrip_blank(s, n);
+    Py_ssize_t m = (Py_ssize_t)strlen(word);
+    return end == m && find_word(s, end, 0, word, m) == 0;
+}
+
+/* _is_yaml_line: whether s (blanks stripped from its right) is shaped as a line of YAML front
+   matter. */
+static int is_yaml_line(const Py_UCS4 *s, Py_ssize_t n)
+{
+    if (n == 0 || is_blank(s[0]) || s[0] == '#')
+        return 1;
+    if (s[0] == '-')
+        return n == 1 || is_blank(s[1]);
+    Py_ssize_t j;
+    if (s[0] == '"' || s[0] == '\'') {
+        j = find_ch(s, n, 1, s[0]);
+        if (j < 0)
+            return 0;
+        j++;
+    } else if (is_letter(s[0]) || is_digit(s[0]) || s[0] == '_' || s[0] > 127) {
+        j = 1;
+        while (j < n && s[j] != ':' && !is_blank(s[j]))
+            j++;
+    } else {
+        return 0;
+    }
+    return j < n && s[j] == ':' && (j + 1 == n || is_blank(s[j + 1]));
+}
+
+/* _front_matter_end: the row of the line closing the YAML front matter the lines open with, or
+   0. Lines are text[bounds[2i]:bounds[2i+1]]. */
+static Py_ssize_t front_matter_end(const Py_UCS4 *text, const Py_ssize_t *bounds,
+                                   Py_ssize_t lines)
+{
+    const Py_UCS4 *s = text + bounds[0];
+    if (lines == 0 || !line_is(s, bounds[1] - bounds[0], "---"))
+        return 0;
+    for (Py_ssize_t k = 1; k < lines; k++) {
+        s = text + bounds[2 * k];
+        Py_ssize_t n = bounds[2 * k + 1] - bounds[2 * k];
+        if (line_is(s, n, "---") || line_is(s, n, "..."))
+            return k;
+        if (!is_yaml_line(s, rstrip_blank(s, n)))
+            return 0;
+    }
+    return 0;
+}
+
 /* _rule_kind: '=', '-', 'b' (a thematic break) or 0. */
 static int rule_kind(const Py_UCS4 *s, Py_ssize_t n)
 {
@@ -701,14 +752,6 @@ static int inline_line(Inline *in, Out *o, const Py_UCS4 *s, Py_ssize_t n, Py_ss
     return 0;
 }
 
-/* Is s[a:b], blanks stripped from its right, exactly `word`? */
-static int line_is(const Py_UCS4 *s, Py_ssize_t n, const char *word)
-{
-    Py_ssize_t end = rstrip_blank(s, n);
-    Py_ssize_t m = (Py_ssize_t)strlen(word);
-    return end == m && find_word(s, end, 0, word, m) == 0;
-}
-
 PyDoc_STRVAR(markdown_lines_doc,
 "markdown_lines(text, decode, defined) -> (str, bytes)\n\n"
 "simdup.readers.markdown_lines.markdown_lines_python: Markdown `text` as its rendering shows\n"
@@ -760,18 +803,14 @@ static PyObject *markdown_lines(PyObject *module, PyObject *const *args, Py_ssiz
     int state = NORMAL, prose = 0;
     Py_UCS4 fence_mark = '`';
     Py_ssize_t fence_length = 3, first = 0;
-    if (lines && line_is(LINE(0), LEN(0), "---")) {
-        for (Py_ssize_t k = 1; k < lines; k++) {
-            if (line_is(LINE(k), LEN(k), "---") || line_is(LINE(k), LEN(k), "...")) {
-                for (Py_ssize_t e = 0; e <= k; e++) {
-                    starts[e] = o.len;
-                    if (e < k && out_ch(&o, '\n') < 0)
-                        goto done;
-                }
-                first = k + 1;
-                break;
-            }
+    Py_ssize_t closing = front_matter_end(text, bounds, lines);
+    if (closing) {
+        for (Py_ssize_t e = 0; e <= closing; e++) {
+            starts[e] = o.len;
+            if (e < closing && out_ch(&o, '\n') < 0)
+                goto done;
         }
+        first = closing + 1;
     }
     for (Py_ssize_t i = first; i < lines; i++) {
         if (i > 0 && out_ch(&o, '\n') < 0)

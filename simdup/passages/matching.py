@@ -35,7 +35,8 @@ from ..algorithms.fragments import (
     align_near,
     longest_first,
 )
-from ..algorithms.sentences import SentenceRule, align_sentences, merged
+from ..algorithms.merging import merged
+from ..algorithms.sentences import SentenceRule, align_sentences
 from ..algorithms.winnowing import kgram_hashes, winnow
 from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
@@ -187,6 +188,14 @@ def whole_lines(doc_a: DocumentPassages, doc_b: DocumentPassages, m: Match) -> b
     return bool(Indel.normalized_similarity(x, y) >= SHORT_ALIKE)
 
 
+def matched_words(doc: DocumentPassages, m: Match) -> float:
+    """What the matched tokens of copy ``m`` (tokens of ``doc``) weigh at most: the words of
+    its span, or its matched tokens where fewer (a token weighs a word at most). Exact for
+    words; a copy is judged short (``whole_lines``) on it, as ``FragmentRule.judge`` judges
+    its size on what is matched, not on the edited tokens between."""
+    return min(doc.words(m.first, m.last), float(m.matched))
+
+
 def _similarity(a: np.ndarray, b: np.ndarray) -> float:
     """The Jaccard similarity of two token sequences' sets."""
     x, y = np.unique(a), np.unique(b)
@@ -288,7 +297,7 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
                 ]
             )
         for m in kept:
-            short = m.how == "verbatim" and di.words(m.first, m.last) < whole_below - 1e-9
+            short = m.how == "verbatim" and matched_words(di, m) < whole_below - 1e-9
             if short and (not whole_lines(di, dj, m) or _inside_longer(m, kept, whole_below, di)):
                 continue
             if (
@@ -317,15 +326,17 @@ def _with_short(
     found: list[Match], shorter: list[Match], doc: DocumentPassages, words: float
 ) -> list[Match]:
     """``found`` (copies of at least ``words`` words) with those of ``shorter`` (found by a
-    rule asking for fewer) that weigh less and overlap none of them on either side: aligned
-    down to fewer words, the runs around a long copy chain otherwise (its template lines
-    joined to it), and it is judged so."""
+    rule asking for fewer) whose matched tokens weigh less (``matched_words``, as the rule
+    judges them: a copy of 25 words with one edited is 24 matched, which a rule asking for 25
+    turns down) and overlap none of them on either side: aligned down to fewer words, the runs
+    around a long copy chain otherwise (its template lines joined to it), and it is judged
+    so."""
     if not shorter:
         return found
     added = [
         m
         for m in shorter
-        if doc.words(m.first, m.last) < words - 1e-9
+        if matched_words(doc, m) < words - 1e-9
         and not any(
             (m.first <= o.last and o.first <= m.last)
             or (m.source_first <= o.source_last and o.source_first <= m.source_last)

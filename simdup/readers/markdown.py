@@ -3,8 +3,10 @@
 What is kept (CommonMark, with GitHub's tables and footnotes): headings, paragraphs, list
 items, block quotes, table cells, code block contents, link and image texts, the text inside
 HTML elements, footnote texts, bare URLs, the titles of custom containers (``::: tip Title``).
-What is left out: front matter, link destinations and titles, link reference definitions and
-the labels of references the document defines, fence lines with their info strings, HTML
+What is left out: front matter (from a first line ``---`` to a ``---`` or ``...``, every line
+between shaped as YAML: a block with a line of prose in it is no metadata, but a thematic
+break and text), link destinations and titles, link reference definitions and the labels of
+references the document defines, fence lines with their info strings, HTML
 tags, attributes and comments, the contents of ``<script>`` and ``<style>``, table delimiter
 rows, thematic breaks, the closing hashes of headings and their attribute blocks
 (``{#anchor}``), footnote labels, custom container fences and types and template directives
@@ -107,8 +109,9 @@ class MarkdownReader:
 
     name = "markdown"
     # 2: a file with stray NUL bytes is read without them; 3: fences in lists, hiding up to
-    # an end only, stray closing fences, container titles, heading anchors (issue 48)
-    version = "3"
+    # an end only, stray closing fences, container titles, heading anchors (issue 48); 4: front
+    # matter only when all of its lines are YAML-shaped (a passage pasted into it shows)
+    version = "4"
     extensions: tuple[str, ...] = (".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
     marks: tuple[bytes, ...] = ()  # no first bytes say Markdown: the extension does
     contained = False  # one linear pass, no library: read in the worker itself

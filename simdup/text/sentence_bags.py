@@ -3,9 +3,10 @@
 Sentences end at ``. ! ? ;`` followed by a space or the end, at CJK ``。！？；`` and at blank
 lines (a heading or a list item without a full stop is its own sentence then); a sentence of
 fewer than ``MIN_SENTENCE_FEATURES`` features is read with the next. A feature is a word token
-of two characters or more that is no stopword, or a pair of neighbouring CJK characters of one
-sentence neither of which is a one-character stopword (的, 了, 是...): the tokens' folded
-hashes, so look-alike letters and traditional characters match as in ``tokens``.
+of two characters or more that is no stopword, by its stem (``stemming``), or a pair of
+neighbouring CJK characters of one sentence neither of which is a one-character stopword (的,
+了, 是...): the tokens' folded hashes, so look-alike letters and traditional characters match
+as in ``tokens``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..algorithms.sentences import Side
+from .stemming import stem_hashes
 from .stopwords import bundled_stopwords
 from .tokens import Tokens, tokenize
 
@@ -105,7 +107,8 @@ def sentence_side(text: str, tokens: Tokens) -> Side:
     hashes, cjk = tokens.hashes, tokens.cjk
     # A one-character word ("x", "2", "a") says nothing of what a sentence is about.
     word = ~cjk & (tokens.units > 1) & ~_among(hashes, stop_words)
-    feature = np.where(word, hashes, np.uint64(0))
+    # A word by its stem (``stemming``): a rewording changes forms as often as words.
+    feature = np.where(word, stem_hashes(text, tokens, word), np.uint64(0))
     if cjk.any():
         plain = cjk & ~_among(hashes, stop_chars)
         pair = np.zeros(len(tokens), dtype=bool)

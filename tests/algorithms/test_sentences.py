@@ -5,12 +5,12 @@ read together: tests/text/test_sentence_bags.py)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from simdup.algorithms.fragments import Match
-from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, merged, passages
+from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, passages
 from simdup.checking import CHECK_VERSION, CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
 from tests.conftest import pseudo_words
@@ -149,20 +149,6 @@ def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
     assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0], [3, 1], [4, 2]], [[12, 3]]]
 
 
-def test_merged_takes_in_the_exact_fragments_of_a_passage() -> None:
-    """An exact fragment inside a reworded passage (on both sides) is part of it; one
-    elsewhere stays; the passage grows to cover what it takes in."""
-    passage = Match(10, 50, 100, 140, 30, "reworded")
-    inside = Match(8, 20, 98, 110, 13)
-    elsewhere = Match(70, 80, 10, 20, 11)
-    got = merged([inside, elsewhere], [passage])
-    assert got == [Match(8, 50, 98, 140, 43, "reworded"), elsewhere]
-    # A passage its exact fragments cover (90%) is the verbatim copy they are, and ends
-    # where they end on both sides (not at the end of the sentences its seeds are in).
-    whole = Match(10, 48, 100, 138, 37)
-    assert merged([whole], [passage]) == [whole]
-
-
 def test_check_command_says_how_each_fragment_was_copied(tmp_path: Path) -> None:
     """JSON: every fragment's `how` and the document's `reworded_ratio`; text: the reworded
     share; `--exact-only`: verbatim fragments alone, no reworded share."""
@@ -196,13 +182,56 @@ def test_check_command_says_how_each_fragment_was_copied(tmp_path: Path) -> None
 
 def test_a_passage_ends_on_strong_seeds() -> None:
     """A seed weaker than min_edge_cosine (0.36 here: five features of nine shared) at a
-    passage's end is let go; inside a passage, or with the bound at 0, it stays."""
+    passage's end is let go; inside a passage, or with the bound at 0, it stays. Growing the
+    passage takes it back when ``grow_min_containment`` of its words are in the source
+    sentence beside the passage: five of nine pass at 0.5, not at the default 0.7."""
     query = _side([[1, 2, 3, 4, 5, 6, 7, 8, 70], [11, 12, 13, 14], [21, 22, 23, 24], [31, 32]])
     source = _side([[1, 2, 3, 4, 5, 9, 10, 15, 16], [11, 12, 13, 14], [21, 22, 23, 24], [41]])
-    ends = [(m.first, m.last) for m in align_sentences(query, source, SentenceRule(min_words=4))]
+    rule = SentenceRule(min_words=4)
+    ends = [(m.first, m.last) for m in align_sentences(query, source, rule)]
     assert ends == [(9, 16)]
-    kept = align_sentences(query, source, SentenceRule(min_words=4, min_edge_cosine=0.0))
+    kept = align_sentences(query, source, replace(rule, min_edge_cosine=0.0))
     assert [(m.first, m.last) for m in kept] == [(0, 16)]
+    grown = align_sentences(query, source, replace(rule, grow_min_containment=0.5))
+    assert [(m.first, m.last) for m in grown] == [(0, 16)]
+
+
+def test_one_long_sentence_that_keeps_most_words_of_another_is_a_passage() -> None:
+    """A single seed is a passage when both sentences are 20 words or more and it shares
+    half its features (cosine 0.5 too); the same seed of short sentences, or one sharing
+    fewer words, is not (one sentence that says the like)."""
+    own = [[500 + k for k in range(8)], [600 + k for k in range(8)]]
+    kept = list(range(1, 17))
+    query = _side([own[0], [*kept, 71, 72, 73, 74, 75, 76], own[1]])
+    source = _side([[800 + k for k in range(8)], [*kept, 81, 82, 83, 84], [900, 901, 902]])
+    found = align_sentences(query, source, SentenceRule())
+    # It ends on its last shared word (six unshared words after it: ``max_end_stretch``).
+    assert [(m.first, m.last, m.source_first, m.source_last) for m in found] == [(8, 23, 8, 27)]
+    short = _side([own[0], [1, 2, 3, 4, 5, 6, 71, 72], own[1]])
+    short_source = _side([[800 + k for k in range(8)], [1, 2, 3, 4, 5, 6, 81], [900, 901]])
+    assert align_sentences(short, short_source, SentenceRule(min_words=4)) == []
+    half = _side([own[0], [*range(1, 11), *range(71, 83)], own[1]])
+    assert align_sentences(half, source, SentenceRule()) == []
+    # The source's sentence copied as two, the second too short to seed: one passage over
+    # both (the second is taken back for its words being the source's).
+    split = _side([own[0], [*kept[:14], 71, 72, 73, 74, 75, 76], kept[14:], own[1]])
+    found = align_sentences(split, source, SentenceRule(min_words=4))
+    assert [(m.first, m.last) for m in found] == [(8, 29)]
+
+
+def test_a_passage_grows_by_a_neighbour_whose_words_are_the_sources() -> None:
+    """A copied sentence beside a passage that gave no seed (its words moved across the
+    sentence end by the rewording) joins the passage when 70% of its words are in the
+    source's passage and the sentence beyond it; the author's own sentence there does not."""
+    copied = [[1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16]]
+    changed = [21, 22, 23, 24, 25, 26, 27, 28, 29, 30]  # nine of ten in two source sentences
+    source = _side([[40, 41, 42], [21, 22, 23, 24, 25], *copied, [26, 27, 28, 29, 50, 51]])
+    query = _side([[60, 61, 62, 63], [*changed[:9], 99], *copied, [70, 71, 72, 73]])
+    rule = SentenceRule(min_words=4)
+    found = align_sentences(query, source, rule)
+    assert [(m.first, m.last) for m in found] == [(4, 25)]
+    own = _side([[60, 61, 62, 63], [80, 81, 82, 83, 84, 85, 86, 87, 88, 89], *copied, [70, 71]])
+    assert [(m.first, m.last) for m in align_sentences(own, source, rule)] == [(14, 25)]
 
 
 def test_a_passage_is_cut_at_a_stretch_with_no_evidence() -> None:

@@ -159,3 +159,31 @@ def test_a_pasted_paragraph_amid_reworded_ones_counts_as_verbatim(tmp_path: Path
     assert f"[copied, reworded, {share} of it verbatim]" in text
     html = CliRunner().invoke(cli, ["check", *args, "--lang", "zh", "-f", "html"]).stdout
     assert f"改写，其中 {share} 原文照抄" in html
+
+
+def test_a_stock_phrase_shared_alone_is_no_copy(tmp_path: Path) -> None:
+    """Two essays on different subjects end on the same line of ten words (a department's
+    address): not reported by default, reported by ``--exact-only`` (every verbatim run);
+    a copied sentence of twenty words is reported either way."""
+    address = (
+        "Department of History, 1200 University Avenue, Springfield, Illinois 62704, United States"
+    )
+    sentence = (
+        "The committee met twice in the winter of that year and agreed that the old mill "
+        "should be restored before the river flooded it again."
+    )
+    own_a = text_of(sentences(3, 6)) + "\n\n"
+    own_b = text_of(sentences(4, 6)) + "\n\n"
+    source = tmp_path / "source.txt"
+    source.write_text(text_of(sentences(5, 6)) + "\n\n" + sentence + "\n\n" + address + "\n")
+    stock = tmp_path / "stock.txt"
+    stock.write_text(own_a + address + "\n", encoding="utf-8")
+    copied = tmp_path / "copied.txt"
+    copied.write_text(own_b + sentence + "\n", encoding="utf-8")
+    default = _check([str(stock), str(copied), "--against", str(source)])
+    exact = _check([str(stock), str(copied), "--against", str(source), "--exact-only"])
+    assert default["stock.txt"]["fragments"] == []
+    assert [f["how"] for f in exact["stock.txt"]["fragments"]] == ["verbatim"]
+    for found in (default, exact):
+        (fragment,) = found["copied.txt"]["fragments"]
+        assert fragment["text"].startswith("The committee") and fragment["how"] == "verbatim"

@@ -438,6 +438,43 @@ def test_markdown_lines_match_python(text: str) -> None:
     assert len(starts) == 8 * (text.count("\n") + 1)
 
 
+# Lines shaped as YAML, and lines that are not (prose, a fence, a URL, an unclosed quote).
+_YAML_LINES = [
+    "title: x", "key:", "'k': v", '"o:t": v', "- item", "-", "  indented", "\t- x", "# note",
+    "", " ", "标题: 中", "_k: v", "9: v", "k:\tv",
+]  # fmt: skip
+_NOT_YAML = ["a:b", "http://x", "Two words: x", "```", "'open", "-x", "<div>", ":", "Prose."]
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.sampled_from(_YAML_LINES), max_size=8),
+    st.none() | st.tuples(st.integers(0, 8), st.sampled_from(_NOT_YAML)),
+    st.sampled_from(["---", "--- ", "...", "", "----"]),
+    _MARKDOWN,
+)
+def test_markdown_front_matter_matches_python(
+    lines: list[str], breaker: tuple[int, str] | None, closing: str, body: str
+) -> None:
+    """A first ``---``, lines shaped as YAML or one that is not, a closing line or none:
+    natively, the same front matter (or none) as the twin reads."""
+    if breaker is not None:
+        lines.insert(breaker[0], breaker[1])
+    text = "\n".join(["---", *lines, closing, body])
+
+    def decode(reference: str) -> str:
+        return reference
+
+    def defined(label: str) -> bool:
+        return False
+
+    assert native.speedups is not None
+    assert native.speedups.markdown_lines(text, decode, defined) == markdown_lines_python(
+        text, decode, defined
+    )
+
+
 @needs_native
 @pytest.mark.parametrize("opener,closer", [
     ("`", "`"), ("``", "``"), ("[^", "]"), ("][", "]"), ("{{", "}}"), ("{%", "%}"),

@@ -446,6 +446,23 @@ def test_a_few_whole_lines_copied_are_a_passage_under_min_words(tmp_path: Path) 
     assert scan_passages([str(tmp_path)], jobs=1).passages == ()
 
 
+def test_whole_lines_of_min_words_with_a_word_edited_are_a_passage(tmp_path: Path) -> None:
+    """Five lines of 25 words in all, a word inside edited: 24 words matched, too few for the
+    rule of 25, yet a copy of whole lines alike, judged on what it matched as any shorter copy
+    is (judged on its 25 words, it fell between the two rules and was no passage)."""
+    listed = [" ".join(_prose(940 + n, 5).split()) for n in range(5)]
+    lines = "\n".join(listed)
+    middle = listed[2].split()
+    edited = lines.replace(listed[2], " ".join([*middle[:2], "changed", *middle[3:]]))
+    a = f"{_prose(941, 150)}\n\n{lines}\n\n{_prose(942, 100)}"
+    b = f"{_prose(943, 150)}\n\n{edited}\n\n{_prose(944, 100)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert a[p.a.start_char : p.a.end_char] == lines
+    assert b[p.b.start_char : p.b.end_char] == edited
+
+
 def test_code_blocks_are_content_for_passages(tmp_path: Path) -> None:
     """A fenced code block, HTML inside it included, copied between two Markdown documents."""
     code = (

@@ -183,6 +183,79 @@ def test_container_titles_show_and_heading_anchors_do_not() -> None:
     ]  # fmt: skip
 
 
+def test_yaml_front_matter_shows_nothing() -> None:
+    """Front matter whose every line is shaped as YAML (keys, quoted keys, lists, a block
+    scalar's indented text, comments, blank lines; closed by ``---`` or ``...``) is no text."""
+    source = (
+        "---\ntitle: Getting started\n\"og:title\": 'Start'\ntags:\n  - guide\n- loose\n"
+        "# a comment\ndescription: |\n  Block text no reader sees.\n\nlayout:\n标题: 中文\n"
+        "---\n# Start\n\nBody.\n"
+    )
+    assert markdown_text(source).split("\n") == [""] * 13 + ["# Start", "", "Body.", ""]
+    assert markdown_text("---\ntitle: x\nsidebar: auto\n...\nBody.\n").split() == ["Body."]
+
+
+def test_a_block_with_prose_is_no_front_matter() -> None:
+    """A passage pasted into front matter, or a page that opens with a thematic break: a
+    block between ``---`` lines holding a line that is no YAML (prose, a fence, a URL) is
+    read as Markdown, as cmark-gfm renders it: the first ``---`` a thematic break, the other
+    the underline of a heading where prose stands above it."""
+    pasted = (
+        "---\ntitle: Plugins\nYou can also use a dynamic key based on the route:\n\n"
+        "```js\nkey: route => route.fullPath\n```\nsidebar: auto\n---\n\nBody.\n"
+    )
+    assert markdown_text(pasted).split("\n") == [
+        "", "title: Plugins", "You can also use a dynamic key based on the route:", "", "",
+        "key: route => route.fullPath", "", "## sidebar: auto", "", "", "Body.", "",
+    ]  # fmt: skip
+    assert _rendered_words(pasted, front_matter=False) == Counter(
+        w.lower() for w in _WORD.findall(markdown_text(pasted))
+    )
+    for line in ("See https://example.com", "```", "<div>", "Two words: here", "a:b"):
+        assert "title: x" in markdown_text(f"---\ntitle: x\n{line}\n---\n"), line
+
+
+def test_the_closing_delimiter_alone_opens_nothing() -> None:
+    """Front matter opens on the first line only, with ``---``: a ``---`` or ``...`` later
+    (the closing line of front matter cut above it, a thematic break) hides nothing, nor
+    does a first ``---`` that nothing closes."""
+    assert markdown_text("Intro.\n---\ntitle: x\n---\nBody.\n").split("\n") == [
+        "## Intro.", "", "## title: x", "", "Body.", "",
+    ]  # fmt: skip
+    assert markdown_text("...\ntitle: x\n---\nBody.\n").split("\n") == [
+        "...", "## title: x", "", "Body.", "",
+    ]  # fmt: skip
+    assert markdown_text("---\n\nA page that opens with a rule.\n").split() == [
+        "A", "page", "that", "opens", "with", "a", "rule.",
+    ]  # fmt: skip
+
+
+def test_a_passage_pasted_into_front_matter_is_found(tmp_path: Path) -> None:
+    """``compare --passages`` of a page with another whose front matter a part of it was
+    pasted into: the copy is found where it stands (hidden as front matter, it was not)."""
+    copy = [
+        "Provides legacy browsers support for the production build through",
+        "a plugin that compiles modern syntax down and adds the",
+        "polyfills the target browsers lack, so old browsers run it.",
+    ]
+    source = ["# Plugins", "", "Official plugins come first.", "", *copy, "", "## Community"]
+    host = ["---", "sidebar: auto", *copy, "sidebarDepth: 3", "---", "", "# Store", "",
+            "A store holds state."]  # fmt: skip
+    (tmp_path / "plugins.md").write_text("\n".join(source), encoding="utf-8")
+    (tmp_path / "store.md").write_text("\n".join(host), encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["compare", str(tmp_path / "plugins.md"), str(tmp_path / "store.md"), "--passages",
+              "-f", "json"],
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    spans = [(p["a"], p["b"]) for p in json.loads(result.stdout)["passages"]]
+    source_lines, host_lines = (5, 4 + len(copy)), (3, 2 + len(copy))
+    assert any(
+        _covered(a, source_lines) == len(copy) and _covered(b, host_lines) == len(copy)
+        for a, b in spans
+    ), spans
+
+
 def test_a_real_shaped_page_reads_as_cmark_gfm_renders_it() -> None:
     """A page in the Vue guide's shapes (HTML blocks around fences, fences in lists,
     containers): its words are cmark-gfm's, but for the anchors and container types that the
@@ -297,12 +370,14 @@ class _Text(HTMLParser):
             self.parts.append(data)
 
 
-def _rendered_words(source: str) -> Counter[str]:
+def _rendered_words(source: str, front_matter: bool = True) -> Counter[str]:
+    """cmark-gfm's words of ``source`` (``front_matter``: its front matter dropped first)."""
     cmarkgfm = pytest.importorskip("cmarkgfm")
     from cmarkgfm.cmark import Options
 
     # cmark-gfm knows no front matter: as every renderer that does, drop it first.
-    source = _FRONT_MATTER.sub(lambda m: "\n" * m.group().count("\n"), source, count=1)
+    if front_matter:
+        source = _FRONT_MATTER.sub(lambda m: "\n" * m.group().count("\n"), source, count=1)
     html = cmarkgfm.markdown_to_html_with_extensions(
         source, Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES,
         ["table", "strikethrough", "autolink", "tasklist"],
