@@ -15,7 +15,7 @@ method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) fi
 4. **Summaries** (their summary mode): a summary's sentences seed with sentences of the
    passages they condense, which lie further apart in the source than ``max_gap``. A block
    of the query whose sentences seed in the source's order over a stretch of it at least
-   ``summary_min_compression`` times as long is one passage, "summarised" (``_summaries``).
+   ``summary_min_compression`` times as long is one passage, "summarised" (``summaries``).
 
 ``merging`` puts a source's exact fragments and passages together (one copy, one fragment);
 ``bag_index.BagIndex`` proposes the sources a document shares many words with (a reworded copy keeps
@@ -26,7 +26,6 @@ Arrays in, ``fragments.Match`` out, as ``fragments.align``.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,7 +66,7 @@ class SentenceRule:
     # A passage's ends on each side are its first and last words found in the other side's
     # passage when the words outside them weigh this many words or more (``_on_shared_words``).
     max_end_stretch: float = 6.0
-    # Summaries (``_summaries``): a block of the query whose sentences seed, in order, with
+    # Summaries (``summaries``): a block of the query whose sentences seed, in order, with
     # sentences of a source stretch half as long again or longer (in words: rewording makes
     # a passage a few tenths longer or shorter at most, a summary leaves out a third or more
     # of what it condenses), however far apart they lie there (up to Sanchez-Perez et al.'s
@@ -91,6 +90,44 @@ class SentenceRule:
     summary_min_compression: float = 1.5
     summary_max_gap: int = 24
     summary_min_seeds: int = 3
+    # Summaries of a whole source (``summaries._of_documents``), chosen on PAN 2013's training
+    # corpus only (05 summaries against 01 no plagiarism, and 02 and 03, whose documents are
+    # on their sources' subjects). A block of 3 sentences or more, each with half its
+    # features in the source (summary sentences there: 9 in 10; others: 1 in 30), their mean
+    # 0.4 above the median of the rest of the document (summaries: 19 in 20; at 0.3, three
+    # pages on their source's subject in 01 once words are stems), alike to the source as a bag
+    # at 0.3 (summaries: 0.38 or more for 9 in 10), the only such block of the document (a
+    # summary: 224 in 232; 02 and 03 documents mostly have several) and at most half of it.
+    summary_of_documents: bool = True
+    summary_min_sentences: int = 3
+    summary_min_containment: float = 0.5
+    summary_min_lift: float = 0.4
+    summary_min_document_cosine: float = 0.3
+    # The source 2.5 times as long as the block or longer (summaries there: 2.9 times at
+    # least; a page on the subject of a short source, in no plagiarism: 2.1).
+    summary_min_document_compression: float = 2.5
+    # Spread over the source, as a reworded copy is not: the source sentences nearest 3 of its
+    # sentences or more (cosine 0.2, Dice 0.1: a summary sentence shares fewer words with any
+    # one source sentence than a reworded one) at most half of the source sentences from the
+    # first to the last of them (summaries: 0.4 or less for 9 in 10; copies in 03: 0.3 or
+    # more for 9 in 10), and no source stretch half as long again as the block holding more
+    # than 0.8 of its features that the source has (summaries found: 6 of 174 above; blocks
+    # found over 02 and 03 copies: 8 of 17).
+    summary_match_min_cosine: float = 0.2
+    summary_match_min_dice: float = 0.1
+    summary_min_matches: int = 3
+    summary_max_match_density: float = 0.5
+    summary_max_passage_share: float = 0.8
+    # What it condenses: the shortest stretch of the source holding 0.95 of its features
+    # found in the source; the whole source when that is 0.7 of it or more (a summary of a
+    # document draws on all of it, and PAN's cases are the whole source).
+    summary_stretch_share: float = 0.95
+    summary_whole_share: float = 0.7
+    # A copied passage of this many sentences in a block makes it no summary (a copy amid the
+    # author's own sentences on its subject); shorter copies are pieces of one (summaries
+    # copy a sentence or two here and there). 5 found 0.03-0.05 more plagdet on 05 and calls a
+    # copy of four sentences between sentences on its subject a summary.
+    summary_max_copy_sentences: int = 3
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -115,6 +152,20 @@ class SentenceRule:
             "summary_min_compression": self.summary_min_compression,
             "summary_max_gap_sentences": self.summary_max_gap,
             "summary_min_seed_sentences": self.summary_min_seeds,
+            "summary_of_documents": self.summary_of_documents,
+            "summary_min_sentences": self.summary_min_sentences,
+            "summary_min_sentence_containment": self.summary_min_containment,
+            "summary_min_containment_lift": self.summary_min_lift,
+            "summary_min_document_cosine": self.summary_min_document_cosine,
+            "summary_min_document_compression": self.summary_min_document_compression,
+            "summary_match_min_cosine": self.summary_match_min_cosine,
+            "summary_match_min_dice": self.summary_match_min_dice,
+            "summary_min_matched_sentences": self.summary_min_matches,
+            "summary_max_match_density": self.summary_max_match_density,
+            "summary_max_share_in_one_passage": self.summary_max_passage_share,
+            "summary_stretch_share": self.summary_stretch_share,
+            "summary_whole_source_share": self.summary_whole_share,
+            "summary_max_copied_sentences": self.summary_max_copy_sentences,
         }
 
 
@@ -251,7 +302,7 @@ class _Passage:
 def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match]:
     """The reworded passages of ``query`` found in ``source``, as ``Match`` rows over tokens
     (``matched``: the query tokens of the passage whose feature the source passage has), and
-    with ``rule.summaries`` the summaries of source stretches (``_summaries``)."""
+    with ``rule.summaries`` the summaries of source stretches (``summaries``)."""
     found, cosine, contained = seeds(query, source, rule)
     if not found.size:
         return []
@@ -288,7 +339,11 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
         if passage is not None:
             kept.append(passage)
     if rule.summaries:
-        kept = _summaries(query, source, spans, found, alike, kept, rule)
+        # Summaries build on the passages found here (``summaries``, the module above this
+        # one): imported when used, so that each module's imports point down.
+        from .summaries import summaries
+
+        kept = summaries(query, source, spans, found, alike, kept, rule)
     return [p.match for p in kept]
 
 
@@ -404,108 +459,6 @@ def _on_shared_words(
     if float(side.weights[end + 1 : last + 1].sum()) < stretch:
         end = last
     return start, end
-
-
-def _summaries(
-    query: Side, source: Side, spans: Spans, found: np.ndarray,
-    strength: dict[tuple[int, int], bool], kept: list[_Passage], rule: SentenceRule,
-) -> list[_Passage]:  # fmt: skip
-    """``kept`` with the summaries of ``query`` found in ``source`` (Sanchez-Perez et al.'s
-    summary mode, after the passages): a block of the query whose sentences (``min_density``
-    of them, ``summary_min_seeds`` at least) seed, in the same order, with sentences of a
-    source stretch ``summary_min_compression`` times as long, however far apart they lie there
-    (``summary_max_gap``). A passage about as long on both sides is a copy, not part of a
-    summary: its seeds are left out, and no summary overlaps it on either side (a copy with a
-    stray seed beside it is no summary). A passage whose source side is itself that much
-    longer is a piece of a summary that the ordinary gap found: a summary overlapping it takes
-    its place."""
-    copies = [p for p in kept if not _compressed(spans, p.qa, p.qb, p.sa, p.sb, rule)]
-    free = np.ones(len(found), dtype=bool)
-    for p in copies:
-        free &= (found[:, 0] < p.qa) | (found[:, 0] > p.qb)
-        free &= (found[:, 1] < p.sa) | (found[:, 1] > p.sb)
-    summaries: list[_Passage] = []
-    for chain in _ordered_chains(found[free], rule):
-        chain = _strong_ends(chain, strength, rule)
-        if not len(chain):
-            continue
-        qa, qb = int(chain[0, 0]), int(chain[-1, 0])
-        sa, sb = int(chain[0, 1]), int(chain[-1, 1])
-        if len(chain) < max(rule.summary_min_seeds, rule.min_density * (qb - qa + 1)):
-            continue
-        if any(p.qa <= qb and p.qb >= qa or p.sa <= sb and p.sb >= sa for p in copies):
-            continue
-        if not _compressed(spans, qa, qb, sa, sb, rule):
-            continue
-        passage = _validated(query, source, spans, (qa, qb, sa, sb), rule, "summarised")
-        if passage is not None:
-            summaries.append(passage)
-    pieces = [
-        p for p in kept
-        if not any(s.qa <= p.qb and s.qb >= p.qa for s in summaries)
-    ]  # fmt: skip
-    return sorted(pieces + summaries, key=lambda p: (p.qa, p.sa))
-
-
-def _compressed(spans: Spans, qa: int, qb: int, sa: int, sb: int, rule: SentenceRule) -> bool:
-    """Whether source sentences ``sa..sb`` weigh ``summary_min_compression`` times query
-    sentences ``qa..qb``."""
-    first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
-    words = float(spans.query.weights[first : last + 1].sum())
-    source_words = float(spans.source.weights[source_first : source_last + 1].sum())
-    return source_words >= rule.summary_min_compression * words
-
-
-def _ordered_chains(found: np.ndarray, rule: SentenceRule) -> list[np.ndarray]:
-    """Seeds clustered with ``max_gap`` on the query side and ``summary_max_gap`` on the
-    source side; of each cluster the longest chain of seeds in the same order on both sides
-    (one seed a query sentence), cut where its seeds lie further apart than those gaps."""
-    chains = []
-    for cluster in passages(found, rule.max_gap, rule.summary_max_gap):
-        # Query order, and a query sentence's seeds from the last source sentence back: an
-        # increasing chain of source sentences then holds one seed per query sentence.
-        ordered = cluster[np.lexsort((-cluster[:, 1], cluster[:, 0]))]
-        chain = ordered[_increasing(ordered[:, 1])]
-        steps = np.diff(chain, axis=0)
-        cuts = (steps[:, 0] > rule.max_gap + 1) | (steps[:, 1] > rule.summary_max_gap + 1)
-        parts = np.split(chain, np.flatnonzero(cuts) + 1)
-        chains += [_nearest_ends(part, ordered) for part in parts]
-    return chains
-
-
-def _nearest_ends(chain: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """``chain`` ending, on both sides, on the seeds of its first and last query sentences
-    nearest the rest of it: a sentence the source says twice seeds with both, and the one
-    further away would stretch the summary over text it does not condense."""
-    if len(chain) < 2:
-        return chain
-    chain = chain.copy()
-    first = seeds[(seeds[:, 0] == chain[0, 0]) & (seeds[:, 1] < chain[1, 1])]
-    last = seeds[(seeds[:, 0] == chain[-1, 0]) & (seeds[:, 1] > chain[-2, 1])]
-    chain[0, 1], chain[-1, 1] = first[:, 1].max(), last[:, 1].min()
-    return chain
-
-
-def _increasing(values: np.ndarray) -> np.ndarray:
-    """The positions of a longest strictly increasing subsequence of ``values``."""
-    tails: list[int] = []  # per length, the position of the smallest last value
-    before = np.full(values.size, -1, dtype=np.int64)
-    ends: list[int] = []
-    for k, v in enumerate(values.tolist()):
-        at = bisect_left(ends, v)
-        if at:
-            before[k] = tails[at - 1]
-        if at == len(ends):
-            ends.append(v)
-            tails.append(k)
-        else:
-            ends[at], tails[at] = v, k
-    out = []
-    k = tails[-1] if tails else -1
-    while k >= 0:
-        out.append(k)
-        k = int(before[k])
-    return np.array(out[::-1], dtype=np.int64)
 
 
 def _evidenced(

@@ -65,7 +65,8 @@ if TYPE_CHECKING:
 # 8: reworded passages: words by their stems, one long seed alone, passages grown by
 #    neighbouring sentences whose words are the other side's, pieces of one copy joined, a
 #    short verbatim fragment standing alone (a stock phrase) left out
-CHECK_VERSION = "simdup-check/8"
+# 9: summaries of a whole source found by document-level evidence (``summaries``)
+CHECK_VERSION = "simdup-check/9"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100

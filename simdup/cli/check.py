@@ -70,8 +70,10 @@ What counts:
           between two matched runs (verbatim); or sentences whose words
           were reordered, swapped or dropped, found as bags of words
           (reworded), or that condense, in its order, a stretch of the
-          source at least half as long again (summarised; --exact-only
-          leaves both out); with --semantic, also
+          source at least half as long again, or that draw nearly all
+          their words from all over one source as no other part of the
+          document does (summarised; --exact-only leaves both out);
+          with --semantic, also
           passages whose sentences mean what the source's say, in other
           words or another language (translated, paraphrased)
   ends    a fragment starts and ends on copied words: a reworded
