@@ -28,6 +28,16 @@ def document_parts(
     hashes: object, weights: object, markup_hashes: object, sketch_size: int, perms: int, /
 ) -> tuple[int, bytes, bytes]: ...
 def bottom_k_jaccard_pairs(sketches: list[bytes], i: object, j: object, k: int, /) -> bytes: ...
+def edit_window_pairs(
+    pivots: object,
+    prefix: object,
+    docs: object,
+    histograms: object,
+    by_length: object,
+    first: int,
+    stop: int,
+    /,
+) -> tuple[bytes, bytes]: ...
 def table_pairs(
     unique: object, key_masks: object, earlier_masks: object, threshold: int, /
 ) -> tuple[bytes, bytes, bytes] | None: ...
