@@ -70,15 +70,21 @@ def edit_similarity(a: str, b: str) -> float:
     return float(Levenshtein.normalized_similarity(a, b))
 
 
-def edit_similarities(a: list[str], b: list[str]) -> np.ndarray:
-    """``edit_similarity(a[n], b[n])`` for each ``n`` (float64), on every core."""
+def edit_similarities(a: list[str], b: list[str], at_least: float = 0.0) -> np.ndarray:
+    """``edit_similarity(a[n], b[n])`` for each ``n`` (float64), on every core; 0.0 for a
+    pair below ``at_least`` (rapidfuzz then stops early on it)."""
     if not a:
         return np.empty(0, dtype=np.float64)
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
     out = process.cpdist(
-        a, b, scorer=Levenshtein.normalized_similarity, workers=-1, dtype=np.float64
+        a,
+        b,
+        scorer=Levenshtein.normalized_similarity,
+        workers=-1,
+        dtype=np.float64,
+        score_cutoff=at_least or None,
     )
     return np.asarray(out, dtype=np.float64)
 
@@ -142,7 +148,8 @@ def _qgrams(texts: list[str], q: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 # Candidate slots (a pivot and a prefix entry under one q-gram, near in position) looked at in
 # one step: memory stays bounded when many short texts share their q-grams.
-_SLOTS_AT_ONCE = 1 << 24
+_SLOTS_AT_ONCE = 1 << 22  # ~0.5 GB of arrays in window_pairs_python
+_NATIVE_SLOTS_AT_ONCE = 1 << 24  # natively only the pairs kept take memory
 _GRAM_ID_BITS = 22  # q-grams are told apart by 22 bits of their hash: a clash adds candidates
 HISTOGRAM_BINS = 32  # characters counted by code modulo 32: the bag-distance bound
 
@@ -348,7 +355,8 @@ def _candidate_blocks(
     while first < count.size:
         # The pivots whose slots fit in one step (at least one pivot).
         base = int(ends[first] - count[first])
-        stop = max(int(np.searchsorted(ends, base + _SLOTS_AT_ONCE, side="right")), first + 1)
+        at_once = _NATIVE_SLOTS_AT_ONCE if speedups is not None else _SLOTS_AT_ONCE
+        stop = max(int(np.searchsorted(ends, base + at_once, side="right")), first + 1)
         i, j = window_pairs(sig, first, stop)
         pair = np.unique(i * len(texts) + j)
         yield _Block(pair // len(texts), pair % len(texts), int(ends[stop - 1]), total)
@@ -396,6 +404,9 @@ def join(
         told(_SETUP_SHARE * step // _SETUP_STEPS)
 
     rest = _PROGRESS_TOTAL - _SETUP_SHARE
+    # Pairs below this are 0.0 (rapidfuzz stops early on them); two similarities of texts
+    # under 10^4 characters differ by more than 10^-8, so none at the threshold is lost.
+    cutoff = max(threshold - 1e-9, 0.0)
     told(0)
     before = 0
     for i, j, done, total in _candidate_blocks(texts, threshold, setup=built):
@@ -403,7 +414,7 @@ def join(
         parts = []
         for start in range(0, int(i.size), step):
             ii, jj = i[start : start + step].tolist(), j[start : start + step].tolist()
-            parts.append(edit_similarities([texts[k] for k in ii], [texts[k] for k in jj]))
+            parts.append(edit_similarities([texts[k] for k in ii], [texts[k] for k in jj], cutoff))
             # The block's pair slots, in proportion to its pairs compared.
             slots = before + (done - before) * (start + len(ii)) // int(i.size)
             told(_SETUP_SHARE + rest * slots // max(total, 1))
