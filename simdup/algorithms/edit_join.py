@@ -70,23 +70,38 @@ def edit_similarity(a: str, b: str) -> float:
     return float(Levenshtein.normalized_similarity(a, b))
 
 
-def edit_similarities(a: list[str], b: list[str], at_least: float = 0.0) -> np.ndarray:
-    """``edit_similarity(a[n], b[n])`` for each ``n`` (float64), on every core; 0.0 for a
-    pair below ``at_least`` (rapidfuzz then stops early on it)."""
+def edit_similarities(a: list[str], b: list[str]) -> np.ndarray:
+    """``edit_similarity(a[n], b[n])`` for each ``n`` (float64), on every core."""
     if not a:
         return np.empty(0, dtype=np.float64)
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
     out = process.cpdist(
-        a,
-        b,
-        scorer=Levenshtein.normalized_similarity,
-        workers=-1,
-        dtype=np.float64,
-        score_cutoff=at_least or None,
+        a, b, scorer=Levenshtein.normalized_similarity, workers=-1, dtype=np.float64
     )
     return np.asarray(out, dtype=np.float64)
+
+
+def _similarities_near(a: list[str], b: list[str], threshold: float) -> np.ndarray:
+    """``edit_similarities(a, b)`` where it reaches ``threshold``, less elsewhere: the distance
+    is computed with an integer cutoff (the most edits any of the pairs may take), so
+    rapidfuzz stops early on a pair beyond it (its similarity cutoff, a float, drops some
+    pairs exactly at the threshold)."""
+    if not a:
+        return np.empty(0, dtype=np.float64)
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    longer = np.maximum(np.fromiter(map(len, a), np.int64, len(a)),
+                        np.fromiter(map(len, b), np.int64, len(b)))  # fmt: skip
+    most = int(np.floor((1.0 - threshold) * int(longer.max()) + 1e-9))
+    distance = process.cpdist(
+        a, b, scorer=Levenshtein.distance, score_cutoff=most, workers=-1, dtype=np.int64
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        similarity = 1.0 - np.asarray(distance, dtype=np.float64) / longer
+    return np.where(longer == 0, 1.0, similarity)
 
 
 _BIGRAM_SEED = np.uint64(0x62696772616D7321)  # "bigrams!": never a word's hash
@@ -404,9 +419,6 @@ def join(
         told(_SETUP_SHARE * step // _SETUP_STEPS)
 
     rest = _PROGRESS_TOTAL - _SETUP_SHARE
-    # Pairs below this are 0.0 (rapidfuzz stops early on them); two similarities of texts
-    # under 10^4 characters differ by more than 10^-8, so none at the threshold is lost.
-    cutoff = max(threshold - 1e-9, 0.0)
     told(0)
     before = 0
     for i, j, done, total in _candidate_blocks(texts, threshold, setup=built):
@@ -414,7 +426,8 @@ def join(
         parts = []
         for start in range(0, int(i.size), step):
             ii, jj = i[start : start + step].tolist(), j[start : start + step].tolist()
-            parts.append(edit_similarities([texts[k] for k in ii], [texts[k] for k in jj], cutoff))
+            left, right = [texts[k] for k in ii], [texts[k] for k in jj]
+            parts.append(_similarities_near(left, right, threshold))
             # The block's pair slots, in proportion to its pairs compared.
             slots = before + (done - before) * (start + len(ii)) // int(i.size)
             told(_SETUP_SHARE + rest * slots // max(total, 1))
