@@ -166,6 +166,7 @@ def _qgrams(texts: list[str], q: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
 _SLOTS_AT_ONCE = 1 << 22  # ~0.5 GB of arrays in window_pairs_python
 _NATIVE_SLOTS_AT_ONCE = 1 << 24  # natively only the pairs kept take memory
 _GRAM_ID_BITS = 22  # q-grams are told apart by 22 bits of their hash: a clash adds candidates
+_NATIVE_SPAN = 1 << 10  # speedups.edit_prefixes packs a key (id, position) in 32 bits
 HISTOGRAM_BINS = 32  # characters counted by code modulo 32: the bag-distance bound
 
 
@@ -206,7 +207,7 @@ class _Block(NamedTuple):
 class Signatures(NamedTuple):
     """What the candidate step reads (see the module docstring), as int64 tables:
 
-    ``pivots`` (doc, key, low, high): each pivot, its key (q-gram rank, then position) and the
+    ``pivots`` (doc, key, low, high): each pivot, its key (q-gram id, then position) and the
     window ``[low, high)`` of ``prefix`` within its text's most edits of its position;
     ``prefix`` (doc, key): every prefix entry, sorted by key; ``docs`` (rank of the last
     q-gram of the prefix, length) per text; ``histograms`` (uint16, ``HISTOGRAM_BINS`` per
@@ -220,6 +221,49 @@ class Signatures(NamedTuple):
     by_length: np.ndarray
 
 
+def prefixes_python(
+    texts: list[str], edits: np.ndarray, q: int, span: int, count_bits: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each text's prefix entries as ``(doc, key, last, length)`` rows and its pivots as
+    ``(doc, key)`` rows (int64), both sorted by key (stably: by text among equal keys), the key
+    ``id * span + position + max(edits) + 1`` of the q-gram, ``last`` and ``length`` those of
+    the text; and the rank of the last q-gram of each prefix (see the module docstring;
+    ``edits``: each text's most edits; a q-gram's rank is how often it occurs, capped at
+    ``count_bits`` bits, then its id). The reference implementation of
+    ``speedups.edit_prefixes``."""
+    n = len(texts)
+    doc, gram, position = _qgrams(texts, q)
+    # The global order: q-grams by how often they occur (rarest first, the count capped), then
+    # by id. Any fixed order keeps the filter exact; rarest first keeps its lists short.
+    gid = (gram >> np.uint64(64 - _GRAM_ID_BITS)).astype(np.int64)
+    del gram
+    occurs = np.bincount(gid)
+    rank = (np.minimum(occurs, (1 << count_bits) - 1)[gid] << _GRAM_ID_BITS) | gid
+    del occurs, gid
+    # The prefix: the first q * k + 1 q-grams of a text of k most edits in that order, and
+    # every other occurrence of its last q-gram (all the q-grams of the text up to a rank).
+    starts = np.searchsorted(doc, np.arange(n + 1))
+    doc_bits = max(n - 1, 1).bit_length()
+    if doc_bits + count_bits + _GRAM_ID_BITS <= 63:
+        ranks = np.sort((doc << (63 - doc_bits)) | rank)
+        last = ranks[starts[:-1] + q * edits] & ((1 << (63 - doc_bits)) - 1)
+        del ranks
+    else:
+        last = rank[np.lexsort((rank, doc))[starts[:-1] + q * edits]]
+    prefix = rank <= last[doc]
+    doc, rank, position = doc[prefix], rank[prefix], position[prefix]
+    del prefix
+    # Pivots: k + 1 disjoint q-grams of each prefix, leftmost first (each one taken rules out
+    # at most the q - 1 next positions, so q * k + 1 q-grams always hold k + 1 of them).
+    pivots = np.sort(_leftmost_disjoint(doc * span + position, doc, edits + 1, q, n))
+    # Keys group each q-gram's entries by position: any order of the q-grams would do.
+    key = (rank & ((1 << _GRAM_ID_BITS) - 1)) * span + position + int(edits.max()) + 1
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    prefix = np.stack((doc, key, last[doc], lengths[doc]), 1)[np.argsort(key, kind="stable")]
+    pivots = pivots[np.argsort(key[pivots], kind="stable")]
+    return prefix, np.stack((doc[pivots], key[pivots]), 1), last
+
+
 def signatures(
     texts: list[str], threshold: float, told: Callable[[int], None] | None = None
 ) -> Signatures:
@@ -228,43 +272,20 @@ def signatures(
     n = len(texts)
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
     q = gram_length(threshold, int(lengths.max()))
-    doc, gram, position = _qgrams(texts, q)
-    told(1)
-    # The global order: q-grams by how often they occur (rarest first, the count capped), then
-    # by id. Any fixed order keeps the filter exact; rarest first keeps its lists short.
-    gid = (gram >> np.uint64(64 - _GRAM_ID_BITS)).astype(np.int64)
-    del gram
-    occurs = np.bincount(gid)
-    doc_bits = max(n - 1, 1).bit_length()
-    count_bits = max(0, min(24, 63 - doc_bits - _GRAM_ID_BITS))
-    rank = (np.minimum(occurs, (1 << count_bits) - 1)[gid] << _GRAM_ID_BITS) | gid
-    del occurs, gid
-    # The prefix: the first q * k + 1 q-grams of a text of k most edits in that order, and
-    # every other occurrence of its last q-gram (all the q-grams of the text up to a rank).
     edits = max_edits(lengths, threshold)
-    starts = np.searchsorted(doc, np.arange(n + 1))
-    if count_bits:
-        ranks = np.sort((doc << (63 - doc_bits)) | rank)
-        last = ranks[starts[:-1] + q * edits] & ((1 << (63 - doc_bits)) - 1)
-        del ranks
-    else:  # 2^40 texts and more
-        last = rank[np.lexsort((rank, doc))[starts[:-1] + q * edits]]
-    told(2)
-    prefix = rank <= last[doc]
-    doc, rank, position = doc[prefix], rank[prefix], position[prefix]
-    del prefix
-    # Pivots: k + 1 disjoint q-grams of each prefix, leftmost first (each one taken rules out
-    # at most the q - 1 next positions, so q * k + 1 q-grams always hold k + 1 of them).
     span = int(lengths.max()) + q + 2 * int(edits.max()) + 2  # a window never leaves its rank
-    pivots = _leftmost_disjoint(doc * span + position, doc, edits + 1, q, n)
-    key = rank * span + position + int(edits.max()) + 1
-    del rank, position
-    pivots = pivots[np.argsort(key[pivots])]  # sorted needles: searchsorted walks forward
-    pivot_doc, pivot_key = doc[pivots], key[pivots]
-    order = np.argsort(key)
-    prefix_doc, prefix_key = doc[order], key[order]
-    del doc, key, order, pivots
+    # Ranks fit in 63 bits with the text's number above them (prefixes_python sorts by both).
+    count_bits = max(0, min(24, 63 - max(n - 1, 1).bit_length() - _GRAM_ID_BITS))
+    told(1)
+    if speedups is not None and span <= _NATIVE_SPAN and n < 1 << 31:
+        raw = speedups.edit_prefixes(texts, edits, q, span, count_bits)
+        prefix, pivots, last = (np.frombuffer(r, dtype=np.int64) for r in raw)
+        prefix, pivots = prefix.reshape(-1, 4), pivots.reshape(-1, 2)
+    else:
+        prefix, pivots, last = prefixes_python(texts, edits, q, span, count_bits)
     told(3)
+    pivot_doc, pivot_key = pivots[:, 0], pivots[:, 1]
+    prefix_key = np.ascontiguousarray(prefix[:, 1])
     # Each pivot pairs with the prefix entries of its q-gram within its text's most edits of
     # its position: a window of the sorted keys.
     reach = edits[pivot_doc]
@@ -282,7 +303,7 @@ def signatures(
     told(4)
     return Signatures(
         np.stack((pivot_doc, pivot_key, low, high), 1),
-        np.stack((prefix_doc, prefix_key, last[prefix_doc], lengths[prefix_doc]), 1),
+        prefix,
         np.stack((last, lengths), 1),
         histograms,
         by_length,

@@ -61,6 +61,7 @@ TWINS: dict[str, str] = {
     # the index
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
     # the edit join of short texts
+    "edit_prefixes": "simdup.algorithms.edit_join:prefixes_python",
     "edit_window_pairs": "simdup.algorithms.edit_join:window_pairs_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",

@@ -1170,3 +1170,43 @@ def test_edit_window_pairs_refuse_tables_that_do_not_fit() -> None:
     broken[0, 3] = len(sig.prefix) + 5
     with pytest.raises(ValueError, match="out of range"):
         native.speedups.edit_window_pairs(broken, *sig[1:], 0, 1)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.text(st.sampled_from("ab的c\U00020bb7"), max_size=40), min_size=1, max_size=30),
+    st.sampled_from([0.7, 0.8, 0.9, 1.0]),
+    st.integers(0, 24),
+)
+def test_edit_prefixes_match_python(texts: list[str], threshold: float, count_bits: int) -> None:
+    """The native prefixes and pivots of the edit join are the array operations' ones: the
+    same q-gram ids (marks, polynomial hash, mixed), the same last rank of each prefix (a
+    selection natively, a sort in numpy), the same leftmost disjoint pivots, in every string
+    width and with counts capped at any number of bits."""
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    q = edit_join.gram_length(threshold, int(lengths.max()))
+    edits = edit_join.max_edits(lengths, threshold)
+    span = int(lengths.max()) + q + 2 * int(edits.max()) + 2
+    got = native.speedups.edit_prefixes(texts, edits, q, span, count_bits)
+    want = native.twin("edit_prefixes")(texts, edits, q, span, count_bits)
+    for raw, rows in zip(got, want, strict=True):
+        assert np.frombuffer(raw, dtype=np.int64).tolist() == rows.ravel().tolist()
+
+
+@needs_native
+def test_edit_prefixes_refuse_what_does_not_fit() -> None:
+    """Edits a text is too short for, a span too small, or no list of str: a clear error."""
+    assert native.speedups is not None
+    edits = np.array([1, 0], dtype=np.int64)
+    with pytest.raises(ValueError, match="too short"):
+        native.speedups.edit_prefixes(["ab", "abc"], np.array([9, 0]), 3, 50, 8)
+    with pytest.raises(ValueError, match="span"):
+        native.speedups.edit_prefixes(["abcdefghij", "abc"], edits, 3, 5, 8)
+    with pytest.raises(TypeError, match="str"):
+        native.speedups.edit_prefixes(["abcdefghij", b"abc"], edits, 3, 50, 8)
+    with pytest.raises(ValueError, match="one int64"):
+        native.speedups.edit_prefixes(["abcdefghij"], edits, 3, 50, 8)
