@@ -412,11 +412,11 @@ def candidate_pairs(texts: list[str], threshold: float) -> tuple[np.ndarray, np.
 # Pairs compared between two calls of a join's ``progress``: ~0.1 s at 52,000 short rows.
 _PROGRESS_PAIRS = 1 << 15
 # A join's progress is told in thousandths: its index (``_SETUP_STEPS`` steps) takes the first
-# ``_SETUP_SHARE`` of them, its pairs the rest (measured at 50,000 English lines of 40-200
-# characters: the prefixes and pivots ~90% of the join's time, the candidates and their
-# verification the rest).
+# ``_SETUP_SHARE`` of them, its pairs the rest (measured at 103,000 English lines of 40-200
+# characters: the prefixes, pivots and windows ~2/3 of the join's time, the candidates and
+# their verification the rest).
 _SETUP_STEPS = 5
-_SETUP_SHARE = 900
+_SETUP_SHARE = 650
 _PROGRESS_TOTAL = 1000
 
 
