@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .algorithms.clustering import METHODS
+from .algorithms.edit_join import JOIN_VERSION
 from .algorithms.index import MAX_THRESHOLD
 from .errors import ConfigError
 from .params import FeatureParams
@@ -86,6 +87,7 @@ class ScanOptions:
             "min_similarity": self.min_similarity if self.verify else None,
             "min_length_ratio": self.min_length_ratio if self.verify else None,
             "min_edit_similarity": self.min_edit_similarity if self.verify else None,
+            "edit_join": JOIN_VERSION if self.verify else None,
             "cluster_method": self.cluster_method,
             "features": features,
             "max_size": self.discovery.max_size,

@@ -4,15 +4,41 @@ A short text (a review, a title, a list item) has too few words for a word set t
 it is compared by what the project's definition of a near-duplicate says: the edit similarity
 ``1 - lev(a, b) / max(len(a), len(b))`` of the two texts, computed exactly (rapidfuzz).
 
-Candidates come from a prefix filter on character bigrams (the q-gram lemma, Ukkonen 1992;
-Ed-Join, Xiao, Wang & Lin 2008), which is exact. Each text is padded with a mark at each end,
-so a text of ``n`` characters has ``n + 1`` bigrams; if ``lev(a, b) <= k`` the two share at
-least ``max(|a|, |b|) + 1 - 2k`` of them, counted with repeats. Each text's bigrams are put in
-one global order (rarest first, by how many texts hold them, then by value), and a text is
-indexed under the first ``2k + 1`` of them, ``k`` the most edits a partner may need. Two texts
-within ``k`` edits then share an indexed bigram: no pair at or above the threshold is missed
-(``tests/algorithms/test_edit_join.py`` checks it against every pair). Rarest first keeps the
-lists short: the bigrams that many texts share come last in each text's order.
+Candidates come from a pivotal prefix filter on positional q-grams (Deng, Li, Feng & Li 2014,
+after Ed-Join, Xiao, Wang & Lin 2008). Why no pair at or above the threshold is missed:
+
+* Two texts ``s`` and ``r`` reach the threshold only if ``lev(s, r) <= e``, ``e`` the pair's
+  most edits ``floor((1 - t) * max(|s|, |r|))``, and no more than ``k_s = max_edits(|s|)``
+  (the longest partner of ``s`` has ``|s| / t`` characters): so ``e <= min(k_s, k_r)``.
+* Each text is padded with ``q - 1`` marks at each end and cut into its ``n + q - 1``
+  q-grams, each with its position. All q-grams are put in one global order (how often they
+  occur, then a 22-bit id from their hash; q-grams that share an id are taken as one, which
+  can only add candidates). The *prefix* of ``s`` is its first ``q * k_s + 1`` q-grams in
+  that order and every other occurrence of the last of them: all its q-grams up to a rank
+  ``last(s)``. ``gram_length`` picks q so that every text has that many q-grams.
+* The *pivots* of ``s`` are ``k_s + 1`` q-grams of its prefix at positions ``q`` or more
+  apart (disjoint): taken leftmost first, each rules out at most the ``q - 1`` next
+  positions, so ``q * k_s + 1`` q-grams always hold them.
+* One edit touches at most one of a text's disjoint q-grams, so with ``e <= k_s`` edits at
+  least one pivot ``g`` of ``s`` comes through whole: ``r`` holds ``g`` at a position that
+  differs by at most ``e`` (only the edits before it move it). ``g`` ranks no later than
+  ``last(s)``; when ``last(r) >= last(s)``, ``g`` ranks no later than ``last(r)``, so it is in
+  the prefix of ``r``. Otherwise ``last(s) > last(r)`` and the same holds with ``s`` and ``r``
+  exchanged.
+* So every such pair has a pivot of one text in the prefix of the other, under the same
+  q-gram, at most ``e`` positions apart, the prefix of the pivot's text reaching no further
+  than the other's. The candidate step (``window_pairs_python``; ``speedups.edit_window_pairs``
+  natively) looks at exactly those pivot-prefix meetings, and keeps a pair when its lengths
+  allow the threshold and the bag distance (half the L1 distance of the two texts'
+  character histograms plus half their length difference, characters counted by code modulo
+  ``HISTOGRAM_BINS``; every edit changes it by at most one, merging characters only lowers
+  it) is at most ``e``: both are lower bounds of ``lev``, so no pair within ``e`` is dropped.
+
+No q-gram is left out however many texts hold it: a common q-gram makes long lists, but they
+are looked at within a window of positions and their pairs are cut by the bag distance before
+any is verified. ``tests/algorithms/test_edit_join.py`` checks the join against every pair on
+small alphabets (where every q-gram is common); ``benchmarks/edit_join.py`` against every pair
+of 10^5 English and Chinese lines.
 """
 
 from __future__ import annotations
@@ -27,8 +53,14 @@ import numpy as np
 from ..native import speedups
 from .minhash import _GOLDEN, mix64
 
+# The join's version, in a scan's settings (``ScanOptions.describe``): a remembered scan whose
+# join was another is joined again (its fingerprints are reused). Not ALGORITHM_VERSION: the
+# fingerprints and sketches are the same; only pairs the join used to miss are found.
+# 2: the pivotal prefix filter, exact at any scale (1: a q-gram in the prefixes of more than
+# max(128, n/512) texts was no key, issue 50).
+JOIN_VERSION = "edit-join/2"
+
 _CODE_BITS = 21  # Unicode code points fit in 21 bits: a bigram is two of them
-_GRAM_BITS = 2 * _CODE_BITS
 
 
 def edit_similarity(a: str, b: str) -> float:
@@ -49,6 +81,27 @@ def edit_similarities(a: list[str], b: list[str]) -> np.ndarray:
         a, b, scorer=Levenshtein.normalized_similarity, workers=-1, dtype=np.float64
     )
     return np.asarray(out, dtype=np.float64)
+
+
+def _similarities_near(a: list[str], b: list[str], threshold: float) -> np.ndarray:
+    """``edit_similarities(a, b)`` where it reaches ``threshold``, less elsewhere: the distance
+    is computed with an integer cutoff (the most edits any of the pairs may take), so
+    rapidfuzz stops early on a pair beyond it (its similarity cutoff, a float, drops some
+    pairs exactly at the threshold)."""
+    if not a:
+        return np.empty(0, dtype=np.float64)
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    longer = np.maximum(np.fromiter(map(len, a), np.int64, len(a)),
+                        np.fromiter(map(len, b), np.int64, len(b)))  # fmt: skip
+    most = int(np.floor((1.0 - threshold) * int(longer.max()) + 1e-9))
+    distance = process.cpdist(
+        a, b, scorer=Levenshtein.distance, score_cutoff=most, workers=-1, dtype=np.int64
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        similarity = 1.0 - np.asarray(distance, dtype=np.float64) / longer
+    return np.where(longer == 0, 1.0, similarity)
 
 
 _BIGRAM_SEED = np.uint64(0x62696772616D7321)  # "bigrams!": never a word's hash
@@ -84,72 +137,66 @@ def max_edits(length: np.ndarray, threshold: float) -> np.ndarray:
 
 
 def _qgrams(texts: list[str], q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each text's q-grams with repeats told apart: ``(doc, token)`` of every q-gram (``q - 1``
-    marks before and after each text: ``n + q - 1`` of them for ``n`` characters; equal q-grams
-    have equal values, and two different ones the same value only by a 64-bit hash collision,
-    which can only add a candidate), and each text's length."""
+    """Every q-gram of every text as ``(doc, gram, position)``, texts in order and each text's
+    q-grams by position (``q - 1`` marks before and after each text: ``n + q - 1`` of them for
+    ``n`` characters). Equal q-grams have equal values."""
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     pad = "\x00" * (q - 1)
     joined = pad + pad.join(texts) + pad if q > 1 else "".join(texts)
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    codes = codes.astype(np.uint64)
+    wide = codes.astype(np.uint64)
+    del codes
     count = lengths + q - 1
     # Texts and pads laid end to end: text t's q-grams start at each of ``count[t]`` places
     # from its pad before it, the last reading into the pad after it.
     total = int(count.sum())
-    gram = np.zeros(total, dtype=np.uint64)
+    gram = wide[:total].copy()
     with np.errstate(over="ignore"):
-        for offset in range(q):
-            gram = mix64(gram ^ codes[offset : offset + total])
+        for offset in range(1, q):
+            gram *= _GOLDEN  # odd: a polynomial hash modulo 2^64, mixed after
+            gram += wide[offset : offset + total]
+        gram = mix64(gram)
     doc = np.repeat(np.arange(len(texts), dtype=np.int64), count)
-    # The k-th repeat of a q-gram in a text is its own token (the lemma counts repeats).
-    order = np.lexsort((gram, doc))
-    gram, doc = gram[order], doc[order]
-    first = np.ones(gram.size, dtype=bool)
-    first[1:] = (gram[1:] != gram[:-1]) | (doc[1:] != doc[:-1])
-    run_start = np.maximum.accumulate(np.where(first, np.arange(gram.size), 0))
-    repeat = (np.arange(gram.size) - run_start).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        token = mix64(gram + repeat * _GOLDEN)
-    return doc, token, lengths
+    position = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    return doc, gram, position
 
 
-# Candidate pairs made (and verified) at a time: memory stays bounded when many short texts
-# share their rare bigrams (templates, lists of similar items).
-_PAIRS_AT_ONCE = 1 << 22
+# Candidate slots (a pivot and a prefix entry under one q-gram, near in position) looked at in
+# one step: memory stays bounded when many short texts share their q-grams.
+_SLOTS_AT_ONCE = 1 << 22  # ~0.5 GB of arrays in window_pairs_python
+_NATIVE_SLOTS_AT_ONCE = 1 << 24  # natively only the pairs kept take memory
+_GRAM_ID_BITS = 22  # q-grams are told apart by 22 bits of their hash: a clash adds candidates
+_NATIVE_SPAN = 1 << 10  # speedups.edit_prefixes packs a key (id, position) in 32 bits
+HISTOGRAM_BINS = 32  # characters counted by code modulo 32: the bag-distance bound
 
 
 MIN_THRESHOLD = 0.7  # below it the q-gram lemma bounds nothing for the shortest texts
 
 
-def gram_length(threshold: float) -> int:
-    """The q of the q-grams for ``threshold``: 3 from 0.8 (a text of n characters may then be
-    n / 4 edits from a partner, and n + 2 - 3n/4 > 0 of its trigrams are still shared), 2 from
-    ``MIN_THRESHOLD`` (0.43n edits: n + 1 - 0.86n > 0 bigrams shared)."""
+LONGEST_GRAM = 5  # longer q-grams are rarer, but make a longer prefix (measured below)
+
+
+def gram_length(threshold: float, longest: int) -> int:
+    """The q of the q-grams for ``threshold`` and texts of up to ``longest`` characters: the
+    largest q up to ``LONGEST_GRAM`` for which a text of any of those lengths, k edits at most
+    from a partner, has the q * k + 1 q-grams its prefix needs (``n + q - 1`` of them for ``n``
+    characters). At 0.9 that is 5 (k ~ n / 9), at 0.8 it is 3 (k ~ n / 4), from
+    ``MIN_THRESHOLD`` it is 2 (k ~ 0.43 n). Measured on 25,000 English lines at 0.9: q = 2, 3,
+    4, 5 look at 30, 6.2, 2.3 and 1.2 million pivot-prefix slots, the prefixes take ~10% longer
+    to build from 3 to 5."""
     if threshold < MIN_THRESHOLD:
         raise ValueError(f"an edit similarity threshold below {MIN_THRESHOLD}: {threshold}")
-    return 3 if threshold >= 0.8 else 2
-
-
-# A q-gram in the prefixes of more than ``crowd(n)`` of n texts is not a key. Rarest first, a
-# prefix holds such a q-gram only when its text has few rarer ones (a text made of the commonest
-# letters of a small alphabet, a template), and pairing every text under it would cost the
-# square of the crowd: the join stays near-linear at the price of exactness for such texts
-# alone (their copies of the same form are still found by ``join.verify.same_form_pairs``).
-# On 67,949 distinct lines of the benchmark set's documents a crowd of 128 loses no pair (64
-# loses 8%); it grows with the number of texts, as the counts of real q-grams do.
-CROWD = 128
-CROWD_SHARE = 512  # texts per unit of crowd above CROWD
-
-
-def crowd_limit(texts: int) -> int:
-    """The crowd above which a q-gram is no key, for a join of ``texts`` texts."""
-    return max(CROWD, texts // CROWD_SHARE)
+    length = np.arange(longest + 1, dtype=np.int64)
+    edits = max_edits(length, threshold)
+    for q in range(LONGEST_GRAM, 1, -1):
+        if np.all(q * edits + 1 <= length + q - 1):
+            return q
+    raise AssertionError("q = 2 fits every length from MIN_THRESHOLD")  # pragma: no cover
 
 
 class _Block(NamedTuple):
     """Candidate pairs ``(i, j)`` of one block, and how far the join is after it: ``done`` of
-    ``total`` pair slots (a pair under several q-grams takes several)."""
+    ``total`` candidate slots."""
 
     i: np.ndarray
     j: np.ndarray
@@ -157,82 +204,205 @@ class _Block(NamedTuple):
     total: int
 
 
+class Signatures(NamedTuple):
+    """What the candidate step reads (see the module docstring), as int64 tables:
+
+    ``pivots`` (doc, key, low, high): each pivot, its key (q-gram id, then position) and the
+    window ``[low, high)`` of ``prefix`` within its text's most edits of its position;
+    ``prefix`` (doc, key): every prefix entry, sorted by key; ``docs`` (rank of the last
+    q-gram of the prefix, length) per text; ``histograms`` (uint16, ``HISTOGRAM_BINS`` per
+    text); ``by_length`` (most edits of a pair whose longer text has this length, the
+    shortest partner that can reach the threshold) per length."""
+
+    pivots: np.ndarray
+    prefix: np.ndarray
+    docs: np.ndarray
+    histograms: np.ndarray
+    by_length: np.ndarray
+
+
+def prefixes_python(
+    texts: list[str], edits: np.ndarray, q: int, span: int, count_bits: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each text's prefix entries as ``(doc, key, last, length)`` rows and its pivots as
+    ``(doc, key)`` rows (int64), both sorted by key (stably: by text among equal keys), the key
+    ``id * span + position + max(edits) + 1`` of the q-gram, ``last`` and ``length`` those of
+    the text; and the rank of the last q-gram of each prefix (see the module docstring;
+    ``edits``: each text's most edits; a q-gram's rank is how often it occurs, capped at
+    ``count_bits`` bits, then its id). The reference implementation of
+    ``speedups.edit_prefixes``."""
+    n = len(texts)
+    doc, gram, position = _qgrams(texts, q)
+    # The global order: q-grams by how often they occur (rarest first, the count capped), then
+    # by id. Any fixed order keeps the filter exact; rarest first keeps its lists short.
+    gid = (gram >> np.uint64(64 - _GRAM_ID_BITS)).astype(np.int64)
+    del gram
+    occurs = np.bincount(gid)
+    rank = (np.minimum(occurs, (1 << count_bits) - 1)[gid] << _GRAM_ID_BITS) | gid
+    del occurs, gid
+    # The prefix: the first q * k + 1 q-grams of a text of k most edits in that order, and
+    # every other occurrence of its last q-gram (all the q-grams of the text up to a rank).
+    starts = np.searchsorted(doc, np.arange(n + 1))
+    doc_bits = max(n - 1, 1).bit_length()
+    if doc_bits + count_bits + _GRAM_ID_BITS <= 63:
+        ranks = np.sort((doc << (63 - doc_bits)) | rank)
+        last = ranks[starts[:-1] + q * edits] & ((1 << (63 - doc_bits)) - 1)
+        del ranks
+    else:
+        last = rank[np.lexsort((rank, doc))[starts[:-1] + q * edits]]
+    prefix = rank <= last[doc]
+    doc, rank, position = doc[prefix], rank[prefix], position[prefix]
+    del prefix
+    # Pivots: k + 1 disjoint q-grams of each prefix, leftmost first (each one taken rules out
+    # at most the q - 1 next positions, so q * k + 1 q-grams always hold k + 1 of them).
+    pivots = np.sort(_leftmost_disjoint(doc * span + position, doc, edits + 1, q, n))
+    # Keys group each q-gram's entries by position: any order of the q-grams would do.
+    key = (rank & ((1 << _GRAM_ID_BITS) - 1)) * span + position + int(edits.max()) + 1
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    prefix = np.stack((doc, key, last[doc], lengths[doc]), 1)[np.argsort(key, kind="stable")]
+    pivots = pivots[np.argsort(key[pivots], kind="stable")]
+    return prefix, np.stack((doc[pivots], key[pivots]), 1), last
+
+
+def signatures(
+    texts: list[str], threshold: float, told: Callable[[int], None] | None = None
+) -> Signatures:
+    """The prefixes and pivots of ``texts`` for an edit join at ``threshold``."""
+    told = told or (lambda step: None)
+    n = len(texts)
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
+    q = gram_length(threshold, int(lengths.max()))
+    edits = max_edits(lengths, threshold)
+    span = int(lengths.max()) + q + 2 * int(edits.max()) + 2  # a window never leaves its rank
+    # Ranks fit in 63 bits with the text's number above them (prefixes_python sorts by both).
+    count_bits = max(0, min(24, 63 - max(n - 1, 1).bit_length() - _GRAM_ID_BITS))
+    told(1)
+    if speedups is not None and span <= _NATIVE_SPAN and n < 1 << 31:
+        raw = speedups.edit_prefixes(texts, edits, q, span, count_bits)
+        prefix, pivots, last = (np.frombuffer(r, dtype=np.int64) for r in raw)
+        prefix, pivots = prefix.reshape(-1, 4), pivots.reshape(-1, 2)
+    else:
+        prefix, pivots, last = prefixes_python(texts, edits, q, span, count_bits)
+    told(3)
+    pivot_doc, pivot_key = pivots[:, 0], pivots[:, 1]
+    prefix_key = np.ascontiguousarray(prefix[:, 1])
+    # Each pivot pairs with the prefix entries of its q-gram within its text's most edits of
+    # its position: a window of the sorted keys.
+    reach = edits[pivot_doc]
+    low = np.searchsorted(prefix_key, pivot_key - reach)
+    high = np.searchsorted(prefix_key, pivot_key + reach, side="right")
+    # Each text's characters counted by code modulo HISTOGRAM_BINS (the bag-distance bound).
+    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    bins = np.repeat(np.arange(n, dtype=np.int64), lengths) * HISTOGRAM_BINS
+    bins += codes % HISTOGRAM_BINS
+    histograms = np.bincount(bins, minlength=n * HISTOGRAM_BINS).astype(np.uint16)
+    longest = np.arange(int(lengths.max()) + 1, dtype=np.int64)
+    by_length = np.stack(
+        (np.floor((1.0 - threshold) * longest + 1e-9), np.ceil(threshold * longest - 1e-9)), 1
+    ).astype(np.int64)
+    told(4)
+    return Signatures(
+        np.stack((pivot_doc, pivot_key, low, high), 1),
+        prefix,
+        np.stack((last, lengths), 1),
+        histograms,
+        by_length,
+    )
+
+
+def window_pairs_python(sig: Signatures, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate pairs ``(i, j)``, ``i < j``, of pivots ``first`` to ``stop`` (in order of
+    pivot, then of prefix entry; repeats kept): each pivot of a text ``s`` with each prefix
+    entry of a text ``r`` in its window, kept when ``r`` is not ``s``, the prefix of ``r``
+    reaches at least as far in the order as that of ``s`` (else the pivots of ``r`` meet the
+    prefix of ``s``), their lengths allow the threshold, the q-gram moved by no more than the
+    pair's most edits, and the bag distance of their histograms is within them too (the
+    reference implementation of ``speedups.edit_window_pairs``)."""
+    pivots = sig.pivots[first:stop]
+    count = pivots[:, 3] - pivots[:, 2]
+    left = np.repeat(np.arange(pivots.shape[0]), count)
+    entry = pivots[left, 2] + np.arange(left.size) - np.repeat(np.cumsum(count) - count, count)
+    s, r = pivots[left, 0], sig.prefix[entry, 0]
+    length_s, length_r = sig.docs[s, 1], sig.prefix[entry, 3]
+    longer = np.maximum(length_s, length_r)
+    edits = sig.by_length[longer, 0]
+    keep = (s != r) & (sig.prefix[entry, 2] >= sig.docs[s, 0])
+    keep &= np.minimum(length_s, length_r) >= sig.by_length[longer, 1]
+    keep &= np.abs(pivots[left, 1] - sig.prefix[entry, 1]) <= edits
+    s, r, edits = s[keep], r[keep], edits[keep]
+    bins = HISTOGRAM_BINS
+    hist = sig.histograms.reshape(-1, bins).astype(np.int64)
+    bag = np.zeros(s.size, dtype=np.int64)
+    for start in range(0, s.size, 1 << 20):
+        part = slice(start, start + (1 << 20))
+        bag[part] = np.abs(hist[s[part]] - hist[r[part]]).sum(1)
+    keep = bag + np.abs(sig.docs[s, 1] - sig.docs[r, 1]) <= 2 * edits
+    s, r = s[keep], r[keep]
+    return np.minimum(s, r), np.maximum(s, r)
+
+
+def _leftmost_disjoint(
+    place: np.ndarray, doc: np.ndarray, wanted: np.ndarray, q: int, texts: int
+) -> np.ndarray:
+    """Indexes into ``place`` (``doc * span + position``, sorted) of up to ``wanted[d]``
+    q-grams of each text ``d`` whose positions are at least ``q`` apart, leftmost first: one
+    round per pivot, every text at once."""
+    starts = np.searchsorted(doc, np.arange(texts + 1))
+    ends = starts[1:]
+    current = starts[:-1][starts[:-1] < ends]
+    active = doc[current]
+    taken = [current]
+    for round_ in range(1, int(wanted.max()) if wanted.size else 0):
+        keep = wanted[active] > round_
+        current = np.searchsorted(place, place[current[keep]] + q)
+        active = active[keep]
+        keep = current < ends[active]
+        current, active = current[keep], active[keep]
+        if not current.size:
+            break
+        taken.append(current)
+    return np.concatenate(taken)
+
+
+def window_pairs(sig: Signatures, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """``window_pairs_python``, natively when the extension is there."""
+    if speedups is not None:
+        i, j = speedups.edit_window_pairs(
+            sig.pivots, sig.prefix, sig.docs, sig.histograms, sig.by_length, first, stop
+        )
+        return np.frombuffer(i, dtype=np.int64), np.frombuffer(j, dtype=np.int64)
+    return window_pairs_python(sig, first, stop)
+
+
 def _candidate_blocks(
-    texts: list[str],
-    threshold: float,
-    q: int | None = None,
-    crowd: int | None = None,
-    setup: Callable[[int], None] | None = None,
+    texts: list[str], threshold: float, setup: Callable[[int], None] | None = None
 ) -> Iterator[_Block]:
     """Candidate pairs ``(i, j)``, ``i < j``, a block at a time (a pair may come in more
     than one block, never twice in one). ``setup(step)``: told of each of the
-    ``_SETUP_STEPS`` steps of the index built before the first block (seconds each at
-    10^5 texts)."""
+    ``_SETUP_STEPS`` steps of the index built before the first block."""
     if len(texts) < 2:
         return
     told = setup or (lambda step: None)
-    q = gram_length(threshold) if q is None else q
-    crowd = crowd_limit(len(texts)) if crowd is None else crowd
-    doc, token, lengths = _qgrams(texts, q)
-    told(1)
-    # Rarest first: how many texts hold each token, then the token itself.
-    _, where, held = np.unique(token, return_inverse=True, return_counts=True)
-    told(2)
-    order = np.lexsort((token, held[where], doc))
-    doc, token = doc[order], token[order]
-    del where, held, order
-    told(3)
-    position = np.arange(doc.size) - np.searchsorted(doc, doc)
-    prefix = position < q * max_edits(lengths, threshold)[doc] + 1
-    doc, token = doc[prefix], token[prefix]
-    # A token in the prefixes of more than ``crowd`` texts is no key (see ``crowd_limit``).
-    _, where, held = np.unique(token, return_inverse=True, return_counts=True)
-    rare = held[where] <= crowd
-    doc, token = doc[rare], token[rare]
-    del where, held, rare
-    told(4)
-    # Pairs under one token whose lengths allow the threshold: sorted by (token, length), each
-    # entry pairs with the entries after it under its token up to length / threshold.
-    length = lengths[doc]
-    order = np.lexsort((doc, length, token))
-    doc, token, length = doc[order], token[order], length[order]
-    told(_SETUP_STEPS)
-    if not doc.size:
-        return
-    group = np.concatenate(([0], np.cumsum(token[1:] != token[:-1])))
-    span = int(lengths.max()) + 2  # keys (group, length) as one integer
-    if threshold > 0:
-        longest = np.minimum(np.floor(length / threshold + 1e-9).astype(np.int64), span - 1)
-    else:
-        longest = np.full(length.size, span - 1, dtype=np.int64)
-    stop = np.searchsorted(group * span + length, group * span + longest, side="right")
-    count = stop - np.arange(doc.size) - 1
+    sig = signatures(texts, threshold, told)
+    count = sig.pivots[:, 3] - sig.pivots[:, 2]
     ends = np.cumsum(count)
-    first = 0
-    while first < doc.size:
-        # The entries whose pairs fit in one block (at least one entry).
+    told(_SETUP_STEPS)
+    first, total = 0, int(ends[-1]) if ends.size else 0
+    while first < count.size:
+        # The pivots whose slots fit in one step (at least one pivot).
         base = int(ends[first] - count[first])
-        last = max(int(np.searchsorted(ends, base + _PAIRS_AT_ONCE, side="right")), first + 1)
-        part = count[first:last]
-        if part.sum():
-            left = np.repeat(np.arange(first, last), part)
-            offset = np.arange(left.size) - np.repeat(np.cumsum(part) - part, part)
-            a, b = doc[left], doc[left + 1 + offset]
-            i, j = np.minimum(a, b), np.maximum(a, b)
-            keep = i != j
-            pair = np.unique(i[keep] * len(texts) + j[keep])
-            yield _Block(pair // len(texts), pair % len(texts), int(ends[last - 1]),
-                         int(ends[-1]))  # fmt: skip
-        first = last
+        at_once = _NATIVE_SLOTS_AT_ONCE if speedups is not None else _SLOTS_AT_ONCE
+        stop = max(int(np.searchsorted(ends, base + at_once, side="right")), first + 1)
+        i, j = window_pairs(sig, first, stop)
+        pair = np.unique(i * len(texts) + j)
+        yield _Block(pair // len(texts), pair % len(texts), int(ends[stop - 1]), total)
+        first = stop
 
 
-def candidate_pairs(
-    texts: list[str], threshold: float, crowd: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def candidate_pairs(texts: list[str], threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Every pair ``(i[n], j[n])``, ``i < j``, of ``texts`` that could have edit similarity
-    ``>= threshold`` (a superset of those that have, when no prefix q-gram is held by more
-    than ``crowd`` texts: see the module docstring), each once."""
-    blocks = list(_candidate_blocks(texts, threshold, crowd=crowd))
+    ``>= threshold`` (a superset of those that have: see the module docstring), each once."""
+    blocks = list(_candidate_blocks(texts, threshold))
     if not blocks:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     pair = np.unique(np.concatenate([b.i * len(texts) + b.j for b in blocks]))
@@ -242,22 +412,21 @@ def candidate_pairs(
 # Pairs compared between two calls of a join's ``progress``: ~0.1 s at 52,000 short rows.
 _PROGRESS_PAIRS = 1 << 15
 # A join's progress is told in thousandths: its index (``_SETUP_STEPS`` steps) takes the first
-# ``_SETUP_SHARE`` of them, its pairs the rest (measured at 52,000 rows of ~190 characters:
-# ~3/4 of the join's time, and its first block came only after it).
+# ``_SETUP_SHARE`` of them, its pairs the rest (measured at 103,000 English lines of 40-200
+# characters: the prefixes, pivots and windows ~2/3 of the join's time, the candidates and
+# their verification the rest).
 _SETUP_STEPS = 5
-_SETUP_SHARE = 700
+_SETUP_SHARE = 650
 _PROGRESS_TOTAL = 1000
 
 
 def join(
     texts: list[str],
     threshold: float,
-    crowd: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs ``(i, j, similarity)`` of ``texts`` whose edit similarity is
-    ``>= threshold``, ``i < j``, ordered by ``(i, j)`` (all of them while no prefix q-gram is
-    held by more than ``crowd`` texts; default ``crowd_limit``). ``progress(done, total)``
+    ``>= threshold``, ``i < j``, ordered by ``(i, j)``: all of them. ``progress(done, total)``
     is told how far the join is as it goes, in thousandths (``_PROGRESS_TOTAL``): its index
     built, then the candidate pairs compared."""
     found: list[np.ndarray] = []
@@ -273,12 +442,13 @@ def join(
     rest = _PROGRESS_TOTAL - _SETUP_SHARE
     told(0)
     before = 0
-    for i, j, done, total in _candidate_blocks(texts, threshold, crowd=crowd, setup=built):
+    for i, j, done, total in _candidate_blocks(texts, threshold, setup=built):
         step = _PROGRESS_PAIRS if progress is not None else max(int(i.size), 1)
         parts = []
         for start in range(0, int(i.size), step):
             ii, jj = i[start : start + step].tolist(), j[start : start + step].tolist()
-            parts.append(edit_similarities([texts[k] for k in ii], [texts[k] for k in jj]))
+            left, right = [texts[k] for k in ii], [texts[k] for k in jj]
+            parts.append(_similarities_near(left, right, threshold))
             # The block's pair slots, in proportion to its pairs compared.
             slots = before + (done - before) * (start + len(ii)) // int(i.size)
             told(_SETUP_SHARE + rest * slots // max(total, 1))

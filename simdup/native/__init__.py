@@ -60,6 +60,9 @@ TWINS: dict[str, str] = {
     "weighted_terms": "simdup.text.features:weighted_terms_python",
     # the index
     "table_pairs": "simdup.algorithms.index:_table_pairs_numpy",
+    # the edit join of short texts
+    "edit_prefixes": "simdup.algorithms.edit_join:prefixes_python",
+    "edit_window_pairs": "simdup.algorithms.edit_join:window_pairs_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
     "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",

@@ -28,6 +28,19 @@ def document_parts(
     hashes: object, weights: object, markup_hashes: object, sketch_size: int, perms: int, /
 ) -> tuple[int, bytes, bytes]: ...
 def bottom_k_jaccard_pairs(sketches: list[bytes], i: object, j: object, k: int, /) -> bytes: ...
+def edit_prefixes(
+    texts: list[str], edits: object, q: int, span: int, count_bits: int, /
+) -> tuple[bytes, bytes, bytes]: ...
+def edit_window_pairs(
+    pivots: object,
+    prefix: object,
+    docs: object,
+    histograms: object,
+    by_length: object,
+    first: int,
+    stop: int,
+    /,
+) -> tuple[bytes, bytes]: ...
 def table_pairs(
     unique: object, key_masks: object, earlier_masks: object, threshold: int, /
 ) -> tuple[bytes, bytes, bytes] | None: ...

@@ -185,5 +185,6 @@ extern SIMDUP_HIDDEN PyMethodDef simdup_markdown_methods[];  /* markdown.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_fragments_methods[]; /* fragments.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_tokens_methods[];    /* tokens.c */
 extern SIMDUP_HIDDEN PyMethodDef simdup_jsonl_methods[];     /* jsonl.c */
+extern SIMDUP_HIDDEN PyMethodDef simdup_editjoin_methods[];  /* editjoin.c */
 
 #endif /* SIMDUP_NATIVE_COMMON_H */

@@ -17,6 +17,8 @@
  *   tokens.c     fragment tokens, the k-gram probe of decon  simdup/text/tokens.py,
  *                                                            algorithms/containment.py
  *   jsonl.c      the text field of plain JSON lines          simdup/readers/rows.py
+ *   editjoin.c   the candidates of the edit join of short    simdup/algorithms/edit_join.py
+ *                texts
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
  */
 #include "common.h"
@@ -49,6 +51,7 @@ static const struct {
     {simdup_fragments_methods, NULL},
     {simdup_tokens_methods, NULL},
     {simdup_jsonl_methods, NULL},
+    {simdup_editjoin_methods, NULL},
 };
 
 #define N_TOPICS (sizeof topics / sizeof topics[0])

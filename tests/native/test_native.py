@@ -1127,3 +1127,86 @@ def test_winnow_matches_python(grams: list[int], w: int) -> None:
     assert got == native.twin("winnow")(kgrams, w).tolist()
     with pytest.raises(ValueError, match="w must be"):
         native.speedups.winnow(kgrams, 0)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.text(st.sampled_from("ab的c"), max_size=30), min_size=2, max_size=40),
+    st.sampled_from([0.7, 0.8, 0.9, 1.0]),
+    st.data(),
+)
+def test_edit_window_pairs_match_python(
+    texts: list[str], threshold: float, data: st.DataObject
+) -> None:
+    """The native candidate step of the edit join keeps the pairs the array operations keep,
+    in their order, for any run of pivots (small alphabets: long windows, many rejections by
+    length, position and bag distance)."""
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    sig = edit_join.signatures(texts, threshold)
+    first = data.draw(st.integers(0, len(sig.pivots)))
+    stop = data.draw(st.integers(first, len(sig.pivots)))
+    i, j = native.speedups.edit_window_pairs(*sig, first, stop)
+    want_i, want_j = native.twin("edit_window_pairs")(sig, first, stop)
+    assert np.frombuffer(i, dtype=np.int64).tolist() == want_i.tolist()
+    assert np.frombuffer(j, dtype=np.int64).tolist() == want_j.tolist()
+
+
+@needs_native
+def test_edit_window_pairs_refuse_tables_that_do_not_fit() -> None:
+    """A table of the wrong shape or an index out of range is a ValueError, never a read
+    past the memory the tables hold."""
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    sig = edit_join.signatures(["abcdefghij", "abcdefghik", "zzzz"], 0.9)
+    with pytest.raises(ValueError, match="Signatures"):
+        native.speedups.edit_window_pairs(sig.pivots[:, :3].copy(), *sig[1:], 0, 1)
+    with pytest.raises(ValueError, match="out of range"):
+        native.speedups.edit_window_pairs(*sig, 0, len(sig.pivots) + 1)
+    broken = sig.pivots.copy()
+    broken[0, 3] = len(sig.prefix) + 5
+    with pytest.raises(ValueError, match="out of range"):
+        native.speedups.edit_window_pairs(broken, *sig[1:], 0, 1)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.text(st.sampled_from("ab的c\U00020bb7"), max_size=40), min_size=1, max_size=30),
+    st.sampled_from([0.7, 0.8, 0.9, 1.0]),
+    st.integers(0, 24),
+)
+def test_edit_prefixes_match_python(texts: list[str], threshold: float, count_bits: int) -> None:
+    """The native prefixes and pivots of the edit join are the array operations' ones: the
+    same q-gram ids (marks, polynomial hash, mixed), the same last rank of each prefix (a
+    selection natively, a sort in numpy), the same leftmost disjoint pivots, in every string
+    width and with counts capped at any number of bits."""
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    q = edit_join.gram_length(threshold, int(lengths.max()))
+    edits = edit_join.max_edits(lengths, threshold)
+    span = int(lengths.max()) + q + 2 * int(edits.max()) + 2
+    got = native.speedups.edit_prefixes(texts, edits, q, span, count_bits)
+    want = native.twin("edit_prefixes")(texts, edits, q, span, count_bits)
+    for raw, rows in zip(got, want, strict=True):
+        assert np.frombuffer(raw, dtype=np.int64).tolist() == rows.ravel().tolist()
+
+
+@needs_native
+def test_edit_prefixes_refuse_what_does_not_fit() -> None:
+    """Edits a text is too short for, a span too small, or no list of str: a clear error."""
+    assert native.speedups is not None
+    edits = np.array([1, 0], dtype=np.int64)
+    with pytest.raises(ValueError, match="too short"):
+        native.speedups.edit_prefixes(["ab", "abc"], np.array([9, 0]), 3, 50, 8)
+    with pytest.raises(ValueError, match="span"):
+        native.speedups.edit_prefixes(["abcdefghij", "abc"], edits, 3, 5, 8)
+    with pytest.raises(TypeError, match="str"):
+        native.speedups.edit_prefixes(["abcdefghij", b"abc"], edits, 3, 50, 8)
+    with pytest.raises(ValueError, match="one int64"):
+        native.speedups.edit_prefixes(["abcdefghij"], edits, 3, 50, 8)

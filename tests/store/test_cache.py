@@ -215,6 +215,34 @@ def test_a_rescan_with_other_settings_reuses_records_but_joins_again(
     assert comparable(result) == comparable(plain([root], method=method, min_length_ratio=0.5))
 
 
+def test_a_scan_remembered_from_another_edit_join_is_joined_again(
+    tmp_path: Path, sample_corpus: Path, reads: list[str]
+) -> None:
+    """Issue 50: the edit join of short texts finds pairs its first version missed, with the
+    same fingerprints. A scan's settings name the join's version, so a scan remembered from
+    the old join reuses every record (no file opened) but is joined again."""
+    import simdup.options
+    from simdup.algorithms.edit_join import JOIN_VERSION
+
+    root = sample_copy(tmp_path, sample_corpus)
+    with pytest.MonkeyPatch.context() as old:
+        old.setattr(simdup.options, "JOIN_VERSION", "edit-join/1")
+        cached([root])
+    joined: list[int] = []
+    pairs = simdup.join.verify.Verifier.pairs
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        joined.append(1)
+        return pairs(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as counting:
+        counting.setattr(simdup.join.verify.Verifier, "pairs", counted)
+        reads.clear()
+        result, inner, _ = cached([root])
+    assert joined and inner.asked == [] and reads == []
+    assert result.settings["edit_join"] == JOIN_VERSION
+
+
 def test_only_content_skips_are_remembered(tmp_path: Path, sample_corpus: Path) -> None:
     """Binary (decode stage), nothing-to-judge (features stage: whitespace alone) and empty
     files are remembered like fingerprints (the scan after reads none of them); a file that
