@@ -2,7 +2,9 @@
 
 One SQLite database of kind ``decon`` (``store.database``: a ``meta`` table with the schema and
 algorithm versions; a database of another version is refused, never mixed): per item its id,
-where it comes from, and its tokens (folded hashes and character offsets, as arrays). The
+where it comes from, and its tokens (folded hashes and character offsets, as arrays); and in
+``meta`` the markup left out of them (``markup``: rows are read the same way, so a run with
+another setting is refused; a database without it holds items read as written). The
 tokens are what costs; the k-gram index is made from them when a run starts, so the
 containment settings (``--k``, ``--min-coverage``...) may differ from run to run. A database is
 written whole to a temporary file beside its path and moved into place when complete: a
