@@ -166,8 +166,6 @@ def strip_markup(
     return text
 
 
-
-
 # The marks of the markup each setting removes (``params.MARKUPS``; ``auto`` is a document's).
 MARKUP_MASKS = {
     "none": 0,
