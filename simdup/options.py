@@ -117,3 +117,10 @@ def resolve_options(
         features = replace(options.features, minhash_perms=options.minhash_perms)
         options = replace(options, features=features)
     return options
+
+
+def for_rows(options: ScanOptions) -> ScanOptions:
+    """``options`` for the rows of a dataset: ``auto`` markup is none (``FeatureParams.for_rows``:
+    a row is compared as written unless its markup is named)."""
+    features = options.features.for_rows()
+    return options if features is options.features else replace(options, features=features)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .errors import ConfigError
@@ -25,12 +25,20 @@ SHORT_TEXT_CHARS = 400
 
 WEIGHTINGS = ("tf", "logtf", "binary", "tfidf")
 
+# What markup a text's characters may hold, removed before it is compared: ``markdown`` (front
+# matter, HTML tags and comments, link targets and reference definitions; a bare URL stays in
+# the text and leaves the words that weigh), ``html`` (tags and comments), ``none`` (the text as
+# written). ``auto``: ``markdown`` for documents, ``none`` for the rows of a dataset: a row is a
+# string, and what looks like markup in it is often its content (``ref<T | null>(null)``, two
+# links to different places).
+MARKUPS = ("none", "markdown", "html")
+
 
 @dataclass(frozen=True)
 class FeatureParams:
     """How a text becomes weighted features and a fingerprint."""
 
-    markup: bool = True  # strip URLs, HTML tags, front matter before segmentation
+    markup: str = "auto"  # MARKUPS, or auto: markdown for documents, none for rows
     stopwords: bool = True  # drop the bundled stopword lists
     extra_stopwords: frozenset[str] = field(default_factory=frozenset)
     user_dict: str | None = None  # path of a jieba user dictionary
@@ -41,6 +49,12 @@ class FeatureParams:
     minhash_perms: int = 0  # MinHash signature length (0: not computed; --method minhash)
 
     def __post_init__(self) -> None:
+        if isinstance(self.markup, bool):  # the setting was a flag before it had three values
+            object.__setattr__(self, "markup", "markdown" if self.markup else "none")
+        if self.markup != "auto" and self.markup not in MARKUPS:
+            raise ConfigError(
+                f"unknown markup {self.markup!r} (choose from auto, {', '.join(MARKUPS)})"
+            )
         if self.weighting not in WEIGHTINGS:
             raise ConfigError(
                 f"unknown weighting {self.weighting!r} (choose from {', '.join(WEIGHTINGS)})"
@@ -52,9 +66,20 @@ class FeatureParams:
         if not 8 <= self.sketch_size <= 4096:
             raise ConfigError("sketch_size must be between 8 and 4096")
 
+    @property
+    def text_markup(self) -> str:
+        """The markup removed from a text: ``markup``, ``auto`` being ``markdown`` (a document's;
+        rows resolve it first, ``for_rows``)."""
+        return "markdown" if self.markup == "auto" else self.markup
+
+    def for_rows(self) -> FeatureParams:
+        """These parameters for the rows of a dataset: ``auto`` markup is ``none``."""
+        return replace(self, markup="none") if self.markup == "auto" else self
+
     def describe(self) -> dict[str, Any]:
         """Settings as reported in output (stopword additions as a count and digest)."""
         data = asdict(self)
+        data["markup"] = self.text_markup
         data["short_text_chars"] = SHORT_TEXT_CHARS
         extra = sorted(self.extra_stopwords)
         data["extra_stopwords"] = {
@@ -78,7 +103,21 @@ class FeatureParams:
         data["extra_stopwords"] = hashlib.sha256(extra.encode("utf-8", "surrogatepass")).hexdigest()
         data["user_dict"] = None if self.user_dict is None else _file_digest(self.user_dict)
         data["algorithm"] = ALGORITHM_VERSION
+        # markdown and none are keyed as the flag they were (True, False): the same fingerprints,
+        # so caches, indexes and stored fingerprints made before stay valid.
+        data["markup"] = LEGACY_MARKUP_KEYS.get(self.text_markup, self.text_markup)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+LEGACY_MARKUP_KEYS: dict[str, bool | str] = {"markdown": True, "none": False}
+
+
+def described_markup(stored: Any) -> Any:
+    """A ``markup`` setting as described now, from a description stored before it had three
+    values (True: ``markdown``, False: ``none``)."""
+    if isinstance(stored, bool):
+        return "markdown" if stored else "none"
+    return stored
 
 
 def _file_digest(path: str) -> str:

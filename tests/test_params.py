@@ -19,6 +19,7 @@ from simdup.params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams
         {"sketch_size": 5000},
         {"minhash_perms": 8},
         {"minhash_perms": 2048},
+        {"markup": "latex"},
     ],
 )
 def test_invalid_parameters_are_config_errors(bad: dict[str, object]) -> None:
@@ -47,6 +48,8 @@ def test_cache_key_ignores_the_segmenter_backend_only() -> None:
         FeatureParams(weighting="tf"),
         FeatureParams(stopwords=False),
         FeatureParams(markup=False),
+        FeatureParams(markup="none"),
+        FeatureParams(markup="html"),
         FeatureParams(ngram=2),
         FeatureParams(extra_stopwords=frozenset({"x"})),
     ):
@@ -97,3 +100,24 @@ def test_algorithm_version_names_the_fingerprint() -> None:
     """The algorithm version is a non-empty 'name/number' string."""
     name, _, number = ALGORITHM_VERSION.rpartition("/")
     assert name and number.isdigit()
+
+
+def test_markup_is_markdown_for_documents_and_none_for_rows() -> None:
+    """``auto`` markup is a document's (markdown) until rows resolve it (none); the flag it
+    was before still reads (True: markdown, False: none)."""
+    auto = FeatureParams()
+    assert auto.markup == "auto" and auto.text_markup == "markdown"
+    assert auto.describe()["markup"] == "markdown"
+    assert auto.for_rows().markup == "none" and auto.for_rows().describe()["markup"] == "none"
+    named = FeatureParams(markup="html")
+    assert named.for_rows() is named
+    assert FeatureParams(markup=True).markup == "markdown"  # type: ignore[arg-type]
+    assert FeatureParams(markup=False).markup == "none"  # type: ignore[arg-type]
+
+
+def test_markdown_and_none_keep_the_keys_of_the_flag_they_were() -> None:
+    """Caches, indexes and stored fingerprints made when markup was a flag stay valid: the
+    same fingerprints, the same key (markdown is True, none is False)."""
+    assert FeatureParams().cache_key() == FeatureParams(markup="markdown").cache_key()
+    keys = {FeatureParams(markup=m).cache_key() for m in ("none", "markdown", "html")}
+    assert len(keys) == 3

@@ -22,6 +22,7 @@ from ..engines.decon import hold_freed_heap
 from ..policy.exitcodes import decon_exit_code, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
 from .edge import ProgressBar, skipped_name, usage_errors
+from .options import MARKUP_OPTION, markup_setting
 from .output import check_not_scanned, check_output
 
 _DECON_CODES = exit_code_help(
@@ -52,6 +53,8 @@ token, so matching is exact. A row contains an item when at least
 (wherever the item sits in the row); an item shorter than k tokens must
 appear whole; one of fewer than --min-tokens tokens is not matched (listed
 in the report). Kept rows are copied byte for byte, as dedup writes them.
+Rows and items are read as written; --markup markdown or html leaves out
+the tokens of their markup (tags, link targets), offsets still in the row.
 
 {_DECON_CODES}""",
 )
@@ -130,6 +133,7 @@ in the report). Kept rows are copied byte for byte, as dedup writes them.
     default=None,
     help='Dotted path to a training row\'s id (default: its "id", else file#row).',
 )
+@MARKUP_OPTION
 @click.option(
     "-k",
     "--kgram",
@@ -201,7 +205,7 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
                 id_field=kw["eval_id_field"],
                 records=kw["eval_records"],
             )
-            evals = EvalIndex.build(found, rule)
+            evals = EvalIndex.build(found, rule, markup=markup_setting(kw))
             if kw["db"]:
                 from ..store.decon import save_evals
 
@@ -209,7 +213,7 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         else:
             from ..store.decon import load_evals
 
-            evals = load_evals(kw["db"], rule)
+            evals = load_evals(kw["db"], rule, markup=markup_setting(kw))
         rows = RowOptions(
             records=kw["records"], text_field=kw["text_field"], id_field=kw["id_field"]
         )

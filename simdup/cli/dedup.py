@@ -12,6 +12,7 @@ import click
 from ..algorithms.index import MAX_THRESHOLD
 from ..errors import ConfigError, MissingExtraError
 from ..options import resolve_options
+from ..params import FeatureParams
 from ..policy.exitcodes import ExitCode, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
 from ..records import SkippedFile
@@ -19,7 +20,7 @@ from ..rows.dedup import KEEP_POLICIES, keep_field
 from ..rows.files import dedup_files
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
 from .edge import ProgressBar, skipped_name, usage_errors
-from .options import verify_options
+from .options import MARKUP_OPTION, markup_setting, verify_options
 from .output import check_not_scanned, check_output
 
 
@@ -54,6 +55,11 @@ A row that is no document (not JSON, no text field) is not written and
 is listed in --removed; --annotate writes it too. A truncated or damaged
 input (a cut download) exits 3 and writes nothing unless --accept-damaged.
 An input that changes during the run exits 4; no partial output is left.
+
+\b
+A row is compared as written (case, width, punctuation and spacing
+folded; nothing dropped as markup): --markup markdown or html when the
+rows hold Markdown or HTML whose tags and link targets are not content.
 
 \b
 --spans removes repeated paragraphs, lines or runs of sentences instead of
@@ -110,6 +116,7 @@ is not written (--removed lists each cut and each such row).
     help="The input format (auto: by name, then first bytes); the output has the same.",
 )
 @click.option("--text-field", default="text", show_default=True, help="Dotted path to the text.")
+@MARKUP_OPTION
 @click.option(
     "--id-field",
     default=None,
@@ -178,7 +185,8 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             raise click.UsageError("--min-span-chars needs --spans")
         fields = ("threshold", "verify", "verify_radius", "min_similarity", "min_length_ratio",
                   "min_edit_similarity", "jobs")  # fmt: skip
-        options = resolve_options(None, {f: kw[f] for f in fields})
+        features = FeatureParams(markup=markup_setting(kw))
+        options = resolve_options(None, {"features": features, **{f: kw[f] for f in fields}})
         against = None
         if kw["against"]:
             check_not_scanned("--against", kw["against"], list(inputs))
@@ -260,6 +268,7 @@ def _spans_command(
         kw["output"],
         unit=kw["spans"],
         min_chars=kw["min_span_chars"],
+        markup=markup_setting(kw),
         rows=rows,
         removed=kw["removed"],
         annotate=kw["annotate"],

@@ -19,7 +19,7 @@ from ..options import (
     DEFAULT_VERIFY_RADIUS,
     ScanOptions,
 )
-from ..params import WEIGHTINGS, FeatureParams
+from ..params import MARKUPS, WEIGHTINGS, FeatureParams
 from ..passages.options import COMPARE_MIN_MATCH, PassageOptions
 from ..policy.exitcodes import exit_code_help
 from ..readers.discovery import DEFAULT_MAX_SIZE, DiscoveryOptions
@@ -69,6 +69,17 @@ def _apply(options: Sequence[Callable[[Any], Any]], f: Callable[..., Any]) -> Ca
     return f
 
 
+# What markup texts hold (FeatureParams.markup): one option for every command that reads texts.
+MARKUP_OPTION = click.option(
+    "--markup",
+    type=click.Choice(MARKUPS),
+    default=None,
+    help="What markup the texts hold, removed before they are compared: markdown (front "
+    "matter, HTML tags and comments, link targets), html (tags and comments), none (compared as "
+    "written). Default: markdown for files, none for rows of a dataset.",
+)
+
+
 def feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
@@ -90,9 +101,8 @@ def feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Term weights of the SimHash.",
         ),
-        click.option(
-            "--keep-markup", is_flag=True, help="Keep URLs, HTML tags and front matter as words."
-        ),
+        MARKUP_OPTION,
+        click.option("--keep-markup", is_flag=True, help="Same as --markup none."),
         click.option(
             "--segmenter",
             type=click.Choice(BACKENDS),
@@ -257,6 +267,20 @@ def passage_settings(kw: dict[str, Any], *, scan: bool = False) -> PassageOption
     return PassageOptions(**fields)
 
 
+def markup_setting(kw: dict[str, Any]) -> str:
+    """The ``--markup`` of a command (``--keep-markup``: none), else the default of what it
+    reads: none for rows (``--records``, ``dedup``, ``decon``), markdown for files."""
+    markup: str | None = kw.get("markup")
+    if kw.get("keep_markup"):
+        if markup not in (None, "none"):
+            raise click.UsageError(f"--keep-markup is --markup none: it does not go with "
+                                   f"--markup {markup}")  # fmt: skip
+        return "none"
+    if markup is not None:
+        return markup
+    return "none" if kw.get("records") else "markdown"
+
+
 def feature_params(kw: dict[str, Any]) -> FeatureParams:
     extra = (
         frozenset(read_stopword_file(kw["stopword_file"]))
@@ -264,7 +288,7 @@ def feature_params(kw: dict[str, Any]) -> FeatureParams:
         else frozenset()
     )
     return FeatureParams(
-        markup=not kw["keep_markup"],
+        markup=markup_setting(kw),
         stopwords=not kw["no_stopwords"],
         extra_stopwords=extra,
         user_dict=kw.get("user_dict"),

@@ -222,6 +222,11 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     simdup config); the command line wins.
     """
     kw = configured(ctx, paths, kw)
+    if kw["fingerprints"] and kw["markup"] is None and not kw["keep_markup"]:
+        # Stored fingerprints of rows were made as written, of files without their Markdown.
+        from ..distributed.fingerprints import stored_markup
+
+        kw["markup"] = stored_markup(kw["fingerprints"])
     all_paths = list(paths)
     if kw["files_from"]:
         all_paths += _read_files_from(kw["files_from"], kw["null"])

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..algorithms.containment import ContainmentRule, ItemIndex
+from ..errors import ConfigError
+from ..params import MARKUPS
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover
 from ..readers.rows import Row, RowOptions, format_by_name, read_records
 from ..records import SkippedFile
-from ..text.tokens import tokenize
+from ..text.tokens import text_tokens
 
 DEFAULT_MAX_SIZE = 64 << 20
 
@@ -89,9 +91,11 @@ class EvalIndex:
     """Evaluation items tokenised, and the index of their k-grams (``index``, made when first
     asked). ``items[n]`` is item ``n`` without its text; ``starts``/``ends`` are its tokens'
     character offsets; ``hashes`` their folded hashes. ``unindexed``: the items too short to
-    be matched (fewer than ``rule.min_tokens`` tokens), by number."""
+    be matched (fewer than ``rule.min_tokens`` tokens), by number. ``markup``: what markup
+    the items and the rows scanned for them hold (``params.MARKUPS``), its tokens left out."""
 
     rule: ContainmentRule
+    markup: str = "none"
     items: list[EvalItem] = field(default_factory=list)
     hashes: list[np.ndarray] = field(default_factory=list)
     starts: list[np.ndarray] = field(default_factory=list)
@@ -100,7 +104,7 @@ class EvalIndex:
     _index: ItemIndex | None = None
 
     def add(self, item: EvalItem) -> None:
-        tokens = tokenize(item.text)
+        tokens = text_tokens(item.text, self.markup)
         self.add_tokens(
             EvalItem(item.id, item.source, item.row, item.line, item.field, ""),
             tokens.hashes, tokens.starts.astype(np.int32), tokens.ends.astype(np.int32),
@@ -117,10 +121,17 @@ class EvalIndex:
 
     @classmethod
     def build(
-        cls, found: Iterable[EvalItem | SkippedFile], rule: ContainmentRule | None = None
+        cls,
+        found: Iterable[EvalItem | SkippedFile],
+        rule: ContainmentRule | None = None,
+        *,
+        markup: str = "none",
     ) -> EvalIndex:
-        """The index of the items ``found`` (``read_items``; skip records are kept)."""
-        made = cls(rule or ContainmentRule())
+        """The index of the items ``found`` (``read_items``; skip records are kept), read with
+        ``markup`` left out."""
+        if markup not in MARKUPS:
+            raise ConfigError(f"unknown markup {markup!r} (choose from {', '.join(MARKUPS)})")
+        made = cls(rule or ContainmentRule(), markup=markup)
         for item in found:
             if isinstance(item, SkippedFile):
                 made.skipped.append(item)

@@ -103,6 +103,7 @@ class DeconResult:
             "algorithm_version": ALGORITHM_VERSION,
             "containment": self.evals.rule.describe(),
             "tokens": "fragment tokens (CJK characters, words; folded)",
+            "markup": self.evals.markup,
             "exact": True,
             "records": rows_description(self.rows),
         }
@@ -188,7 +189,8 @@ def decontaminate(
     accept_damaged: bool = False,
 ) -> DeconResult:
     """Scan the rows of ``inputs`` (JSON Lines, CSV, TSV, compressed or not, or Parquet) for
-    the items of ``evals``; with ``output``, write the rows that contain none there in the
+    the items of ``evals`` (read with their markup left out, ``evals.markup``: so are the
+    rows); with ``output``, write the rows that contain none there in the
     inputs' format (``annotate``: every row, with ``contaminated`` and ``contains``)."""
     rows = rows or RowOptions()
     inputs = list(inputs)
@@ -208,7 +210,7 @@ def decontaminate(
             else:
                 yield found
 
-    for scanned in scan_rows(chunks(), index, rows, jobs=jobs):
+    for scanned in scan_rows(chunks(), index, rows, jobs=jobs, markup=evals.markup):
         _take(result, scanned)
         if progress is not None:
             progress(result.rows_read, 0)

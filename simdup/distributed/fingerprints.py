@@ -27,7 +27,7 @@ from ..__about__ import __version__
 from ..engines import Progress, Result, Sink, TextTask
 from ..errors import ConfigError
 from ..options import ScanOptions, resolve_options
-from ..params import ALGORITHM_VERSION, FeatureParams
+from ..params import ALGORITHM_VERSION, MARKUPS, FeatureParams, described_markup
 from ..readers.discovery import Discovery, DiscoveryOptions
 from ..records import FingerprintedDocument, ScanResult, SkippedFile, SourceFile
 from . import require_parquet
@@ -249,6 +249,21 @@ def check_metadata(
             f"{found.get(_META + 'params_readable')}): give the same options, or fingerprint the "
             "files again"
         )
+
+
+def stored_markup(directory: str | os.PathLike[str]) -> str | None:
+    """The markup setting the fingerprints in ``directory`` were made with (``none`` for the
+    rows of a dataset, ``markdown`` for files, unless named), None when it cannot be told:
+    reading them says why."""
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(_parts(os.fspath(directory))[0]).metadata or {}
+        described = json.loads(meta.get((_META + "params_readable").encode(), b"{}"))
+    except Exception:  # a missing extra, no part, a damaged file: read_fingerprints says
+        return None
+    markup = described_markup(described.get("markup"))
+    return markup if markup in MARKUPS else None
 
 
 def read_fingerprints(

@@ -19,7 +19,7 @@ import numpy as np
 from ..algorithms.containment import Containment, ItemIndex
 from ..readers.chunking import NoRow, RowChunk
 from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line, plain_jsonl_texts
-from ..text.tokens import row_token_hashes, tokenize
+from ..text.tokens import row_token_hashes, text_tokens
 from .local import default_jobs
 from .workerpool import WorkerState, chunks_in_order
 
@@ -72,17 +72,20 @@ class ChunkScan:
         return int(self.lines.size)
 
 
-_STATE: WorkerState[tuple[ItemIndex, RowOptions]] = WorkerState("looking for items in rows")
+_STATE: WorkerState[tuple[ItemIndex, RowOptions, str]] = WorkerState(
+    "looking for items in rows"
+)
 
 
-def init_decon_worker(index: ItemIndex, options: RowOptions) -> None:
-    """The item index and row options ``scan_chunk`` uses in this process."""
-    _STATE.set((index, options))
+def init_decon_worker(index: ItemIndex, options: RowOptions, markup: str = "none") -> None:
+    """The item index, row options and markup ``scan_chunk`` uses in this process."""
+    _STATE.set((index, options, markup))
 
 
-def items_in(text: str, index: ItemIndex) -> tuple[ItemInRow, ...]:
-    """The items of ``index`` that ``text`` contains, with their spans in its characters."""
-    tokens = tokenize(text)
+def items_in(text: str, index: ItemIndex, markup: str = "none") -> tuple[ItemInRow, ...]:
+    """The items of ``index`` that ``text`` contains, with their spans in its characters
+    (the tokens of its ``markup`` left out: ``text_tokens``)."""
+    tokens = text_tokens(text, markup)
     if len(tokens) == 0:
         return ()
     found: list[Containment] = index.contained(tokens.hashes)
@@ -105,7 +108,7 @@ def items_in(text: str, index: ItemIndex) -> tuple[ItemInRow, ...]:
 
 def scan_chunk(chunk: RowChunk) -> ChunkScan:
     """The chunk's rows scanned for items (in this process: a worker's, or the parent's)."""
-    index, options = _STATE.get()
+    index, options, markup = _STATE.get()
     found: list[RowFinding] = []
     skipped: list[tuple[int, str, str | None]] = []
     texts: list[tuple[int, str, str | None]] = []
@@ -136,12 +139,12 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
             text, ident, _ = item
         texts.append((offset, text, ident))
     try:
-        candidates = _candidates(texts, index)
+        candidates = _candidates(texts, index, markup)
     except Exception:  # a row the joined pass cannot take: every row is scanned on its own
         candidates = texts
     for offset, text, ident in candidates:
         try:
-            items = items_in(text, index)
+            items = items_in(text, index, markup)
             if items and offset in unread:
                 line = chunk.items[offset]
                 assert isinstance(line, bytes)
@@ -169,7 +172,7 @@ def _line(chunk: RowChunk, offset: int) -> int:
 
 
 def _candidates(
-    texts: list[tuple[int, str, str | None]], index: ItemIndex
+    texts: list[tuple[int, str, str | None]], index: ItemIndex, markup: str = "none"
 ) -> list[tuple[int, str, str | None]]:
     """The rows of ``texts`` that share a gram with some item, found for all of them at once
     (``row_token_hashes``: every row's token hashes in one call; ``rows_with_hits``: one probe
@@ -177,7 +180,12 @@ def _candidates(
     scanned one by one (``items_in``), which finds exactly what scanning every row would."""
     if not texts:
         return []
-    hashes, row_of = row_token_hashes([text for _, text, _ in texts])
+    if markup == "none":
+        hashes, row_of = row_token_hashes([text for _, text, _ in texts])
+    else:  # the tokens left once the markup is out: a k-gram can span a removed link target
+        found = [text_tokens(text, markup).hashes for _, text, _ in texts]
+        hashes = np.concatenate(found) if found else np.empty(0, np.uint64)
+        row_of = np.repeat(np.arange(len(found), dtype=np.int64), [h.size for h in found])
     return [texts[int(r)] for r in index.rows_with_hits(hashes, row_of).tolist()]
 
 
@@ -205,11 +213,17 @@ def _describe(chunk: RowChunk) -> str:
 
 
 def scan_rows(
-    chunks: Iterable[RowChunk], index: ItemIndex, options: RowOptions, *, jobs: int | None = None
+    chunks: Iterable[RowChunk],
+    index: ItemIndex,
+    options: RowOptions,
+    *,
+    jobs: int | None = None,
+    markup: str = "none",
 ) -> Iterator[ChunkScan]:
-    """``chunks`` scanned for the items of ``index``, in their order: by ``jobs`` worker
-    processes (None: all cores) as the chunks are read, or in this process with one job or a
-    single chunk (a pool would cost more than it saves)."""
+    """``chunks`` scanned for the items of ``index`` (the tokens of the rows' ``markup`` left
+    out), in their order: by ``jobs`` worker processes (None: all cores) as the chunks are
+    read, or in this process with one job or a single chunk (a pool would cost more than it
+    saves)."""
     return chunks_in_order(scan_chunk, chunks, jobs or default_jobs(),
-                           initializer=init_decon_worker, initargs=(index, options),
+                           initializer=init_decon_worker, initargs=(index, options, markup),
                            describe=_describe)  # fmt: skip

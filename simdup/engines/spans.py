@@ -52,12 +52,12 @@ class ChunkSpans:
         return int(self.lines.size)
 
 
-_STATE: WorkerState[tuple[str, int, RowOptions]] = WorkerState("cutting rows into spans")
+_STATE: WorkerState[tuple[str, int, RowOptions, str]] = WorkerState("cutting rows into spans")
 
 
-def init_spans_worker(unit: str, min_chars: int, options: RowOptions) -> None:
-    """The unit, minimum span and row options ``spans_chunk`` uses in this process."""
-    _STATE.set((unit, min_chars, options))
+def init_spans_worker(unit: str, min_chars: int, options: RowOptions, markup: str = "none") -> None:
+    """The unit, minimum span, row options and markup ``spans_chunk`` uses in this process."""
+    _STATE.set((unit, min_chars, options, markup))
 
 
 def _int32(values: list[int]) -> np.ndarray:
@@ -71,7 +71,7 @@ def _int32(values: list[int]) -> np.ndarray:
 def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     """The chunk's rows cut into units and windows (in this process: a worker's, or the
     parent's)."""
-    unit, min_chars, options = _STATE.get()
+    unit, min_chars, options, markup = _STATE.get()
     skipped: list[tuple[int, str, str | None]] = []
     offsets: list[int] = []
     ids: list[str | None] = []
@@ -95,7 +95,7 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
             text, ident, _ = item
         documents += 1
         try:
-            found = text_spans(text, unit, min_chars)
+            found = text_spans(text, unit, min_chars, markup)
         except MemoryError:
             skipped.append((offset, "out of memory while cutting it into spans", None))
             continue
@@ -135,10 +135,12 @@ def span_rows(
     options: RowOptions,
     *,
     jobs: int | None = None,
+    markup: str = "none",
 ) -> Iterator[ChunkSpans]:
-    """``chunks`` cut into units and windows, in their order: by ``jobs`` worker processes
-    (None: all cores) as the chunks are read, or in this process with one job or a single
-    chunk (a pool would cost more than it saves)."""
+    """``chunks`` cut into units and windows (units compared without their ``markup``), in
+    their order: by ``jobs`` worker processes (None: all cores) as the chunks are read, or in
+    this process with one job or a single chunk (a pool would cost more than it saves)."""
     return chunks_in_order(spans_chunk, chunks, jobs or default_jobs(),
-                           initializer=init_spans_worker, initargs=(unit, min_chars, options),
+                           initializer=init_spans_worker,
+                           initargs=(unit, min_chars, options, markup),
                            describe=_describe)  # fmt: skip

@@ -33,7 +33,7 @@ from ..join.verify import (
     candidate_pairs,
     short_rows,
 )
-from ..options import ScanOptions, resolve_options
+from ..options import ScanOptions, for_rows, resolve_options
 from ..readers.rows import RowOptions, format_of
 from ..records import SkippedFile, SkippedRow
 from ..text.processor import is_too_short
@@ -44,8 +44,9 @@ def rows_scan_options(
 ) -> ScanOptions:
     """The scan options for rows: ``auto`` is MinHash LSH with verification (a dataset's size
     is known only once read, and datasets are what ``AUTO_MINHASH_ABOVE`` is for; below it
-    MinHash costs no more), SimHash without."""
-    options = resolve_options(options, overrides or {})
+    MinHash costs no more), SimHash without; ``auto`` markup is none (a row is compared as
+    written, ``FeatureParams.for_rows``)."""
+    options = for_rows(resolve_options(options, overrides or {}))
     if options.method == "auto":
         options = replace(options, method="minhash" if options.verify else "simhash")
     return resolve_options(options, {})

@@ -15,7 +15,7 @@ from ..engines.rows import RowEngine, fingerprint_rows
 from ..join import Reference
 from ..join.finish import finish, scan_stats
 from ..join.local import LocalJoin
-from ..options import ScanOptions, resolve_options
+from ..options import ScanOptions, for_rows, resolve_options
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.rows import (
     RowOptions,
@@ -34,7 +34,7 @@ def row_documents(
     read at all), in input order (``index add --records``, ``query --records``), by
     ``options.jobs`` worker processes; the rows are not held."""
     rows = rows or RowOptions()
-    options = resolve_options(options, {})
+    options = for_rows(resolve_options(options, {}))
     names = list(inputs)
     unreadable: list[SkippedFile] = []
 

@@ -35,6 +35,7 @@ import numpy as np
 from ..engines.base import Progress
 from ..engines.spans import ChunkSpans, span_rows
 from ..errors import ConfigError
+from ..params import MARKUPS
 from ..readers.chunking import RowChunk, row_chunks
 from ..readers.files import file_state
 from ..readers.rows import RowOptions
@@ -146,6 +147,7 @@ class SpansResult:
     unit: str
     min_chars: int
     rows: RowOptions
+    markup: str = "none"
     table: SpanTable | None = None
     rows_read: int = 0
     documents: int = 0
@@ -164,6 +166,7 @@ class SpansResult:
         return {
             "unit": self.unit,
             "min_span_chars": self.min_chars,
+            "markup": self.markup,
             "rows_read": self.rows_read,
             "documents": self.documents,
             "units": int(table.starts.size) if table is not None else 0,
@@ -201,7 +204,7 @@ def _read(
             else:
                 yield found
 
-    for got in span_rows(chunks(), unit, min_chars, rows, jobs=jobs):
+    for got in span_rows(chunks(), unit, min_chars, rows, jobs=jobs, markup=result.markup):
         _skips(result, got)
         result.rows_read += got.count
         result.documents += got.documents
@@ -380,6 +383,7 @@ def dedup_spans(
     *,
     unit: str = "paragraph",
     min_chars: int = DEFAULT_MIN_SPAN_CHARS,
+    markup: str = "none",
     rows: RowOptions | None = None,
     removed: str | None = None,
     annotate: bool = False,
@@ -393,17 +397,21 @@ def dedup_spans(
     ``substring``, a run of whole sentences; at least ``min_chars`` characters of comparison
     form) removed from every occurrence but the first in dataset order; ``removed``: a JSON
     line per removed span (where, its text, the kept occurrence), per emptied row and per row
-    that is no document. ``annotate``: every row as it was, with ``repeated_spans`` added."""
+    that is no document. ``annotate``: every row as it was, with ``repeated_spans`` added.
+    Units are compared as written unless ``markup`` (``markdown``, ``html``) names what the
+    rows hold: then without it."""
     if unit not in UNITS:
         raise ConfigError(f"unknown span unit {unit!r} ({', '.join(UNITS)})")
     if min_chars < 1:
         raise ConfigError("the minimum span length must be at least 1 character")
+    if markup not in MARKUPS:
+        raise ConfigError(f"unknown markup {markup!r} (choose from {', '.join(MARKUPS)})")
     rows = rows or RowOptions()
     inputs = list(inputs)
     kind = written_format(inputs, rows, output)
     if kind == "parquet" and "." in rows.text_field:
         raise ConfigError("--spans with Parquet needs a top-level text column (not a dotted path)")
-    result = SpansResult(inputs, unit, min_chars, rows)
+    result = SpansResult(inputs, unit, min_chars, rows, markup)
     result.unreadable = [{} for _ in inputs]
     before = {path: file_state(path) for path in inputs}
     started = time.perf_counter()

@@ -2,7 +2,9 @@
 
 One SQLite database of kind ``decon`` (``store.database``: a ``meta`` table with the schema and
 algorithm versions; a database of another version is refused, never mixed): per item its id,
-where it comes from, and its tokens (folded hashes and character offsets, as arrays). The
+where it comes from, and its tokens (folded hashes and character offsets, as arrays); and in
+``meta`` the markup left out of them (``markup``: rows are read the same way, so a run with
+another setting is refused; a database without it holds items read as written). The
 tokens are what costs; the k-gram index is made from them when a run starts, so the
 containment settings (``--k``, ``--min-coverage``...) may differ from run to run. A database is
 written whole to a temporary file beside its path and moved into place when complete: a
@@ -57,6 +59,7 @@ def save_evals(path: str, evals: EvalIndex) -> None:
         conn = open_database(tmp, KIND, MIGRATIONS, algorithm_version=VERSION)
         try:
             conn.execute("BEGIN")
+            conn.execute("INSERT INTO meta VALUES ('markup', ?)", (evals.markup,))
             conn.executemany(
                 "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -85,12 +88,25 @@ def save_evals(path: str, evals: EvalIndex) -> None:
                 os.unlink(leftover)
 
 
-def load_evals(path: str, rule: ContainmentRule | None = None) -> EvalIndex:
-    """The items stored in ``path`` (``save_evals``), to be matched by ``rule``; raises
-    ``StoreError`` for a missing, damaged or foreign database, or one of another version."""
+def load_evals(
+    path: str, rule: ContainmentRule | None = None, *, markup: str = "none"
+) -> EvalIndex:
+    """The items stored in ``path`` (``save_evals``), to be matched by ``rule`` in rows of
+    ``markup``; raises ``StoreError`` for a missing, damaged or foreign database, one of
+    another version, or one whose items were read with other markup left out."""
     conn = open_database(path, KIND, MIGRATIONS, create=False, algorithm_version=VERSION)
-    evals = EvalIndex(rule or ContainmentRule())
+    evals = EvalIndex(rule or ContainmentRule(), markup=markup)
     try:
+        # A database made before the setting was stored holds items read as written.
+        row = conn.execute("SELECT value FROM meta WHERE key = 'markup'").fetchone()
+        stored = row[0] if row is not None else "none"
+        if stored != markup:
+            raise StoreError(
+                path,
+                f"holds items read with --markup {stored} (here --markup {markup}): rows and "
+                f"items are read alike; use --markup {stored}, or store the items again "
+                "with --evals",
+            )
         for row in conn.execute(
             "SELECT id, source, row, line, field, hashes, starts, ends FROM items ORDER BY n"
         ):

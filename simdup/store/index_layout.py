@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..params import SHORT_TEXT_CHARS, FeatureParams
+from ..params import MARKUPS, SHORT_TEXT_CHARS, FeatureParams, described_markup
 from ..records import FingerprintedDocument
 from .database import Migration
 from .sentence_vectors import create_table
@@ -139,15 +139,22 @@ def params_mismatch(meta: Mapping[str, str], params: FeatureParams) -> str | Non
     except ValueError:
         stored = {}
     wanted = describe(params)
+    if "markup" in stored:
+        stored["markup"] = described_markup(stored["markup"])
     differ = [
         f"{name}={stored.get(name)!r} (here {wanted[name]!r})"
         for name in sorted(wanted)
         if stored.get(name) != wanted[name]
     ]
     detail = ", ".join(differ) if differ else "the stopword additions or user dictionary"
+    # Rows are compared as written unless their markup is named: an index of rows read as
+    # Markdown (as every row was before) is used by naming it.
+    same = "the same options"
+    if stored.get("markup") in MARKUPS and stored["markup"] != wanted["markup"]:
+        same = f"--markup {stored['markup']}"
     return (
         f"holds fingerprints made with other parameters: {detail}; they cannot be mixed "
-        "(use the same options, or rebuild it)"
+        f"(use {same}, or rebuild it)"
     )
 
 

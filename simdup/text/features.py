@@ -23,6 +23,7 @@ from ..records import FeatureVector
 from .idf import jieba_table
 from .normalize import (
     MARK_URL,
+    MARKUP_MASKS,
     comparison_form,
     markup_marks,
     normalize_term,
@@ -261,12 +262,13 @@ def extract_features(
     segmenter: Segmenter,
     stopwords: frozenset[str],
     *,
-    markup: bool = True,
+    markup: str = "markdown",
     weighting: str = "tfidf",
     ngram: int = 1,
     words_from: int = 0,
 ) -> FeatureVector:
-    """The weighted words of ``text`` and its comparison form. A text shorter than
+    """The weighted words of ``text`` and its comparison form, without the markup the setting
+    ``markup`` names (``params.MARKUPS``; ``auto`` is ``markdown``). A text shorter than
     ``words_from`` characters (whitespace collapsed) gets its form only, no words (a short
     text is judged by its characters: segmenting it would be wasted), and counts as tokens the
     ideographs and the other runs of its form."""
@@ -277,7 +279,7 @@ def extract_features(
     # What a reader sees: no tags, link targets or front matter; a bare URL is shown, so it is
     # kept here and removed only from the words that weigh (its path fragments would make
     # unrelated documents collide).
-    marks = markup_marks(text) if markup else 0
+    marks = markup_marks(text) & MARKUP_MASKS[markup] if markup != "none" else 0
     visible = strip_markup(text, removed, urls=False, marks=marks) if marks else text
     # A removal never makes a mark: the visible text can hold a URL only if the text did.
     urls = marks & MARK_URL and markup_marks(visible) & MARK_URL

@@ -166,14 +166,27 @@ def strip_markup(
     return text
 
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)", re.M | re.S)
+# The marks of the markup each setting removes (``params.MARKUPS``; ``auto`` is a document's).
+MARKUP_MASKS = {
+    "none": 0,
+    "html": MARK_TAG,
+    "markdown": MARK_FRONT_MATTER | MARK_TAG | MARK_LINK | MARK_REFERENCE | MARK_URL,
+    "auto": MARK_FRONT_MATTER | MARK_TAG | MARK_LINK | MARK_REFERENCE | MARK_URL,
+}
 
 
-def markup_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``strip_markup`` would remove something from ``text`` (front matter, HTML tags and
-    comments, link targets, reference definitions, URLs), as offsets in it, except inside
-    fenced code blocks (``` or ~~~), whose text, tags included, is content."""
-    marks = markup_marks(text)
+def visible_text(text: str, markup: str) -> str:
+    """``text`` without the markup the setting ``markup`` names (``params.MARKUPS``): for
+    ``markdown`` what ``strip_markup`` removes but bare URLs (a reader sees them), for ``html``
+    tags and comments, for ``none`` nothing."""
+    marks = markup_marks(text) & MARKUP_MASKS[markup] if markup != "none" else 0
+    return strip_markup(text, urls=False, marks=marks) if marks else text
+
+
+def markup_spans(text: str, markup: str = "markdown") -> list[tuple[int, int]]:
+    """Where ``visible_text(text, markup)`` removes something from ``text``, as offsets in
+    it, sorted (they may overlap): each pattern looked for in the text as given."""
+    marks = markup_marks(text) & MARKUP_MASKS[markup] & ~MARK_URL if markup != "none" else 0
     if not marks:
         return []
     patterns = []
@@ -185,15 +198,9 @@ def markup_spans(text: str) -> list[tuple[int, int]]:
         patterns.append(_MD_LINK_TARGET)
     if marks & MARK_REFERENCE:
         patterns.append(_MD_REFERENCE)
-    if marks & MARK_URL:
-        patterns.append(_URL)
-    fenced = "```" in text or "~~~" in text
-    code = [(m.start(), m.end()) for m in _FENCE.finditer(text)] if fenced else []
-    found = []
+    found: list[tuple[int, int]] = []
     for pattern in patterns:
-        for m in pattern.finditer(text):
-            if not any(a <= m.start() < b for a, b in code):
-                found.append((m.start(), m.end()))
+        found.extend(m.span() for m in pattern.finditer(text) if m.end() > m.start())
     return sorted(found)
 
 

@@ -87,7 +87,7 @@ class DocumentProcessor:
             text,
             self.segmenter,
             self.stopwords,
-            markup=p.markup,
+            markup=p.text_markup,
             weighting=p.weighting,
             ngram=p.ngram,
             words_from=words_from,

@@ -7,7 +7,9 @@ at ``. ! ? ;`` before whitespace or a closing mark, at ``。！？；`` and at b
 sentence end or whitespace, never inside a word or a character. Each unit is compared by its
 comparison form (``normalize.comparison_form``: NFKC, case folded, punctuation and whitespace
 runs one space, none between ideographs), so a re-wrapped, re-cased or full-width copy is the
-same unit; its digest is XXH3-128 of that form.
+same unit; its digest is XXH3-128 of that form. A unit is compared as written unless the rows
+are said to hold markup (``markup``: ``markdown`` or ``html``, left out of its form; the unit's
+bounds, and what is cut, are still its characters as written).
 
 A *window* is what is looked up: a unit whose form reaches ``min_chars`` characters (counted
 in UTF-8 bytes: a CJK character counts ``WIDE_WEIGHT``) alone, or, among
@@ -34,7 +36,7 @@ from dataclasses import dataclass
 
 import xxhash
 
-from .normalize import comparison_form, strip_ignorables
+from .normalize import comparison_form, strip_ignorables, visible_text
 from .sentence_bags import sentence_ends
 
 UNITS = ("paragraph", "line", "substring")
@@ -138,9 +140,11 @@ def removed_runs(
     return runs
 
 
-def unit_form(text: str) -> str:
-    """A unit's comparison form: what decides that two units are the same."""
-    return comparison_form(strip_ignorables(text))
+def unit_form(text: str, markup: str = "none") -> str:
+    """A unit's comparison form: what decides that two units are the same (without the markup
+    the setting ``markup`` names, ``normalize.visible_text``)."""
+    text = strip_ignorables(text)
+    return comparison_form(visible_text(text, markup) if markup != "none" else text)
 
 
 def _minimal_runs(lengths: list[int], min_chars: int, at: int) -> set[tuple[int, int]]:
@@ -187,14 +191,17 @@ def windows(lengths: list[int], min_chars: int) -> list[tuple[int, int]]:
     return sorted(found)
 
 
-def text_spans(text: str, unit: str, min_chars: int = DEFAULT_MIN_SPAN_CHARS) -> TextSpans:
-    """The units of ``text`` and its windows of at least ``min_chars`` (see ``windows``)."""
+def text_spans(
+    text: str, unit: str, min_chars: int = DEFAULT_MIN_SPAN_CHARS, markup: str = "none"
+) -> TextSpans:
+    """The units of ``text`` and its windows of at least ``min_chars`` (see ``windows``),
+    units compared without their ``markup`` (``unit_form``)."""
     if min_chars < 1:
         raise ValueError("min_chars must be at least 1")
     starts, ends = unit_bounds(text, unit)
     breaks = unit_breaks(text, starts, ends)
     forms = [
-        unit_form(text[a:b]).encode("utf-8", "surrogatepass")
+        unit_form(text[a:b], markup).encode("utf-8", "surrogatepass")
         for a, b in zip(starts, ends, strict=True)
     ]
     # A form's length in UTF-8 bytes: a Latin letter 1, a CJK character 3 (WIDE_WEIGHT).

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..native import speedups
-from .normalize import DEFAULT_IGNORABLE
+from .normalize import DEFAULT_IGNORABLE, markup_spans
 from .variants import simplified_forms
 
 # Characters a reader does not see (the scan's default-ignorable ones): a copy can be hidden
@@ -233,6 +233,14 @@ def tokenize(text: str) -> Tokens:
         np.frombuffer(cjk, np.bool_),
         np.frombuffer(units, np.int64),
     )
+
+
+def text_tokens(text: str, markup: str = "none") -> Tokens:
+    """``tokenize(text)`` without the tokens inside the markup the setting ``markup`` names
+    (``params.MARKUPS``: tags, link targets...; ``normalize.markup_spans``); the others keep
+    their offsets in ``text`` as read."""
+    tokens = tokenize(text)
+    return tokens if markup == "none" else tokens.outside(markup_spans(text, markup))
 
 
 def row_token_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:

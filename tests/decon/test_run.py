@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -330,3 +331,57 @@ def test_an_unreadable_training_row_is_keyed_by_its_id(tmp_path: Path) -> None:
     assert [(s["path"], s["file"], s["row"], s["line"]) for s in skipped] == [
         ("r1", str(train), 1, 2), (f"{train}#2", str(train), 2, 3)
     ]  # fmt: skip
+
+
+# -- markup (issue 50): rows and items are read as written unless --markup names their markup --
+
+GENERIC_ITEM = "const child = ref<ComponentPublicInstance | null>(null)"
+GENERIC_ROW = "In the setup function: const child = ref(null) and nothing more."
+LINK_ITEM = "[组件文档](https://vue-loader.vuejs.org/zh/)"
+LINK_ROW = "见 [组件文档](https://github.com/vuejs/core/blob/main/README.md)。"
+
+
+@pytest.mark.parametrize(
+    ("markup", "found"),
+    [(None, []), ("none", []), ("markdown", ["generic", "link"]), ("html", ["generic"])],
+)
+def test_markup_is_left_out_only_when_named(
+    tmp_path: Path, markup: str | None, found: list[str]
+) -> None:
+    """A generic in angle brackets and a link target are tokens of items and rows unless
+    ``--markup`` says they are markup; the spans reported are still offsets in the row."""
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "generic", "text": GENERIC_ITEM},
+                                              {"id": "link", "text": LINK_ITEM}])  # fmt: skip
+    train = _jsonl(tmp_path / "train.jsonl", [{"id": "g", "text": GENERIC_ROW},
+                                              {"id": "l", "text": LINK_ROW}])  # fmt: skip
+    report = tmp_path / "report.jsonl"
+    args = ["decon", str(train), "--evals", str(evals), "--report", str(report), "-j", "1", "-q"]
+    done = CliRunner().invoke(cli, [*args, *(["--markup", markup] if markup else [])])
+    assert done.exit_code == 0, done.output
+    records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    assert records[0]["settings"]["markup"] == (markup or "none")
+    items = {r["item"]: r for r in records if r["type"] == "item"}
+    assert sorted(items) == found
+    if "link" in items:
+        (span,) = items["link"]["rows"][0]["spans"]
+        assert LINK_ROW[span["row_start"] : span["row_end"]] == "组件文档"
+
+
+def test_a_db_is_used_with_the_markup_its_items_were_read_with(tmp_path: Path) -> None:
+    """Stored items say how they were read; rows read otherwise are refused, not mixed. A
+    database made before the setting was stored holds items read as written."""
+    items = [EvalItem("link", "evals", 0, 1, "text", LINK_ITEM)]
+    db = tmp_path / "evals.simdup"
+    save_evals(str(db), EvalIndex.build(items, markup="markdown"))
+    assert load_evals(str(db), markup="markdown").markup == "markdown"
+    with pytest.raises(StoreError, match="read with --markup markdown .here --markup none."):
+        load_evals(str(db))
+    train = _jsonl(tmp_path / "train.jsonl", [{"text": LINK_ROW}])
+    refused = CliRunner().invoke(cli, ["decon", str(train), "--db", str(db), "-q"])
+    assert refused.exit_code == 4 and "use --markup markdown" in refused.stderr
+    save_evals(str(db), EvalIndex.build(items))
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'markup'")
+    assert len(load_evals(str(db))) == 1
+    with pytest.raises(StoreError):
+        load_evals(str(db), markup="html")

@@ -325,3 +325,41 @@ def test_an_unreadable_row_is_keyed_by_its_id_with_its_line(tmp_path: Path) -> N
     got = [(r["key"], r["row"], r["line"]) for r in _records(removed) if r.get("unreadable")]
     assert got == [("b", 1, 3), (f"{data}#2", 2, 4)]
     assert "d.jsonl#1 (id b): text field 'text' is null" in output
+
+
+# A paragraph of each issue-50 example: the same words, a generic or a link target apart.
+GENERIC_PARAS = [
+    "In the setup function we write const child = ref(null) and read it after mount.",
+    "In the setup function we write const child = ref<ComponentPublicInstance | null>(null) "
+    "and read it after mount.",
+]
+LINK_PARAS = [
+    "Read [the loader guide](https://github.com/vuejs/core/blob/main/README.md) before you "
+    "configure single file components.",
+    "Read [the loader guide](https://vue-loader.vuejs.org/zh/) before you configure single "
+    "file components.",
+]
+
+
+@pytest.mark.parametrize(
+    ("markup", "cut"),
+    [(None, set()), ("markdown", {"r1", "r3"}), ("html", {"r1"})],
+)
+def test_units_are_compared_as_written_unless_markup_is_named(
+    tmp_path: Path, markup: str | None, cut: set[str]
+) -> None:
+    """A paragraph that differs from an earlier one only in a generic or a link target is not
+    a repeat, unless ``--markup`` says the rows hold that markup; then the whole paragraph, its
+    markup included, is cut."""
+    texts = [f"{PARAS[n]}\n\n{p}" for n, p in enumerate([*GENERIC_PARAS, *LINK_PARAS])]
+    source = _jsonl(tmp_path / "in.jsonl", texts)
+    out = tmp_path / "out.jsonl"
+    extra = ["--markup", markup] if markup else []
+    code, output = _run(str(source), "-o", str(out), "--spans", "paragraph", "-j", "1", *extra)
+    assert code == 0, output
+    got = _texts(out)
+    assert {key for key, text in got.items() if text != texts[int(key[1:])]} == cut
+    for key in cut:
+        assert got[key] == PARAS[int(key[1:])]
+    summary = dedup_spans([str(source)], str(out), markup=markup or "none", jobs=1).summary()
+    assert summary["markup"] == (markup or "none")

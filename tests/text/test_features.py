@@ -134,11 +134,11 @@ def test_content_hash_is_of_the_comparison_form() -> None:
 
 
 def test_markup_is_not_a_feature_unless_kept() -> None:
-    """URLs and tags are removed before segmentation; markup=False keeps them as words."""
+    """URLs and tags are removed before segmentation; markup="none" keeps them as words."""
     seg = get_segmenter()
     text = '<div class="x">Report</div> see https://example.com/page'
     clean = set(extract_features(text, seg, NO_STOPWORDS).terms)
-    kept = set(extract_features(text, seg, NO_STOPWORDS, markup=False).terms)
+    kept = set(extract_features(text, seg, NO_STOPWORDS, markup="none").terms)
     assert clean == {"report", "see"}
     assert {"div", "class", "example", "com", "page", "https"} <= kept
 
@@ -161,7 +161,7 @@ def test_the_words_of_the_markup_count_in_the_word_set(ngram: int) -> None:
     ]
     assert not set(markup.tolist()) & {token_hash(w) for w in ("div", "see", "example")}
     assert fv.word_hashes.tolist() == fv.hashes.tolist() + markup.tolist()
-    kept = extract_features(text, seg, frozenset({"the"}), markup=False, ngram=ngram)
+    kept = extract_features(text, seg, frozenset({"the"}), markup="none", ngram=ngram)
     assert kept.markup_hashes.size == 0 and kept.word_hashes is kept.hashes
 
 
@@ -178,7 +178,7 @@ def test_only_what_a_reader_sees_counts_for_exact_duplicates() -> None:
     """The exact-duplicate digest is taken on the text with tags, link targets and front matter
     removed: texts differing only there are exact duplicates. A bare URL is shown to a reader,
     so it stays in the comparison form: different bare URLs differ (though neither is a
-    feature). With markup=False nothing is removed."""
+    feature). With markup="none" nothing is removed."""
     seg = get_segmenter()
     plain = extract_features("see docs", seg, NO_STOPWORDS)
     for text in (
@@ -196,7 +196,7 @@ def test_only_what_a_reader_sees_counts_for_exact_duplicates() -> None:
     assert a.as_dict() == b.as_dict() == plain.as_dict()
     assert a.form == "see docs https a example"
     assert len({a.content_hash, b.content_hash, plain.content_hash}) == 3
-    kept = extract_features("see [docs](https://a.example)", seg, NO_STOPWORDS, markup=False)
+    kept = extract_features("see [docs](https://a.example)", seg, NO_STOPWORDS, markup="none")
     assert kept.content_hash == a.content_hash != plain.content_hash
 
 

@@ -24,8 +24,10 @@ from simdup.text.normalize import (
     strip_ignorables,
     strip_ignorables_python,
     strip_markup,
+    visible_text,
 )
 from simdup.text.segmentation import get_segmenter
+from simdup.text.tokens import text_tokens, tokenize
 
 ESSAY = (
     "雨是从傍晚开始下的。起初只是零星的几点，落在窗台上，发出轻微的声响。"
@@ -34,7 +36,7 @@ ESSAY = (
 )
 
 
-def terms(text: str, *, markup: bool = True) -> dict[str, float]:
+def terms(text: str, *, markup: str = "markdown") -> dict[str, float]:
     """The document's terms and their counts (no stopwords dropped)."""
     fv = extract_features(text, get_segmenter(), frozenset(), markup=markup, weighting="tf")
     return fv.as_dict()
@@ -176,8 +178,8 @@ def test_code_in_fences_is_kept() -> None:
 
 
 def test_markup_false_keeps_everything() -> None:
-    """With markup=False, URLs and tags are words like any other."""
-    assert terms("<b>Hi</b> https://Example.com", markup=False) == {
+    """With markup "none", URLs and tags are words like any other."""
+    assert terms("<b>Hi</b> https://Example.com", markup="none") == {
         "b": 2, "hi": 1, "https": 1, "example": 1, "com": 1,
     }  # fmt: skip
 
@@ -353,3 +355,31 @@ def test_only_u0345_is_a_non_letter_that_folds_to_a_letter() -> None:
         if not chr(cp).isalnum() and any(c.isalnum() for c in chr(cp).casefold())
     ]  # fmt: skip
     assert folding_into_letters == [0x0345]
+
+
+_MARKUP_PIECES = st.sampled_from([
+    "<b>", "</p>", "<!-- note -->", "](https://a.example/x y)", "[t]", "](u)",
+    "ref<T | null>(null)", "---\na: b\n---\n", "\n[r]: https://x.org/p\n", "word", "字", " ",
+    "\n", "<", ">", "https://q.example/zz", "x",
+])  # fmt: skip
+
+
+@given(st.lists(_MARKUP_PIECES, max_size=12), st.sampled_from(["markdown", "html"]))
+def test_tokens_outside_the_markup_are_those_of_the_visible_text(
+    pieces: list[str], markup: str
+) -> None:
+    """What decon compares (the tokens outside ``markup_spans``, offsets in the row as read)
+    is what dedup compares (the text without the markup, ``visible_text``)."""
+    text = "".join(pieces)
+    visible = tokenize(visible_text(text, markup)).hashes.tolist()
+    assert text_tokens(text, markup).hashes.tolist() == visible
+
+
+def test_rows_keep_what_only_looks_like_markup() -> None:
+    """``none`` keeps everything; ``html`` only tags and comments go; ``markdown`` also link
+    targets and front matter (a bare URL is kept: a reader sees it)."""
+    text = "ref<T | null>(null) [docs](https://a.example) www.b.example"
+    assert visible_text(text, "none") == text
+    assert visible_text(text, "html").split() == ["ref", "(null)", "[docs](https://a.example)",
+                                                  "www.b.example"]  # fmt: skip
+    assert visible_text(text, "markdown").split() == ["ref", "(null)", "[docs]", "www.b.example"]
