@@ -185,13 +185,21 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             raise click.UsageError("--min-span-chars needs --spans")
         fields = ("threshold", "verify", "verify_radius", "min_similarity", "min_length_ratio",
                   "min_edit_similarity", "jobs")  # fmt: skip
-        features = FeatureParams(markup=markup_setting(kw))
-        options = resolve_options(None, {"features": features, **{f: kw[f] for f in fields}})
+        markup = markup_setting(kw)
         against = None
         if kw["against"]:
             check_not_scanned("--against", kw["against"], list(inputs))
             from ..store.index import Index
 
+            if kw.get("markup") is None and not kw.get("keep_markup"):
+                # No --markup named: the rows are compared as the index's texts were read
+                # (an index of files holds them read as Markdown), so that they can be
+                # compared at all; naming --markup still refuses an index made otherwise.
+                with Index(kw["against"], create=False) as stored:
+                    markup = stored.built_markup() or markup
+        features = FeatureParams(markup=markup)
+        options = resolve_options(None, {"features": features, **{f: kw[f] for f in fields}})
+        if kw["against"]:
             against = stack.enter_context(
                 Index(kw["against"], create=False, params=options.features)
             )

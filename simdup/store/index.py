@@ -32,7 +32,7 @@ from ..engines.work import fingerprint_file
 from ..errors import ConfigError, InputError, StoreError
 from ..join.verify import Verifier
 from ..options import ScanOptions
-from ..params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams
+from ..params import ALGORITHM_VERSION, SHORT_TEXT_CHARS, FeatureParams, described_markup
 from ..readers import readers_description, readers_key
 from ..readers.discovery import DEFAULT_MAX_SIZE, DiscoveryOptions, discover
 from ..records import FingerprintedDocument, SkippedFile, SourceFile
@@ -201,6 +201,18 @@ class Index:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("ROLLBACK")
             raise StoreError(self.path, reason) from exc
+
+    def built_markup(self) -> str | None:
+        """The ``markup`` setting the index's fingerprints were made with (``none``,
+        ``markdown``, ``html``), from its meta alone; None when it does not say."""
+        try:
+            described = json.loads(self._meta.get("params_description", "{}"))
+        except ValueError:
+            return None
+        if not isinstance(described, dict) or "markup" not in described:
+            return None
+        markup = described_markup(described["markup"])
+        return markup if isinstance(markup, str) else None
 
     def _check_readers(self) -> None:
         """Refuse to read files for an index whose documents other readers read (another

@@ -97,9 +97,10 @@ def test_settings_say_which_markup_was_removed(tmp_path: Path) -> None:
     assert both.exit_code == 2 and "--keep-markup is --markup none" in both.stderr
 
 
-def test_an_index_of_rows_read_as_markdown_is_refused_unless_named(tmp_path: Path) -> None:
+def test_an_index_of_rows_sets_their_markup_unless_another_is_named(tmp_path: Path) -> None:
     """An index whose rows were read as Markdown (as every row was before) is never mixed with
-    rows read as written: refused with the option that uses it, which then works."""
+    rows read as written: without ``--markup`` the rows are read as the index's were; naming
+    another setting is refused with the option that uses the index."""
     seen = _dataset(tmp_path, [LINKS[0]], "seen.jsonl")
     db = tmp_path / "seen.simdup"
     add = ["index", "add", str(seen), "--records", "auto", "--db", str(db), "--markup", "markdown"]
@@ -115,14 +116,16 @@ def test_an_index_of_rows_read_as_markdown_is_refused_unless_named(tmp_path: Pat
                      (json.dumps(described, sort_keys=True),))  # fmt: skip
     new = _dataset(tmp_path, [LINKS[1]], "new.jsonl", key="new")
     out = tmp_path / "out.jsonl"
-    refused = CliRunner().invoke(cli, ["dedup", str(new), "-o", str(out), "--against", str(db)])
+    refused = CliRunner().invoke(cli, ["dedup", str(new), "-o", str(out), "--against", str(db),
+                                       "--markup", "none"])  # fmt: skip
     assert refused.exit_code == 4, refused.output
     assert "markup='markdown' (here 'none')" in refused.stderr
     assert "use --markup markdown" in refused.stderr
-    named = CliRunner().invoke(cli, ["dedup", str(new), "-o", str(out), "--against", str(db),
-                                     "--markup", "markdown", "-j", "1"])  # fmt: skip
-    assert named.exit_code == 0, named.output
-    assert "0 kept, 1 removed" in named.stderr
+    for named in (["--markup", "markdown"], []):
+        used = CliRunner().invoke(cli, ["dedup", str(new), "-o", str(out), "--against", str(db),
+                                        *named, "-j", "1"])  # fmt: skip
+        assert used.exit_code == 0, used.output
+        assert "0 kept, 1 removed" in used.stderr
 
 
 def test_stored_fingerprints_of_rows_are_scanned_with_their_setting(tmp_path: Path) -> None:
