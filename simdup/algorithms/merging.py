@@ -52,9 +52,10 @@ class JoinRule:
     # the host's own sentence beside a pasted paragraph shares many of them with it, and few
     # with the source's text beside the runs, which a reworded sentence there copies. With
     # fewer runs their places say too little (random obfuscation leaves short runs here and
-    # there, not always in order). Train: 02 precision 0.946 -> 0.959 (recall unchanged),
-    # 03 plagdet -0.003, 04 +0.001; containment 0.15 / 0.35: 02 precision 0.957 / 0.960,
-    # 03 0.860 / 0.857; share 0.3 / 0.7: 02 precision 0.959 / 0.955, 03 0.854 / 0.862.
+    # there, not always in order). Train: 02 precision 0.944 -> 0.957 (recall unchanged),
+    # 03 plagdet -0.003, 04 +0.001, 05 and 01 unchanged; swept on simdup-check/8: containment
+    # 0.15 / 0.35: 02 precision 0.957 / 0.960, 03 0.860 / 0.857 (0.25: 0.959, 0.860); share
+    # 0.3 / 0.7: 02 precision 0.959 / 0.955, 03 0.854 / 0.862.
     min_end_containment: float = 0.25
     end_min_words: float = 6.0
     end_min_verbatim_share: float = 0.5

@@ -194,7 +194,7 @@ def test_the_authors_own_line_run_into_a_pasted_paragraph_is_not_claimed(
 ) -> None:
     """A note of the author's own on the subject, a line without a full stop (one sentence
     with the paragraph pasted under it), shares the paragraph's words but not the source's
-    around it: the fragment is the pasted paragraph alone, verbatim (before simdup-check/9 the
+    around it: the fragment is the pasted paragraph alone, verbatim (before simdup-check/10 the
     line was claimed as reworded)."""
     paragraph = (
         "Binary search trees keep every key of the left subtree below the key of its node "
