@@ -66,7 +66,9 @@ if TYPE_CHECKING:
 #    neighbouring sentences whose words are the other side's, pieces of one copy joined, a
 #    short verbatim fragment standing alone (a stock phrase) left out
 # 9: summaries of a whole source found by document-level evidence (``summaries``)
-CHECK_VERSION = "simdup-check/9"
+# 10: a mostly verbatim reworded passage keeps its text beyond the verbatim runs only where a
+#     quarter of its words are in the other side's beyond them (``merging.JoinRule``)
+CHECK_VERSION = "simdup-check/10"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100

@@ -293,7 +293,8 @@ class Corpus:
             if side is not None and number in seeds and self.meaning is not None:
                 meant = align_meaning(side, source.side(), seeds[number], self.meaning)
                 passages += [_named(m, tokens, source.tokens) for m in meant]
-            matches = merged(matches, passages)
+            sides = (side, source.side()) if side is not None else None
+            matches = merged(matches, passages, sides, self.join)
             if side is not None and self.sentences is not None:
                 # Pieces of one copy as one; stock phrases shared alone left out.
                 matches = joined(matches, side, source.side(), self.join)

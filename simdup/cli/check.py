@@ -84,7 +84,9 @@ What counts:
           out; it ends on
           sentences that share 40% of their words with the source's,
           on its first and last shared words, and a verbatim copy
-          where its runs of words end; with --semantic, sentences
+          where its runs of words end; a passage mostly verbatim keeps
+          the text beyond its runs only when a quarter of its words
+          are in the source's beyond them; with --semantic, sentences
           beside a pasted one (said as the source says it) join it
           only when they would be a passage alone
   joined  two fragments of one source are one when the stretch between

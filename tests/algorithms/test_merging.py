@@ -76,3 +76,29 @@ def test_a_short_verbatim_fragment_alone_is_a_stock_phrase() -> None:
     assert without_lone([short, far], weights, rule) == [far]
     reworded = Match(100, 111, 0, 11, 12, "reworded")
     assert without_lone([reworded], weights, rule) == [reworded]
+
+
+def test_a_mostly_verbatim_passage_keeps_only_evidenced_text_beyond_its_runs() -> None:
+    """A reworded passage whose verbatim run spans most of it ends at the run, on each side,
+    where the text beyond it has few of its words in the other side's text beyond the run
+    (the host's own sentence on the subject, sharing words with the pasted paragraph only);
+    a reworded sentence there, half of whose words are the source's beside the run, stays."""
+    rule = JoinRule()
+    # Source: 10 words before the copied paragraph (features 1-10), the paragraph (11-50),
+    # 10 words after it (51-60).
+    source = side(list(range(1, 61)))
+    run = Match(20, 59, 10, 49, 40)
+    passage = Match(0, 59, 0, 59, 50, "reworded")
+    # The host's sentence before the paste uses the paragraph's words, none of the source's
+    # around it: out, and so are the source's words beyond the run on both ends.
+    host = side(list(range(11, 31)) + list(range(11, 51)))
+    assert merged([run], [passage], (host, source), rule) == [Match(20, 59, 10, 49, 50, "reworded")]
+    # A reworded first sentence: half of its words are the source's first sentence's.
+    reworded = side(list(range(1, 11)) + list(range(1001, 1011)) + list(range(11, 51)))
+    assert merged([run], [passage], (reworded, source), rule) == [
+        Match(0, 59, 0, 49, 60, "reworded")
+    ]
+    # Without the sides (or with few verbatim runs), the passage's ends stay as they were.
+    assert merged([run], [passage]) == [Match(0, 59, 0, 59, 60, "reworded")]
+    few = Match(50, 59, 40, 49, 10)
+    assert merged([few], [passage], (host, source), rule) == [Match(0, 59, 0, 59, 60, "reworded")]

@@ -187,3 +187,38 @@ def test_a_stock_phrase_shared_alone_is_no_copy(tmp_path: Path) -> None:
     for found in (default, exact):
         (fragment,) = found["copied.txt"]["fragments"]
         assert fragment["text"].startswith("The committee") and fragment["how"] == "verbatim"
+
+
+def test_the_authors_own_line_run_into_a_pasted_paragraph_is_not_claimed(
+    tmp_path: Path,
+) -> None:
+    """A note of the author's own on the subject, a line without a full stop (one sentence
+    with the paragraph pasted under it), shares the paragraph's words but not the source's
+    around it: the fragment is the pasted paragraph alone, verbatim (before simdup-check/10 the
+    line was claimed as reworded)."""
+    paragraph = (
+        "Binary search trees keep every key of the left subtree below the key of its node "
+        "and every key of the right subtree above it. An in-order walk of such a tree visits "
+        "the keys in ascending order, which is how a program checks that the tree is sound. "
+        "A search starts at the root and goes left or right at each node until it meets the "
+        "key or an empty link. An insertion follows the same path and hangs the new node "
+        "where the search failed, so its cost grows with the height of the tree."
+    )
+    source = tmp_path / "source.txt"
+    source.write_text(
+        "Hash tables spread their entries over buckets by a hash function and resolve "
+        "collisions by chaining or probing.\n\n" + paragraph + "\n\nBalanced variants such "
+        "as AVL trees and red-black trees rotate nodes after each change to bound the height.\n",
+        encoding="utf-8",
+    )
+    note = (
+        "My notes on binary search trees: why every key of a node and its subtree matters "
+        "to a search in a program of mine"
+    )
+    thesis = tmp_path / "thesis.txt"
+    thesis.write_text(
+        note + "\n" + paragraph + "\n\nI tested my own tree with ten thousand random names.\n",
+        encoding="utf-8",
+    )
+    (fragment,) = _check([str(thesis), "--against", str(source)])["thesis.txt"]["fragments"]
+    assert fragment["text"].startswith("Binary search trees") and fragment["how"] == "verbatim"
