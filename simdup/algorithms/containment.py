@@ -53,7 +53,7 @@ DEFAULT_MIN_TOKENS = 4
 DEFAULT_MAX_ITEMS = 64
 # Chosen on the dev half of a set of short and long items (see docs/datasets.md, decon).
 DEFAULT_MIN_EDIT_SIMILARITY = 0.8
-DEFAULT_MAX_EDIT_TOKENS = 64
+DEFAULT_MAX_EDIT_TOKENS = 48
 
 
 @dataclass(frozen=True)
@@ -310,6 +310,11 @@ class ItemIndex:
                 continue
             tokens = int(self.lengths[n])
             edits = self.rule.max_edits(tokens)
+            # Count filter: d edits leave at least n + 1 - q * (d + 1) of the item's q-grams
+            # unchanged in the stretch (each edit breaks at most q of them).
+            q = self.rule.edit_gram(tokens)
+            if np.unique(ip[lo:hi]).size < tokens + 1 - q * (edits + 1):
+                continue
             mine = self.flat[self.offsets[n] : self.offsets[n + 1]]
             # The stretch lies within d_max tokens of where the hits' diagonals put the item.
             start = max(0, int((rp[lo:hi] - ip[lo:hi]).min()) - edits)
