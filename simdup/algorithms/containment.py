@@ -19,6 +19,17 @@ them and gives no hits; the count of such k-grams is kept.
 A lightly edited copy keeps most of its k-grams (an edit removes at most ``k`` of them, and the
 tokens around it stay covered by the k-grams on either side), so its coverage stays high; an
 unrelated row shares a common phrase here and there, far from half of an item.
+
+**Short items: edit similarity.** That holds while the item is long beside ``k``: in an item of
+20 tokens, two edits leave no run of 8 tokens, and an English sentence of 8 words with one
+typo has no 8-gram left (issue 50: 48 of 60 edited items found). An item of at most
+``max_edit_tokens`` tokens is also contained where some stretch of the row is within edit
+distance ``d <= (1 - min_edit_similarity) * n`` of its ``n`` tokens (token substitutions,
+insertions, deletions; the stretch is the best-aligned one, ``best_window``): its edit
+similarity ``1 - d / n``. Candidates stay exact by pigeonhole: cut the item into
+``d_max + 1`` pieces of at least ``q = n // (d_max + 1)`` tokens; ``d_max`` edits touch at most
+``d_max`` pieces, so one piece, and one of its q-grams, is in the row unchanged. Every q-gram of
+such an item is indexed (``edit_tables``), and every row holding one is aligned.
 """
 
 from __future__ import annotations
@@ -33,23 +44,32 @@ from ..native import speedups
 from .winnowing import kgram_hashes
 
 # Changes whenever the same tokens and settings could give another result.
-CONTAINMENT_VERSION = "simdup-containment/1"
+# /2 (issue 50): short items are also contained by edit similarity (the stored items' tokens are
+# unchanged, but a database names the rule it was built for, so one of /1 is rebuilt).
+CONTAINMENT_VERSION = "simdup-containment/2"
 DEFAULT_K = 8
 DEFAULT_MIN_COVERAGE = 0.5
 DEFAULT_MIN_TOKENS = 4
 DEFAULT_MAX_ITEMS = 64
+# Chosen on the dev half of a set of short and long items (see docs/datasets.md, decon).
+DEFAULT_MIN_EDIT_SIMILARITY = 0.8
+DEFAULT_MAX_EDIT_TOKENS = 48
 
 
 @dataclass(frozen=True)
 class ContainmentRule:
     """When a row contains an item: ``k`` (tokens a shared k-gram has), ``min_coverage`` (the
     share of the item's tokens inside shared k-grams), ``min_tokens`` (shorter items are not
-    indexed), ``max_items`` (a k-gram held in more places of the items gives no hits)."""
+    indexed), ``max_items`` (a k-gram held in more places of the items gives no hits);
+    ``min_edit_similarity`` and ``max_edit_tokens``: an item of at most that many tokens is
+    also contained by a stretch of the row at least that similar (0: not)."""
 
     k: int = DEFAULT_K
     min_coverage: float = DEFAULT_MIN_COVERAGE
     min_tokens: int = DEFAULT_MIN_TOKENS
     max_items: int = DEFAULT_MAX_ITEMS
+    min_edit_similarity: float = DEFAULT_MIN_EDIT_SIMILARITY
+    max_edit_tokens: int = DEFAULT_MAX_EDIT_TOKENS
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -60,6 +80,21 @@ class ContainmentRule:
             raise ValueError("min_tokens must be at least 1")
         if self.max_items < 1:
             raise ValueError("max_items must be at least 1")
+        if not 0.0 < self.min_edit_similarity <= 1.0:
+            raise ValueError("min_edit_similarity must be above 0 and at most 1")
+        if self.max_edit_tokens < 0:
+            raise ValueError("max_edit_tokens must be at least 0")
+
+    def max_edits(self, tokens: int) -> int:
+        """Edits an item of ``tokens`` tokens may differ by and be contained by edit
+        similarity; -1: the item is not judged so (too long, or too short to be indexed)."""
+        if not self.min_tokens <= tokens <= self.max_edit_tokens:
+            return -1
+        return math.floor((1.0 - self.min_edit_similarity) * tokens + 1e-9)
+
+    def edit_gram(self, tokens: int) -> int:
+        """The q-gram length indexed for the edit rule: one piece of ``max_edits + 1``."""
+        return max(1, tokens // (self.max_edits(tokens) + 1))
 
     def needed(self, tokens: int) -> int:
         """Tokens of an item of ``tokens`` tokens that must be covered."""
@@ -74,6 +109,8 @@ class ContainmentRule:
             "min_coverage": self.min_coverage,
             "min_tokens": self.min_tokens,
             "max_items": self.max_items,
+            "min_edit_similarity": self.min_edit_similarity,
+            "max_edit_tokens": self.max_edit_tokens,
         }
 
 
@@ -149,17 +186,31 @@ class ItemIndex:
         self.indexed = self.lengths >= rule.min_tokens
         self.common = 0  # distinct grams dropped: held in more than max_items places
         by_length: dict[int, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {}
+        by_edit: dict[int, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {}
         for n, hashes in enumerate(items):
             size = int(hashes.size)
             if size < rule.min_tokens:
                 continue
-            length = min(k, size)
-            grams = kgram_hashes(np.asarray(hashes, dtype=np.uint64), length)
-            gram_lists, owners, places = by_length.setdefault(length, ([], [], []))
-            gram_lists.append(grams)
-            owners.append(np.full(grams.size, n, dtype=np.int64))
-            places.append(np.arange(grams.size, dtype=np.int64))
-        self.tables: list[_Table] = []
+            hashes = np.asarray(hashes, dtype=np.uint64)
+            for groups, length in ((by_length, min(k, size)),
+                                   (by_edit, rule.edit_gram(size) if rule.max_edits(size) >= 0
+                                    else 0)):  # fmt: skip
+                if length == 0:
+                    continue
+                grams = kgram_hashes(hashes, length)
+                gram_lists, owners, places = groups.setdefault(length, ([], [], []))
+                gram_lists.append(grams)
+                owners.append(np.full(grams.size, n, dtype=np.int64))
+                places.append(np.arange(grams.size, dtype=np.int64))
+        self.tables = self._tables(by_length)
+        # The q-grams of the items judged by edit similarity: a hit there makes the row aligned.
+        self.edit_tables = self._tables(by_edit)
+
+    def _tables(
+        self, by_length: dict[int, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]]
+    ) -> list[_Table]:
+        tables: list[_Table] = []
+        rule = self.rule
         for length in sorted(by_length, reverse=True):
             keys_l, owners_l, places_l = by_length[length]
             keys = np.concatenate(keys_l)
@@ -175,14 +226,18 @@ class ItemIndex:
                 self.common += int(crowded.sum())
                 keep = np.repeat(~crowded, count)
                 keys, owner, place = keys[keep], owner[keep], place[keep]
-            self.tables.append(_Table(length, keys, owner, place))
+            tables.append(_Table(length, keys, owner, place))
+        return tables
 
     def __len__(self) -> int:
         return int(self.lengths.size)
 
     def gram_hashes(self) -> dict[int, np.ndarray]:
         """The distinct gram hashes of each gram length (what a prefilter needs)."""
-        return {t.length: np.unique(t.keys) for t in self.tables}
+        grams: dict[int, list[np.ndarray]] = {}
+        for t in [*self.tables, *self.edit_tables]:
+            grams.setdefault(t.length, []).append(t.keys)
+        return {length: np.unique(np.concatenate(keys)) for length, keys in grams.items()}
 
     def rows_with_hits(self, hashes: np.ndarray, row_of: np.ndarray) -> np.ndarray:
         """Of many rows' tokens laid end to end (``hashes``; ``row_of``: each token's row,
@@ -192,7 +247,7 @@ class ItemIndex:
         found = []
         hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
         row_of = np.ascontiguousarray(row_of, dtype=np.int64)
-        for table in self.tables:
+        for table in [*self.tables, *self.edit_tables]:
             if hashes.size < table.length or table.keys.size == 0:
                 continue
             assert table.present is not None
@@ -205,12 +260,15 @@ class ItemIndex:
             return found[0]
         return np.unique(np.concatenate(found))
 
-    def hits(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def hits(
+        self, row: np.ndarray, *, edit: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every shared gram of the row (token hashes ``row``), checked token by token:
-        arrays ``(item, item_pos, row_pos, length)`` (``gram_hits``, table by table)."""
+        arrays ``(item, item_pos, row_pos, length)`` (``gram_hits``, table by table; ``edit``:
+        the q-grams of the edit rule)."""
         row = np.ascontiguousarray(row, dtype=np.uint64)
         out_item, out_ip, out_rp, out_len = [], [], [], []
-        for table in self.tables:
+        for table in self.edit_tables if edit else self.tables:
             if row.size < table.length or table.keys.size == 0:
                 continue
             item, ip, rp = gram_hits(row, table, self.flat, self.offsets)
@@ -228,6 +286,49 @@ class ItemIndex:
 
     def contained(self, row: np.ndarray) -> list[Containment]:
         """The items the row (token hashes) contains by the rule, by item number."""
+        row = np.ascontiguousarray(row, dtype=np.uint64)
+        found = self._covered(row)
+        if self.edit_tables:
+            known = {c.item for c in found}
+            found += self._similar(row, known)
+            found.sort(key=lambda c: c.item)
+        return found
+
+    def _similar(self, row: np.ndarray, known: set[int]) -> list[Containment]:
+        """The items (not in ``known``) a stretch of the row is within their edit distance of
+        (the edit rule), with the stretch as their one span."""
+        item, ip, rp, _ = self.hits(row, edit=True)
+        found: list[Containment] = []
+        if item.size == 0:
+            return found
+        order = np.lexsort((rp, item))
+        item, ip, rp = item[order], ip[order], rp[order]
+        bounds = (np.flatnonzero(np.diff(item)) + 1).tolist()
+        for lo, hi in zip([0, *bounds], [*bounds, item.size], strict=True):
+            n = int(item[lo])
+            if n in known:
+                continue
+            tokens = int(self.lengths[n])
+            edits = self.rule.max_edits(tokens)
+            # Count filter: d edits leave at least n + 1 - q * (d + 1) of the item's q-grams
+            # unchanged in the stretch (each edit breaks at most q of them).
+            q = self.rule.edit_gram(tokens)
+            if np.unique(ip[lo:hi]).size < tokens + 1 - q * (edits + 1):
+                continue
+            mine = self.flat[self.offsets[n] : self.offsets[n + 1]]
+            # The stretch lies within d_max tokens of where the hits' diagonals put the item.
+            start = max(0, int((rp[lo:hi] - ip[lo:hi]).min()) - edits)
+            stop = min(row.size, int((rp[lo:hi] - ip[lo:hi]).max()) + tokens + edits)
+            best = best_window(mine, row[start:stop], edits)
+            if best is None:
+                continue
+            distance, first, last = best
+            span = Span(start + first, start + last, 0, tokens - 1)
+            found.append(Containment(n, tokens - distance, tokens, (span,)))
+        return found
+
+    def _covered(self, row: np.ndarray) -> list[Containment]:
+        """The items the row contains by k-gram coverage."""
         item, ip, rp, length = self.hits(row)
         if item.size == 0:
             return []
@@ -249,6 +350,47 @@ class ItemIndex:
                 continue
             found.append(Containment(n, count, tokens, _spans(ip[lo:hi], rp[lo:hi], g)))
         return found
+
+
+def best_window(item: np.ndarray, row: np.ndarray, max_edits: int) -> tuple[int, int, int] | None:
+    """The stretch of ``row`` closest to ``item`` by edit distance (token substitutions,
+    insertions, deletions; the stretch starts and ends anywhere): ``(distance, first, last)``
+    (tokens ``first..last`` of the row), or None when every stretch is more than ``max_edits``
+    away. One row of the edit-distance table per item token, as array operations over the row
+    (the row's own insertions are a running minimum)."""
+    n, m = int(item.size), int(row.size)
+    if m == 0 or n == 0:
+        return None
+    end = _last_row(item, row, max_edits)
+    if end is None:
+        return None
+    distance, stop = end
+    # The start: the same table over both reversed, from the stretch's end (fixed) backwards.
+    back = _last_row(item[::-1], row[:stop][::-1], max_edits, anywhere=False)
+    assert back is not None and back[0] == distance
+    first = stop - back[1]
+    return distance, first, max(first, stop - 1)
+
+
+def _last_row(
+    item: np.ndarray, row: np.ndarray, max_edits: int, *, anywhere: bool = True
+) -> tuple[int, int] | None:
+    """The edit distance of ``item`` to the best stretch of ``row`` ending anywhere and where
+    the first such stretch ends (tokens before ``end``); None when above ``max_edits``. The
+    stretch starts anywhere, or (not ``anywhere``) at the row's first token."""
+    m = int(row.size)
+    at = np.arange(m + 1, dtype=np.int64)
+    # Starting anywhere: the row's tokens before the stretch cost nothing.
+    previous = np.zeros(m + 1, dtype=np.int64) if anywhere else at.copy()
+    step = np.empty(m + 1, dtype=np.int64)
+    for i, token in enumerate(item.tolist(), start=1):
+        step[0] = i
+        np.minimum(previous[:-1] + (row != np.uint64(token)), previous[1:] + 1, out=step[1:])
+        previous = np.minimum.accumulate(step - at) + at
+        if int(previous.min()) > max_edits:  # the table's minimum never falls again
+            return None
+    end = int(np.argmin(previous))
+    return int(previous[end]), end
 
 
 def gram_rows(

@@ -11,8 +11,10 @@ import click
 
 from ..algorithms.containment import (
     DEFAULT_K,
+    DEFAULT_MAX_EDIT_TOKENS,
     DEFAULT_MAX_ITEMS,
     DEFAULT_MIN_COVERAGE,
+    DEFAULT_MIN_EDIT_SIMILARITY,
     DEFAULT_MIN_TOKENS,
     ContainmentRule,
 )
@@ -52,7 +54,11 @@ token, so matching is exact. A row contains an item when at least
 --min-coverage of the item's tokens lie in k-grams the row shares with it
 (wherever the item sits in the row); an item shorter than k tokens must
 appear whole; one of fewer than --min-tokens tokens is not matched (listed
-in the report). Kept rows are copied byte for byte, as dedup writes them.
+in the report). An item of at most --max-edit-tokens tokens is also
+contained where a stretch of the row is within edit distance of it: its
+tokens' edit similarity 1 - edits/tokens at least --min-edit-similarity
+(a lightly edited short item keeps too few k-grams). Kept rows are copied
+byte for byte, as dedup writes them.
 Rows and items are read as written; --markup markdown or html leaves out
 the tokens of their markup (tags, link targets), offsets still in the row.
 
@@ -165,6 +171,20 @@ the tokens of their markup (tags, link targets), offsets still in the row.
     help="A k-gram held in more places of the items (a template) gives no hits.",
 )
 @click.option(
+    "--min-edit-similarity",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=DEFAULT_MIN_EDIT_SIMILARITY,
+    show_default=True,
+    help="Token edit similarity of a short item to a stretch of a row that contains it.",
+)
+@click.option(
+    "--max-edit-tokens",
+    type=click.IntRange(0, 1000),
+    default=DEFAULT_MAX_EDIT_TOKENS,
+    show_default=True,
+    help="Items of at most this many tokens are also matched by edit similarity (0: none).",
+)
+@click.option(
     "--fail-on-contamination", is_flag=True, help="Exit 1 when a training row contains an item."
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when rows or items could not be read.")
@@ -190,6 +210,8 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         "min_coverage": kw["min_coverage"],
         "min_tokens": kw["min_tokens"],
         "max_items": kw["max_items"],
+        "min_edit_similarity": kw["min_edit_similarity"],
+        "max_edit_tokens": kw["max_edit_tokens"],
     }
     with usage_errors(), contextlib.ExitStack() as stack:
         for option, target in (("--output", kw["output"]), ("--report", kw["report"])):

@@ -385,3 +385,44 @@ def test_a_db_is_used_with_the_markup_its_items_were_read_with(tmp_path: Path) -
     assert len(load_evals(str(db))) == 1
     with pytest.raises(StoreError):
         load_evals(str(db), markup="html")
+
+
+def test_lightly_edited_short_items_are_found_and_same_topic_rows_are_not(
+    tmp_path: Path,
+) -> None:
+    """Issue 50: a short item with a few characters changed keeps too few k-grams of 8 tokens;
+    it is found by edit similarity, and a row on the same subject in other words is not."""
+    zh = "具体包含哪些属性，标准没有规定，由各个运行环境自行决定。"
+    zh_edited = "具体包括哪些属性，标准并没有规定，由各个运行平台自行决定。"  # 4 edits of 24
+    en = "The expressions are evaluated from left to right."
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "zh", "text": zh}, {"id": "en", "text": en}])
+    train = _jsonl(tmp_path / "train.jsonl", [
+        {"id": "zh-edited", "text": OTHER_ZH + zh_edited},
+        {"id": "en-edited", "text": OTHER_EN + " The expresions are evaluated from left to right."},
+        {"id": "zh-topic", "text": "具体包含哪些方法，规范同样没有说明，交给浏览器自行实现。"},
+        {"id": "en-topic", "text": "The arguments of a call are evaluated from left to right."},
+    ])  # fmt: skip
+    report = tmp_path / "r.jsonl"
+    args = ["decon", str(train), "--evals", str(evals), "-j", "1", "-q", "--report", str(report)]
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    assert records[0]["settings"]["containment"]["min_edit_similarity"] == 0.8
+    found = {r["item"]: [row["key"] for row in r["rows"]] for r in records[1:]
+             if r["type"] == "item"}  # fmt: skip
+    assert found == {"zh": ["zh-edited"], "en": ["en-edited"]}
+    (en_row,) = next(r for r in records if r.get("item") == "en")["rows"]
+    assert en_row["coverage"] == 0.875  # 8 tokens, 1 of them edited
+    (span,) = en_row["spans"]  # the stretch of the row, and the whole item
+    row_text = OTHER_EN + " The expresions are evaluated from left to right."
+    assert row_text[span["row_start"] : span["row_end"]] == (
+        "The expresions are evaluated from left to right"
+    )
+    assert en[span["item_start"] : span["item_end"]] == en[:-1]
+    # Without the edit rule (the k-gram rule alone, as before) neither is found.
+    report.unlink()
+    done = CliRunner().invoke(cli, [*args, "--max-edit-tokens", "0"])
+    assert done.exit_code == 0, done.output
+    assert [json.loads(line)["type"] for line in report.read_text("utf-8").splitlines()] == [
+        "header"
+    ]
