@@ -156,8 +156,25 @@ def _record(decisions: Dedup, n: int, texts: dict[int, str]) -> dict[str, Any]:
         "kept": kept_side,
         "rule": rule,
         "rule_name": name,
-        "reason": decisions.stored_reason.get(n),
+        "reason": decisions.stored_reason.get(n) or _reason(decisions, rule, distance, similarity),
         "simhash_distance": distance if distance >= 0 else None,
         "similarity": None if np.isnan(similarity) else round(similarity, 4),
         "measure": "same text" if rule == "same" else MEASURES.get(rule),
     }
+
+
+def _reason(decisions: Dedup, rule: str, distance: int, similarity: float) -> str:
+    """The check that passed, worded as ``simdup compare`` words it, with the run's settings."""
+    settings = decisions.settings
+    if rule == "same":
+        return "identical normalised text"
+    if rule == "edit":
+        return (f"short texts: edit similarity {similarity:.2f} >= "
+                f"{settings.get('min_edit_similarity')}")  # fmt: skip
+    if rule == "similarity":
+        radius = settings.get("verify_radius")
+        within = f"distance {distance} <= verify radius {radius}, " if radius is not None else ""
+        return f"{within}word-set Jaccard {similarity:.2f} >= {settings.get('min_similarity')}"
+    if rule == "threshold":
+        return f"distance {distance} <= threshold {settings.get('threshold')}"
+    return ""

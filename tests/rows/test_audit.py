@@ -128,3 +128,18 @@ def test_audit_options_are_checked_before_the_work(tmp_path: Path) -> None:
     assert a.read_text("utf-8").count("\n") == 7 and not (tmp_path / "clean.jsonl").exists()
     result = _dedup(tmp_path, "--spans", "paragraph", "--audit", "1")
     assert result.exit_code == 2 and "not --spans" in result.stderr
+
+
+def test_audit_names_a_stored_document_a_row_was_removed_for(tmp_path: Path) -> None:
+    a, b = _dataset(tmp_path)
+    db = tmp_path / "seen.simdup"
+    args = ["index", "add", str(b), "--records", "auto", "--id-field", "id", "--db", str(db)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    again = _write(tmp_path / "again.jsonl", [{"id": "new", "text": _article(11)}])
+    args = ["dedup", str(again), "-o", str(tmp_path / "clean.jsonl"), "--against", str(db),
+            "--id-field", "id", "--audit", "5"]  # fmt: skip
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    (record,) = _audit(tmp_path)
+    kept = record["kept"]
+    assert (record["rule"], kept["key"], kept["stored"]) == ("stored", "b1", True)
+    assert record["removed"]["text"] == _article(11) and record["reason"]
