@@ -53,6 +53,7 @@ Examples:
   simdup dedup new.parquet -o clean.parquet --keep max:score --against seen.simdup
   simdup index add old.jsonl.zst --records auto --id-field id --db seen.simdup
   simdup dedup crawl.jsonl.zst -o clean.jsonl.zst --spans paragraph --removed spans.jsonl
+  simdup dedup a.jsonl b.jsonl -o clean.jsonl --audit 50 --source-field meta.source
 
 \b
 Kept rows are copied byte for byte; every removed row is a verified

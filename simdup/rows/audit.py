@@ -19,7 +19,7 @@ import numpy as np
 
 from ..readers.rows import Row, RowOptions, read_records
 from .dedup import Dedup
-from .files import skipped_place
+from .files import index_of_rows, skipped_place
 
 # A source that loses more than this share of its rows is warned about.
 LOSS_WARNING = 0.5
@@ -108,7 +108,7 @@ def audit_rows(
     them, and (with ``source_field``, a dotted path) each row's source; the records of the
     sample, in row order. A row's source is its field's value as text ("" when absent)."""
     number = {path: f for f, path in enumerate(inputs)}
-    at = {(int(decisions.file[n]), int(decisions.row[n])): n for n in range(len(decisions))}
+    index = index_of_rows(decisions, len(inputs))  # arrays, no object per row
     wanted = set(sample) | {int(decisions.duplicate_of[n]) for n in sample}
     texts: dict[int, str] = {}
     source: dict[str, list[int]] = {}  # read, kept, removed
@@ -117,7 +117,8 @@ def audit_rows(
         for item in read_records(list(inputs), reading):
             if not isinstance(item, Row):
                 continue
-            n = at.get((number.get(item.file, -1), item.row), -1)
+            f = number.get(item.file, -1)
+            n = int(index[f][item.row]) if f >= 0 and item.row < index[f].size else -1
             if n in wanted:
                 texts[n] = item.text
             if source_field and n >= 0:
