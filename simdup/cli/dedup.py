@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -16,10 +19,13 @@ from ..params import FeatureParams
 from ..policy.exitcodes import ExitCode, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
 from ..records import SkippedFile
+from ..report.audit import render_audit
+from ..rows.audit import Tally, audit_rows, file_tallies, sample_removals
 from ..rows.dedup import KEEP_POLICIES, keep_field
 from ..rows.files import dedup_files
 from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
-from .edge import ProgressBar, skipped_name, usage_errors
+from ..writers.output import names_own_descriptor, output_file
+from .edge import ProgressBar, skipped_name, usage_errors, warning
 from .options import MARKUP_OPTION, markup_setting, verify_options
 from .output import check_not_scanned, check_output
 
@@ -47,6 +53,7 @@ Examples:
   simdup dedup new.parquet -o clean.parquet --keep max:score --against seen.simdup
   simdup index add old.jsonl.zst --records auto --id-field id --db seen.simdup
   simdup dedup crawl.jsonl.zst -o clean.jsonl.zst --spans paragraph --removed spans.jsonl
+  simdup dedup a.jsonl b.jsonl -o clean.jsonl --audit 50 --source-field meta.source
 
 \b
 Kept rows are copied byte for byte; every removed row is a verified
@@ -164,6 +171,29 @@ is not written (--removed lists each cut and each such row).
     "(case, width, punctuation and whitespace folded; a CJK character counts 3); a run of "
     "shorter units (navigation lines) counts together.",
 )
+@click.option(
+    "--audit",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Write a seeded sample of N removals, each beside the row kept for it, with the "
+    "figures and the rule that decided: STEM.jsonl and STEM.html (--audit-to).",
+)
+@click.option(
+    "--audit-seed", type=int, default=0, show_default=True, help="The seed of --audit's sample."
+)
+@click.option(
+    "--audit-to",
+    metavar="STEM",
+    help="With --audit: where its two files go (default: the output's name without its "
+    "extensions, then .audit).",
+)
+@click.option(
+    "--source-field",
+    metavar="FIELD",
+    help="Dotted path to a field naming each row's source (source, meta.url): the summary "
+    "(and the audit page) counts rows read, kept and removed per value.",
+)
 @click.option("--strict", is_flag=True, help="Exit 3 when some rows could not be read.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
@@ -178,6 +208,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         rows = RowOptions(
             records=kw["records"], text_field=kw["text_field"], id_field=kw["id_field"]
         )
+        audit_stem = _audit_stem(ctx, kw, inputs)
         if kw["spans"]:
             _spans_command(ctx, inputs, rows, kw, stack)
             return
@@ -231,8 +262,17 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             accept_damaged=kw["accept_damaged"],
             stage=progress.stage,
         )
-    decisions = run.decisions
-    skipped = run.skipped
+        decisions = run.decisions
+        skipped = run.skipped
+        files = file_tallies(decisions, inputs)
+        sample = sample_removals(decisions, kw["audit"] or 0, kw["audit_seed"])
+        sources: list[Tally] = []
+        if audit_stem is not None or kw["source_field"]:
+            progress.stage("auditing")
+            found = audit_rows(decisions, inputs, rows, sample, kw["source_field"])
+            sources = found.sources
+            if audit_stem is not None:
+                _write_audit(audit_stem, found.records, files, sources)
     _echo_skipped(skipped, kw)
     if not kw["quiet"]:
         sys.stderr.write(
@@ -242,7 +282,53 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             + (f" ({run.written} written, annotated)" if kw["annotate"] else "")
             + "\n"
         )
+        _echo_tallies(files, sources, kw["source_field"])
     ctx.exit(ExitCode.FILES_SKIPPED if kw["strict"] and skipped else ExitCode.OK)
+
+
+def _audit_stem(ctx: click.Context, kw: dict[str, Any], inputs: Sequence[str]) -> str | None:
+    """Where --audit writes (STEM.jsonl, STEM.html), both checked now; None without it."""
+    for name in ("audit_seed", "audit_to"):
+        if _given(ctx, name) and not kw["audit"]:
+            raise click.UsageError(f"--{name.replace('_', '-')} needs --audit")
+    if kw["spans"] and (kw["audit"] or kw["source_field"]):
+        raise click.UsageError("--audit and --source-field are for row deduplication, not --spans")
+    if not kw["audit"]:
+        return None
+    stem = kw["audit_to"]
+    if not stem:
+        if kw["output"] == "-" or names_own_descriptor(kw["output"]):
+            raise click.UsageError("--audit with output to a stream needs --audit-to")
+        folder, name = os.path.split(kw["output"])
+        stem = os.path.join(folder, name.split(".")[0] + ".audit")
+    for suffix in (".jsonl", ".html"):
+        check_output(stem + suffix, inputs, "--audit-to")
+    return str(stem)
+
+
+def _write_audit(stem: str, records: list[dict[str, Any]], files: list[Tally],
+                 sources: list[Tally]) -> None:  # fmt: skip
+    """The audit's JSON Lines and its page."""
+    with output_file(stem + ".jsonl", "--audit-to") as out:
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n")
+    page = io.StringIO()
+    render_audit(records, files, sources, page)
+    with output_file(stem + ".html", "--audit-to") as out:
+        out.write(page.getvalue().encode("utf-8"))
+
+
+def _echo_tallies(files: list[Tally], sources: list[Tally], source_field: str | None) -> None:
+    """Rows read, kept and removed per input and per source on stderr, then a warning for
+    each that lost more than half of its rows (a warning, not a failure: exit status kept)."""
+    named = [(f"  {t.name}", t) for t in files]
+    named += [(f"  {source_field}={t.name or '(none)'}", t) for t in sources]
+    for label, t in named:
+        sys.stderr.write(f"{label}: {t.read} read, {t.kept} kept, {t.removed} removed\n")
+    for label, t in named:
+        if t.loses_most:
+            warning(f"{label.strip()} lost {t.removed} of its {t.read} rows "
+                    f"({t.removed / t.read:.0%}) as near-duplicates")  # fmt: skip
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -307,4 +393,3 @@ def _echo_skipped(skipped: Sequence[SkippedFile], kw: dict[str, Any]) -> None:
             click.echo(f"simdup: skipped {skipped_name(skip)}: {skip.reason}", err=True)
         if len(skipped) > 20:
             click.echo(f"simdup: ... and {len(skipped) - 20} more skipped rows", err=True)
-

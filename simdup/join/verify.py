@@ -325,6 +325,19 @@ class Verifier:
         """The shorter text is at least ``min_length_ratio`` of the longer."""
         return min(a.chars, b.chars) >= self.options.min_length_ratio * max(a.chars, b.chars)
 
+    def rule_of(self, a_chars: int, b_chars: int, exact: bool) -> str:
+        """Which check of ``_decide`` accepted a verified pair of texts of ``a_chars`` and
+        ``b_chars`` characters (``exact``: the pair's own finding): "same", "edit" (two short
+        texts), "similarity" (two long ones, by their word sets) or "threshold" (no
+        verification). What an audit of a removal names as the rule that decided."""
+        if exact:
+            return "same"
+        if not self.options.verify and self.options.method != "minhash":
+            return "threshold"
+        if a_chars < SHORT_TEXT_CHARS and b_chars < SHORT_TEXT_CHARS:
+            return "edit"
+        return "similarity"
+
     def estimate(self, a: FingerprintedDocument, b: FingerprintedDocument) -> float:
         """The similarity the rule judges (a, b) by: for two short texts the edit similarity of
         their forms; for two long ones the word-set Jaccard estimated from the bottom-k

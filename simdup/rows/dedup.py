@@ -34,6 +34,7 @@ from ..engines.base import Progress
 from ..engines.rows import RowEngine, fingerprint_rows
 from ..errors import ConfigError, MissingExtraError
 from ..join import Reference
+from ..join.verify import Verifier
 from ..options import ScanOptions
 from ..readers import chunking
 from ..readers.chunking import ChunkItem, NoRow, RowChunk
@@ -57,6 +58,10 @@ from .fingerprints import (
 )
 
 KEEP_POLICIES = ("first", "longest", "shortest")
+# The rules a removal is decided by (``Dedup.rule`` holds their positions): the same text after
+# normalisation, two short texts by edit similarity, two long ones by word-set similarity, the
+# SimHash threshold alone (no verification), a stored document (``against``).
+RULES = ("", "same", "edit", "similarity", "threshold", "stored")
 KEEP_BY_VALUE = ("max", "min")
 
 
@@ -97,6 +102,12 @@ class Dedup:
     stored_match: dict[int, str] = field(default_factory=dict)
     # False for a row with nothing to judge (an empty or blank text): kept, never compared.
     judged: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
+    # Of a removed row: the SimHash distance to the row kept for it (-1 when kept) and the
+    # rule that decided (``RULES[rule[r]]``, from the verifier's finding; "" when kept).
+    distance: np.ndarray = field(default_factory=lambda: np.empty(0, np.int16))
+    rule: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint8))
+    # Of a row removed for a stored document: the index's reason.
+    stored_reason: dict[int, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -111,6 +122,10 @@ class Dedup:
         line = int(self.line[n]) if n < self.line.size else -1
         file = self.files[int(self.file[n])] if self.files else ""
         return RowPlace(file, int(self.row[n]), line if line >= 0 else None)
+
+    def rule_of(self, n: int) -> str:
+        """The rule that removed row ``n`` (``RULES``; "" when kept or not recorded)."""
+        return RULES[int(self.rule[n])] if n < self.rule.size else ""
 
     def removals(self) -> Iterator[tuple[int, int, float]]:
         """``(row, kept row, similarity)`` of every removed row, in row order (kept row -1:
@@ -364,7 +379,10 @@ def _decide(
     cluster = np.full(n, -1, dtype=np.int64)
     duplicate_of = np.full(n, -1, dtype=np.int64)
     similarity = np.full(n, np.nan, dtype=np.float64)
+    distance = np.full(n, -1, dtype=np.int16)
+    rule = np.zeros(n, dtype=np.uint8)
     stored: dict[int, str] = {}
+    stored_reason: dict[int, str] = {}
     clusters = 0
     if against is not None:
         if stage is not None:
@@ -385,6 +403,9 @@ def _decide(
             for r, match in best.items():
                 keep_mask[r] = False
                 stored[r] = match.key
+                stored_reason[r] = match.reason
+                distance[r] = match.distance
+                rule[r] = RULES.index("stored")
                 value = match.similarity
                 similarity[r] = 1.0 if match.exact or value is None else float(value)
             if progress is not None:
@@ -392,6 +413,8 @@ def _decide(
     verified = verified_pairs(got, options, progress, stage)[1]
     got.spill.close()
     neighbours: dict[int, dict[int, float]] = {}
+    found: dict[tuple[int, int], tuple[int, int]] = {}  # (a, b), a < b: distance, rule
+    verifier = Verifier(options)
     for pair in verified:
         a, b = int(row_of[pair.i]), int(row_of[pair.j])
         if a in stored or b in stored:
@@ -399,6 +422,8 @@ def _decide(
         value = 1.0 if pair.exact or pair.similarity is None else float(pair.similarity)
         neighbours.setdefault(a, {})[b] = value
         neighbours.setdefault(b, {})[a] = value
+        how = verifier.rule_of(int(got.chars[a]), int(got.chars[b]), pair.exact)
+        found[min(a, b), max(a, b)] = (pair.distance, RULES.index(how))
     assigned: set[int] = set()
     for centre in _order(neighbours, keep, got.chars, got.orders):
         if centre in assigned:
@@ -414,6 +439,7 @@ def _decide(
             cluster[member] = clusters
             duplicate_of[member] = centre
             similarity[member] = neighbours[centre][member]
+            distance[member], rule[member] = found[min(centre, member), max(centre, member)]
         clusters += 1
     # A group of one comparison form larger than SAME_FORM_CLIQUE is joined as a star around
     # its first row: when the keep policy made another row the centre, the star's other rows
@@ -432,6 +458,11 @@ def _decide(
             cluster[alone] = cluster[centre]
             duplicate_of[alone] = centre
             similarity[alone] = neighbours[placed].get(centre, 1.0) if placed != centre else 1.0
+            # The same text as ``placed``: removed by the rule that removed it.
+            distance[alone], rule[alone] = (
+                (distance[placed], rule[placed]) if placed != centre
+                else found[min(alone, placed), max(alone, placed)]
+            )  # fmt: skip
     settings = options.describe(resolve_backend(options.features.segmenter))
     settings["keep"] = keep
     settings["records"] = rows_description(rows)
@@ -439,5 +470,6 @@ def _decide(
     judged[row_of] = True
     return Dedup(
         keys, keep_mask, cluster, duplicate_of, similarity, got.too_short, tuple(skipped),
-        settings, files, got.file, got.row, got.line, stored, judged,
+        settings, files, got.file, got.row, got.line, stored, judged, distance, rule,
+        stored_reason,
     )  # fmt: skip

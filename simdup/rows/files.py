@@ -110,7 +110,7 @@ def _kept(decisions: Dedup, files: int) -> list[Kept]:
     return kept
 
 
-def _index_of_rows(decisions: Dedup, files: int) -> list[np.ndarray]:
+def index_of_rows(decisions: Dedup, files: int) -> list[np.ndarray]:
     """Per input, the decision index of each of its row numbers (-1: no document)."""
     out = []
     for f in range(files):
@@ -131,7 +131,7 @@ def _notes(decisions: Dedup, inputs: Sequence[str]) -> Notes:
     """The note ``annotate`` adds to each row: its ``cluster_id`` and ``duplicate_of``, and
     for a JSON object with nothing to judge (an empty or blank text) ``"judged": false``; a
     row that is no document gets null values and (a JSON object) ``skipped``, why."""
-    index = _index_of_rows(decisions, len(inputs))
+    index = index_of_rows(decisions, len(inputs))
     unreadable = _unreadable(decisions, inputs)
 
     def note(f: int, row: int) -> dict[str, Any]:

@@ -117,6 +117,7 @@ def _decisions(found: Any) -> tuple[object, ...]:
     return (
         list(found.keys), found.keep.tolist(), found.duplicate_of.tolist(), found.row.tolist(),
         found.line.tolist(), found.file.tolist(), sorted((s.path, s.reason) for s in found.skipped),
+        found.rule.tolist(), found.distance.tolist(),
     )  # fmt: skip
 
 
@@ -151,16 +152,19 @@ def test_dedup_and_scan_records_with_engine_dask(dask_cluster: Any, tmp_path: Pa
     schema = pa.schema([("id", pa.int64()), ("text", pa.string())], metadata={"k": "v"})
     pq.write_table(pa.table({"id": list(range(len(texts))), "text": texts}, schema=schema),
                    data, row_group_size=10)  # fmt: skip
-    outputs = {}
+    outputs, audits = {}, {}
     for engine in ("local", "dask"):
         out = tmp_path / f"{engine}.parquet"
-        args = ["dedup", str(data), "-o", str(out), "--id-field", "id", "--engine", engine]
+        args = ["dedup", str(data), "-o", str(out), "--id-field", "id", "--engine", engine,
+                "--audit", "5"]  # fmt: skip
         if engine == "dask":
             args += ["--scheduler", dask_cluster.address]
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 0, result.output
         outputs[engine] = pq.read_table(out)
+        audits[engine] = (tmp_path / f"{engine}.audit.jsonl").read_text("utf-8")
     assert outputs["dask"].equals(outputs["local"])
+    assert audits["dask"] == audits["local"] and audits["local"].count("\n") == 5
     assert outputs["local"].num_rows < len(texts) - 5
 
     def scanned(*extra: str) -> dict[str, Any]:
