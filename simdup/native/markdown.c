@@ -234,7 +234,7 @@ static int line_is(const Py_UCS4 *s, Py_ssize_t n, const char *word)
     return end == m && find_word(s, end, 0, word, m) == 0;
 }
 
-/* _is_yaml_line: whether s (blanks stripped from its right) is shaped as a line of YAML front
+/* is_yaml_line (simdup/readers/front_matter.py): whether s (blanks stripped from its right) is shaped as a line of YAML front
    matter. */
 static int is_yaml_line(const Py_UCS4 *s, Py_ssize_t n)
 {
@@ -258,7 +258,7 @@ static int is_yaml_line(const Py_UCS4 *s, Py_ssize_t n)
     return j < n && s[j] == ':' && (j + 1 == n || is_blank(s[j + 1]));
 }
 
-/* _front_matter_end: the row of the line closing the YAML front matter the lines open with, or
+/* front_matter_end (simdup/readers/front_matter.py): the row of the line closing the YAML front matter the lines open with, or
    0. Lines are text[bounds[2i]:bounds[2i+1]]. */
 static Py_ssize_t front_matter_end(const Py_UCS4 *text, const Py_ssize_t *bounds,
                                    Py_ssize_t lines)

@@ -15,6 +15,8 @@ from array import array
 from collections.abc import Callable
 from itertools import accumulate
 
+from .front_matter import front_matter_end
+
 Decode = Callable[[str], str]
 Defined = Callable[[str], bool]
 
@@ -103,47 +105,6 @@ def _stray_closing(lines: list[str], row: int, mark: str, length: int, where: in
             if found is not None and found[0] == mark and found[1] >= length:
                 return bool(line[found[2] :].strip(" \t"))
     return True
-
-
-def _is_yaml_line(line: str) -> bool:
-    """Whether ``line`` is shaped as a line of a YAML front matter block: blank, a comment, a
-    ``key:`` or ``"quoted key":`` followed by a blank or the end, a ``- `` list item, or
-    indented (a nested value, a block scalar's text). A key is one word: a plain key starts
-    with a letter, digit, ``_`` or a character beyond ASCII and runs to the colon."""
-    n = len(line)
-    if n == 0 or line[0] in _BLANK or line[0] == "#":
-        return True
-    if line[0] == "-":
-        return n == 1 or line[1] in _BLANK
-    if line[0] in "\"'":
-        j = line.find(line[0], 1)
-        if j < 0:
-            return False
-        j += 1
-    elif line[0] in _LETTERS or line[0] in _DIGITS or line[0] == "_" or ord(line[0]) > 127:
-        j = 1
-        while j < n and line[j] != ":" and line[j] not in _BLANK:
-            j += 1
-    else:
-        return False
-    return j < n and line[j] == ":" and (j + 1 == n or line[j + 1] in _BLANK)
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    """The row of the line closing a YAML front matter block that ``lines`` open with, or 0
-    when they open none: a first line ``---``, then lines that are all YAML-shaped
-    (``_is_yaml_line``) up to a ``---`` or ``...``. A block holding a line of prose or a fence
-    is no metadata any site generator reads (a passage pasted into front matter, a page that
-    opens with a thematic break): it is read as Markdown, as a renderer reads it."""
-    if not lines or lines[0].rstrip(" \t") != "---":
-        return 0
-    for k in range(1, len(lines)):
-        line = lines[k].rstrip(" \t")
-        if line in ("---", "..."):
-            return k
-        if not _is_yaml_line(line):
-            return 0
-    return 0
 
 
 def _rule_kind(line: str) -> str:
@@ -514,7 +475,7 @@ def markdown_lines_python(text: str, decode: Decode, defined: Defined) -> tuple[
     fence: tuple[str, int] = ("`", 3)
     prose = False  # the line before was prose that showed something (a setext heading's)
     start = 0
-    closing = _front_matter_end(lines)
+    closing = front_matter_end(lines)
     if closing:
         out.extend([""] * (closing + 1))
         start = closing + 1
