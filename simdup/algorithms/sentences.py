@@ -301,6 +301,14 @@ def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
     return features, counts
 
 
+def _words(side: Side, k: int) -> np.ndarray:
+    """The distinct features of sentence ``k`` (``_bag(side, k, k)[0]``, from the side's
+    bags made once)."""
+    sentence, feature, _ = side.bags
+    lo, hi = np.searchsorted(sentence, (k, k + 1))
+    return feature[lo:hi]
+
+
 def _cosine(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
     common, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
     if not common.size:
@@ -413,7 +421,7 @@ def _grown(
             here = {"qa": qa, "qb": qb, "sa": sa, "sb": sb}[at] + step
             if here < 0 or here >= side.sentences:
                 continue
-            words = _bag(side, here, here)[0]
+            words = _words(side, here)
             if words.size < 2:
                 continue
             if np.isin(words, near, assume_unique=True).sum() >= min_containment * words.size:
