@@ -27,6 +27,7 @@ Arrays in, ``fragments.Match`` out, as ``fragments.align``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -182,6 +183,12 @@ class Side:
     def sentences(self) -> int:
         return int(self.sentence[-1]) + 1 if self.sentence.size else 0
 
+    @cached_property
+    def bags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_bags`` of this side, made once: a checked document is aligned with every
+        candidate source, and a source with every document checked against it."""
+        return _bags(self)
+
 
 def _bags(side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct (sentence, feature) entries of a side with their counts."""
@@ -203,8 +210,8 @@ def seeds(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds, their
     cosines, and the share of the query sentence's distinct features in the source's."""
-    q_sent, q_feat, q_tf = _bags(query)
-    s_sent, s_feat, s_tf = _bags(source)
+    q_sent, q_feat, q_tf = query.bags
+    s_sent, s_feat, s_tf = source.bags
     if not q_feat.size or not s_feat.size:
         return np.empty((0, 2), np.int64), np.empty(0), np.empty(0)
     # Inverse sentence frequency over the sentences of both sides.
@@ -255,20 +262,34 @@ def _split(cluster: np.ndarray, column: int, gap: int) -> list[np.ndarray]:
     """``cluster`` (seed rows) cut where its sentences on ``column`` lie more than ``gap``
     sentences apart."""
     ordered = cluster[np.argsort(cluster[:, column], kind="stable")]
-    cuts = np.flatnonzero(np.diff(ordered[:, column]) > gap + 1) + 1
-    return np.split(ordered, cuts)
+    cuts = (np.flatnonzero(np.diff(ordered[:, column]) > gap + 1) + 1).tolist()
+    return [ordered[a:b] for a, b in zip([0, *cuts], [*cuts, len(ordered)], strict=True)]
 
 
 def passages(found: np.ndarray, gap: int, source_gap: int | None = None) -> list[np.ndarray]:
     """Seeds clustered: on the query side, then the source side (``source_gap``: ``gap``
     unless given), until nothing splits."""
-    clusters = [found] if found.size else []
     across = gap if source_gap is None else source_gap
-    while True:
-        split = [part for c in clusters for q in _split(c, 0, gap) for part in _split(q, 1, across)]
-        if len(split) == len(clusters):
-            return split
-        clusters = split
+    return _settled(found, gap, across) if found.size else []
+
+
+def _settled(found: np.ndarray, gap: int, across: int) -> list[np.ndarray]:
+    """``found`` split on both sides until nothing splits (``passages``). Each part settles
+    alone: a part that does not split keeps its rows' order when split again (both sorts are
+    stable), so settling the parts one by one, first to last, gives the parts of splitting
+    them all round after round, in their order; one seed splits no more."""
+    settled: list[np.ndarray] = []
+    pending = [found]  # last first
+    while pending:
+        cluster = pending.pop()
+        parts = [part for q in _split(cluster, 0, gap) for part in _split(q, 1, across)]
+        if len(parts) == 1:
+            settled.append(parts[0])
+            continue
+        pending += reversed(parts)
+        while pending and len(pending[-1]) == 1:
+            settled.append(pending.pop())
+    return settled
 
 
 def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
@@ -278,6 +299,14 @@ def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
     inside = side.feature[lo:hi]
     features, counts = np.unique(inside[inside != 0], return_counts=True)
     return features, counts
+
+
+def _words(side: Side, k: int) -> np.ndarray:
+    """The distinct features of sentence ``k`` (``_bag(side, k, k)[0]``, from the side's
+    bags made once)."""
+    sentence, feature, _ = side.bags
+    lo, hi = np.searchsorted(sentence, (k, k + 1))
+    return feature[lo:hi]
 
 
 def _cosine(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
@@ -392,7 +421,7 @@ def _grown(
             here = {"qa": qa, "qb": qb, "sa": sa, "sb": sb}[at] + step
             if here < 0 or here >= side.sentences:
                 continue
-            words = _bag(side, here, here)[0]
+            words = _words(side, here)
             if words.size < 2:
                 continue
             if np.isin(words, near, assume_unique=True).sum() >= min_containment * words.size:

@@ -149,6 +149,34 @@ def test_seeds_need_both_thresholds_and_passages_split_at_gaps() -> None:
     assert [p.tolist() for p in passages(seeds, 4)] == [[[0, 0], [3, 1], [4, 2]], [[12, 3]]]
 
 
+def _passages_round_by_round(found: np.ndarray, gap: int, across: int) -> list[np.ndarray]:
+    """``passages`` as first written: every cluster split again each round until a round
+    splits none (the reference its faster form must equal)."""
+    def split(c: np.ndarray, column: int, g: int) -> list[np.ndarray]:
+        ordered = c[np.argsort(c[:, column], kind="stable")]
+        return np.split(ordered, np.flatnonzero(np.diff(ordered[:, column]) > g + 1) + 1)
+
+    clusters = [found] if found.size else []
+    while True:
+        parts = [p for c in clusters for q in split(c, 0, gap) for p in split(q, 1, across)]
+        if len(parts) == len(clusters):
+            return parts
+        clusters = parts
+
+
+def test_passages_are_those_of_splitting_every_cluster_round_by_round() -> None:
+    """Seeds scattered on both sides (clusters that split again once split on the other
+    side) give the same passages, rows in the same order, as the round-by-round clustering."""
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        n = int(rng.integers(0, 60))
+        found = rng.integers(0, int(rng.integers(1, 120)), size=(n, 2))
+        gap, across = int(rng.integers(0, 5)), int(rng.integers(0, 25))
+        got = passages(found, gap, across)
+        want = _passages_round_by_round(found, gap, across)
+        assert [p.tolist() for p in got] == [p.tolist() for p in want], trial
+
+
 def test_check_command_says_how_each_fragment_was_copied(tmp_path: Path) -> None:
     """JSON: every fragment's `how` and the document's `reworded_ratio`; text: the reworded
     share; `--exact-only`: verbatim fragments alone, no reworded share."""
