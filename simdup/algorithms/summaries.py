@@ -82,13 +82,11 @@ def summaries(
 def sentence_containment(query: Side, source: Side) -> np.ndarray:
     """Per sentence of ``query``, the share of its distinct features that ``source`` has
     anywhere (0 for a sentence without features)."""
-    keep = query.feature != 0
-    sentence, feature = query.sentence[keep], query.feature[keep]
-    entries = np.unique(np.stack([sentence, feature.view(np.int64)], axis=1), axis=0)
-    everywhere = np.unique(source.feature[source.feature != 0]).view(np.int64)
-    inside = np.isin(entries[:, 1], everywhere)
-    count = np.bincount(entries[:, 0], minlength=query.sentences)
-    shared = np.bincount(entries[:, 0], inside, minlength=query.sentences)
+    sentence, feature, _ = query.bags  # its distinct (sentence, feature) entries
+    everywhere = np.unique(source.feature[source.feature != 0])
+    inside = np.isin(feature, everywhere)
+    count = np.bincount(sentence, minlength=query.sentences)
+    shared = np.bincount(sentence, inside, minlength=query.sentences)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(count > 0, shared / np.maximum(count, 1), 0.0)
 
