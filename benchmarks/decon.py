@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -174,20 +175,20 @@ def edit(text: str, rng: random.Random) -> str:
     return text[:1].swapcase() + text[1:]
 
 
-def build(folder: Path, bench: Path, n_rows: int, n_items: int, seed: int) -> dict[str, Any]:
-    rng = random.Random(seed)
-    pool = pools(bench)
-    items: list[dict[str, Any]] = []
-    for lang in ("zh", "en"):
-        chosen = rng.sample(pool[lang]["items"], min(n_items, len(pool[lang]["items"])))
-        items += [{"id": f"{lang}-{i}", "text": t, "lang": lang} for i, t in enumerate(chosen)]
-    clean = pool["zh"]["clean"] + pool["en"]["clean"]
-    rows: list[dict[str, Any]] = []
+def planted_rows(
+    items: list[dict[str, Any]],
+    clean: list[str],
+    rng: random.Random,
+    edit_item: Callable[[int, dict[str, Any], str], str],
+) -> list[dict[str, Any]]:
+    """Each item planted once of each kind in ``KINDS`` among clean text: verbatim, re-wrapped,
+    embedded, and edited by ``edit_item(n, item, text)`` (the n-th item)."""
 
     def filler(count: int) -> list[str]:
         return [rng.choice(clean) for _ in range(count)]
 
-    for it in items:
+    rows: list[dict[str, Any]] = []
+    for n, it in enumerate(items):
         zh = it["lang"] == "zh"
         sep = "" if zh else " "
         for kind in KINDS:
@@ -197,8 +198,24 @@ def build(folder: Path, bench: Path, n_rows: int, n_items: int, seed: int) -> di
             elif kind == "embedded":
                 text = sep.join([*filler(rng.randint(1, 2)), text, *filler(rng.randint(1, 2))])
             elif kind == "edited":
-                text = sep.join([*filler(1), edit(text, rng), *filler(1)])
+                text = sep.join([*filler(1), edit_item(n, it, text), *filler(1)])
             rows.append({"text": text, "planted": it["id"], "kind": kind})
+    return rows
+
+
+def build(folder: Path, bench: Path, n_rows: int, n_items: int, seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    pool = pools(bench)
+    items: list[dict[str, Any]] = []
+    for lang in ("zh", "en"):
+        chosen = rng.sample(pool[lang]["items"], min(n_items, len(pool[lang]["items"])))
+        items += [{"id": f"{lang}-{i}", "text": t, "lang": lang} for i, t in enumerate(chosen)]
+    clean = pool["zh"]["clean"] + pool["en"]["clean"]
+    rows = planted_rows(items, clean, rng, lambda n, item, text: edit(text, rng))
+
+    def filler(count: int) -> list[str]:
+        return [rng.choice(clean) for _ in range(count)]
+
     while len(rows) < n_rows:
         rows.append({"text": "\n\n".join(filler(rng.randint(1, 5))), "planted": None})
     rng.shuffle(rows)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from decon import DEFAULT_BENCH, KINDS, pools, rewrap
+from decon import DEFAULT_BENCH, planted_rows, pools
 from decon import edit as bench_edit
 
 from simdup.algorithms.containment import ContainmentRule
@@ -127,22 +127,14 @@ def build(bench: Path, seed: int, n_short: int = 100, n_long: int = 50,
         items += mine
     clean = pool["zh"]["clean"] + pool["en"]["clean"]
 
+    rows += planted_rows(
+        items, clean, rng, lambda n, it, text: edited(text, rng, it["lang"] == "zh",
+                                                      ("chars", "clause", "bench")[n % 3])
+    )  # fmt: skip
+
     def filler(count: int) -> list[str]:
         return [rng.choice(clean) for _ in range(count)]
 
-    for n, it in enumerate(items):
-        zh = it["lang"] == "zh"
-        sep = "" if zh else " "
-        for kind in KINDS:
-            text = it["text"]
-            if kind == "rewrapped":
-                text = "\n\n".join([*filler(1), rewrap(text, rng, zh)])
-            elif kind == "embedded":
-                text = sep.join([*filler(rng.randint(1, 2)), text, *filler(rng.randint(1, 2))])
-            elif kind == "edited":
-                how = ("chars", "clause", "bench")[n % 3]
-                text = sep.join([*filler(1), edited(text, rng, zh, how), *filler(1)])
-            rows.append({"text": text, "planted": it["id"], "kind": kind})
     while sum(r["planted"] is None for r in rows) < n_clean + topical * len(items):
         rows.append({"text": "\n\n".join(filler(rng.randint(1, 3))), "planted": None})
     return items, rows
