@@ -1210,3 +1210,37 @@ def test_edit_prefixes_refuse_what_does_not_fit() -> None:
         native.speedups.edit_prefixes(["abcdefghij", b"abc"], edits, 3, 50, 8)
     with pytest.raises(ValueError, match="one int64"):
         native.speedups.edit_prefixes(["abcdefghij"], edits, 3, 50, 8)
+
+
+@needs_native
+def test_edit_join_steps_on_every_core_match_python() -> None:
+    """Inputs large enough for the native steps to split across threads (texts, prefix rows
+    and candidate slots cut into runs, put together in order) give exactly the twins'
+    tables and pairs, for any run of pivots: the same on any number of cores."""
+    import random
+
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    rng = random.Random(50)
+    # Two thousand texts of 30-120 characters over a small alphabet with an ideograph and a
+    # wide character: ~150,000 q-grams, ~180,000 candidate slots at 0.9.
+    texts = ["".join(rng.choice("abc的\U00020bb7") for _ in range(rng.randint(30, 120)))
+             for _ in range(2000)]  # fmt: skip
+    texts += [t[:-1] + "x" for t in texts[:200]]
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    for threshold in (0.8, 0.9):
+        q = edit_join.gram_length(threshold, int(lengths.max()))
+        edits = edit_join.max_edits(lengths, threshold)
+        span = int(lengths.max()) + q + 2 * int(edits.max()) + 2
+        got = native.speedups.edit_prefixes(texts, edits, q, span, 24)
+        want = native.twin("edit_prefixes")(texts, edits, q, span, 24)
+        for raw, rows in zip(got, want, strict=True):
+            assert np.frombuffer(raw, dtype=np.int64).tolist() == rows.ravel().tolist()
+    sig = edit_join.signatures(texts, 0.9)
+    assert int((sig.pivots[:, 3] - sig.pivots[:, 2]).sum()) > 1 << 17
+    for first, stop in ((0, len(sig.pivots)), (7, len(sig.pivots) // 2)):
+        i, j = native.speedups.edit_window_pairs(*sig, first, stop)
+        want_i, want_j = native.twin("edit_window_pairs")(sig, first, stop)
+        assert np.frombuffer(i, dtype=np.int64).tolist() == want_i.tolist()
+        assert np.frombuffer(j, dtype=np.int64).tolist() == want_j.tolist()
