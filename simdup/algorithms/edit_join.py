@@ -116,15 +116,20 @@ def bigram_hashes_python(text: str) -> np.ndarray:
     return mix64(grams ^ _BIGRAM_SEED)
 
 
-def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
+def bigram_features_python(text: str) -> tuple[np.ndarray, np.ndarray]:
     """The distinct character bigrams of ``text`` (with a mark at each end) as stable 64-bit
-    hashes, and how often each occurs: the features of a short text's fingerprint."""
-    if speedups is not None and sys.byteorder == "little":
-        hashes = np.frombuffer(speedups.bigram_hashes(text), dtype=np.uint64)
-    else:
-        hashes = bigram_hashes_python(text)
-    distinct, counts = np.unique(hashes, return_counts=True)
+    hashes, ascending, and how often each occurs (the reference implementation)."""
+    distinct, counts = np.unique(bigram_hashes_python(text), return_counts=True)
     return distinct, counts.astype(np.float64)
+
+
+def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The features of a short text's fingerprint (``bigram_features_python``), in one native
+    call where the accelerator is built (~2 us a row; ~9 us with numpy's unique)."""
+    if speedups is not None and sys.byteorder == "little":
+        hashes, counts = speedups.bigram_features(text)
+        return np.frombuffer(hashes, dtype=np.uint64), np.frombuffer(counts, dtype=np.float64)
+    return bigram_features_python(text)
 
 
 def max_edits(length: np.ndarray, threshold: float) -> np.ndarray:

@@ -48,6 +48,7 @@ TWINS: dict[str, str] = {
     "word_runs": "simdup.text.normalize:word_runs_python",
     "folded_word_runs": "simdup.text.normalize:folded_word_runs_python",
     "bigram_hashes": "simdup.algorithms.edit_join:bigram_hashes_python",
+    "bigram_features": "simdup.algorithms.edit_join:bigram_features_python",
     "markup_word_hashes": "simdup.text.features:markup_word_hashes_python",
     # fingerprints and sketches
     "simhash": "simdup.algorithms.simhash:simhash_python",

@@ -689,11 +689,105 @@ static PyObject *bigram_hashes(PyObject *module, PyObject *text)
     return result;
 }
 
+/* ------------------------------------------------------------------ bigram_features */
+
+PyDoc_STRVAR(bigram_features_doc,
+"bigram_features(text) -> (hashes, counts)\n\n"
+"simdup.algorithms.edit_join.bigram_features_python(text) as native-order bytes: the distinct\n"
+"bigram hashes of bigram_hashes(text), ascending (uint64), and how often each occurs\n"
+"(float64).");
+
+/* v[0..n) in ascending order: quicksort (middle pivot), insertion sort below 16. */
+static void sort_u64(uint64_t *v, Py_ssize_t n)
+{
+    while (n > 16) {
+        const uint64_t pivot = v[n / 2];
+        Py_ssize_t i = 0, j = n - 1;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                const uint64_t t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                j--;
+            }
+        }
+        /* The smaller side by recursion, the larger by the loop: depth O(log n). */
+        if (j + 1 < n - i) {
+            sort_u64(v, j + 1);
+            v += i;
+            n -= i;
+        }
+        else {
+            sort_u64(v + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        const uint64_t x = v[i];
+        Py_ssize_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static PyObject *bigram_features(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "bigram_features") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    uint64_t small[512];
+    uint64_t *hashes = n + 1 <= 512 ? small : PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
+    if (hashes == NULL)
+        return PyErr_NoMemory();
+    uint64_t previous = 0; /* the mark before the text */
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        uint64_t ch = i < n ? (uint64_t)PyUnicode_READ(kind, data, i) : 0;
+        hashes[i] = mh_mix(((previous << 21) | ch) ^ BIGRAM_SEED);
+        previous = ch;
+    }
+    sort_u64(hashes, n + 1);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t i = 0; i <= n; i++)
+        distinct += i == 0 || hashes[i] != hashes[i - 1];
+    PyObject *h = PyBytes_FromStringAndSize(NULL, distinct * (Py_ssize_t)sizeof(uint64_t));
+    PyObject *c = PyBytes_FromStringAndSize(NULL, distinct * (Py_ssize_t)sizeof(double));
+    PyObject *result = NULL;
+    if (h != NULL && c != NULL) {
+        uint64_t *out = (uint64_t *)PyBytes_AS_STRING(h);
+        double *counts = (double *)PyBytes_AS_STRING(c);
+        Py_ssize_t at = -1;
+        for (Py_ssize_t i = 0; i <= n; i++) {
+            if (i == 0 || hashes[i] != hashes[i - 1]) {
+                out[++at] = hashes[i];
+                counts[at] = 0.0;
+            }
+            counts[at] += 1.0;
+        }
+        result = PyTuple_Pack(2, h, c);
+    }
+    Py_XDECREF(h);
+    Py_XDECREF(c);
+    if (hashes != small)
+        PyMem_Free(hashes);
+    return result;
+}
+
 PyMethodDef simdup_normalize_methods[] = {
     {"word_runs", word_runs, METH_O, word_runs_doc},
     {"folded_word_runs", (PyCFunction)(void (*)(void))folded_word_runs, METH_FASTCALL,
      folded_word_runs_doc},
     {"bigram_hashes", bigram_hashes, METH_O, bigram_hashes_doc},
+    {"bigram_features", bigram_features, METH_O, bigram_features_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
     {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},

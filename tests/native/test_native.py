@@ -61,6 +61,7 @@ strip_ignorables_python = native.twin("strip_ignorables")
 word_runs_python = native.twin("word_runs")
 folded_word_runs_python = native.twin("folded_word_runs")
 bigram_hashes_python = native.twin("bigram_hashes")
+bigram_features_python = native.twin("bigram_features")
 strip_link_targets_python = native.twin("strip_link_targets")
 strip_urls_python = native.twin("strip_urls")
 document_parts_python = native.twin("document_parts")
@@ -671,6 +672,21 @@ def test_bigram_hashes_match_python(text: str) -> None:
     assert native.speedups is not None
     raw = native.speedups.bigram_hashes(text)
     assert np.frombuffer(raw, dtype=np.uint64).tolist() == bigram_hashes_python(text).tolist()
+
+
+@needs_native
+@many
+@given(st.one_of(st.text(max_size=200), st.text(st.sampled_from("ab的"), max_size=1200)))
+@example("")
+@example("abababababababababababababababababababab")
+def test_bigram_features_match_python(text: str) -> None:
+    """The native distinct bigrams of a short text are numpy's: ascending, each with its count
+    (texts with many repeats, and longer than the native stack buffer, too)."""
+    assert native.speedups is not None
+    hashes, counts = native.speedups.bigram_features(text)
+    want_hashes, want_counts = bigram_features_python(text)
+    assert np.frombuffer(hashes, dtype=np.uint64).tolist() == want_hashes.tolist()
+    assert np.frombuffer(counts, dtype=np.float64).tolist() == want_counts.tolist()
 
 
 _IGNORABLE_EDGES = [chr(cp) for lo, hi in DEFAULT_IGNORABLE for cp in (lo - 1, lo, hi, hi + 1)]
