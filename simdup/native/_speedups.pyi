@@ -32,6 +32,7 @@ def bottom_k_jaccard_pairs(sketches: list[bytes], i: object, j: object, k: int, 
 def edit_prefixes(
     texts: list[str], edits: object, q: int, span: int, count_bits: int, /
 ) -> tuple[bytes, bytes, bytes]: ...
+def edit_histograms(texts: list[str], /) -> bytes: ...
 def edit_window_pairs(
     pivots: object,
     prefix: object,

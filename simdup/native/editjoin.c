@@ -1,8 +1,8 @@
 /*
  * simdup/native/editjoin.c: the candidate step of the edit-similarity join of short texts.
  *
- * edit_prefixes and edit_window_pairs; their pure-Python twins are prefixes_python and
- * window_pairs_python in simdup/algorithms/edit_join.py (the module docstring there argues
+ * edit_prefixes, edit_histograms and edit_window_pairs; their pure-Python twins are
+ * prefixes_python, histograms_python and window_pairs_python in simdup/algorithms/edit_join.py (the module docstring there argues
  * why the join is exact). Both run on every core, the GIL released ("threads" below), with the
  * result of one thread.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
@@ -650,6 +650,41 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ edit_histograms */
+
+PyDoc_STRVAR(edit_histograms_doc,
+"edit_histograms(texts) -> bytes\n\n"
+"simdup.algorithms.edit_join.histograms_python(texts) as native-order uint16 bytes: each\n"
+"text's characters counted by code modulo 32, 32 counts a text.");
+
+static PyObject *edit_histograms(PyObject *Py_UNUSED(module), PyObject *texts)
+{
+    if (!PyList_Check(texts)) {
+        PyErr_SetString(PyExc_TypeError, "edit_histograms() needs a list of texts");
+        return NULL;
+    }
+    const Py_ssize_t n = PyList_GET_SIZE(texts);
+    for (Py_ssize_t t = 0; t < n; t++)
+        if (check_text(PyList_GET_ITEM(texts, t), "edit_histograms") < 0)
+            return NULL;
+    PyObject *result = PyBytes_FromStringAndSize(
+        NULL, n * HISTOGRAM_BINS * (Py_ssize_t)sizeof(uint16_t));
+    if (result == NULL)
+        return NULL;
+    uint16_t *out = (uint16_t *)PyBytes_AS_STRING(result);
+    memset(out, 0, (size_t)n * HISTOGRAM_BINS * sizeof(uint16_t));
+    for (Py_ssize_t t = 0; t < n; t++) {
+        PyObject *text = PyList_GET_ITEM(texts, t);
+        const int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        const Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+        uint16_t *counts = out + HISTOGRAM_BINS * t;
+        for (Py_ssize_t c = 0; c < length; c++)
+            counts[PyUnicode_READ(kind, data, c) % HISTOGRAM_BINS]++;
+    }
+    return result;
+}
+
 /* ------------------------------------------------------------------ edit_window_pairs */
 
 PyDoc_STRVAR(edit_window_pairs_doc,
@@ -879,5 +914,6 @@ PyMethodDef simdup_editjoin_methods[] = {
      edit_prefixes_doc},
     {"edit_window_pairs", (PyCFunction)(void (*)(void))edit_window_pairs, METH_FASTCALL,
      edit_window_pairs_doc},
+    {"edit_histograms", edit_histograms, METH_O, edit_histograms_doc},
     {NULL, NULL, 0, NULL},
 };

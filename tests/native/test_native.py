@@ -1260,3 +1260,16 @@ def test_edit_join_steps_on_every_core_match_python() -> None:
         want_i, want_j = native.twin("edit_window_pairs")(sig, first, stop)
         assert np.frombuffer(i, dtype=np.int64).tolist() == want_i.tolist()
         assert np.frombuffer(j, dtype=np.int64).tolist() == want_j.tolist()
+
+
+@needs_native
+@many
+@given(st.lists(st.text(st.sampled_from("ab的c \U00020bb7\x00"), max_size=60), max_size=20))
+def test_edit_histograms_match_python(texts: list[str]) -> None:
+    """The native character histograms of the edit join (code modulo 32, 32 a text) are the
+    array operations' ones, in every string width."""
+    assert native.speedups is not None
+    got = np.frombuffer(native.speedups.edit_histograms(texts), dtype=np.uint16)
+    assert got.tolist() == native.twin("edit_histograms")(texts).tolist()
+    with pytest.raises(TypeError, match="str"):
+        native.speedups.edit_histograms(["abc", b"abc"])
