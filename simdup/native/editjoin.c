@@ -28,7 +28,6 @@
 #include <unistd.h>
 #if defined(__linux__)
 #include <sched.h>
-#include <sys/mman.h>
 #endif
 #else
 #define EDITJOIN_THREADS 0
@@ -112,36 +111,6 @@ static inline Py_ssize_t part_start(Py_ssize_t n, int parts, int k)
 {
     return (Py_ssize_t)((double)n * k / parts);
 }
-
-/* A zeroed table of `bytes` for random access (the q-gram counts: 16 MB read and written at
-   random). On Linux it is mapped in huge pages where the kernel allows (madvise): with 4 KB
-   pages nearly every access would also miss the TLB. Freed with table_free. */
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-#define HUGE_PAGE ((size_t)2 << 20)
-static void *table_alloc(size_t bytes)
-{
-    const size_t mapped = bytes + HUGE_PAGE;
-    char *base = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED)
-        return NULL;
-    /* The table starts on a huge page; the first page before it holds where the mapping
-       starts and how long it is. */
-    char *table = (char *)(((uintptr_t)base + HUGE_PAGE) & ~(uintptr_t)(HUGE_PAGE - 1));
-    ((size_t *)table)[-2] = (size_t)base;
-    ((size_t *)table)[-1] = mapped;
-    madvise(table, bytes, MADV_HUGEPAGE);
-    return table;
-}
-
-static void table_free(void *table)
-{
-    if (table != NULL)
-        munmap((void *)((size_t *)table)[-2], ((size_t *)table)[-1]);
-}
-#else
-static void *table_alloc(size_t bytes) { return PyMem_RawCalloc(bytes, 1); }
-static void table_free(void *table) { PyMem_RawFree(table); }
-#endif
 
 /* ------------------------------------------------------------------ edit_prefixes */
 
@@ -571,7 +540,7 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
         goto done;
     }
     for (int k = 0; k < w.parts; k++) {
-        w.counts[k] = table_alloc(((size_t)1 << GRAM_ID_BITS) * sizeof(uint32_t));
+        w.counts[k] = PyMem_RawCalloc((size_t)1 << GRAM_ID_BITS, sizeof(uint32_t));
         if (w.counts[k] == NULL) {
             PyErr_NoMemory();
             goto done;
@@ -588,7 +557,7 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
     PyMem_RawFree(w.gids);
     w.gids = NULL;
     for (int k = 0; k < w.parts; k++) {
-        table_free(w.counts[k]);
+        PyMem_RawFree(w.counts[k]);
         w.counts[k] = NULL;
     }
     w.occurs = NULL;
@@ -635,7 +604,7 @@ done:
     PyMem_RawFree(w.gids);
     PyMem_RawFree(w.last);
     for (int k = 0; k < MAX_THREADS; k++) {
-        table_free(w.counts[k]);
+        PyMem_RawFree(w.counts[k]);
         PyMem_RawFree(w.prefix[k].v);
         PyMem_RawFree(w.pivots[k].v);
     }
