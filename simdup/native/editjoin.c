@@ -2,7 +2,7 @@
  * simdup/native/editjoin.c: the candidate step of the edit-similarity join of short texts.
  *
  * edit_prefixes, edit_histograms and edit_window_pairs; their pure-Python twins are
- * prefixes_python, histograms_python and window_pairs_python in simdup/algorithms/edit_join.py (the module docstring there argues
+ * prefixes_python, character_histograms_python and window_pairs_python in simdup/algorithms/edit_join.py (the module docstring there argues
  * why the join is exact). Both run on every core, the GIL released ("threads" below), with the
  * result of one thread.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
@@ -622,35 +622,54 @@ done:
 /* ------------------------------------------------------------------ edit_histograms */
 
 PyDoc_STRVAR(edit_histograms_doc,
-"edit_histograms(texts) -> bytes\n\n"
-"simdup.algorithms.edit_join.histograms_python(texts) as native-order uint16 bytes: each\n"
-"text's characters counted by code modulo 32, 32 counts a text.");
+"edit_histograms(joined, lengths) -> bytes\n\n"
+"simdup.algorithms.edit_join.character_histograms_python(joined, lengths) as native-order\n"
+"uint16 bytes: the characters of each text (joined: the texts end to end, lengths: int64,\n"
+"theirs) counted by code modulo 32, 32 counts a text.");
 
-static PyObject *edit_histograms(PyObject *Py_UNUSED(module), PyObject *texts)
+static PyObject *edit_histograms(PyObject *Py_UNUSED(module), PyObject *const *args,
+                                 Py_ssize_t nargs)
 {
-    if (!PyList_Check(texts)) {
-        PyErr_SetString(PyExc_TypeError, "edit_histograms() needs a list of texts");
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "edit_histograms() takes 2 arguments");
         return NULL;
     }
-    const Py_ssize_t n = PyList_GET_SIZE(texts);
-    for (Py_ssize_t t = 0; t < n; t++)
-        if (check_text(PyList_GET_ITEM(texts, t), "edit_histograms") < 0)
-            return NULL;
-    PyObject *result = PyBytes_FromStringAndSize(
-        NULL, n * HISTOGRAM_BINS * (Py_ssize_t)sizeof(uint16_t));
-    if (result == NULL)
+    PyObject *joined = args[0];
+    if (check_text(joined, "edit_histograms") < 0)
         return NULL;
+    Py_buffer lb;
+    if (PyObject_GetBuffer(args[1], &lb, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    const int64_t *lengths = lb.buf;
+    const Py_ssize_t n = lb.len / (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t size = PyUnicode_GET_LENGTH(joined);
+    Py_ssize_t total = 0;
+    int fits = lb.len % (Py_ssize_t)sizeof(int64_t) == 0;
+    for (Py_ssize_t t = 0; fits && t < n; t++) {
+        fits = lengths[t] >= 0 && lengths[t] <= size - total;
+        total += fits ? lengths[t] : 0;
+    }
+    if (!fits || total != size) {
+        PyErr_SetString(PyExc_ValueError,
+                        "edit_histograms() needs int64 lengths that add up to the text's");
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, n * HISTOGRAM_BINS * (Py_ssize_t)sizeof(uint16_t));
+    if (result == NULL)
+        goto done;
     uint16_t *out = (uint16_t *)PyBytes_AS_STRING(result);
     memset(out, 0, (size_t)n * HISTOGRAM_BINS * sizeof(uint16_t));
+    const int kind = PyUnicode_KIND(joined);
+    const void *data = PyUnicode_DATA(joined);
+    Py_ssize_t at = 0;
     for (Py_ssize_t t = 0; t < n; t++) {
-        PyObject *text = PyList_GET_ITEM(texts, t);
-        const int kind = PyUnicode_KIND(text);
-        const void *data = PyUnicode_DATA(text);
-        const Py_ssize_t length = PyUnicode_GET_LENGTH(text);
         uint16_t *counts = out + HISTOGRAM_BINS * t;
-        for (Py_ssize_t c = 0; c < length; c++)
-            counts[PyUnicode_READ(kind, data, c) % HISTOGRAM_BINS]++;
+        for (const Py_ssize_t end = at + lengths[t]; at < end; at++)
+            counts[PyUnicode_READ(kind, data, at) % HISTOGRAM_BINS]++;
     }
+done:
+    PyBuffer_Release(&lb);
     return result;
 }
 
@@ -883,6 +902,7 @@ PyMethodDef simdup_editjoin_methods[] = {
      edit_prefixes_doc},
     {"edit_window_pairs", (PyCFunction)(void (*)(void))edit_window_pairs, METH_FASTCALL,
      edit_window_pairs_doc},
-    {"edit_histograms", edit_histograms, METH_O, edit_histograms_doc},
+    {"edit_histograms", (PyCFunction)(void (*)(void))edit_histograms, METH_FASTCALL,
+     edit_histograms_doc},
     {NULL, NULL, 0, NULL},
 };

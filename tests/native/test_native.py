@@ -1267,9 +1267,16 @@ def test_edit_join_steps_on_every_core_match_python() -> None:
 @given(st.lists(st.text(st.sampled_from("ab的c \U00020bb7\x00"), max_size=60), max_size=20))
 def test_edit_histograms_match_python(texts: list[str]) -> None:
     """The native character histograms of the edit join (code modulo 32, 32 a text) are the
-    array operations' ones, in every string width."""
+    array operations' ones, in every string width; lengths that do not add up to the text's
+    are a ValueError, never a read past it."""
     assert native.speedups is not None
-    got = np.frombuffer(native.speedups.edit_histograms(texts), dtype=np.uint16)
-    assert got.tolist() == native.twin("edit_histograms")(texts).tolist()
+    joined = "".join(texts)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    got = np.frombuffer(native.speedups.edit_histograms(joined, lengths), dtype=np.uint16)
+    assert got.tolist() == native.twin("edit_histograms")(joined, lengths).tolist()
+    with pytest.raises(ValueError, match="add up"):
+        native.speedups.edit_histograms(joined + "x", lengths)
+    with pytest.raises(ValueError, match="add up"):
+        native.speedups.edit_histograms(joined, np.append(lengths, -1))
     with pytest.raises(TypeError, match="str"):
-        native.speedups.edit_histograms(["abc", b"abc"])
+        native.speedups.edit_histograms(b"abc", lengths)
