@@ -50,6 +50,7 @@ TWINS: dict[str, str] = {
     "bigram_hashes": "simdup.algorithms.edit_join:bigram_hashes_python",
     "bigram_features": "simdup.algorithms.edit_join:bigram_features_python",
     "markup_word_hashes": "simdup.text.features:markup_word_hashes_python",
+    "form_token_count": "simdup.text.features:form_token_count_python",
     # fingerprints and sketches
     "simhash": "simdup.algorithms.simhash:simhash_python",
     "simhash_of_weights": "simdup.algorithms.simhash:simhash_of_weights_python",

@@ -782,12 +782,53 @@ static PyObject *bigram_features(PyObject *module, PyObject *text)
     return result;
 }
 
+/* ------------------------------------------------------------------ form_token_count */
+
+PyDoc_STRVAR(form_token_count_doc,
+"form_token_count(form) -> int\n\n"
+"simdup.text.features.form_token_count_python(form): how many tokens a short text's form\n"
+"counts, each ideograph or kana one, each other run of what is not whitespace one.");
+
+/* The ranges of simdup.text.features._IDEOGRAPHS. */
+static inline int is_form_ideograph(Py_UCS4 ch)
+{
+    return (ch >= 0x3040 && ch <= 0x30FF) || (ch >= 0x3400 && ch <= 0x4DBF) ||
+           (ch >= 0x4E00 && ch <= 0x9FFF) || (ch >= 0xF900 && ch <= 0xFAFF);
+}
+
+static PyObject *form_token_count(PyObject *module, PyObject *form)
+{
+    if (check_text(form, "form_token_count") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(form);
+    const void *data = PyUnicode_DATA(form);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(form);
+    Py_ssize_t count = 0;
+    int in_run = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (is_form_ideograph(ch)) {
+            count++;
+            in_run = 0;
+        }
+        else if (Py_UNICODE_ISSPACE(ch)) { /* what the pattern's \s matches */
+            in_run = 0;
+        }
+        else if (!in_run) {
+            count++;
+            in_run = 1;
+        }
+    }
+    return PyLong_FromSsize_t(count);
+}
+
 PyMethodDef simdup_normalize_methods[] = {
     {"word_runs", word_runs, METH_O, word_runs_doc},
     {"folded_word_runs", (PyCFunction)(void (*)(void))folded_word_runs, METH_FASTCALL,
      folded_word_runs_doc},
     {"bigram_hashes", bigram_hashes, METH_O, bigram_hashes_doc},
     {"bigram_features", bigram_features, METH_O, bigram_features_doc},
+    {"form_token_count", form_token_count, METH_O, form_token_count_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
     {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},

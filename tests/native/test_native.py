@@ -1280,3 +1280,14 @@ def test_edit_histograms_match_python(texts: list[str]) -> None:
         native.speedups.edit_histograms(joined, np.append(lengths, -1))
     with pytest.raises(TypeError, match="str"):
         native.speedups.edit_histograms(b"abc", lengths)
+
+
+@needs_native
+@many
+@given(st.text(st.sampled_from("ab 的は\u3040\u30ff\uf900\ufaff\u3000\x1c\x85\ud800,。"),
+               max_size=60) | st.text(max_size=60))
+def test_form_token_count_matches_python(form: str) -> None:
+    """A short text's token count natively is the pattern's: each ideograph or kana one token,
+    each other run of what is not whitespace one (Unicode whitespace as ``\\s`` has it)."""
+    assert native.speedups is not None
+    assert native.speedups.form_token_count(form) == native.twin("form_token_count")(form)
