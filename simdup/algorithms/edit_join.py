@@ -289,13 +289,7 @@ def signatures(
     else:
         prefix, pivots, last = prefixes_python(texts, edits, q, span, count_bits)
     told(3)
-    pivot_doc, pivot_key = pivots[:, 0], pivots[:, 1]
-    prefix_key = np.ascontiguousarray(prefix[:, 1])
-    # Each pivot pairs with the prefix entries of its q-gram within its text's most edits of
-    # its position: a window of the sorted keys.
-    reach = edits[pivot_doc]
-    low = np.searchsorted(prefix_key, pivot_key - reach)
-    high = np.searchsorted(prefix_key, pivot_key + reach, side="right")
+    windows = pivot_windows(pivots, prefix, edits)
     histograms = character_histograms("".join(texts), lengths)
     longest = np.arange(int(lengths.max()) + 1, dtype=np.int64)
     by_length = np.stack(
@@ -303,12 +297,36 @@ def signatures(
     ).astype(np.int64)
     told(4)
     return Signatures(
-        np.stack((pivot_doc, pivot_key, low, high), 1),
+        windows,
         prefix,
         np.stack((last, lengths), 1),
         histograms,
         by_length,
     )
+
+
+def windows_python(pivots: np.ndarray, prefix: np.ndarray, edits: np.ndarray) -> np.ndarray:
+    """The pivots ``(doc, key)`` as ``(doc, key, low, high)``: each pivot pairs with the prefix
+    entries of its q-gram within its text's most edits of its position, a window ``[low,
+    high)`` of the prefix's keys (sorted). The reference implementation of
+    ``speedups.edit_windows``."""
+    pivot_doc, pivot_key = pivots[:, 0], pivots[:, 1]
+    prefix_key = np.ascontiguousarray(prefix[:, 1])
+    reach = edits[pivot_doc]
+    low = np.searchsorted(prefix_key, pivot_key - reach)
+    high = np.searchsorted(prefix_key, pivot_key + reach, side="right")
+    return np.stack((pivot_doc, pivot_key, low, high), 1)
+
+
+def pivot_windows(pivots: np.ndarray, prefix: np.ndarray, edits: np.ndarray) -> np.ndarray:
+    """``windows_python``, natively when the extension is there (on every core, no copy of
+    the prefix's keys)."""
+    if speedups is not None and sys.byteorder == "little":
+        table = speedups.edit_windows(np.ascontiguousarray(pivots, np.int64),
+                                      np.ascontiguousarray(prefix, np.int64),
+                                      np.ascontiguousarray(edits, np.int64))  # fmt: skip
+        return np.frombuffer(table, dtype=np.int64).reshape(-1, 4)
+    return windows_python(pivots, prefix, edits)
 
 
 def character_histograms(joined: str, lengths: np.ndarray) -> np.ndarray:

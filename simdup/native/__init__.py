@@ -66,6 +66,7 @@ TWINS: dict[str, str] = {
     "edit_prefixes": "simdup.algorithms.edit_join:prefixes_python",
     "edit_window_pairs": "simdup.algorithms.edit_join:window_pairs_python",
     "edit_histograms": "simdup.algorithms.edit_join:character_histograms_python",
+    "edit_windows": "simdup.algorithms.edit_join:windows_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
     "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",

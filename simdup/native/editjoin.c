@@ -1,8 +1,9 @@
 /*
  * simdup/native/editjoin.c: the candidate step of the edit-similarity join of short texts.
  *
- * edit_prefixes, edit_histograms and edit_window_pairs; their pure-Python twins are
- * prefixes_python, character_histograms_python and window_pairs_python in simdup/algorithms/edit_join.py (the module docstring there argues
+ * edit_prefixes, edit_windows, edit_histograms and edit_window_pairs; their pure-Python twins
+ * are prefixes_python, windows_python, character_histograms_python and window_pairs_python in
+ * simdup/algorithms/edit_join.py (the module docstring there argues
  * why the join is exact). Both run on every core, the GIL released ("threads" below), with the
  * result of one thread.
  * TWINS in simdup/native/__init__.py is the one list of the twins, function by function.
@@ -673,6 +674,109 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ edit_windows */
+
+PyDoc_STRVAR(edit_windows_doc,
+"edit_windows(pivots, prefix, edits) -> bytes\n\n"
+"simdup.algorithms.edit_join.windows_python(pivots, prefix, edits) as int64 bytes: each\n"
+"pivot (doc, key) of edit_prefixes with the window [low, high) of the prefix rows (sorted\n"
+"by key) whose keys are within its text's most edits of its own, as (doc, key, low, high).");
+
+/* The first row at or after `from` of the m prefix rows whose key is >= x (keys ascending):
+   galloping from `from`, then a binary search, so a search that ends near where it starts
+   costs a few reads. */
+static inline Py_ssize_t first_at_least(const int64_t *prefix, Py_ssize_t m, Py_ssize_t from,
+                                        int64_t x)
+{
+    Py_ssize_t lo = from, step = 1, hi = from;
+    while (hi < m && prefix[4 * hi + 1] < x) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    if (hi > m)
+        hi = m;
+    while (lo < hi) {
+        const Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (prefix[4 * mid + 1] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+typedef struct {
+    const int64_t *pivots, *prefix, *edits;
+    Py_ssize_t n_pivots, n_prefix;
+    int64_t most;
+    int64_t *out;
+    int parts;
+} WindowsWork;
+
+static void windows_part(void *context, int part)
+{
+    WindowsWork *w = context;
+    const Py_ssize_t from = part_start(w->n_pivots, w->parts, part);
+    const Py_ssize_t to = part_start(w->n_pivots, w->parts, part + 1);
+    Py_ssize_t base = 0; /* the first row with key >= the pivot's key - most: it only moves on */
+    for (Py_ssize_t p = from; p < to; p++) {
+        const int64_t doc = w->pivots[2 * p], key = w->pivots[2 * p + 1];
+        const int64_t reach = w->edits[doc];
+        base = first_at_least(w->prefix, w->n_prefix, base, key - w->most);
+        const Py_ssize_t low = first_at_least(w->prefix, w->n_prefix, base, key - reach);
+        const Py_ssize_t high = first_at_least(w->prefix, w->n_prefix, low, key + reach + 1);
+        int64_t *row = w->out + 4 * p;
+        row[0] = doc;
+        row[1] = key;
+        row[2] = low;
+        row[3] = high;
+    }
+}
+
+static PyObject *edit_windows(PyObject *Py_UNUSED(module), PyObject *const *args,
+                              Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "edit_windows() takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer vb, pb, eb;
+    if (three_buffers(args, &vb, &pb, &eb) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t word = (Py_ssize_t)sizeof(int64_t);
+    if (vb.len % (2 * word) || pb.len % (4 * word) || eb.len % word) {
+        PyErr_SetString(PyExc_ValueError, "edit_windows() needs int64 pivots (n x 2), prefix "
+                                          "(m x 4) and edits (one a text)");
+        goto done;
+    }
+    WindowsWork w = {vb.buf, pb.buf, eb.buf, vb.len / (2 * word), pb.len / (4 * word), 0, NULL,
+                     1};
+    const Py_ssize_t n_docs = eb.len / word;
+    for (Py_ssize_t p = 0; p < w.n_pivots; p++) {
+        const int64_t doc = w.pivots[2 * p];
+        if (doc < 0 || doc >= n_docs || w.edits[doc] < 0) {
+            PyErr_SetString(PyExc_ValueError, "edit_windows() was given a text out of range");
+            goto done;
+        }
+        w.most = w.edits[doc] > w.most ? w.edits[doc] : w.most;
+    }
+    result = PyBytes_FromStringAndSize(NULL, 4 * w.n_pivots * word);
+    if (result == NULL)
+        goto done;
+    w.out = (int64_t *)PyBytes_AS_STRING(result);
+    w.parts = threads_for(16 * w.n_pivots);
+    Py_BEGIN_ALLOW_THREADS
+    run_parts(windows_part, &w, w.parts);
+    Py_END_ALLOW_THREADS
+done:
+    PyBuffer_Release(&eb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&vb);
+    return result;
+}
+
 /* ------------------------------------------------------------------ edit_window_pairs */
 
 PyDoc_STRVAR(edit_window_pairs_doc,
@@ -904,5 +1008,7 @@ PyMethodDef simdup_editjoin_methods[] = {
      edit_window_pairs_doc},
     {"edit_histograms", (PyCFunction)(void (*)(void))edit_histograms, METH_FASTCALL,
      edit_histograms_doc},
+    {"edit_windows", (PyCFunction)(void (*)(void))edit_windows, METH_FASTCALL,
+     edit_windows_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -1253,6 +1253,10 @@ def test_edit_join_steps_on_every_core_match_python() -> None:
         want = native.twin("edit_prefixes")(texts, edits, q, span, 24)
         for raw, rows in zip(got, want, strict=True):
             assert np.frombuffer(raw, dtype=np.int64).tolist() == rows.ravel().tolist()
+        prefix, pivots, _ = want
+        windows = native.speedups.edit_windows(pivots, prefix, edits)
+        want_windows = native.twin("edit_windows")(pivots, prefix, edits)
+        assert np.frombuffer(windows, dtype=np.int64).tolist() == want_windows.ravel().tolist()
     sig = edit_join.signatures(texts, 0.9)
     assert int((sig.pivots[:, 3] - sig.pivots[:, 2]).sum()) > 1 << 17
     for first, stop in ((0, len(sig.pivots)), (7, len(sig.pivots) // 2)):
@@ -1291,3 +1295,27 @@ def test_form_token_count_matches_python(form: str) -> None:
     each other run of what is not whitespace one (Unicode whitespace as ``\\s`` has it)."""
     assert native.speedups is not None
     assert native.speedups.form_token_count(form) == native.twin("form_token_count")(form)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.text(st.sampled_from("ab的c"), min_size=1, max_size=40), min_size=1, max_size=30),
+    st.sampled_from([0.7, 0.8, 0.9, 1.0]),
+)
+def test_edit_windows_match_python(texts: list[str], threshold: float) -> None:
+    """Each pivot's window of prefix entries natively (galloping searches from where the last
+    one began) is numpy's ``searchsorted`` pair; a pivot of a text that is not there is a
+    ValueError, never a read past the edits."""
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    q = edit_join.gram_length(threshold, int(lengths.max()))
+    edits = edit_join.max_edits(lengths, threshold)
+    span = int(lengths.max()) + q + 2 * int(edits.max()) + 2
+    prefix, pivots, _ = native.twin("edit_prefixes")(texts, edits, q, span, 24)
+    got = np.frombuffer(native.speedups.edit_windows(pivots, prefix, edits), dtype=np.int64)
+    assert got.tolist() == native.twin("edit_windows")(pivots, prefix, edits).ravel().tolist()
+    with pytest.raises(ValueError, match="out of range"):
+        native.speedups.edit_windows(pivots, prefix, edits[:0])
