@@ -27,6 +27,7 @@ import unicodedata
 from array import array
 from collections.abc import Callable
 
+from ..algorithms.move_join import BLOCK_MARK
 from ..native import speedups
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
@@ -330,6 +331,40 @@ def comparison_form(text: str) -> str:
         if not unicodedata.is_normalized("NFKC", form):  # folding can leave NFKC ("ǰ")
             form = word_runs(unicodedata.normalize("NFKC", form))
     return form
+
+
+# Where one block of a text ends and the next begins, for the block-move similarity of short
+# texts (``algorithms.move_join``): a heading line is a block; a blank line (a paragraph), a
+# line break before a list item or quotation, and the end of a sentence ("." "!" "?" before a
+# space, "。" "！" "？") end one. A line break alone is no boundary: a re-wrapped copy keeps
+# its blocks.
+_HEADING_LINE = re.compile(r"(?m)^([ \t]*#{1,6}[ \t].*)$")
+_BLOCK_BREAK = re.compile(
+    r"\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+>]|\d+[.)])\s)|(?<=[.!?])\s+|(?<=[。！？])"
+)
+_CJK_MARK = re.compile(f"(?<=[{_CJK}]){BLOCK_MARK}(?=[{_CJK}])")
+
+
+def block_form(text: str, form: str) -> str:
+    """``form`` (the ``comparison_form`` of ``text``) with ``BLOCK_MARK`` between the forms of
+    the text's blocks (its sentences and paragraphs, ``_BLOCK_BREAK``): where a space stood
+    between two blocks, and between two ideographs that no space separated. ``form`` itself
+    when the text has one block, or when the blocks' forms do not make ``form`` again (NFKC
+    across a boundary; never seen): ``unmarked_form`` always gives ``form`` back."""
+    pieces = [p for chunk in _HEADING_LINE.split(text) for p in _BLOCK_BREAK.split(chunk)]
+    parts = [f for f in map(comparison_form, pieces) if f]
+    if len(parts) < 2:
+        return form
+    marked = BLOCK_MARK.join(parts)
+    return marked if unmarked_form(marked) == form else form
+
+
+def unmarked_form(marked: str) -> str:
+    """The comparison form of a text from its ``block_form``: each mark a space, none between
+    two ideographs (as ``word_runs`` joins runs)."""
+    if BLOCK_MARK not in marked:
+        return marked
+    return _CJK_MARK.sub("", marked).replace(BLOCK_MARK, " ")
 
 
 def normalize_term(word: str) -> str:
