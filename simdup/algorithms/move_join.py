@@ -1,8 +1,9 @@
-"""Short texts joined by block-move similarity: a moved sentence or paragraph is a move, not a
-deletion and a retyping. Every pair at or above a threshold, none missed.
+"""Short texts joined by block-move similarity: a moved paragraph is a move, not a deletion and
+a retyping. Every pair at or above a threshold, none missed.
 
-A short text here is a list of *blocks* (its sentences and paragraphs, each a comparison form,
-none empty), written as one string with ``BLOCK_MARK`` between blocks. Its length ``|A|`` is
+A short text here is a list of *blocks* (its paragraphs, list items and headings, each a
+comparison form, none empty: ``text.normalize.block_form``), written as one string with
+``BLOCK_MARK`` between blocks. Its length ``|A|`` is
 the sum of its blocks' lengths (the marks and the spaces that stood between blocks are not
 counted). The *block-move distance* of two texts is
 
@@ -199,7 +200,8 @@ def signatures(
     if speedups is not None and span <= edit_join._NATIVE_SPAN and n < 1 << 31:
         raw = speedups.edit_prefixes(gram_texts, edits, q, span, count_bits)
         prefix, pivots, last = (np.frombuffer(r, dtype=np.int64) for r in raw)
-        prefix, pivots = prefix.reshape(-1, 4).copy(), pivots.reshape(-1, 2)
+        prefix, pivots = prefix.reshape(-1, 4).copy(), pivots.reshape(-1, 2)  # keys rewritten
+        del raw
     else:
         prefix, pivots, last = edit_join.prefixes_python(gram_texts, edits, q, span, count_bits)
     del gram_texts
@@ -212,11 +214,9 @@ def signatures(
     prefix_id = np.ascontiguousarray(prefix[:, 1])
     low = np.searchsorted(prefix_id, pivot_id)
     high = np.searchsorted(prefix_id, pivot_id, side="right")
-    plain = "".join(t.replace(BLOCK_MARK, "") for t in texts)
-    codes = np.frombuffer(plain.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    bins = np.repeat(np.arange(n, dtype=np.int64), lengths) * edit_join.HISTOGRAM_BINS
-    bins += codes % edit_join.HISTOGRAM_BINS
-    histograms = np.bincount(bins, minlength=n * edit_join.HISTOGRAM_BINS).astype(np.uint16)
+    plain = "".join(texts).replace(BLOCK_MARK, "")
+    histograms = edit_join.character_histograms(plain, lengths)
+    del plain
     longest = np.arange(int(lengths.max()) + 1, dtype=np.int64)
     by_length = np.stack(
         (np.floor((1.0 - threshold) * longest + 1e-9), np.ceil(threshold * longest - 1e-9)), 1
@@ -269,16 +269,12 @@ def join(
     texts: list[str],
     threshold: float,
     progress: Callable[[int, int], None] | None = None,
-    one_block_pairs: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs ``(i, j, similarity)`` of ``texts`` (blocks between ``BLOCK_MARK``s) whose
     block-move similarity is ``>= threshold``, ``i < j``, ordered by ``(i, j)``: all of them.
-    ``one_block_pairs`` False leaves out the pairs of two texts of one block each (their
-    block-move similarity is their edit similarity: ``edit_join`` finds them).
     ``progress(done, total)``: told in thousandths as in ``edit_join.join``."""
     found: list[np.ndarray] = []
     sims: list[np.ndarray] = []
-    many = np.fromiter((BLOCK_MARK in t for t in texts), dtype=bool, count=len(texts))
 
     def told(share: int) -> None:
         if progress is not None:
@@ -289,12 +285,7 @@ def join(
 
     rest = edit_join._PROGRESS_TOTAL - edit_join._SETUP_SHARE
     told(0)
-    if not one_block_pairs and np.count_nonzero(many) == 0:
-        texts = []  # no pair to find
     for i, j, done, total in _candidate_blocks(texts, threshold, setup=built):
-        if not one_block_pairs:
-            keep = many[i] | many[j]
-            i, j = i[keep], j[keep]
         got = move_similarities_near([texts[k] for k in i.tolist()],
                                      [texts[k] for k in j.tolist()], threshold)  # fmt: skip
         near = got >= threshold - 1e-12

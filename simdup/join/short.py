@@ -1,5 +1,6 @@
-"""Two short texts judged: the edit similarity of their comparison forms, or their block-move
-similarity when one of them has more than one block (``algorithms.move_join``).
+"""Two short texts judged: the edit similarity of their comparison forms, or, when both have
+two blocks or more (paragraphs, list items, headings), their block-move similarity
+(``algorithms.move_join``): a text of one block has nothing to move.
 
 A short text's record keeps, in place of a sketch, its comparison form with its blocks (its
 sentences and paragraphs) marked (``text.normalize.block_form``): ``short_form`` gives the form
@@ -32,20 +33,20 @@ def short_blocks(sketch: bytes) -> str:
     return sketch.decode("utf-8", "surrogatepass")
 
 
-def has_blocks(a: str, b: str) -> bool:
-    """Whether either of two marked forms has more than one block (else their block-move
-    similarity is their edit similarity)."""
-    return move_join.BLOCK_MARK in a or move_join.BLOCK_MARK in b
+def both_have_blocks(a: str, b: str) -> bool:
+    """Whether both marked forms have two blocks or more (the block-move similarity judges
+    such a pair only)."""
+    return move_join.BLOCK_MARK in a and move_join.BLOCK_MARK in b
 
 
 def short_join(
     marked: list[str], threshold: float, progress: Progress | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs ``(i, j)``, ``i < j``, of short texts (forms with their blocks marked) whose
-    edit similarity or block-move similarity reaches ``threshold``: the edit join of their
-    forms and the block-move join of the pairs it cannot settle (a text of more than one
-    block in them), both exact. A pair may come twice. ``progress(done, total)``: the edit
-    join told as the first half, the block-move join as the second."""
+    edit similarity reaches ``threshold``, or whose block-move similarity does and both have
+    blocks: the edit join of their forms and the block-move join of the texts with blocks,
+    both exact. A pair may come twice. ``progress(done, total)``: the edit join told as the
+    first half, the block-move join as the second."""
 
     def half(offset: int) -> Progress | None:
         if progress is None:
@@ -56,8 +57,11 @@ def short_join(
     forms = [unmarked_form(m) for m in marked]
     ei, ej, _ = edit_join.join(forms, threshold, progress=half(0))
     del forms
-    mi, mj, _ = move_join.join(marked, threshold, progress=half(1), one_block_pairs=False)
-    return np.concatenate((ei, mi)), np.concatenate((ej, mj))
+    blocky = np.flatnonzero(
+        np.fromiter((move_join.BLOCK_MARK in m for m in marked), dtype=bool, count=len(marked))
+    )
+    mi, mj, _ = move_join.join([marked[k] for k in blocky.tolist()], threshold, half(1))
+    return np.concatenate((ei, blocky[mi])), np.concatenate((ej, blocky[mj]))
 
 
 def short_similarities(
@@ -65,14 +69,14 @@ def short_similarities(
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each pair ``(marked_a[n], marked_b[n])``: its similarity, exact where it reaches
     ``threshold`` (the edit similarity of the forms; where that is below the threshold and
-    either text has blocks, the block-move similarity when it reaches it), and whether the
+    both texts have blocks, the block-move similarity when it reaches it), and whether the
     block-move similarity decided."""
     edit = edit_join.edit_similarities(
         [unmarked_form(m) for m in marked_a], [unmarked_form(m) for m in marked_b]
     )
     moved = np.zeros(edit.size, dtype=bool)
     below = np.flatnonzero(edit < threshold).tolist()
-    maybe = [p for p in below if has_blocks(marked_a[p], marked_b[p])]
+    maybe = [p for p in below if both_have_blocks(marked_a[p], marked_b[p])]
     if maybe:
         got = move_join.move_similarities_near(
             [marked_a[p] for p in maybe], [marked_b[p] for p in maybe], threshold

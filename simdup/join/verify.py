@@ -10,9 +10,10 @@ MinHash LSH); ``Verifier.judge`` is the one rule that decides, for ``scan``, ``c
 * with verification, two short texts (both under ``SHORT_TEXT_CHARS`` characters) are
   near-duplicates when the edit similarity of their comparison forms reaches
   ``min_edit_similarity`` (the project's definition itself: a sentence has too few words for a
-  word set to judge it), or their block-move similarity does (``algorithms.move_join``: their
-  sentences and paragraphs matched in any order, so a moved one is a move, not a deletion and
-  a retyping); a short text and a long one never are (unless the same text);
+  word set to judge it), or, when both have two blocks or more, their block-move similarity
+  does (``algorithms.move_join``: their paragraphs, list items and headings matched in any
+  order, so a moved one is a move, not a deletion and a retyping); a short text and a long
+  one never are (unless the same text);
 * with verification, a pair of long texts within the search radius (any LSH candidate for
   ``method="minhash"``) is a near-duplicate when the shorter text is at least
   ``min_length_ratio`` of the longer and the word-set Jaccard (estimated from the bottom-k
@@ -46,7 +47,7 @@ from ..document_table import DocumentTable
 from ..options import ScanOptions
 from ..params import SHORT_TEXT_CHARS
 from ..records import DuplicatePair, FingerprintedDocument
-from .short import has_blocks, short_blocks, short_form, short_join, short_similarities
+from .short import both_have_blocks, short_blocks, short_form, short_join, short_similarities
 
 # Told ``(done, total)`` as a long step goes (the CLI draws it): ``engines.base.Progress``.
 Progress = Callable[[int, int], None]
@@ -414,7 +415,7 @@ class Verifier:
     ) -> tuple[str, bool, float | None]:
         """The rule itself: which check settles (a, b) ("same", "threshold", "edit", "moves",
         "kinds", "radius", "length" or "similarity"), whether it is near, and the similarity
-        judged ("moves": two short texts of which one has blocks, their edit similarity below
+        judged ("moves": two short texts that both have blocks, their edit similarity below
         the threshold; the block-move similarity judged).
         ``judge`` words the reason; ``pairs`` calls this for every candidate without wording
         one. ``similarity``: the exact word-set Jaccard of two long texts, when known."""
@@ -427,7 +428,7 @@ class Verifier:
         if short_a and short_b:
             sim = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
             marked_a, marked_b = short_blocks(a.sketch), short_blocks(b.sketch)
-            if sim >= o.min_edit_similarity or not has_blocks(marked_a, marked_b):
+            if sim >= o.min_edit_similarity or not both_have_blocks(marked_a, marked_b):
                 return "edit", sim >= o.min_edit_similarity, sim
             moved = move_join.move_similarity(marked_a, marked_b)
             return "moves", moved >= o.min_edit_similarity, moved
@@ -564,13 +565,13 @@ def document_similarity(
     a: FingerprintedDocument, b: FingerprintedDocument, sketch_size: int
 ) -> float:
     """What ``Verifier.estimate`` says of (a, b): the higher of the edit similarity of two short
-    texts' forms and their block-move similarity, estimated word-set Jaccard of two long texts,
-    0.0 for one of each."""
+    texts' forms and (both with blocks) their block-move similarity, estimated word-set
+    Jaccard of two long texts, 0.0 for one of each."""
     short_a, short_b = a.chars < SHORT_TEXT_CHARS, b.chars < SHORT_TEXT_CHARS
     if short_a and short_b:
         edit = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
         marked_a, marked_b = short_blocks(a.sketch), short_blocks(b.sketch)
-        if not has_blocks(marked_a, marked_b):
+        if not both_have_blocks(marked_a, marked_b):
             return edit
         return max(edit, move_join.move_similarity(marked_a, marked_b))
     if short_a or short_b:

@@ -171,17 +171,6 @@ def test_swapped_paragraphs_are_a_move_not_a_rewrite() -> None:
     assert (i.tolist(), j.tolist()) == ([0], [1])
 
 
-def test_pairs_of_one_block_each_can_be_left_to_the_edit_join() -> None:
-    """``one_block_pairs=False``: a pair of one-block texts is not reported (the edit join
-    finds it), a pair with a text of two blocks is."""
-    texts = ["abcdefghij", "abcdefghix", "klmnopqrst\nabcdefghij", "abcdefghij\nklmnopqrst"]
-    every = move_join.join(texts, 0.9)
-    some = move_join.join(texts, 0.9, one_block_pairs=False)
-    pairs = set(zip(every[0].tolist(), every[1].tolist(), strict=True))
-    assert (0, 1) in pairs and (2, 3) in pairs
-    assert set(zip(some[0].tolist(), some[1].tolist(), strict=True)) == pairs - {(0, 1)}
-
-
 def test_empty_and_single_texts() -> None:
     assert move_join.move_similarity("", "") == 1.0
     assert move_join.move_similarity("ab", "") == 0.0

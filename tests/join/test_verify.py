@@ -181,3 +181,18 @@ def test_short_texts_near_by_their_moves_are_judged_alike_everywhere(verify: boo
     assert verdict.reason.endswith(f"; with moved blocks {verdict.similarity:.2f} >= 0.9")
     assert verifier.rule_of(100, 100, False, moved=True) == "moves"
     assert verifier.estimate(SHORTS[0], SHORTS[1]) == pytest.approx(verdict.similarity, abs=1e-4)
+
+
+def test_the_short_join_finds_moves_between_texts_with_blocks_only() -> None:
+    """``short_join``: pairs within the edit similarity, and pairs of texts that both have
+    blocks within the block-move similarity; a text of one block has nothing to move."""
+    from simdup.join.short import short_join
+
+    marked = [
+        "the kettle boils fast\nthe lid closes properly",
+        "the lid closes properly\nthe kettle boils fast",  # moved: near by moves
+        "the lid closes properly the kettle boils fast",  # one block: its edit similarity only
+        "the kettle boils fast the lid closes properly",  # the same form as 0
+    ]
+    i, j = short_join(marked, 0.9)
+    assert set(zip(i.tolist(), j.tolist(), strict=True)) == {(0, 1), (0, 3), (1, 2)}

@@ -145,14 +145,14 @@ def test_audit_names_a_stored_document_a_row_was_removed_for(tmp_path: Path) -> 
     assert record["removed"]["text"] == _article(11) and record["reason"]
 
 
-def test_audit_names_moved_sentences_as_the_rule(tmp_path: Path) -> None:
-    """A short row whose sentences were reordered and one character changed is removed by
-    its block-move similarity, and the audit says so."""
+def test_audit_names_moved_paragraphs_as_the_rule(tmp_path: Path) -> None:
+    """A short row whose paragraphs were swapped and one character changed is removed by its
+    block-move similarity, and the audit says so."""
     first = "The kettle boils fast and the lid closes properly."
     second = "It arrived two days late, but I am happy with it overall."
     rows = _write(tmp_path / "r.jsonl", [
-        {"id": "r0", "text": f"{first} {second}"},
-        {"id": "r1", "text": f"{second.replace('happy', 'hapy')} {first}"},
+        {"id": "r0", "text": f"{first}\n\n{second}"},
+        {"id": "r1", "text": f"{second.replace('happy', 'hapy')}\n\n{first}"},
         {"id": "r2", "text": "A different review about a toaster that burns the bread."},
     ])  # fmt: skip
     args = ["dedup", str(rows), "-o", str(tmp_path / "clean.jsonl"), "--id-field", "id"]

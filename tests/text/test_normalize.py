@@ -388,26 +388,27 @@ def test_rows_keep_what_only_looks_like_markup() -> None:
     assert visible_text(text, "markdown").split() == ["ref", "(null)", "[docs]", "www.b.example"]
 
 
-def test_a_short_texts_blocks_are_its_sentences_and_paragraphs() -> None:
-    """``block_form`` marks the form between sentences, paragraphs and list items (not at a
-    line break inside a paragraph), and ``unmarked_form`` gives the form back."""
+def test_a_short_texts_blocks_are_its_paragraphs_items_and_headings() -> None:
+    """``block_form`` marks the form between paragraphs, list items, quotations and headings
+    (not at a sentence's end, not at a line break inside a paragraph), and ``unmarked_form``
+    gives the form back."""
     text = (
-        "First sentence, here. Second one\nstill the second!\n\n"
-        "A new paragraph? Yes.\n- an item\n- another item\n# A heading\n"
-        "中文句子。另一句！English after it. 好的"
+        "# A heading\nFirst sentence, here. Second one\nstill the second!\n\n"
+        "A new paragraph? Yes.\n- an item\n- another item\n> quoted\n\n\n"
+        "中文句子。另一句！\n\n好的"
     )
     form = comparison_form(text)
     marked = block_form(text, form)
     assert marked.split("\n") == [
-        "first sentence here", "second one still the second", "a new paragraph", "yes",
-        "an item", "another item", "a heading", "中文句子", "另一句", "english after it", "好的",
+        "a heading", "first sentence here second one still the second", "a new paragraph yes",
+        "an item", "another item", "quoted", "中文句子另一句", "好的",
     ]  # fmt: skip
     assert unmarked_form(marked) == form
-    assert block_form("one sentence, no end", "one sentence no end") == "one sentence no end"
+    assert block_form("one paragraph. two sentences", form="") == ""  # one block: the form
 
 
 _BLOCKY = st.text(
-    st.sampled_from(list("ab中文 .!?。！\n-#1)") + ["\u0301", "Ａ", "ß", "½"]), max_size=40
+    st.sampled_from(list("ab中文 .!?。！\n\t-#>1)") + ["\u0301", "Ａ", "ß", "½"]), max_size=40
 )
 
 
