@@ -734,12 +734,13 @@ def targets(result: dict[str, Any]) -> list[str]:
             f"- defaults recall ≥ 0.99 (all planted copies: paragraphs moved, 1-3 characters "
             f"edited): {d['recall']:.4f} → {verdict(d['recall'] >= 0.99)}"
         )
-    if d:
+    if d and not result.get("short"):
         lines.append(
             f"- defaults recall ≥ 0.99 (planted copies with edit similarity ≥ "
             f"{NEAR_EDIT_SIMILARITY}): {d['recall_near']:.4f} → "
             f"{verdict(d['recall_near'] >= 0.99)} (all planted: {d['recall']:.4f})"
         )
+    if d:
         rs = rensa.get("score")
         if rs:
             lines.append(
