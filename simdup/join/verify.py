@@ -374,13 +374,13 @@ class Verifier:
                 f"short texts: edit similarity {sim:.2f} {relation} {o.min_edit_similarity}",
             )  # fmt: skip
         if rule == "moves":
-            assert sim is not None
             edit = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
+            moved = move_join.move_similarity(short_blocks(a.sketch), short_blocks(b.sketch))
             said = f"{edit:.2f}" if near else f"{edit:.2f} < {o.min_edit_similarity}"
             relation = ">=" if near else "<"
             return Verdict(
-                near, False, round(sim, 4),
-                f"short texts: edit similarity {said}; with moved blocks {sim:.2f} {relation} "
+                near, False, round(max(edit, moved), 4),
+                f"short texts: edit similarity {said}; with moved blocks {moved:.2f} {relation} "
                 f"{o.min_edit_similarity}",
             )  # fmt: skip
         if rule == "kinds":
@@ -416,7 +416,8 @@ class Verifier:
         """The rule itself: which check settles (a, b) ("same", "threshold", "edit", "moves",
         "kinds", "radius", "length" or "similarity"), whether it is near, and the similarity
         judged ("moves": two short texts that both have blocks, their edit similarity below
-        the threshold; the block-move similarity judged).
+        the threshold, judged by their block-move similarity; the similarity is the higher of
+        the two).
         ``judge`` words the reason; ``pairs`` calls this for every candidate without wording
         one. ``similarity``: the exact word-set Jaccard of two long texts, when known."""
         o = self.options
@@ -431,7 +432,7 @@ class Verifier:
             if sim >= o.min_edit_similarity or not both_have_blocks(marked_a, marked_b):
                 return "edit", sim >= o.min_edit_similarity, sim
             moved = move_join.move_similarity(marked_a, marked_b)
-            return "moves", moved >= o.min_edit_similarity, moved
+            return "moves", moved >= o.min_edit_similarity, max(sim, moved)
         if short_a or short_b:
             return "kinds", False, None
         if o.method != "minhash" and distance > self._radius:

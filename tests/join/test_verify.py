@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import simdup.join.verify
+from simdup.algorithms.edit_join import edit_similarity
+from simdup.algorithms.move_join import move_similarity
 from simdup.algorithms.sketch import bottom_k
 from simdup.join.verify import Candidates, Verifier, candidate_pairs
 from simdup.options import ScanOptions
@@ -180,6 +182,13 @@ def test_short_texts_near_by_their_moves_are_judged_alike_everywhere(verify: boo
     assert verdict.reason.startswith("short texts: edit similarity 0.")
     assert verdict.reason.endswith(f"; with moved blocks {verdict.similarity:.2f} >= 0.9")
     assert verifier.rule_of(100, 100, False, moved=True) == "moves"
+    # Not near by either: the higher of the two similarities, both in the reason.
+    far = verifier.judge(SHORTS[0], SHORTS[4], 0)
+    assert not far.near and "< 0.9; with moved blocks" in far.reason
+    edit = edit_similarity(SHORTS[0].sketch.decode().replace("\n", " "),
+                           SHORTS[4].sketch.decode().replace("\n", " "))  # fmt: skip
+    moved = move_similarity(SHORTS[0].sketch.decode(), SHORTS[4].sketch.decode())
+    assert far.similarity == round(edit, 4) and moved < edit  # the higher: not the moves
     assert verifier.estimate(SHORTS[0], SHORTS[1]) == pytest.approx(verdict.similarity, abs=1e-4)
 
 
