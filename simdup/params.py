@@ -15,8 +15,8 @@ from typing import Any
 
 from .errors import ConfigError
 
-# 7 (issue 50): a short text's record keeps its comparison form with its sentences and
-# paragraphs marked (``text.normalize.block_form``), not the bare form; fingerprints unchanged.
+# 7 (issue 50): a short text's record keeps its comparison form with its paragraphs, list items
+# and headings marked (``text.normalize.block_form``), not the bare form; fingerprints unchanged.
 ALGORITHM_VERSION = "simdup-simhash64/7"
 
 # Texts shorter than this many characters (whitespace collapsed) are judged by their characters,

@@ -2,9 +2,9 @@
 two blocks or more (paragraphs, list items, headings), their block-move similarity
 (``algorithms.move_join``): a text of one block has nothing to move.
 
-A short text's record keeps, in place of a sketch, its comparison form with its blocks (its
-sentences and paragraphs) marked (``text.normalize.block_form``): ``short_form`` gives the form
-back, ``short_blocks`` the marked form. ``short_join`` finds every pair within the threshold by
+A short text's record keeps, in place of a sketch, its comparison form with its blocks marked
+(``text.normalize.block_form``): ``short_form`` gives the form back, ``short_blocks`` the
+marked form. ``short_join`` finds every pair within the threshold by
 either similarity; ``short_similarities`` judges candidate pairs.
 """
 

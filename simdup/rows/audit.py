@@ -28,7 +28,7 @@ LOSS_WARNING = 0.5
 RULE_NAMES = {
     "same": "normalised copy (the same text after case, width, punctuation and spacing folded)",
     "edit": "short texts: edit similarity",
-    "moves": "short texts: block-move similarity (sentences or paragraphs matched in any order)",
+    "moves": "short texts: block-move similarity (paragraphs matched in any order)",
     "similarity": "near-duplicate: word-set Jaccard (after SimHash or MinHash candidates)",
     "threshold": "SimHash distance within the threshold (not verified)",
     "stored": "near-duplicate of a stored document (--against)",

@@ -61,7 +61,7 @@ KEEP_POLICIES = ("first", "longest", "shortest")
 # The rules a removal is decided by (``Dedup.rule`` holds their positions): the same text after
 # normalisation, two short texts by edit similarity, two long ones by word-set similarity, the
 # SimHash threshold alone (no verification), a stored document (``against``), two short texts
-# by block-move similarity (their sentences or paragraphs moved).
+# by block-move similarity (their paragraphs moved).
 RULES = ("", "same", "edit", "similarity", "threshold", "stored", "moves")
 KEEP_BY_VALUE = ("max", "min")
 

@@ -290,7 +290,8 @@ def extract_features(
     # whatever the case, width, punctuation and spacing. A text of punctuation or markup alone
     # is its own form, as written.
     form = comparison_form(visible) or collapsed
-    # A short text's sentences and paragraphs, marked in its form: a moved one is a move.
+    # A short text's paragraphs, list items and headings, marked in its form: a moved one is a
+    # move.
     blocks = block_form(visible, form) if len(collapsed) < SHORT_TEXT_CHARS else form
     if len(collapsed) < words_from:
         return FeatureVector(
