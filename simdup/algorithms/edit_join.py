@@ -57,8 +57,9 @@ from .minhash import _GOLDEN, mix64
 # join was another is joined again (its fingerprints are reused). Not ALGORITHM_VERSION: the
 # fingerprints and sketches are the same; only pairs the join used to miss are found.
 # 2: the pivotal prefix filter, exact at any scale (1: a q-gram in the prefixes of more than
-# max(128, n/512) texts was no key, issue 50).
-JOIN_VERSION = "edit-join/2"
+# max(128, n/512) texts was no key, issue 50). 3: the block-move join beside it
+# (``move_join``: moved paragraphs of short texts are moves, issue 50).
+JOIN_VERSION = "edit-join/3"
 
 _CODE_BITS = 21  # Unicode code points fit in 21 bits: a bigram is two of them
 
@@ -291,11 +292,7 @@ def signatures(
     reach = edits[pivot_doc]
     low = np.searchsorted(prefix_key, pivot_key - reach)
     high = np.searchsorted(prefix_key, pivot_key + reach, side="right")
-    # Each text's characters counted by code modulo HISTOGRAM_BINS (the bag-distance bound).
-    codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    bins = np.repeat(np.arange(n, dtype=np.int64), lengths) * HISTOGRAM_BINS
-    bins += codes % HISTOGRAM_BINS
-    histograms = np.bincount(bins, minlength=n * HISTOGRAM_BINS).astype(np.uint16)
+    histograms = character_histograms("".join(texts), lengths)
     longest = np.arange(int(lengths.max()) + 1, dtype=np.int64)
     by_length = np.stack(
         (np.floor((1.0 - threshold) * longest + 1e-9), np.ceil(threshold * longest - 1e-9)), 1
@@ -308,6 +305,17 @@ def signatures(
         histograms,
         by_length,
     )
+
+
+def character_histograms(joined: str, lengths: np.ndarray) -> np.ndarray:
+    """Each text's characters counted by code modulo ``HISTOGRAM_BINS`` (the bag-distance
+    bound), ``HISTOGRAM_BINS`` uint16 per text: ``joined`` is the texts end to end, ``lengths``
+    their lengths."""
+    n = int(lengths.size)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    bins = np.repeat(np.arange(n, dtype=np.int64), lengths) * HISTOGRAM_BINS
+    bins += codes % HISTOGRAM_BINS
+    return np.bincount(bins, minlength=n * HISTOGRAM_BINS).astype(np.uint16)
 
 
 def window_pairs_python(sig: Signatures, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
