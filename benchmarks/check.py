@@ -21,8 +21,10 @@ when its folder is not given (``--short-answers`` / ``SIMDUP_SHORT_ANSWERS``, ``
    ``exclude_references=False, exclude_markers=False`` (PAN's truth counts every character);
    each copied fragment is a detection, written in PAN's XML format to a temporary folder.
    Macro-averaged character precision and recall, granularity and plagdet are computed here
-   (Potthast et al. 2010, as ``perfmeasures.py`` computes them) and, when a Python 2 with numpy
-   and the official ``perfmeasures.py`` are given, by the official scorer too, side by side.
+   (Potthast et al. 2010, as ``perfmeasures.py`` computes them) and, when an official scorer
+   and a Python that runs it are given, by the official scorer too, side by side: PAN-09's
+   ``perfmeasures.py`` (Python 2 with numpy) or PAN-12/13's ``pan12-evaluation.py`` from
+   pan-code (Python 3 with numpy and ``tira``; ``--python2`` names whichever Python runs it).
    ``01-no-plagiarism`` has no cases: its figure is false detections per pair.
 3. **Re-wrap**: the first pairs of ``02-no-obfuscation`` again, with single spaces of both texts
    replaced by newlines at random (seeded) places: same lengths, so the truth's offsets hold,
@@ -494,13 +496,24 @@ def official_scorer(scorer: Path | None, python2: str | None) -> Official:
     return Official([*base, str(scorer)], "")
 
 
-_OFFICIAL_LINE = re.compile(r"^(Plagdet Score|Recall|Precision|Granularity)\s+(\S+)\s*$")
+# The PAN-09 ``perfmeasures.py`` prints ``Plagdet Score 0.9``; PAN-12/13's
+# ``pan12-evaluation.py`` (pan-code, Python 3 with numpy and ``tira``) prints
+# ``macro_plagdet : 0.9``. Both are read; the macro-averaged figures are the ones compared.
+_OFFICIAL_LINE = re.compile(
+    r"^(Plagdet Score|Recall|Precision|Granularity"
+    r"|macro_plagdet|macro_recall|macro_precision|granularity)\s*:?\s+(\S+)\s*$"
+)
 _OFFICIAL_KEYS = {
     "Plagdet Score": "plagdet",
     "Recall": "recall",
     "Precision": "precision",
     "Granularity": "granularity",
+    "macro_plagdet": "plagdet",
+    "macro_recall": "recall",
+    "macro_precision": "precision",
+    "granularity": "granularity",
 }
+_OFFICIAL_MEASURES = ("plagdet", "recall", "precision", "granularity")
 
 
 def run_official(official: Official, truth: Path, detections: Path) -> dict[str, Any]:
@@ -602,7 +615,7 @@ def pan_subset(
         out["official"] = theirs
         if "error" not in theirs:
             out["official_agrees"] = all(
-                abs(theirs[k] - mine[k]) <= AGREE for k in _OFFICIAL_KEYS.values()
+                abs(theirs[k] - mine[k]) <= AGREE for k in _OFFICIAL_MEASURES
             )
     return out
 
@@ -709,7 +722,7 @@ def pan_text(
                 continue
             rows.append(
                 [s]
-                + [f"{theirs[k]:.6f} / {m[k]:.6f}" for k in _OFFICIAL_KEYS.values()]
+                + [f"{theirs[k]:.6f} / {m[k]:.6f}" for k in _OFFICIAL_MEASURES]
                 + [_yes(bool(results[s].get("official_agrees")))]
             )
         lines += [
@@ -868,12 +881,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--subsets", default=",".join(SUBSETS), help="PAN subsets (comma-separated)"
     )
     parser.add_argument(
-        "--pan-scorer", help="official perfmeasures.py (default: PAN/../perfmeasures.py)"
+        "--pan-scorer",
+        help="official perfmeasures.py or pan12-evaluation.py (default: PAN/../perfmeasures.py)",
     )
     parser.add_argument(
         "--python2",
         default=os.environ.get(PYTHON2_ENV),
-        help=f"a Python 2 command with numpy, for the official scorer (default ${PYTHON2_ENV})",
+        help=(
+            "the Python that runs the official scorer: Python 2 with numpy for perfmeasures.py, "
+            f"Python 3 with numpy and tira for pan12-evaluation.py (default ${PYTHON2_ENV})"
+        ),
     )
     parser.add_argument("--rewrap-pairs", type=int, default=100)
     parser.add_argument(

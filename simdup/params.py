@@ -15,7 +15,9 @@ from typing import Any
 
 from .errors import ConfigError
 
-ALGORITHM_VERSION = "simdup-simhash64/6"
+# 7 (issue 50): a short text's record keeps its comparison form with its paragraphs, list items
+# and headings marked (``text.normalize.block_form``), not the bare form; fingerprints unchanged.
+ALGORITHM_VERSION = "simdup-simhash64/7"
 
 # Texts shorter than this many characters (whitespace collapsed) are judged by their characters,
 # not their words: a fingerprint of character bigrams, and the edit similarity of their

@@ -289,6 +289,9 @@ class FeatureVector:
     markup_hashes: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
     # The comparison form itself (what a short text is judged by).
     form: str = ""
+    # A short text's form with its blocks marked (``text.normalize.block_form``; the form
+    # itself for a long text): what its record keeps, for the block-move similarity.
+    blocks: str = ""
 
     @property
     def terms(self) -> list[str]:

@@ -57,8 +57,9 @@ from .minhash import _GOLDEN, mix64
 # join was another is joined again (its fingerprints are reused). Not ALGORITHM_VERSION: the
 # fingerprints and sketches are the same; only pairs the join used to miss are found.
 # 2: the pivotal prefix filter, exact at any scale (1: a q-gram in the prefixes of more than
-# max(128, n/512) texts was no key, issue 50).
-JOIN_VERSION = "edit-join/2"
+# max(128, n/512) texts was no key, issue 50). 3: the block-move join beside it
+# (``move_join``: moved paragraphs of short texts are moves, issue 50).
+JOIN_VERSION = "edit-join/3"
 
 _CODE_BITS = 21  # Unicode code points fit in 21 bits: a bigram is two of them
 

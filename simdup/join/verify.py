@@ -10,7 +10,10 @@ MinHash LSH); ``Verifier.judge`` is the one rule that decides, for ``scan``, ``c
 * with verification, two short texts (both under ``SHORT_TEXT_CHARS`` characters) are
   near-duplicates when the edit similarity of their comparison forms reaches
   ``min_edit_similarity`` (the project's definition itself: a sentence has too few words for a
-  word set to judge it); a short text and a long one never are (unless the same text);
+  word set to judge it), or, when both have two blocks or more, their block-move similarity
+  does (``algorithms.move_join``: their paragraphs, list items and headings matched in any
+  order, so a moved one is a move, not a deletion and a retyping); a short text and a long
+  one never are (unless the same text);
 * with verification, a pair of long texts within the search radius (any LSH candidate for
   ``method="minhash"``) is a near-duplicate when the shorter text is at least
   ``min_length_ratio`` of the longer and the word-set Jaccard (estimated from the bottom-k
@@ -18,8 +21,9 @@ MinHash LSH); ``Verifier.judge`` is the one rule that decides, for ``scan``, ``c
   proposes pairs; both methods judge them alike.
 
 Candidates: the block index or LSH bands among the long texts; every pair of the same
-comparison form (whatever its length); and the exact edit-similarity join among the short
-texts (``algorithms.edit_join``), so no short pair at or above the threshold is missed.
+comparison form (whatever its length); and the exact edit-similarity and block-move joins
+among the short texts (``algorithms.edit_join``, ``algorithms.move_join``), so no short pair
+at or above the threshold by either similarity is missed.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms import edit_join
+from ..algorithms import edit_join, move_join
 from ..algorithms.index import near_pairs, near_pairs_touching
 from ..algorithms.minhash import (
     band_keys,
@@ -43,6 +47,7 @@ from ..document_table import DocumentTable
 from ..options import ScanOptions
 from ..params import SHORT_TEXT_CHARS
 from ..records import DuplicatePair, FingerprintedDocument
+from .short import both_have_blocks, short_blocks, short_form, short_join, short_similarities
 
 # Told ``(done, total)`` as a long step goes (the CLI draws it): ``engines.base.Progress``.
 Progress = Callable[[int, int], None]
@@ -80,6 +85,9 @@ class VerifiedPair:
     distance: int
     similarity: float | None
     exact: bool
+    # Two short texts near by their block-move similarity only (their edit similarity is
+    # below the threshold): the rule an audit names.
+    moved: bool = False
 
 
 _KEY_CHUNK = 1 << 15
@@ -216,11 +224,6 @@ def short_rows(chars: np.ndarray) -> np.ndarray:
     return np.flatnonzero(chars < SHORT_TEXT_CHARS)
 
 
-def short_form(sketch: bytes) -> str:
-    """A short text's comparison form, from its record's sketch."""
-    return sketch.decode("utf-8", "surrogatepass")
-
-
 # A group of documents of one comparison form larger than this is joined as a star (each to
 # its first document), not as every pair: ten thousand rows of "thanks!" would otherwise make
 # fifty million pairs.
@@ -257,20 +260,23 @@ def same_form_pairs(table: DocumentTable) -> tuple[np.ndarray, np.ndarray]:
 def short_text_pairs(
     table: DocumentTable, short: np.ndarray, options: ScanOptions, progress: Progress | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs of short texts (rows ``short`` of ``table``) whose edit similarity reaches
-    ``min_edit_similarity``: the edit join over their distinct forms, each form's pairs
-    given to every document of that form (the first one only in a group over
-    ``SAME_FORM_CLIQUE``: the star of ``same_form_pairs`` joins the rest)."""
+    """The pairs of short texts (rows ``short`` of ``table``) whose edit or block-move
+    similarity reaches ``min_edit_similarity``: the joins over their distinct marked forms
+    (``short_join``), each form's pairs given to every document of that form (the first one
+    only in a group over ``SAME_FORM_CLIQUE``: the star of ``same_form_pairs`` joins the
+    rest)."""
     sketches = table.sketch
-    forms = [short_form(sketches[r]) for r in short.tolist()]
+    forms = [short_blocks(sketches[r]) for r in short.tolist()]
     distinct: dict[str, int] = {}
     form_of = np.fromiter((distinct.setdefault(f, len(distinct)) for f in forms),
                           dtype=np.int64, count=len(forms))  # fmt: skip
     del forms
-    fi, fj, _ = edit_join.join(list(distinct), options.min_edit_similarity, progress=progress)
+    fi, fj = short_join(list(distinct), options.min_edit_similarity, progress)
     empty = np.empty(0, dtype=np.int64)
     if not fi.size:
         return empty, empty
+    pair = np.unique(fi * len(distinct) + fj)
+    fi, fj = pair // len(distinct), pair % len(distinct)
     # The documents of each form (short rows, grouped), capped at the clique size.
     order = np.argsort(form_of, kind="stable")
     starts = np.searchsorted(form_of[order], np.arange(len(distinct) + 1))
@@ -325,25 +331,26 @@ class Verifier:
         """The shorter text is at least ``min_length_ratio`` of the longer."""
         return min(a.chars, b.chars) >= self.options.min_length_ratio * max(a.chars, b.chars)
 
-    def rule_of(self, a_chars: int, b_chars: int, exact: bool) -> str:
+    def rule_of(self, a_chars: int, b_chars: int, exact: bool, moved: bool = False) -> str:
         """Which check of ``_decide`` accepted a verified pair of texts of ``a_chars`` and
-        ``b_chars`` characters (``exact``: the pair's own finding): "same", "edit" (two short
-        texts), "similarity" (two long ones, by their word sets) or "threshold" (no
-        verification). What an audit of a removal names as the rule that decided."""
+        ``b_chars`` characters (``exact``, ``moved``: the pair's own findings): "same", "edit"
+        or "moves" (two short texts, by their edit or block-move similarity), "similarity"
+        (two long ones, by their word sets) or "threshold" (no verification). What an audit
+        of a removal names as the rule that decided."""
         if exact:
             return "same"
         if not self.options.verify and self.options.method != "minhash":
             return "threshold"
         if a_chars < SHORT_TEXT_CHARS and b_chars < SHORT_TEXT_CHARS:
-            return "edit"
+            return "moves" if moved else "edit"
         return "similarity"
 
     def estimate(self, a: FingerprintedDocument, b: FingerprintedDocument) -> float:
-        """The similarity the rule judges (a, b) by: for two short texts the edit similarity of
-        their forms; for two long ones the word-set Jaccard estimated from the bottom-k
-        sketches, whatever found the pair (a sketch is exact below ``sketch_size`` distinct
-        words and its 256 values vary less than a 128-value MinHash estimate above it); 0.0
-        for a short text and a long one."""
+        """The similarity the rule judges (a, b) by: for two short texts the higher of the edit
+        similarity of their forms and their block-move similarity; for two long ones the
+        word-set Jaccard estimated from the bottom-k sketches, whatever found the pair (a
+        sketch is exact below ``sketch_size`` distinct words and its 256 values vary less than
+        a 128-value MinHash estimate above it); 0.0 for a short text and a long one."""
         return document_similarity(a, b, self.options.features.sketch_size)
 
     def judge(
@@ -365,6 +372,16 @@ class Verifier:
             return Verdict(
                 near, False, round(sim, 4),
                 f"short texts: edit similarity {sim:.2f} {relation} {o.min_edit_similarity}",
+            )  # fmt: skip
+        if rule == "moves":
+            edit = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
+            moved = move_join.move_similarity(short_blocks(a.sketch), short_blocks(b.sketch))
+            said = f"{edit:.2f}" if near else f"{edit:.2f} < {o.min_edit_similarity}"
+            relation = ">=" if near else "<"
+            return Verdict(
+                near, False, round(max(edit, moved), 4),
+                f"short texts: edit similarity {said}; with moved blocks {moved:.2f} {relation} "
+                f"{o.min_edit_similarity}",
             )  # fmt: skip
         if rule == "kinds":
             return Verdict(
@@ -396,8 +413,11 @@ class Verifier:
         distance: int,
         similarity: float | None,
     ) -> tuple[str, bool, float | None]:
-        """The rule itself: which check settles (a, b) ("same", "threshold", "edit", "kinds",
-        "radius", "length" or "similarity"), whether it is near, and the similarity judged.
+        """The rule itself: which check settles (a, b) ("same", "threshold", "edit", "moves",
+        "kinds", "radius", "length" or "similarity"), whether it is near, and the similarity
+        judged ("moves": two short texts that both have blocks, their edit similarity below
+        the threshold, judged by their block-move similarity; the similarity is the higher of
+        the two).
         ``judge`` words the reason; ``pairs`` calls this for every candidate without wording
         one. ``similarity``: the exact word-set Jaccard of two long texts, when known."""
         o = self.options
@@ -408,7 +428,11 @@ class Verifier:
         short_a, short_b = a.chars < SHORT_TEXT_CHARS, b.chars < SHORT_TEXT_CHARS
         if short_a and short_b:
             sim = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
-            return "edit", sim >= o.min_edit_similarity, sim
+            marked_a, marked_b = short_blocks(a.sketch), short_blocks(b.sketch)
+            if sim >= o.min_edit_similarity or not both_have_blocks(marked_a, marked_b):
+                return "edit", sim >= o.min_edit_similarity, sim
+            moved = move_join.move_similarity(marked_a, marked_b)
+            return "moves", moved >= o.min_edit_similarity, max(sim, moved)
         if short_a or short_b:
             return "kinds", False, None
         if o.method != "minhash" and distance > self._radius:
@@ -454,15 +478,16 @@ class Verifier:
         sketches = table.sketch
         if not isinstance(sketches, list):  # a remembered table's sketches, still in place
             sketches = list(sketches)
-        near, sims = self.near(chars, sketches, ii, jj, dd, same)
+        near, sims, moved = self.near(chars, sketches, ii, jj, dd, same)
         return [
-            VerifiedPair(i, j, d, 1.0 if exact else round(sim, 4), exact)
-            for i, j, d, exact, sim in zip(
+            VerifiedPair(i, j, d, 1.0 if exact else round(sim, 4), exact, move)
+            for i, j, d, exact, sim, move in zip(
                 ii[near].tolist(),
                 jj[near].tolist(),
                 dd[near].tolist(),
                 same[near].tolist(),
                 sims.tolist(),
+                moved.tolist(),
                 strict=True,
             )
         ]
@@ -476,13 +501,14 @@ class Verifier:
         dd: np.ndarray,
         same: np.ndarray,
         short_texts: bool = True,
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The rule of ``judge`` on arrays, for a verifying rule: the positions ``p`` of the
-        candidates ``(ii[p], jj[p])`` at distance ``dd[p]`` that are near-duplicates, and their
+        candidates ``(ii[p], jj[p])`` at distance ``dd[p]`` that are near-duplicates, their
         similarity (unrounded; 1.0 where ``same[p]``, the caller's finding that the two texts
-        are the same). ``chars`` and ``sketches`` are the items' lengths and what verifies
-        them: documents' (a short text's sketch is its form), or, with ``short_texts`` False,
-        word sets of any size (passage windows: ``chars`` is then their word counts)."""
+        are the same) and whether the block-move similarity decided (two short texts).
+        ``chars`` and ``sketches`` are the items' lengths and what verifies them: documents'
+        (a short text's sketch is its marked form), or, with ``short_texts`` False, word sets
+        of any size (passage windows: ``chars`` is then their word counts)."""
         o = self.options
         if not (o.verify or o.method == "minhash"):
             raise ValueError("Verifier.near needs a rule that verifies")
@@ -493,9 +519,10 @@ class Verifier:
             short_a = short_b = np.zeros(ii.size, dtype=bool)
         # Two short texts: the edit similarity of their forms.
         both_short = np.flatnonzero(short_a & short_b & ~same)
-        edit = edit_join.edit_similarities(
-            [short_form(sketches[k]) for k in ii[both_short].tolist()],
-            [short_form(sketches[k]) for k in jj[both_short].tolist()],
+        edit, moves = short_similarities(
+            [short_blocks(sketches[k]) for k in ii[both_short].tolist()],
+            [short_blocks(sketches[k]) for k in jj[both_short].tolist()],
+            o.min_edit_similarity,
         )
         # Two long ones must be within the radius (SimHash candidates) and pass the length
         # check; a short text and a long one only when the same text.
@@ -513,8 +540,9 @@ class Verifier:
         close = edit >= o.min_edit_similarity
         at = np.concatenate((kept[near], both_short[close]))
         values = np.concatenate((sims[near], edit[close]))
+        moved = np.concatenate((np.zeros(int(near.sum()), dtype=bool), moves[close]))
         order = np.argsort(at, kind="stable")
-        return at[order], values[order]
+        return at[order], values[order], moved[order]
 
     def _one_by_one(
         self,
@@ -530,18 +558,23 @@ class Verifier:
             if near:
                 exact = rule == "same"
                 reported = sim if exact or sim is None else round(sim, 4)
-                out.append(VerifiedPair(i, j, d, reported, exact))
+                out.append(VerifiedPair(i, j, d, reported, exact, rule == "moves"))
         return out
 
 
 def document_similarity(
     a: FingerprintedDocument, b: FingerprintedDocument, sketch_size: int
 ) -> float:
-    """What ``Verifier.estimate`` says of (a, b): edit similarity of two short texts' forms,
-    estimated word-set Jaccard of two long texts, 0.0 for one of each."""
+    """What ``Verifier.estimate`` says of (a, b): the higher of the edit similarity of two short
+    texts' forms and (both with blocks) their block-move similarity, estimated word-set
+    Jaccard of two long texts, 0.0 for one of each."""
     short_a, short_b = a.chars < SHORT_TEXT_CHARS, b.chars < SHORT_TEXT_CHARS
     if short_a and short_b:
-        return edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
+        edit = edit_join.edit_similarity(short_form(a.sketch), short_form(b.sketch))
+        marked_a, marked_b = short_blocks(a.sketch), short_blocks(b.sketch)
+        if not both_have_blocks(marked_a, marked_b):
+            return edit
+        return max(edit, move_join.move_similarity(marked_a, marked_b))
     if short_a or short_b:
         return 0.0
     return sketch_jaccard(a.sketch, b.sketch, sketch_size)

@@ -28,12 +28,14 @@ LOSS_WARNING = 0.5
 RULE_NAMES = {
     "same": "normalised copy (the same text after case, width, punctuation and spacing folded)",
     "edit": "short texts: edit similarity",
+    "moves": "short texts: block-move similarity (paragraphs matched in any order)",
     "similarity": "near-duplicate: word-set Jaccard (after SimHash or MinHash candidates)",
     "threshold": "SimHash distance within the threshold (not verified)",
     "stored": "near-duplicate of a stored document (--against)",
 }
-MEASURES = {"same": None, "edit": "edit similarity", "similarity": "word-set Jaccard",
-            "threshold": None, "stored": "word-set Jaccard"}  # fmt: skip
+MEASURES = {"same": None, "edit": "edit similarity", "moves": "block-move similarity",
+            "similarity": "word-set Jaccard", "threshold": None,
+            "stored": "word-set Jaccard"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,10 @@ def _reason(decisions: Dedup, rule: str, distance: int, similarity: float) -> st
     if rule == "edit":
         return (f"short texts: edit similarity {similarity:.2f} >= "
                 f"{settings.get('min_edit_similarity')}")  # fmt: skip
+    if rule == "moves":
+        least = settings.get("min_edit_similarity")
+        return (f"short texts: edit similarity < {least}; with moved blocks "
+                f"{similarity:.2f} >= {least}")  # fmt: skip
     if rule == "similarity":
         radius = settings.get("verify_radius")
         within = f"distance {distance} <= verify radius {radius}, " if radius is not None else ""

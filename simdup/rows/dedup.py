@@ -60,8 +60,9 @@ from .fingerprints import (
 KEEP_POLICIES = ("first", "longest", "shortest")
 # The rules a removal is decided by (``Dedup.rule`` holds their positions): the same text after
 # normalisation, two short texts by edit similarity, two long ones by word-set similarity, the
-# SimHash threshold alone (no verification), a stored document (``against``).
-RULES = ("", "same", "edit", "similarity", "threshold", "stored")
+# SimHash threshold alone (no verification), a stored document (``against``), two short texts
+# by block-move similarity (their paragraphs moved).
+RULES = ("", "same", "edit", "similarity", "threshold", "stored", "moves")
 KEEP_BY_VALUE = ("max", "min")
 
 
@@ -422,7 +423,7 @@ def _decide(
         value = 1.0 if pair.exact or pair.similarity is None else float(pair.similarity)
         neighbours.setdefault(a, {})[b] = value
         neighbours.setdefault(b, {})[a] = value
-        how = verifier.rule_of(int(got.chars[a]), int(got.chars[b]), pair.exact)
+        how = verifier.rule_of(int(got.chars[a]), int(got.chars[b]), pair.exact, pair.moved)
         found[min(a, b), max(a, b)] = (pair.distance, RULES.index(how))
     assigned: set[int] = set()
     for centre in _order(neighbours, keep, got.chars, got.orders):

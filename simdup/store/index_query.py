@@ -19,11 +19,10 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..algorithms import edit_join
 from ..algorithms.index import MAX_THRESHOLD
 from ..algorithms.simhash import hamming
 from ..errors import ConfigError
-from ..join.verify import short_form
+from ..join.short import short_blocks, short_join
 from ..options import ScanOptions
 from ..params import SHORT_TEXT_CHARS
 from ..records import FingerprintedDocument
@@ -179,8 +178,8 @@ def short_near(
     conn: sqlite3.Connection, docs: Sequence[FingerprintedDocument], options: ScanOptions
 ) -> list[list[int]]:
     """For each of ``docs`` (short texts), the ids of the stored short texts whose forms
-    are within the edit similarity of its form: one edit join of them all
-    (``algorithms.edit_join``), exact."""
+    are within the edit or block-move similarity of its form: one join of them all
+    (``join.verify.short_join``), exact."""
     rows = conn.execute(
         f"SELECT id, sketch FROM docs WHERE content_hash IS NOT NULL "
         f"AND chars < {SHORT_TEXT_CHARS}"
@@ -188,9 +187,9 @@ def short_near(
     near: list[list[int]] = [[] for _ in docs]
     if not rows:
         return near
-    forms = [short_form(bytes(d.sketch)) for d in docs]
-    forms += [short_form(bytes(sketch or b"")) for _, sketch in rows]
-    i, j, _ = edit_join.join(forms, options.min_edit_similarity)
+    forms = [short_blocks(bytes(d.sketch)) for d in docs]
+    forms += [short_blocks(bytes(sketch or b"")) for _, sketch in rows]
+    i, j = short_join(forms, options.min_edit_similarity)
     new = len(docs)
     for a, b in zip(i.tolist(), j.tolist(), strict=True):
         if a < new <= b:  # a new document and a stored one (i < j: the new one first)

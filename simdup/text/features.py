@@ -19,11 +19,13 @@ import numpy as np
 from ..algorithms.hashing import content_hash, token_hash
 from ..algorithms.minhash import mix64
 from ..native import speedups
+from ..params import SHORT_TEXT_CHARS
 from ..records import FeatureVector
 from .idf import jieba_table
 from .normalize import (
     MARK_URL,
     MARKUP_MASKS,
+    block_form,
     comparison_form,
     markup_marks,
     normalize_term,
@@ -288,10 +290,13 @@ def extract_features(
     # whatever the case, width, punctuation and spacing. A text of punctuation or markup alone
     # is its own form, as written.
     form = comparison_form(visible) or collapsed
+    # A short text's paragraphs, list items and headings, marked in its form: a moved one is a
+    # move.
+    blocks = block_form(visible, form) if len(collapsed) < SHORT_TEXT_CHARS else form
     if len(collapsed) < words_from:
         return FeatureVector(
             (), _NO_SLOTS, _NO_HASHES, _NO_WEIGHTS, form_token_count(form),
-            len(collapsed), content_hash(form), _NO_HASHES, form,
+            len(collapsed), content_hash(form), _NO_HASHES, form, blocks,
         )  # fmt: skip
     vocab = vocabulary(segmenter, stopwords)
     vocab.ensure_room()
@@ -309,7 +314,7 @@ def extract_features(
     return FeatureVector(
         table, slots, hashes, weights, token_count, len(collapsed),
         content_hash(form), markup_word_hashes("\n".join(removed)) if removed else _NO_HASHES,
-        form,
+        form, blocks,
     )  # fmt: skip
 
 

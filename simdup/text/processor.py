@@ -113,13 +113,15 @@ class DocumentProcessor:
 
     def fingerprint_short(self, fv: FeatureVector) -> tuple[int, bytes, bytes, int]:
         """A short text's SimHash fingerprint and MinHash signature, of its character bigrams;
-        its comparison form (UTF-8) in place of a sketch (edit similarity verifies it); and the
-        number of distinct bigrams."""
+        its comparison form with its blocks marked (UTF-8, ``FeatureVector.blocks``) in place of
+        a sketch (edit and block-move similarity verify it); and the number of distinct
+        bigrams."""
         hashes, counts = bigram_features(fv.form)
         fp, _, signature = document_parts(
             hashes, counts, _NO_HASHES, self.params.sketch_size, self.params.minhash_perms
         )
-        return fp, fv.form.encode("utf-8", "surrogatepass"), signature, int(hashes.size)
+        kept = fv.blocks or fv.form
+        return fp, kept.encode("utf-8", "surrogatepass"), signature, int(hashes.size)
 
     def record_parts(self, fv: FeatureVector) -> tuple[int, bytes, bytes, int]:
         """Fingerprint, sketch (or a short text's form), MinHash signature and feature count of

@@ -207,3 +207,44 @@ def test_a_large_group_of_one_form_keeps_one_row_whatever_the_policy(
     assert {int(decided.duplicate_of[k]) for k in range(6) if k != centre} == {centre}
     if keep == "longest":
         assert rows[centre] == "THANKS!!!"
+
+
+NOTES = (
+    "The library opened its new reading room on Monday. It has forty seats, long tables and "
+    "quiet lamps for evening study.",
+    "Visitors can borrow up to ten books for four weeks. Renewals are free online, and late "
+    "returns cost ten cents a day.",
+)
+
+
+def _notes(first: str, second: str) -> str:
+    return f"# Weekly notes\n\n{first}\n\n{second}\n"
+
+
+def test_moved_paragraphs_of_a_short_text_are_a_move_not_a_rewrite(tmp_path: Path) -> None:
+    """Issue 50: a short document with its two paragraphs swapped and two characters changed
+    is a near-duplicate in ``compare`` (which says the moved blocks decided) and ``scan``; one
+    of its paragraphs with another is not."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text(_notes(*NOTES), encoding="utf-8")
+    moved = _notes(NOTES[1].replace("a day", "a dey"), NOTES[0].replace("lamps", "lampz"))
+    (docs / "b.md").write_text(moved, encoding="utf-8")
+    other = "Visitors can borrow up to ten books for four weeks. Opening hours change in May."
+    (docs / "c.md").write_text(_notes(NOTES[0], other), encoding="utf-8")
+    assert record(moved).chars < SHORT_TEXT_CHARS
+    code, out, err = run("compare", str(docs / "a.md"), str(docs / "b.md"))
+    assert code == 0, err
+    verdict = next(line for line in out.splitlines() if line.startswith("verdict"))
+    assert "near-duplicates (short texts: edit similarity 0.2" in verdict
+    assert "; with moved blocks 0.99 >= 0.9)" in verdict and "not near" not in verdict
+    code, out, err = run("compare", str(docs / "a.md"), str(docs / "c.md"))
+    verdict = next(line for line in out.splitlines() if line.startswith("verdict"))
+    assert "not near-duplicates" in verdict and "with moved blocks 0.81 < 0.9)" in verdict
+    code, out, err = run("scan", str(docs), "-f", "json", "--no-cache")
+    assert code == 0, err
+    pairs = {(os.path.basename(p["a"]), os.path.basename(p["b"]), p["similarity"])
+             for p in json.loads(out)["pairs"]}  # fmt: skip
+    form = comparison_form(_notes(*NOTES))
+    blocks = len(form) - 2  # its 3 blocks (a heading, 2 paragraphs): the spaces between not counted
+    assert pairs == {("a.md", "b.md", round(1 - 2 / blocks, 4))}  # two characters changed

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import simdup.join.verify
+from simdup.algorithms.edit_join import edit_similarity
+from simdup.algorithms.move_join import move_similarity
 from simdup.algorithms.sketch import bottom_k
 from simdup.join.verify import Candidates, Verifier, candidate_pairs
 from simdup.options import ScanOptions
@@ -138,3 +140,68 @@ def test_scan_and_compare_judge_the_words_of_links_alike(tmp_path: Path, suffix:
     want = 84 / 86 if suffix == ".txt" else 1.0
     assert comparison.jaccard == pytest.approx(want, abs=1e-6)
     assert comparison.near_duplicate
+
+
+def _short(path: str, marked: str) -> FingerprintedDocument:
+    """A short text's record: its form with its blocks marked in place of a sketch."""
+    return FingerprintedDocument(
+        path, 0, "utf-8", "utf-8", 100, 10, 10, marked, len(marked), marked.encode()
+    )
+
+
+SHORTS = [
+    _short("s0", "the kettle boils fast\nthe lid closes properly\nhappy with it overall"),
+    _short("s1", "happy with it overal\nthe kettle boils fast\nthe lid closes properly"),  # moved
+    _short("s2", "the kettle boils fast the lid closes properly happy with it overall"),  # same
+    _short("s3", "the kettle boils fast the lid closes properly happy with it overal"),  # an edit
+    _short("s4", "the toaster burns the bread\nthe lid closes properly"),
+]
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_short_texts_near_by_their_moves_are_judged_alike_everywhere(verify: bool) -> None:
+    """Two short texts below the edit similarity are near by their block-move similarity
+    (``moves``, in ``judge``, in ``pairs`` on arrays and one by one, and in ``rule_of``);
+    without verification the threshold decides as before."""
+    options = ScanOptions(verify=verify, threshold=3)
+    verifier = Verifier(options)
+    ii, jj = np.triu_indices(len(SHORTS), 1)
+    got = verifier.pairs(SHORTS, Candidates(ii, jj, np.zeros(ii.size, dtype=np.int64)))
+    want = []
+    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
+        verdict = verifier.judge(SHORTS[i], SHORTS[j], 0)
+        if verdict.near:
+            moved = "with moved blocks" in verdict.reason
+            want.append((i, j, verdict.similarity, moved))
+    assert [(p.i, p.j, p.similarity, p.moved) for p in got] == want
+    if not verify:
+        return
+    near = {(i, j): moved for i, j, _, moved in want}
+    assert near == {(0, 1): True, (0, 2): False, (0, 3): False, (2, 3): False}
+    verdict = verifier.judge(SHORTS[0], SHORTS[1], 0)
+    assert verdict.reason.startswith("short texts: edit similarity 0.")
+    assert verdict.reason.endswith(f"; with moved blocks {verdict.similarity:.2f} >= 0.9")
+    assert verifier.rule_of(100, 100, False, moved=True) == "moves"
+    # Not near by either: the higher of the two similarities, both in the reason.
+    far = verifier.judge(SHORTS[0], SHORTS[4], 0)
+    assert not far.near and "< 0.9; with moved blocks" in far.reason
+    edit = edit_similarity(SHORTS[0].sketch.decode().replace("\n", " "),
+                           SHORTS[4].sketch.decode().replace("\n", " "))  # fmt: skip
+    moved = move_similarity(SHORTS[0].sketch.decode(), SHORTS[4].sketch.decode())
+    assert far.similarity == round(edit, 4) and moved < edit  # the higher: not the moves
+    assert verifier.estimate(SHORTS[0], SHORTS[1]) == pytest.approx(verdict.similarity, abs=1e-4)
+
+
+def test_the_short_join_finds_moves_between_texts_with_blocks_only() -> None:
+    """``short_join``: pairs within the edit similarity, and pairs of texts that both have
+    blocks within the block-move similarity; a text of one block has nothing to move."""
+    from simdup.join.short import short_join
+
+    marked = [
+        "the kettle boils fast\nthe lid closes properly",
+        "the lid closes properly\nthe kettle boils fast",  # moved: near by moves
+        "the lid closes properly the kettle boils fast",  # one block: its edit similarity only
+        "the kettle boils fast the lid closes properly",  # the same form as 0
+    ]
+    i, j = short_join(marked, 0.9)
+    assert set(zip(i.tolist(), j.tolist(), strict=True)) == {(0, 1), (0, 3), (1, 2)}

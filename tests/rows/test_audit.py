@@ -143,3 +143,26 @@ def test_audit_names_a_stored_document_a_row_was_removed_for(tmp_path: Path) -> 
     kept = record["kept"]
     assert (record["rule"], kept["key"], kept["stored"]) == ("stored", "b1", True)
     assert record["removed"]["text"] == _article(11) and record["reason"]
+
+
+def test_audit_names_moved_paragraphs_as_the_rule(tmp_path: Path) -> None:
+    """A short row whose paragraphs were swapped and one character changed is removed by its
+    block-move similarity, and the audit says so."""
+    first = "The kettle boils fast and the lid closes properly."
+    second = "It arrived two days late, but I am happy with it overall."
+    rows = _write(tmp_path / "r.jsonl", [
+        {"id": "r0", "text": f"{first}\n\n{second}"},
+        {"id": "r1", "text": f"{second.replace('happy', 'hapy')}\n\n{first}"},
+        {"id": "r2", "text": "A different review about a toaster that burns the bread."},
+    ])  # fmt: skip
+    args = ["dedup", str(rows), "-o", str(tmp_path / "clean.jsonl"), "--id-field", "id"]
+    result = CliRunner().invoke(cli, [*args, "--audit", "5"])
+    assert result.exit_code == 0, result.output
+    (record,) = _audit(tmp_path)
+    assert (record["removed"]["key"], record["kept"]["key"]) == ("r1", "r0")
+    assert (record["rule"], record["measure"]) == ("moves", "block-move similarity")
+    assert record["rule_name"].startswith("short texts: block-move similarity")
+    assert record["reason"] == (
+        f"short texts: edit similarity < 0.9; with moved blocks {record['similarity']:.2f} >= 0.9"
+    )
+    assert record["similarity"] == round(1 - 1 / (len(first) + len(second) - 3), 4)

@@ -20,10 +20,13 @@ from simdup.text.normalize import (
     _URL,
     DEFAULT_IGNORABLE,
     INERT_LETTERS,
+    block_form,
+    comparison_form,
     normalize_term,
     strip_ignorables,
     strip_ignorables_python,
     strip_markup,
+    unmarked_form,
     visible_text,
 )
 from simdup.text.segmentation import get_segmenter
@@ -383,3 +386,37 @@ def test_rows_keep_what_only_looks_like_markup() -> None:
     assert visible_text(text, "html").split() == ["ref", "(null)", "[docs](https://a.example)",
                                                   "www.b.example"]  # fmt: skip
     assert visible_text(text, "markdown").split() == ["ref", "(null)", "[docs]", "www.b.example"]
+
+
+def test_a_short_texts_blocks_are_its_paragraphs_items_and_headings() -> None:
+    """``block_form`` marks the form between paragraphs, list items, quotations and headings
+    (not at a sentence's end, not at a line break inside a paragraph), and ``unmarked_form``
+    gives the form back."""
+    text = (
+        "# A heading\nFirst sentence, here. Second one\nstill the second!\n\n"
+        "A new paragraph? Yes.\n- an item\n- another item\n> quoted\n\n\n"
+        "中文句子。另一句！\n\n好的"
+    )
+    form = comparison_form(text)
+    marked = block_form(text, form)
+    assert marked.split("\n") == [
+        "a heading", "first sentence here second one still the second", "a new paragraph yes",
+        "an item", "another item", "quoted", "中文句子另一句", "好的",
+    ]  # fmt: skip
+    assert unmarked_form(marked) == form
+    assert block_form("one paragraph. two sentences", form="") == ""  # one block: the form
+
+
+_BLOCKY = st.text(
+    st.sampled_from(list("ab中文 .!?。！\n\t-#>1)") + ["\u0301", "Ａ", "ß", "½"]), max_size=40
+)
+
+
+@given(_BLOCKY)
+def test_the_marked_form_always_gives_the_form_back(text: str) -> None:
+    """Whatever the text, its marked form unmarked is its comparison form (a short text's
+    record keeps the marked one: its edit similarity and its exact copies are unchanged)."""
+    form = comparison_form(text)
+    marked = block_form(text, form)
+    assert unmarked_form(marked) == form
+    assert "" not in marked.split("\n") or marked == ""
