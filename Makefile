@@ -60,7 +60,7 @@ asan: $(VENV)/.test-installed
 	rm -rf build/asan && mkdir -p build/asan
 	cp -r simdup tests sample_corpus docs pyproject.toml build/asan/
 	rm -f build/asan/simdup/*.so build/asan/simdup/native/*.so
-	cc -shared -fPIC -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	cc -shared -fPIC -pthread -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-Wall -Wextra -Wno-unused-parameter -Werror \
 		-fno-sanitize-recover=undefined \
 		-I"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \

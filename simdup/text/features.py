@@ -295,7 +295,7 @@ def extract_features(
     blocks = block_form(visible, form) if len(collapsed) < SHORT_TEXT_CHARS else form
     if len(collapsed) < words_from:
         return FeatureVector(
-            (), _NO_SLOTS, _NO_HASHES, _NO_WEIGHTS, len(_FORM_TOKEN.findall(form)),
+            (), _NO_SLOTS, _NO_HASHES, _NO_WEIGHTS, form_token_count(form),
             len(collapsed), content_hash(form), _NO_HASHES, form, blocks,
         )  # fmt: skip
     vocab = vocabulary(segmenter, stopwords)
@@ -324,6 +324,20 @@ _NO_WEIGHTS = np.empty(0, dtype=np.float64)
 # A short text's tokens: each ideograph or kana, each other run of its form.
 _IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _FORM_TOKEN = re.compile(f"[{_IDEOGRAPHS}]|[^\\s{_IDEOGRAPHS}]+")
+
+
+def form_token_count_python(form: str) -> int:
+    """How many tokens a short text's form counts (``_FORM_TOKEN``; the reference
+    implementation)."""
+    return len(_FORM_TOKEN.findall(form))
+
+
+def form_token_count(form: str) -> int:
+    """``form_token_count_python``, natively where the accelerator is built (~0.3 us a short
+    row; ~6 us through the pattern)."""
+    if speedups is None:
+        return form_token_count_python(form)
+    return int(speedups.form_token_count(form))
 
 # The words of the markup are hashed on their own, not as terms: most are URL fragments (ids,
 # paths) seen once, which would fill the vocabulary and its memo (~40% of the characters of a

@@ -70,14 +70,21 @@ def is_too_short(skip: SkippedFile) -> bool:
 class DocumentProcessor:
     """Turns one file or text into a fingerprinted document. One per process."""
 
-    def __init__(self, params: FeatureParams) -> None:
+    def __init__(self, params: FeatureParams, *, words: bool = True) -> None:
         self.params = params
         self.segmenter: Segmenter = get_segmenter(params.segmenter, params.user_dict)
-        words = bundled_stopwords() if params.stopwords else frozenset()
-        self.stopwords = frozenset(words | params.extra_stopwords)
+        words_ = bundled_stopwords() if params.stopwords else frozenset()
+        self.stopwords = frozenset(words_ | params.extra_stopwords)
         # Built before workers fork, so that they share it.
         self.vocabulary = vocabulary(self.segmenter, self.stopwords)
         jieba_table()
+        if words:
+            self.load_words()
+
+    def load_words(self) -> None:
+        """The segmenter's dictionary, loaded now (before workers fork: they share it) rather
+        than by the first text long enough to be judged by its words."""
+        self.segmenter.load()
 
     def features(self, text: str, words_from: int = 0) -> FeatureVector:
         """The text's weighted words and comparison form; below ``words_from`` characters its
@@ -148,11 +155,15 @@ class DocumentProcessor:
 _PROCESSORS: dict[FeatureParams, DocumentProcessor] = {}
 
 
-def processor_for(params: FeatureParams) -> DocumentProcessor:
-    """The process's ``DocumentProcessor`` for ``params`` (built on first use)."""
+def processor_for(params: FeatureParams, *, words: bool = True) -> DocumentProcessor:
+    """The process's ``DocumentProcessor`` for ``params`` (built on first use), its
+    segmenter's dictionary loaded; with ``words`` False, only when a text needs it (texts
+    under ``SHORT_TEXT_CHARS`` characters never do)."""
     proc = _PROCESSORS.get(params)
     if proc is None:
-        proc = _PROCESSORS[params] = DocumentProcessor(params)
+        proc = _PROCESSORS[params] = DocumentProcessor(params, words=words)
+    elif words:
+        proc.load_words()
     return proc
 
 

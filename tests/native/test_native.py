@@ -61,6 +61,7 @@ strip_ignorables_python = native.twin("strip_ignorables")
 word_runs_python = native.twin("word_runs")
 folded_word_runs_python = native.twin("folded_word_runs")
 bigram_hashes_python = native.twin("bigram_hashes")
+bigram_features_python = native.twin("bigram_features")
 strip_link_targets_python = native.twin("strip_link_targets")
 strip_urls_python = native.twin("strip_urls")
 document_parts_python = native.twin("document_parts")
@@ -673,6 +674,21 @@ def test_bigram_hashes_match_python(text: str) -> None:
     assert np.frombuffer(raw, dtype=np.uint64).tolist() == bigram_hashes_python(text).tolist()
 
 
+@needs_native
+@many
+@given(st.one_of(st.text(max_size=200), st.text(st.sampled_from("ab的"), max_size=1200)))
+@example("")
+@example("abababababababababababababababababababab")
+def test_bigram_features_match_python(text: str) -> None:
+    """The native distinct bigrams of a short text are numpy's: ascending, each with its count
+    (texts with many repeats, and longer than the native stack buffer, too)."""
+    assert native.speedups is not None
+    hashes, counts = native.speedups.bigram_features(text)
+    want_hashes, want_counts = bigram_features_python(text)
+    assert np.frombuffer(hashes, dtype=np.uint64).tolist() == want_hashes.tolist()
+    assert np.frombuffer(counts, dtype=np.float64).tolist() == want_counts.tolist()
+
+
 _IGNORABLE_EDGES = [chr(cp) for lo, hi in DEFAULT_IGNORABLE for cp in (lo - 1, lo, hi, hi + 1)]
 
 
@@ -1210,3 +1226,96 @@ def test_edit_prefixes_refuse_what_does_not_fit() -> None:
         native.speedups.edit_prefixes(["abcdefghij", b"abc"], edits, 3, 50, 8)
     with pytest.raises(ValueError, match="one int64"):
         native.speedups.edit_prefixes(["abcdefghij"], edits, 3, 50, 8)
+
+
+@needs_native
+def test_edit_join_steps_on_every_core_match_python() -> None:
+    """Inputs large enough for the native steps to split across threads (texts, prefix rows
+    and candidate slots cut into runs, put together in order) give exactly the twins'
+    tables and pairs, for any run of pivots: the same on any number of cores."""
+    import random
+
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    rng = random.Random(50)
+    # Two thousand texts of 30-120 characters over a small alphabet with an ideograph and a
+    # wide character: ~150,000 q-grams, ~180,000 candidate slots at 0.9.
+    texts = ["".join(rng.choice("abc的\U00020bb7") for _ in range(rng.randint(30, 120)))
+             for _ in range(2000)]  # fmt: skip
+    texts += [t[:-1] + "x" for t in texts[:200]]
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    for threshold in (0.8, 0.9):
+        q = edit_join.gram_length(threshold, int(lengths.max()))
+        edits = edit_join.max_edits(lengths, threshold)
+        span = int(lengths.max()) + q + 2 * int(edits.max()) + 2
+        got = native.speedups.edit_prefixes(texts, edits, q, span, 24)
+        want = native.twin("edit_prefixes")(texts, edits, q, span, 24)
+        for raw, rows in zip(got, want, strict=True):
+            assert np.frombuffer(raw, dtype=np.int64).tolist() == rows.ravel().tolist()
+        prefix, pivots, _ = want
+        windows = native.speedups.edit_windows(pivots, prefix, edits)
+        want_windows = native.twin("edit_windows")(pivots, prefix, edits)
+        assert np.frombuffer(windows, dtype=np.int64).tolist() == want_windows.ravel().tolist()
+    sig = edit_join.signatures(texts, 0.9)
+    assert int((sig.pivots[:, 3] - sig.pivots[:, 2]).sum()) > 1 << 17
+    for first, stop in ((0, len(sig.pivots)), (7, len(sig.pivots) // 2)):
+        i, j = native.speedups.edit_window_pairs(*sig, first, stop)
+        want_i, want_j = native.twin("edit_window_pairs")(sig, first, stop)
+        assert np.frombuffer(i, dtype=np.int64).tolist() == want_i.tolist()
+        assert np.frombuffer(j, dtype=np.int64).tolist() == want_j.tolist()
+
+
+@needs_native
+@many
+@given(st.lists(st.text(st.sampled_from("ab的c \U00020bb7\x00"), max_size=60), max_size=20))
+def test_edit_histograms_match_python(texts: list[str]) -> None:
+    """The native character histograms of the edit join (code modulo 32, 32 a text) are the
+    array operations' ones, in every string width; lengths that do not add up to the text's
+    are a ValueError, never a read past it."""
+    assert native.speedups is not None
+    joined = "".join(texts)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    got = np.frombuffer(native.speedups.edit_histograms(joined, lengths), dtype=np.uint16)
+    assert got.tolist() == native.twin("edit_histograms")(joined, lengths).tolist()
+    with pytest.raises(ValueError, match="add up"):
+        native.speedups.edit_histograms(joined + "x", lengths)
+    with pytest.raises(ValueError, match="add up"):
+        native.speedups.edit_histograms(joined, np.append(lengths, -1))
+    with pytest.raises(TypeError, match="str"):
+        native.speedups.edit_histograms(b"abc", lengths)
+
+
+@needs_native
+@many
+@given(st.text(st.sampled_from("ab 的は\u3040\u30ff\uf900\ufaff\u3000\x1c\x85\ud800,。"),
+               max_size=60) | st.text(max_size=60))
+def test_form_token_count_matches_python(form: str) -> None:
+    """A short text's token count natively is the pattern's: each ideograph or kana one token,
+    each other run of what is not whitespace one (Unicode whitespace as ``\\s`` has it)."""
+    assert native.speedups is not None
+    assert native.speedups.form_token_count(form) == native.twin("form_token_count")(form)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.text(st.sampled_from("ab的c"), min_size=1, max_size=40), min_size=1, max_size=30),
+    st.sampled_from([0.7, 0.8, 0.9, 1.0]),
+)
+def test_edit_windows_match_python(texts: list[str], threshold: float) -> None:
+    """Each pivot's window of prefix entries natively (galloping searches from where the last
+    one began) is numpy's ``searchsorted`` pair; a pivot of a text that is not there is a
+    ValueError, never a read past the edits."""
+    from simdup.algorithms import edit_join
+
+    assert native.speedups is not None
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    q = edit_join.gram_length(threshold, int(lengths.max()))
+    edits = edit_join.max_edits(lengths, threshold)
+    span = int(lengths.max()) + q + 2 * int(edits.max()) + 2
+    prefix, pivots, _ = native.twin("edit_prefixes")(texts, edits, q, span, 24)
+    got = np.frombuffer(native.speedups.edit_windows(pivots, prefix, edits), dtype=np.int64)
+    assert got.tolist() == native.twin("edit_windows")(pivots, prefix, edits).ravel().tolist()
+    with pytest.raises(ValueError, match="out of range"):
+        native.speedups.edit_windows(pivots, prefix, edits[:0])

@@ -220,3 +220,22 @@ def test_lines_read_a_block_at_a_time_are_the_files_lines(
     finally:
         rows_module._CHUNK = chunk
     assert found == _reference_lines(data, limit)
+
+
+def test_the_rows_reader_names_the_installed_versions_of_its_libraries() -> None:
+    """What a report says made the texts of rows: the reader's version and the versions of
+    pyarrow and zstandard, the ones the distributions' metadata gives (read from the folders
+    on the path, without importing importlib.metadata), or "missing"."""
+    import importlib.metadata
+
+    from simdup.readers.rows import rows_description
+
+    expected = []
+    for library in ("pyarrow", "zstandard"):
+        try:
+            expected.append(f"{library} {importlib.metadata.version(library)}")
+        except importlib.metadata.PackageNotFoundError:
+            expected.append(f"{library} missing")
+    described = rows_description(RowOptions(id_field="id"))
+    assert described["reader"] == f"2 ({', '.join(expected)})"
+    assert described["id_field"] == "id"

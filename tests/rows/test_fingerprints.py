@@ -141,3 +141,18 @@ def test_stored_fingerprints_of_rows_are_scanned_with_their_setting(tmp_path: Pa
     report = json.loads(again.stdout)
     assert report["settings"]["features"]["markup"] == "none"
     assert [sorted(m["path"] for m in c["members"]) for c in report["clusters"]] == [["r0", "r2"]]
+
+
+def test_packed_ids_extended_a_chunk_at_a_time_read_back_as_appended() -> None:
+    """The ids of a chunk packed at once (one join, one run of ends) read back as the same ids
+    packed one by one: None stays None, an empty id stays empty, lone surrogates survive."""
+    from simdup.rows.fingerprints import PackedStrings
+
+    ids = ["r1", None, "héllo", "", None, "\udc80z", "文档"]
+    one_by_one, by_chunk = PackedStrings(), PackedStrings()
+    for value in ids:
+        one_by_one.append(value)
+    by_chunk.extend(iter(ids[:2]))
+    by_chunk.extend(value for value in ids[2:])
+    by_chunk.extend([])
+    assert list(by_chunk) == list(one_by_one) == ids

@@ -420,3 +420,15 @@ def test_the_marked_form_always_gives_the_form_back(text: str) -> None:
     marked = block_form(text, form)
     assert unmarked_form(marked) == form
     assert "" not in marked.split("\n") or marked == ""
+
+
+def test_the_ideograph_test_of_block_marks_is_its_ranges() -> None:
+    """Whether two blocks join without a space (``unmarked_form``) is decided by the ranges of
+    ``_CJK_RANGES``, at each of their edges and everywhere between."""
+    from simdup.text.normalize import _CJK_RANGES, _is_cjk
+
+    edges = {c for lo, hi in _CJK_RANGES for c in (lo - 1, lo, hi, hi + 1)}
+    for code in sorted(edges | set(range(0, 0x10000, 7))):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        assert _is_cjk(chr(code)) == any(lo <= code <= hi for lo, hi in _CJK_RANGES), hex(code)

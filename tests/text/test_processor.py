@@ -80,3 +80,40 @@ def test_swapping_paragraphs_keeps_the_fingerprint() -> None:
     assert simdup.fingerprint(f"{p1}\n\n{p2}") == simdup.fingerprint(f"{p2}\n\n{p1}")
     s1, s2 = "pepper candle velvet castle lamp.", "ladder tunnel barrel stone saddle."
     assert simdup.fingerprint(f"{s1}\n\n{s2}") != simdup.fingerprint(f"{s2}\n\n{s1}")
+
+
+# Rows deduplicated in this process (one job): which of them load the segmenter's dictionary.
+_ROWS_LOAD = """
+import sys
+from simdup.rows.dedup import dedup_records
+texts = sys.argv[1].split("|")
+decided = dedup_records(texts, jobs=1)
+print(decided.removed, "rjieba" in sys.modules or "jieba" in sys.modules)
+"""
+
+
+def test_short_rows_never_load_the_segmenter_and_a_long_row_loads_it_when_met() -> None:
+    """A dataset of rows under SHORT_TEXT_CHARS characters is judged by its characters: its
+    deduplication never loads the segmenter's dictionary (~0.13 s). A long row, after a first
+    chunk of short ones, has it loaded then; its fingerprint is the one a processor loaded
+    from the start gives."""
+    import subprocess
+    import sys
+
+    from simdup.text.processor import DocumentProcessor
+
+    short = ["今天天气很好，我们去公园散步吧", "今天天气很好，我们去公园散步吧！", "a short line"]
+    found = subprocess.run([sys.executable, "-c", _ROWS_LOAD, "|".join(short)],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    assert found.stdout.split() == ["1", "False"]
+    long = "图书馆今年共接待读者三万二千人次，借阅图书八千六百册。" * 20
+    rows = short * 400 + [long, long + "。"]  # the long rows in the second chunk
+    found = subprocess.run([sys.executable, "-c", _ROWS_LOAD, "|".join(rows)],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    # Three forms kept (the two short ones, the long one): every other row removed.
+    assert found.stdout.split() == [str(len(rows) - 3), "True"]
+    lazy = DocumentProcessor(FeatureParams(), words=False)
+    assert lazy.features(short[0], words_from=SHORT_TEXT_CHARS).form
+    eager = DocumentProcessor(FeatureParams())
+    assert lazy.features(long).hashes.tolist() == eager.features(long).hashes.tolist()
+    assert simdup.fingerprint(long) == eager.record_parts(eager.features(long))[0]

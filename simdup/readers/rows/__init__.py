@@ -67,14 +67,12 @@ ROWS_READER_VERSION = "2"  # 2: a row's "id" is its key when no id field is name
 def rows_description(options: RowOptions) -> dict[str, Any]:
     """What made the texts of rows: the reader's version with its libraries, and the format
     and fields read (a report's ``settings["records"]``)."""
-    import importlib.metadata
+    from .. import installed_version  # the package above this one: imported by now
 
     found = []
     for library in ("pyarrow", "zstandard"):
-        try:
-            found.append(f"{library} {importlib.metadata.version(library)}")
-        except importlib.metadata.PackageNotFoundError:
-            found.append(f"{library} missing")
+        version = installed_version(library)
+        found.append(f"{library} {version if version is not None else 'missing'}")
     return {
         "reader": f"{ROWS_READER_VERSION} ({', '.join(found)})",
         "format": options.records,
