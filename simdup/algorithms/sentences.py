@@ -266,16 +266,29 @@ def _drawn(query: Side, source: Side, kept: list[_Passage], least: int) -> list[
     """``kept`` without the reworded passages that bring fewer than ``least`` distinct
     features of their source passage that the query has nowhere outside the passage
     (``SentenceRule.min_drawn_words``)."""
-    found = []
-    for p in kept:
-        if p.match.how == "reworded" and least > 0:
-            own = _bag(query, p.qa, p.qb)[0]
-            drawn = own[np.isin(own, _bag(source, p.sa, p.sb)[0], assume_unique=True)]
-            outside = (query.sentence < p.qa) | (query.sentence > p.qb)
-            if np.isin(drawn, query.feature[outside], invert=True).sum() < least:
-                continue
-        found.append(p)
-    return found
+    return [
+        p for p in kept
+        if p.match.how != "reworded" or _brings(query, source, (p.qa, p.qb, p.sa, p.sb), least)
+    ]  # fmt: skip
+
+
+def brings_source_words(query: Side, source: Side, m: Match, least: int) -> bool:
+    """Whether the sentences of ``m`` bring ``least`` distinct features of its source
+    sentences that the query has nowhere outside them (``SentenceRule.min_drawn_words``;
+    for a passage found another way, such as by meaning)."""
+    ends = (int(query.sentence[m.first]), int(query.sentence[m.last]),
+            int(source.sentence[m.source_first]), int(source.sentence[m.source_last]))  # fmt: skip
+    return _brings(query, source, ends, least)
+
+
+def _brings(query: Side, source: Side, ends: tuple[int, int, int, int], least: int) -> bool:
+    qa, qb, sa, sb = ends
+    if least <= 0:
+        return True
+    own = _bag(query, qa, qb)[0]
+    drawn = own[np.isin(own, _bag(source, sa, sb)[0], assume_unique=True)]
+    outside = (query.sentence < qa) | (query.sentence > qb)
+    return int(np.isin(drawn, query.feature[outside], invert=True).sum()) >= least
 
 
 def _single(

@@ -69,8 +69,8 @@ if TYPE_CHECKING:
 # 10: a mostly verbatim reworded passage keeps its text beyond the verbatim runs only where a
 #     quarter of its words are in the other side's beyond them (``merging.JoinRule``)
 # 11: seeds of reworded passages compare words as written (stems only extend a passage); a
-#     reworded passage brings words of its source the document has nowhere else; a summary
-#     draws on its source, not on the words the document uses elsewhere (``summaries``)
+#     reworded or paraphrased passage brings words of its source the document has nowhere
+#     else; a summary draws on its source, not on the words the document uses elsewhere
 CHECK_VERSION = "simdup-check/11"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.

@@ -16,7 +16,7 @@ from ..algorithms.bag_index import BagIndex
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..algorithms.merging import JoinRule, joined, merged, without_lone
 from ..algorithms.sentence_meaning import MeaningRule, MeaningSeeds, align_meaning, meaning_seeds
-from ..algorithms.sentences import SentenceRule, Side, align_sentences
+from ..algorithms.sentences import SentenceRule, Side, align_sentences, brings_source_words
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover
 from ..records import DecodedDocument, FileText, Locations, SkippedFile
@@ -292,7 +292,13 @@ class Corpus:
                     passages += align_sentences(side, source.side(), self.sentences)
             if side is not None and number in seeds and self.meaning is not None:
                 meant = align_meaning(side, source.side(), seeds[number], self.meaning)
-                passages += [_named(m, tokens, source.tokens) for m in meant]
+                named = [_named(m, tokens, source.tokens) for m in meant]
+                passages += [
+                    m for m in named
+                    if m.how != "paraphrased" or brings_source_words(
+                        side, source.side(), m, self.meaning.paraphrase_min_drawn_words
+                    )
+                ]  # fmt: skip
             sides = (side, source.side()) if side is not None else None
             matches = merged(matches, passages, sides, self.join)
             if side is not None and self.sentences is not None:

@@ -78,7 +78,8 @@ What counts:
           in the author's own words is no copy);
           with --semantic, also
           passages whose sentences mean what the source's say, in other
-          words or another language (translated, paraphrased)
+          words or another language (translated, paraphrased; in other
+          words, only when it brings words of the source as above)
   ends    a fragment starts and ends on copied words: a reworded
           passage goes on over sentences that gave no seed only when a
           quarter of their words (of one sentence, a tenth) are in the
