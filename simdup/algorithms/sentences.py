@@ -88,16 +88,11 @@ def seeds(
     query: Side, source: Side, rule: SentenceRule
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags of words as written
-    (``Side.forms``) pass both thresholds, their cosines, and the share of the query
-    sentence's distinct words in the source's. Words as written, not stems: documents on one
-    subject use its words in every form ("argument", "arguments"), and stems made their
-    sentences seeds (English chapters on one subject, benchmarks/same_subject.py: character
-    precision 0.87 with words as written, 0.80 with stems; PAN 2013 train: 04 translation
-    obfuscation 0.880 with stems, 0.849 without). A changed form is evidence that extends a
-    passage (``_evidenced``, ``_grown`` and ``_validated`` read stems), not one that starts it.
-    """
-    q_sent, q_feat, q_tf = query.form_bags
-    s_sent, s_feat, s_tf = source.form_bags
+    (``Side.forms``; by their stems with ``rule.seeds_by_stems``) pass both thresholds, their
+    cosines, and the share of the query sentence's distinct words in the source's."""
+    by_stems = rule.seeds_by_stems
+    q_sent, q_feat, q_tf = query.bags if by_stems else query.form_bags
+    s_sent, s_feat, s_tf = source.bags if by_stems else source.form_bags
     if not q_feat.size or not s_feat.size:
         return np.empty((0, 2), np.int64), np.empty(0), np.empty(0)
     # Inverse sentence frequency over the sentences of both sides.
@@ -259,36 +254,50 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
         from .summaries import summaries
 
         kept = summaries(query, source, spans, found, alike, kept, rule)
-    return [p.match for p in _drawn(query, source, kept, rule.min_drawn_words)]
+    return [p.match for p in _drawn(query, source, kept, rule.min_drawn_words, found)]
 
 
-def _drawn(query: Side, source: Side, kept: list[_Passage], least: int) -> list[_Passage]:
+def _drawn(
+    query: Side, source: Side, kept: list[_Passage], least: int, found: np.ndarray
+) -> list[_Passage]:
     """``kept`` without the reworded passages that bring fewer than ``least`` distinct
-    features of their source passage that the query has nowhere outside the passage
-    (``SentenceRule.min_drawn_words``)."""
+    features of their source passage that the query's own text has nowhere
+    (``SentenceRule.min_drawn_words``, ``brings_source_words``; ``found``: the seeds)."""
     return [
         p for p in kept
-        if p.match.how != "reworded" or _brings(query, source, (p.qa, p.qb, p.sa, p.sb), least)
+        if p.match.how != "reworded"
+        or _brings(query, source, (p.qa, p.qb, p.sa, p.sb), least, found[:, 0])
     ]  # fmt: skip
 
 
-def brings_source_words(query: Side, source: Side, m: Match, least: int) -> bool:
+def brings_source_words(
+    query: Side, source: Side, m: Match, least: int, alike: np.ndarray
+) -> bool:
     """Whether the sentences of ``m`` bring ``least`` distinct features of its source
-    sentences that the query has nowhere outside them (``SentenceRule.min_drawn_words``;
-    for a passage found another way, such as by meaning)."""
+    sentences that the query has nowhere in its own text: outside them and outside the
+    sentences ``alike`` (query sentence numbers alike to some source sentence: seeds). A
+    copy carries its source's words into the document; the author's own sentence saying
+    again what the document says elsewhere carries none. The sentences alike to the source
+    are not the author's own text: two passages copied from one source share its words,
+    and a document revised from one source draws on it all through."""
     ends = (int(query.sentence[m.first]), int(query.sentence[m.last]),
             int(source.sentence[m.source_first]), int(source.sentence[m.source_last]))  # fmt: skip
-    return _brings(query, source, ends, least)
+    return _brings(query, source, ends, least, alike)
 
 
-def _brings(query: Side, source: Side, ends: tuple[int, int, int, int], least: int) -> bool:
+def _brings(
+    query: Side, source: Side, ends: tuple[int, int, int, int], least: int, alike: np.ndarray
+) -> bool:
     qa, qb, sa, sb = ends
     if least <= 0:
         return True
     own = _bag(query, qa, qb)[0]
     drawn = own[np.isin(own, _bag(source, sa, sb)[0], assume_unique=True)]
-    outside = (query.sentence < qa) | (query.sentence > qb)
-    return int(np.isin(drawn, query.feature[outside], invert=True).sum()) >= least
+    mine = np.ones(query.sentences, dtype=bool)
+    mine[qa : qb + 1] = False
+    mine[alike] = False
+    elsewhere = query.feature[mine[query.sentence]]
+    return int(np.isin(drawn, elsewhere, invert=True).sum()) >= least
 
 
 def _single(

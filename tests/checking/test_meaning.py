@@ -269,8 +269,9 @@ def test_the_command_draws_the_embedding_of_sources_on_a_terminal_only(
     assert seen[0] == ("enabled", False)
 
 
-# ``ENGLISH`` said again in other words, and the author's own sentence on the Yangtze that
-# uses the words the two share (what a document on the river's subject does).
+# ``ENGLISH`` said again in other words, and the author's own sentences on the Yangtze that
+# use the words the two share, none of them alike to a source sentence (what a document on
+# the river's subject does).
 PARAPHRASE = (
     "Asia's longest river, the Yangtze, ranks third in length worldwide. "
     "Its source lies in the Tanggula range on the Tibetan Plateau, and it runs eastward to the "
@@ -284,10 +285,16 @@ SURVEY = (
     "should be short and plain, and should not lead the respondent."
 )
 ON_THE_SUBJECT = (
-    "For the pilot we asked people in cities across the basin, in Chongqing, Wuhan, Nanjing "
-    "and Shanghai, what they knew of the Yangtze: that it is the longest river of Asia and the "
-    "third of the world, that it rises on the Tibetan Plateau in the Tanggula range, and that "
-    "the Three Gorges Dam built on it is one of the largest power stations ever."
+    "Our pilot interviews took place in Chongqing and in Wuhan over one week in May. "
+    "A second round was held in Nanjing, and the last one in Shanghai near our office. "
+    "Most people we met had lived in these cities for twenty years or more. "
+    "Many had worked for the Three Gorges project or knew someone at the dam. "
+    "Some spoke of the power cuts before it was built, and of the floods across the basin. "
+    "Older people still call the Yangtze simply the great river. "
+    "For some, the interview was the longest talk they had had with a stranger. "
+    "Several had children working elsewhere in Asia. "
+    "A few had travelled to the Tibetan Plateau and seen the Tanggula peaks. "
+    "One third of them had never been asked about a survey ever before."
 )
 
 
