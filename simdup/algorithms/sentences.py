@@ -6,12 +6,14 @@ method of Sanchez-Perez, Sidorov and Gelbukh (PAN 2014's best text alignment) fi
 
 1. **Sentences as bags**: each side is cut into sentences; a sentence is the bag of its
    features, weighted by tf-isf (inverse sentence frequency over both sides). A feature is a
-   word that is no stopword, or for CJK text a pair of neighbouring characters (a Chinese word
-   is mostly two characters, and a character alone says little).
-2. **Seeds**: sentence pairs whose cosine and Dice coefficient both pass a threshold.
+   word that is no stopword, by its stem, or for CJK text a pair of neighbouring characters
+   (a Chinese word is mostly two characters, and a character alone says little).
+2. **Seeds**: sentence pairs whose cosine and Dice coefficient both pass a threshold, over
+   the words as written (``Side.forms``): a changed form extends a passage, never starts one.
 3. **Extension**: seeds whose sentences lie at most ``max_gap`` sentences apart on both sides
    are one passage (clustered on one side, then the other, until nothing splits); a passage
-   is kept when the bags of its two sides are similar as wholes and it is long enough.
+   is kept when the bags of its two sides are similar as wholes, it is long enough, and it
+   brings words of its source that the query has nowhere else (``min_drawn_words``).
 4. **Summaries** (their summary mode): a summary's sentences seed with sentences of the
    passages they condense, which lie further apart in the source than ``max_gap``. A block
    of the query whose sentences seed in the source's order over a stretch of it at least
@@ -33,141 +35,8 @@ import numpy as np
 
 from .fragments import Match
 
-
-@dataclass(frozen=True)
-class SentenceRule:
-    """When two sentences are a seed and when seeds are a reworded passage."""
-
-    min_cosine: float = 0.33
-    min_dice: float = 0.33
-    max_gap: int = 4  # sentences between two seeds of one passage, on each side
-    min_passage_cosine: float = 0.5
-    min_passage_containment: float = 0.5
-    min_words: float = 16.0  # a passage's length on each side, in words (a CJK character 8/13)
-    # The share of a passage's sentences (on each side) that are in a seed: a reworded copy
-    # rewords nearly every sentence; a template shared by two documents has a line here and
-    # there, with other text between.
-    min_density: float = 0.5
-    # Seed sentences of a passage on each side: one reworded sentence alone is too often a
-    # sentence that says the like ("X is a solution for asynchronous programming").
-    min_seeds: int = 2
-    # A passage's first and last seeds (in query order) must reach this cosine; weaker ones
-    # at its ends are let go.
-    min_edge_cosine: float = 0.4
-    # ... and this share of the query sentence's distinct features in the source sentence.
-    min_edge_containment: float = 0.4
-    max_feature_sentences: int = 64  # a feature in more sentences of a side seeds nothing
-    # Sentences of the query between two seeds of a passage that are no seed themselves
-    # belong to it only when this share of their features is in the source sentences between
-    # (and of) those seeds: a reworded sentence too changed to seed still keeps most of its
-    # words; the author's own sentence between two copies (a comment, a byline, a host
-    # paragraph on the same subject) does not, and the passage is cut there (``_evidenced``).
-    min_gap_containment: float = 0.25
-    min_gap_containment_one: float = 0.1  # ... when the stretch is one sentence
-    # A passage's ends on each side are its first and last words found in the other side's
-    # passage when the words outside them weigh this many words or more (``_on_shared_words``).
-    max_end_stretch: float = 6.0
-    # Summaries (``summaries``): a block of the query whose sentences seed, in order, with
-    # sentences of a source stretch half as long again or longer (in words: rewording makes
-    # a passage a few tenths longer or shorter at most, a summary leaves out a third or more
-    # of what it condenses), however far apart they lie there (up to Sanchez-Perez et al.'s
-    # summary gap, 24 sentences). Three seeds at least: the order of two says little.
-    # Thresholds below marked "train" were chosen on PAN 2013's training corpus (03 random
-    # and 04 translation obfuscation; 02 and 01 watched for precision), never its test corpus.
-    # One seed sentence on a side (one long sentence copied as one or two) is a passage when
-    # seeds' cosine and the share of the query sentence's features in the source's both
-    # reach ``single_min_cosine`` and both sides weigh ``single_min_words`` (``_single``): a
-    # long sentence that keeps half its words copies it (a shuffle across sentence ends often
-    # leaves one copied sentence seeding alone); a short one may merely say the like
-    # (``min_seeds``). Train: 03 +0.02, 04 +0.015, 02 precision -0.004.
-    single_min_cosine: float = 0.5
-    single_min_words: float = 20.0
-    # A passage grows by a neighbouring sentence, on either side, when this share of its
-    # features is in the other side's passage (``_grown``). Train: recall +0.02 (03, 04) at
-    # precision -0.00/-0.01; at 0.5, 04 +0.01 more, but the English planted set of
-    # benchmarks/rewording.py lost 0.02 of precision (the host's sentences beside a copy).
-    grow_min_containment: float = 0.7
-    summaries: bool = True
-    summary_min_compression: float = 1.5
-    summary_max_gap: int = 24
-    summary_min_seeds: int = 3
-    # Summaries of a whole source (``summaries._of_documents``), chosen on PAN 2013's training
-    # corpus only (05 summaries against 01 no plagiarism, and 02 and 03, whose documents are
-    # on their sources' subjects). A block of 3 sentences or more, each with half its
-    # features in the source (summary sentences there: 9 in 10; others: 1 in 30), their mean
-    # 0.4 above the median of the rest of the document (summaries: 19 in 20; at 0.3, three
-    # pages on their source's subject in 01 once words are stems), alike to the source as a bag
-    # at 0.3 (summaries: 0.38 or more for 9 in 10), the only such block of the document (a
-    # summary: 224 in 232; 02 and 03 documents mostly have several) and at most half of it.
-    summary_of_documents: bool = True
-    summary_min_sentences: int = 3
-    summary_min_containment: float = 0.5
-    summary_min_lift: float = 0.4
-    summary_min_document_cosine: float = 0.3
-    # The source 2.5 times as long as the block or longer (summaries there: 2.9 times at
-    # least; a page on the subject of a short source, in no plagiarism: 2.1).
-    summary_min_document_compression: float = 2.5
-    # Spread over the source, as a reworded copy is not: the source sentences nearest 3 of its
-    # sentences or more (cosine 0.2, Dice 0.1: a summary sentence shares fewer words with any
-    # one source sentence than a reworded one) at most half of the source sentences from the
-    # first to the last of them (summaries: 0.4 or less for 9 in 10; copies in 03: 0.3 or
-    # more for 9 in 10), and no source stretch half as long again as the block holding more
-    # than 0.8 of its features that the source has (summaries found: 6 of 174 above; blocks
-    # found over 02 and 03 copies: 8 of 17).
-    summary_match_min_cosine: float = 0.2
-    summary_match_min_dice: float = 0.1
-    summary_min_matches: int = 3
-    summary_max_match_density: float = 0.5
-    summary_max_passage_share: float = 0.8
-    # What it condenses: the shortest stretch of the source holding 0.95 of its features
-    # found in the source; the whole source when that is 0.7 of it or more (a summary of a
-    # document draws on all of it, and PAN's cases are the whole source).
-    summary_stretch_share: float = 0.95
-    summary_whole_share: float = 0.7
-    # A copied passage of this many sentences in a block makes it no summary (a copy amid the
-    # author's own sentences on its subject); shorter copies are pieces of one (summaries
-    # copy a sentence or two here and there). 5 found 0.03-0.05 more plagdet on 05 and calls a
-    # copy of four sentences between sentences on its subject a summary.
-    summary_max_copy_sentences: int = 3
-
-    def describe(self) -> dict[str, float | int]:
-        return {
-            "sentence_min_cosine": self.min_cosine,
-            "sentence_min_dice": self.min_dice,
-            "passage_max_gap_sentences": self.max_gap,
-            "passage_min_cosine": self.min_passage_cosine,
-            "passage_min_containment": self.min_passage_containment,
-            "passage_min_words": self.min_words,
-            "passage_min_density": self.min_density,
-            "passage_min_seed_sentences": self.min_seeds,
-            "passage_min_edge_cosine": self.min_edge_cosine,
-            "passage_min_edge_containment": self.min_edge_containment,
-            "max_feature_sentences": self.max_feature_sentences,
-            "gap_min_containment": self.min_gap_containment,
-            "gap_min_containment_one_sentence": self.min_gap_containment_one,
-            "passage_max_unshared_end_words": self.max_end_stretch,
-            "single_seed_min_cosine": self.single_min_cosine,
-            "single_seed_min_words": self.single_min_words,
-            "grow_min_containment": self.grow_min_containment,
-            "summaries": self.summaries,
-            "summary_min_compression": self.summary_min_compression,
-            "summary_max_gap_sentences": self.summary_max_gap,
-            "summary_min_seed_sentences": self.summary_min_seeds,
-            "summary_of_documents": self.summary_of_documents,
-            "summary_min_sentences": self.summary_min_sentences,
-            "summary_min_sentence_containment": self.summary_min_containment,
-            "summary_min_containment_lift": self.summary_min_lift,
-            "summary_min_document_cosine": self.summary_min_document_cosine,
-            "summary_min_document_compression": self.summary_min_document_compression,
-            "summary_match_min_cosine": self.summary_match_min_cosine,
-            "summary_match_min_dice": self.summary_match_min_dice,
-            "summary_min_matched_sentences": self.summary_min_matches,
-            "summary_max_match_density": self.summary_max_match_density,
-            "summary_max_share_in_one_passage": self.summary_max_passage_share,
-            "summary_stretch_share": self.summary_stretch_share,
-            "summary_whole_source_share": self.summary_whole_share,
-            "summary_max_copied_sentences": self.summary_max_copy_sentences,
-        }
+# Re-exported: the rule was defined here, and callers import it from here.
+from .sentence_rule import SentenceRule as SentenceRule
 
 
 @dataclass(frozen=True)
@@ -178,6 +47,9 @@ class Side:
     feature: np.ndarray  # uint64
     sentence: np.ndarray  # int64
     weights: np.ndarray  # float64
+    # Per token its word as written (0: none), where ``feature`` holds its stem: seeds compare
+    # sentences by their words as written (``seeds``). None: ``feature`` is both.
+    forms: np.ndarray | None = None  # uint64
 
     @property
     def sentences(self) -> int:
@@ -188,6 +60,13 @@ class Side:
         """``_bags`` of this side, made once: a checked document is aligned with every
         candidate source, and a source with every document checked against it."""
         return _bags(self)
+
+    @cached_property
+    def form_bags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``bags`` of the words as written (``forms``), made once."""
+        if self.forms is None:
+            return self.bags
+        return _bags(Side(self.forms, self.sentence, self.weights))
 
 
 def _bags(side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -208,10 +87,12 @@ def _bags(side: Side) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def seeds(
     query: Side, source: Side, rule: SentenceRule
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags pass both thresholds, their
-    cosines, and the share of the query sentence's distinct features in the source's."""
-    q_sent, q_feat, q_tf = query.bags
-    s_sent, s_feat, s_tf = source.bags
+    """Sentence pairs ``(q, s)`` (shape ``(n, 2)``) whose bags of words as written
+    (``Side.forms``; by their stems with ``rule.seeds_by_stems``) pass both thresholds, their
+    cosines, and the share of the query sentence's distinct words in the source's."""
+    by_stems = rule.seeds_by_stems
+    q_sent, q_feat, q_tf = query.bags if by_stems else query.form_bags
+    s_sent, s_feat, s_tf = source.bags if by_stems else source.form_bags
     if not q_feat.size or not s_feat.size:
         return np.empty((0, 2), np.int64), np.empty(0), np.empty(0)
     # Inverse sentence frequency over the sentences of both sides.
@@ -373,7 +254,50 @@ def align_sentences(query: Side, source: Side, rule: SentenceRule) -> list[Match
         from .summaries import summaries
 
         kept = summaries(query, source, spans, found, alike, kept, rule)
-    return [p.match for p in kept]
+    return [p.match for p in _drawn(query, source, kept, rule.min_drawn_words, found)]
+
+
+def _drawn(
+    query: Side, source: Side, kept: list[_Passage], least: int, found: np.ndarray
+) -> list[_Passage]:
+    """``kept`` without the reworded passages that bring fewer than ``least`` distinct
+    features of their source passage that the query's own text has nowhere
+    (``SentenceRule.min_drawn_words``, ``brings_source_words``; ``found``: the seeds)."""
+    return [
+        p for p in kept
+        if p.match.how != "reworded"
+        or _brings(query, source, (p.qa, p.qb, p.sa, p.sb), least, found[:, 0])
+    ]  # fmt: skip
+
+
+def brings_source_words(
+    query: Side, source: Side, m: Match, least: int, alike: np.ndarray
+) -> bool:
+    """Whether the sentences of ``m`` bring ``least`` distinct features of its source
+    sentences that the query has nowhere in its own text: outside them and outside the
+    sentences ``alike`` (query sentence numbers alike to some source sentence: seeds). A
+    copy carries its source's words into the document; the author's own sentence saying
+    again what the document says elsewhere carries none. The sentences alike to the source
+    are not the author's own text: two passages copied from one source share its words,
+    and a document revised from one source draws on it all through."""
+    ends = (int(query.sentence[m.first]), int(query.sentence[m.last]),
+            int(source.sentence[m.source_first]), int(source.sentence[m.source_last]))  # fmt: skip
+    return _brings(query, source, ends, least, alike)
+
+
+def _brings(
+    query: Side, source: Side, ends: tuple[int, int, int, int], least: int, alike: np.ndarray
+) -> bool:
+    qa, qb, sa, sb = ends
+    if least <= 0:
+        return True
+    own = _bag(query, qa, qb)[0]
+    drawn = own[np.isin(own, _bag(source, sa, sb)[0], assume_unique=True)]
+    mine = np.ones(query.sentences, dtype=bool)
+    mine[qa : qb + 1] = False
+    mine[alike] = False
+    elsewhere = query.feature[mine[query.sentence]]
+    return int(np.isin(drawn, elsewhere, invert=True).sum()) >= least
 
 
 def _single(

@@ -12,6 +12,10 @@ as one passage, "summarised", in two ways (``summaries``).
   document whose sentences do, alike to the source as a whole, spread over it as no copy is,
   is a summary of the stretch its words come from (of the whole source, for most of it).
 
+Either way a summary is condensed from its source, not merely on its subject: it brings the
+source's words into the document, and at most ``summary_max_own_words`` of its words that the
+source has are words the document uses elsewhere too (``_own_words``).
+
 Built on ``sentences``' passages: ``sentences.align_sentences`` calls ``summaries`` after
 finding them."""
 
@@ -49,7 +53,9 @@ def summaries(
     stray seed beside it is no summary). A passage whose source side is itself that much
     longer is a piece of a summary that the ordinary gap found: a summary overlapping it takes
     its place. Then the summaries found by document-level evidence (``_of_documents``): a
-    chain inside one is part of it."""
+    chain inside one is part of it. Neither is a summary when more than
+    ``summary_max_own_words`` of its words that the source has are in the rest of the
+    document (the author's own words on the subject)."""
     copies = [p for p in kept if not _compressed(spans, p.qa, p.qb, p.sa, p.sb, rule)]
     free = np.ones(len(found), dtype=bool)
     for p in copies:
@@ -67,6 +73,8 @@ def summaries(
         if any(p.qa <= qb and p.qb >= qa or p.sa <= sb and p.sb >= sa for p in copies):
             continue
         if not _compressed(spans, qa, qb, sa, sb, rule):
+            continue
+        if _own_words(query, source, qa, qb) > rule.summary_max_own_words:
             continue
         passage = _validated(query, source, spans, (qa, qb, sa, sb), rule, "summarised")
         if passage is not None:
@@ -193,10 +201,24 @@ def _of_documents(
         sa, sb = _condensed(query, source, a, b, rule.summary_stretch_share)
         if sb - sa + 1 >= rule.summary_whole_share * source.sentences:
             sa, sb = 0, source.sentences - 1  # most of the source: the document, end to end
+    if _own_words(query, source, a, b) > rule.summary_max_own_words:
+        return chains
     passage = _validated(query, source, spans, (a, b, sa, sb), rule, "summarised")
     if passage is None:
         return chains
     return [p for p in chains if p not in inside] + [passage]
+
+
+def _own_words(query: Side, source: Side, a: int, b: int) -> float:
+    """Of the distinct features of query sentences ``a..b`` that the source has, the share
+    that the query also has outside them: the author's own words on the subject, not words
+    drawn from the source (``SentenceRule.summary_max_own_words``)."""
+    block = (query.sentence >= a) & (query.sentence <= b)
+    features = np.unique(query.feature[block & (query.feature != 0)])
+    drawn = features[np.isin(features, source.feature)]
+    if not drawn.size:
+        return 0.0
+    return float(np.isin(drawn, query.feature[~block]).mean())
 
 
 def _in_one_passage(query: Side, source: Side, a: int, b: int, factor: float) -> float:

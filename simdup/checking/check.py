@@ -68,7 +68,10 @@ if TYPE_CHECKING:
 # 9: summaries of a whole source found by document-level evidence (``summaries``)
 # 10: a mostly verbatim reworded passage keeps its text beyond the verbatim runs only where a
 #     quarter of its words are in the other side's beyond them (``merging.JoinRule``)
-CHECK_VERSION = "simdup-check/10"
+# 11: seeds of reworded passages compare words as written (stems only extend a passage); a
+#     reworded or paraphrased passage brings words of its source the document has nowhere
+#     else; a summary draws on its source, not on the words the document uses elsewhere
+CHECK_VERSION = "simdup-check/11"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100

@@ -16,7 +16,8 @@ from ..algorithms.bag_index import BagIndex
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..algorithms.merging import JoinRule, joined, merged, without_lone
 from ..algorithms.sentence_meaning import MeaningRule, MeaningSeeds, align_meaning, meaning_seeds
-from ..algorithms.sentences import SentenceRule, Side, align_sentences
+from ..algorithms.sentences import SentenceRule, Side, align_sentences, brings_source_words
+from ..algorithms.sentences import seeds as sentence_seeds
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover
 from ..records import DecodedDocument, FileText, Locations, SkippedFile
@@ -292,7 +293,8 @@ class Corpus:
                     passages += align_sentences(side, source.side(), self.sentences)
             if side is not None and number in seeds and self.meaning is not None:
                 meant = align_meaning(side, source.side(), seeds[number], self.meaning)
-                passages += [_named(m, tokens, source.tokens) for m in meant]
+                named = [_named(m, tokens, source.tokens) for m in meant]
+                passages += _drawn_paraphrases(named, side, source.side(), self)
             sides = (side, source.side()) if side is not None else None
             matches = merged(matches, passages, sides, self.join)
             if side is not None and self.sentences is not None:
@@ -302,6 +304,20 @@ class Corpus:
             if matches:
                 found.append(Found(source, matches, exact))
         return found
+
+
+def _drawn_paraphrases(named: list[Match], side: Side, source: Side, corpus: Corpus) -> list[Match]:
+    """``named`` without the paraphrased passages that bring too few words of their source
+    (``MeaningRule.paraphrase_min_drawn_words``): the author's own text is what gives no
+    seed of words with the source (``sentences.seeds``), as for reworded passages."""
+    if corpus.meaning is None or not any(m.how == "paraphrased" for m in named):
+        return named
+    least = corpus.meaning.paraphrase_min_drawn_words
+    alike = sentence_seeds(side, source, corpus.sentences or SentenceRule())[0][:, 0]
+    return [
+        m for m in named
+        if m.how != "paraphrased" or brings_source_words(side, source, m, least, alike)
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -73,9 +73,13 @@ What counts:
           source at least half as long again, or that draw nearly all
           their words from all over one source as no other part of the
           document does (summarised; --exact-only leaves both out);
+          either only when it brings words of the source that the rest
+          of the document does not use (text on the source's subject
+          in the author's own words is no copy);
           with --semantic, also
           passages whose sentences mean what the source's say, in other
-          words or another language (translated, paraphrased)
+          words or another language (translated, paraphrased; in other
+          words, only when it brings words of the source as above)
   ends    a fragment starts and ends on copied words: a reworded
           passage goes on over sentences that gave no seed only when a
           quarter of their words (of one sentence, a tenth) are in the

@@ -109,6 +109,7 @@ def sentence_side(text: str, tokens: Tokens) -> Side:
     word = ~cjk & (tokens.units > 1) & ~_among(hashes, stop_words)
     # A word by its stem (``stemming``): a rewording changes forms as often as words.
     feature = np.where(word, stem_hashes(text, tokens, word), np.uint64(0))
+    forms = np.where(word, hashes, np.uint64(0))
     if cjk.any():
         plain = cjk & ~_among(hashes, stop_chars)
         pair = np.zeros(len(tokens), dtype=bool)
@@ -118,8 +119,9 @@ def sentence_side(text: str, tokens: Tokens) -> Side:
         )  # fmt: skip
         at = np.flatnonzero(pair)
         feature[at] = _pair_hash(hashes[at], hashes[at + 1])
+        forms[at] = feature[at]
     joined = _joined_short(sentence, paragraph, feature)
-    return Side(feature, joined, tokens.weights.astype(np.float64))
+    return Side(feature, joined, tokens.weights.astype(np.float64), forms)
 
 
 def _joined_short(sentence: np.ndarray, paragraph: np.ndarray, feature: np.ndarray) -> np.ndarray:

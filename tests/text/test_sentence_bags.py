@@ -25,3 +25,21 @@ def test_short_sentences_are_read_with_the_next_of_their_paragraph() -> None:
     tokens = tokenize(text)
     side = sentence_side(text, tokens)
     assert side.sentence.tolist() == [0] * 9 + [1] + [2] * 7
+
+
+def test_a_side_holds_words_by_their_stems_and_as_written() -> None:
+    """A side's words by their stems and as written: "keys" and "key" are one feature (a
+    stem) and two words as written (``forms``, what seeds compare); a stopword is neither; a
+    CJK pair is the same in both."""
+    text = "The keys of a key. 二叉搜索树。"
+    side = sentence_side(text, tokenize(text))
+    assert side.forms is not None
+    tokens = tokenize(text)
+    keys, key = [k for k in range(len(tokens)) if text[tokens.starts[k] : tokens.ends[k]] in
+                 ("keys", "key")]  # fmt: skip
+    assert side.feature[keys] == side.feature[key] != 0
+    assert side.forms[keys] != side.forms[key] and 0 not in (side.forms[keys], side.forms[key])
+    the = 0
+    assert side.feature[the] == side.forms[the] == 0
+    cjk = tokens.cjk.astype(bool)
+    assert (side.feature[cjk] == side.forms[cjk]).all() and side.forms[cjk].any()
