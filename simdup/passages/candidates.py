@@ -130,3 +130,41 @@ def with_short(
     at_a, at_b = np.r_[found.at_a, more.at_a], np.r_[found.at_b, more.at_b]
     order = np.lexsort((at_a, b, a))
     return Candidates(a[order], b[order], at_a[order], at_b[order], found.common)
+
+
+# A k-gram a document holds at more places than this is not looked for at the others
+# (``every_place``): a page of reference entries repeats a sentence under each of them (ten
+# times in one page of the collection set of issue 48), a template repeats more.
+EVERY_PLACE = 16
+
+
+def every_place(
+    at_a: np.ndarray,
+    at_b: np.ndarray,
+    places_a: tuple[np.ndarray, np.ndarray],
+    places_b: tuple[np.ndarray, np.ndarray],
+    limit: int = EVERY_PLACE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Anchors ``at_a``/``at_b`` of two documents with the other places of their k-grams in
+    each (``places_*``: a document's k-gram hashes, and its k-grams' places in ascending order
+    of hash), for k-grams it holds at most ``limit`` times. A fingerprint is kept where it
+    first starts (``DocumentPassages.shingle_at``), yet a page can hold its k-gram again (a
+    sentence it repeats), and a copy may be of that place: aligned around the first alone, a
+    copy of the sentence's later place with words of its own around it is found as the
+    sentence alone, too short a passage."""
+    out_a, out_b = [at_a], [at_b]
+    for side, (kgrams, order) in enumerate((places_a, places_b)):
+        at = (at_a, at_b)[side]
+        if not at.size:
+            continue
+        ascending = kgrams[order]
+        lo = np.searchsorted(ascending, kgrams[at], "left")
+        hi = np.searchsorted(ascending, kgrams[at], "right")
+        for n in np.flatnonzero((hi - lo > 1) & (hi - lo <= limit)).tolist():
+            others = order[lo[n] : hi[n]]
+            others = others[others != at[n]]
+            out_a.append(others if side == 0 else np.full(others.size, at_a[n]))
+            out_b.append(others if side == 1 else np.full(others.size, at_b[n]))
+    if len(out_a) == 1:
+        return at_a, at_b
+    return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)

@@ -43,7 +43,7 @@ from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
-from .candidates import anchored, candidates, with_short
+from .candidates import anchored, candidates, every_place, with_short
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened
 from .options import SHORT_LINES, PassageOptions
@@ -213,6 +213,14 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             held[doc] = kgram_hashes(docs[doc].tokens.hashes, rule.kgram)
         return held[doc]
 
+    ordered: dict[int, np.ndarray] = {}
+
+    def places(doc: int) -> tuple[np.ndarray, np.ndarray]:
+        """A document's k-gram hashes and their places in ascending order of hash."""
+        if doc not in ordered:
+            ordered[doc] = np.argsort(kgrams(doc), kind="stable")
+        return kgrams(doc), ordered[doc]
+
     boilerplate = _Boilerplate(docs, common, rule, kgrams)
     out: list[_Found] = []
     for i, j, at_i, at_j in tasks:
@@ -223,7 +231,11 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             matches = _within(a, weights, rule, reach)
         else:
             both = (kgrams(i), kgrams(j))
-            matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
+            more_i, more_j = every_place(at_i, at_j, places(i), places(j))
+            matches = align_near(a, weights, b, (more_i, more_j), rule, reach, both)
+            if more_i.size > at_i.size:
+                matches = _longest_on_both(matches)
+            at_i, at_j = more_i, more_j
             free = _outside(matches, at_i, at_j) if whole_words else None
             if free is not None and free.any():
                 anchors = (at_i[free], at_j[free])
@@ -264,6 +276,23 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             similarity = _similarity(a[m.first : m.last + 1], b[m.source_first : m.source_last + 1])
             out.append((i, j, m.first, m.last, m.source_first, m.source_last, similarity, m.how))
     return out
+
+
+def _longest_on_both(found: list[Match]) -> list[Match]:
+    """Of copies overlapping on either side, the one with more matched tokens: aligned
+    around each place of a repeated k-gram, the other places of a repeated template match a
+    copy of one in part."""
+    kept: list[Match] = []
+    for m in sorted(found, key=lambda m: (-m.matched, m.first)):
+        if any(
+            2 * (min(m.last, o.last) - max(m.first, o.first) + 1) > m.last - m.first + 1
+            or 2 * (min(m.source_last, o.source_last) - max(m.source_first, o.source_first) + 1)
+            > m.source_last - m.source_first + 1
+            for o in kept
+        ):
+            continue
+        kept.append(m)
+    return sorted(kept, key=lambda m: (m.first, m.source_first))
 
 
 def _outside(found: list[Match], at_a: np.ndarray, at_b: np.ndarray) -> np.ndarray:

@@ -1,0 +1,37 @@
+"""Passage matching (``simdup.passages.matching``): which copies two documents' shared
+fingerprints lead to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from simdup.passages import scan_passages
+from tests.conftest import pseudo_words
+
+
+def _words(seed: int, n: int) -> list[str]:
+    return pseudo_words(seed, n).split()
+
+
+def test_a_copy_of_one_place_of_a_sentence_its_source_repeats_is_found(tmp_path: Path) -> None:
+    """A reference page repeats one sentence under each of its ten entries; the last entry
+    (a few words of its own, edited in the copy, and the sentence) is pasted into another
+    page. The copy's fingerprints shared in full are the sentence's, which the page holds
+    first under its first entry: the copy is found at the last, with its lines."""
+    sentence = " ".join(_words(960, 18))
+    entries = []
+    for n in range(10):
+        name = " ".join(_words(961 + n, 8))
+        entries.append(f"## Entry {n}\n\n{name}\n{sentence}\n\n{pseudo_words(980 + n, 30)}")
+    a = "\n".join(entries)
+    last = a.split("\n").index(" ".join(_words(970, 8)))
+    own = _words(970, 8)
+    own[3] = "edited"
+    copy = f"{' '.join(own)}\n{sentence}"
+    b = f"{pseudo_words(990, 60)}\n{copy}\n\n{pseudo_words(991, 60)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    assert (p.a.start_line, p.a.end_line) == (last + 1, last + 2)
+    b_first = b.split("\n").index(" ".join(own)) + 1
+    assert (p.b.start_line, p.b.end_line) == (b_first, b_first + 1)
