@@ -13,6 +13,7 @@ fence, a closing brace), are found here, after it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 
 import numpy as np
@@ -147,19 +148,34 @@ _PIECES = re.compile(r"\w+|[^\w\s]+")
 
 def _one_word_changed(x: str, y: str) -> bool:
     """Whether lines ``x`` and ``y`` differ in one word, another word in its place, and share
-    a word besides: an edited word in a short line that shows little or nothing when rendered
-    (a fence's info string ``vue-html`` edited to ``vue-We``, ``:::warning Caution`` to
-    ``:::warning Note``), too short for the characters left to be ``ALIKE_FILE_LINE``. Two
-    headings of one word (``## Usage``, ``## Options``) share none."""
+    a word or a run of other characters besides: an edited word in a short line that shows
+    little or nothing when rendered (a fence's info string ``vue-html`` edited to ``vue-We``,
+    ``</div>`` to ``</T>``, ``firstName,`` to ``description,`` in a code block), too short for
+    the characters left to be ``ALIKE_FILE_LINE``. A line is only taken in so between lines
+    the same on both sides (``_reach_lines``)."""
     a, b = _PIECES.findall(x), _PIECES.findall(y)
-    if len(a) != len(b):
+    if len(a) != len(b) or len(a) < 2:
         return False
     changed = [k for k in range(len(a)) if a[k] != b[k]]
     if len(changed) != 1:
         return False
     k = changed[0]
-    shared = any(_is_word(p) for j, p in enumerate(a) if j != k)
-    return shared and _is_word(a[k]) and _is_word(b[k])
+    return _is_word(a[k]) and _is_word(b[k])
+
+
+def _same_words(x: str, y: str) -> bool:
+    """Whether lines ``x`` and ``y`` hold the same words in the same order (folded as tokens
+    are, NFKC and case) and differ in punctuation only (``webpack。config.js``, ``},`` and
+    ``}，``): a copy is found on its words, so such lines are the same to it."""
+    a = [p for p in _PIECES.findall(_folded(x)) if _is_word(p)]
+    b = [p for p in _PIECES.findall(_folded(y)) if _is_word(p)]
+    if a or b:
+        return a == b
+    return _folded(x).replace(" ", "") == _folded(y).replace(" ", "")
+
+
+def _folded(line: str) -> str:
+    return unicodedata.normalize("NFKC", line).casefold()
 
 
 def _is_word(piece: str) -> bool:
@@ -198,7 +214,7 @@ def _reach_lines(
             i += step if not x else 0
             j += step if not y else 0
             continue
-        if x == y:
+        if x == y or _same_words(x, y):
             reached, loose = (i, j), 0
         elif loose == ALIKE_IN_A_ROW or (
             Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE and not _one_word_changed(x, y)
