@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.winnowing import kgram_hashes
 from .documents import DocumentPassages
 from .options import SHORT_ANCHOR_RUN
 
@@ -133,38 +134,71 @@ def with_short(
 
 
 # A k-gram a document holds at more places than this is not looked for at the others
-# (``every_place``): a page of reference entries repeats a sentence under each of them (ten
+# (``at_every_place``): a page of reference entries repeats a sentence under each of them (ten
 # times in one page of the collection set of issue 48), a template repeats more.
 EVERY_PLACE = 16
 
 
-def every_place(
-    at_a: np.ndarray,
-    at_b: np.ndarray,
-    places_a: tuple[np.ndarray, np.ndarray],
-    places_b: tuple[np.ndarray, np.ndarray],
-    limit: int = EVERY_PLACE,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Anchors ``at_a``/``at_b`` of two documents with the other places of their k-grams in
-    each (``places_*``: a document's k-gram hashes, and its k-grams' places in ascending order
-    of hash), for k-grams it holds at most ``limit`` times. A fingerprint is kept where it
-    first starts (``DocumentPassages.shingle_at``), yet a page can hold its k-gram again (a
-    sentence it repeats), and a copy may be of that place: aligned around the first alone, a
-    copy of the sentence's later place with words of its own around it is found as the
-    sentence alone, too short a passage."""
-    out_a, out_b = [at_a], [at_b]
-    for side, (kgrams, order) in enumerate((places_a, places_b)):
-        at = (at_a, at_b)[side]
-        if not at.size:
-            continue
-        ascending = kgrams[order]
+class KgramPlaces:
+    """Where each document holds each of its k-grams, worked out once per document on first
+    need, to move anchors to every place of their k-gram (``at_every_place``)."""
+
+    def __init__(self, docs: Sequence[DocumentPassages], kgram: int) -> None:
+        self.docs, self.kgram = docs, kgram
+        self.known: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def of(self, doc: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Document ``doc``'s k-gram hashes, their places in ascending order of hash, and
+        the hashes so ordered."""
+        if doc not in self.known:
+            kgrams = kgram_hashes(self.docs[doc].tokens.hashes, self.kgram)
+            order = np.argsort(kgrams, kind="stable")
+            self.known[doc] = kgrams, order, kgrams[order]
+        return self.known[doc]
+
+    def others(self, doc: int, at: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """For places ``at`` of document ``doc``: which of them (indices into ``at``) its
+        k-gram is at again, and where, each other place once (k-grams held at most ``limit``
+        times)."""
+        kgrams, order, ascending = self.of(doc)
         lo = np.searchsorted(ascending, kgrams[at], "left")
         hi = np.searchsorted(ascending, kgrams[at], "right")
-        for n in np.flatnonzero((hi - lo > 1) & (hi - lo <= limit)).tolist():
-            others = order[lo[n] : hi[n]]
-            others = others[others != at[n]]
-            out_a.append(others if side == 0 else np.full(others.size, at_a[n]))
-            out_b.append(others if side == 1 else np.full(others.size, at_b[n]))
-    if len(out_a) == 1:
-        return at_a, at_b
-    return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
+        count = np.where(hi - lo <= limit, hi - lo, 0)
+        count[count == 1] = 0
+        index = np.repeat(np.arange(at.size), count)
+        within = np.arange(index.size) - np.repeat(np.cumsum(count) - count, count)
+        place = order[np.repeat(lo, count) + within]
+        new = place != at[index]
+        return index[new], place[new]
+
+
+def at_every_place(found: Candidates, places: KgramPlaces, limit: int = EVERY_PLACE) -> Candidates:
+    """``found`` with each anchor also at the other places of its k-gram in each document
+    (k-grams a document holds at most ``limit`` times). A fingerprint is kept where it first
+    starts (``DocumentPassages.shingle_at``), yet a page can hold its k-gram again (a sentence
+    it repeats, a code block's line), and a copy may be of that place: aligned around the
+    first alone, a copy of a later place is found as the repeated words alone (too short a
+    passage), or not at all when the first place has too few equal tokens around it
+    (``anchored``). The anchors of a pair then hold a place twice on one side."""
+    if not found.a.size:
+        return found
+    a, b, at_a, at_b = [found.a], [found.b], [found.at_a], [found.at_b]
+    for side in (0, 1):
+        doc, at = (found.a, found.at_a) if side == 0 else (found.b, found.at_b)
+        by_doc = np.argsort(doc, kind="stable")
+        cuts = np.flatnonzero(np.r_[True, doc[by_doc][1:] != doc[by_doc][:-1], True])
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            rows = by_doc[lo:hi]
+            index, place = places.others(int(doc[rows[0]]), at[rows], limit)
+            if not index.size:
+                continue
+            row = rows[index]
+            a.append(found.a[row])
+            b.append(found.b[row])
+            at_a.append(place if side == 0 else found.at_a[row])
+            at_b.append(place if side == 1 else found.at_b[row])
+    if len(a) == 1:
+        return found
+    xa, xb, ya, yb = (np.concatenate(v).astype(np.int64) for v in (a, b, at_a, at_b))
+    order = np.lexsort((ya, xb, xa))
+    return Candidates(xa[order], xb[order], ya[order], yb[order], found.common)

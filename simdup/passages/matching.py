@@ -43,7 +43,7 @@ from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
-from .candidates import anchored, candidates, every_place, with_short
+from .candidates import KgramPlaces, anchored, at_every_place, candidates, with_short
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened
 from .options import SHORT_LINES, PassageOptions
@@ -213,14 +213,6 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             held[doc] = kgram_hashes(docs[doc].tokens.hashes, rule.kgram)
         return held[doc]
 
-    ordered: dict[int, np.ndarray] = {}
-
-    def places(doc: int) -> tuple[np.ndarray, np.ndarray]:
-        """A document's k-gram hashes and their places in ascending order of hash."""
-        if doc not in ordered:
-            ordered[doc] = np.argsort(kgrams(doc), kind="stable")
-        return kgrams(doc), ordered[doc]
-
     boilerplate = _Boilerplate(docs, common, rule, kgrams)
     out: list[_Found] = []
     for i, j, at_i, at_j in tasks:
@@ -231,11 +223,10 @@ def _align_pairs(tasks: Sequence[_Task]) -> list[_Found]:
             matches = _within(a, weights, rule, reach)
         else:
             both = (kgrams(i), kgrams(j))
-            more_i, more_j = every_place(at_i, at_j, places(i), places(j))
-            matches = align_near(a, weights, b, (more_i, more_j), rule, reach, both)
-            if more_i.size > at_i.size:
+            matches = align_near(a, weights, b, (at_i, at_j), rule, reach, both)
+            if np.unique(at_i).size < at_i.size or np.unique(at_j).size < at_j.size:
+                # Anchors at every place of a repeated k-gram (``at_every_place``).
                 matches = _longest_on_both(matches)
-            at_i, at_j = more_i, more_j
             free = _outside(matches, at_i, at_j) if whole_words else None
             if free is not None and free.any():
                 anchors = (at_i[free], at_j[free])
@@ -415,11 +406,13 @@ def match_passages(
                 i, j = index[x], index[y]
                 skip.add((min(i, j), max(i, j)))
     shared = sum(1 for _ in found.pairs())
-    sure = anchored(found, docs)
+    places = KgramPlaces(docs, rule.kgram)
+    sure = anchored(at_every_place(found, places), docs)
     weighed = {(a, b) for a, b, *_ in sure.pairs()}
     if options.whole_lines_words:
         # Copies of whole lines shorter than a passage, around their own fingerprints.
-        sure = with_short(sure, candidates(docs, options.max_repeats, short=True), docs)
+        short = candidates(docs, options.max_repeats, short=True)
+        sure = with_short(sure, at_every_place(short, places), docs)
     pairs: list[_Task] = [t for t in sure.pairs() if (t[0], t[1]) not in skip]
     if every_pair:
         none = np.empty(0, dtype=np.int64)

@@ -35,3 +35,25 @@ def test_a_copy_of_one_place_of_a_sentence_its_source_repeats_is_found(tmp_path:
     assert (p.a.start_line, p.a.end_line) == (last + 1, last + 2)
     b_first = b.split("\n").index(" ".join(own)) + 1
     assert (p.b.start_line, p.b.end_line) == (b_first, b_first + 1)
+
+
+def test_a_short_copy_whose_words_its_source_holds_earlier_is_found(tmp_path: Path) -> None:
+    """Five lines of 15 words are pasted from a page that holds their first nine words, and
+    their last nine, earlier in other places (a code block's lines used again): every k-gram
+    of the copy is first found there, with fewer equal tokens around it than an anchor needs;
+    the copy is found at its own place."""
+    words = _words(1000, 15)
+    copy = "\n".join(" ".join(words[n : n + 3]) for n in range(0, 15, 3))
+    earlier = [
+        f"{pseudo_words(1001, 20)}{' '.join(words[:9])} {pseudo_words(1002, 12)}",
+        f"{pseudo_words(1003, 20)}{' '.join(words[6:])} {pseudo_words(1004, 12)}",
+    ]
+    a = "\n".join([*earlier, pseudo_words(1005, 40), copy, "", pseudo_words(1006, 40)])
+    b = f"{pseudo_words(1007, 60)}\n{copy}\n\n{pseudo_words(1008, 60)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    a_first = a.split("\n").index(copy.split("\n")[0]) + 1
+    b_first = b.split("\n").index(copy.split("\n")[0]) + 1
+    assert (p.a.start_line, p.a.end_line) == (a_first, a_first + 4)
+    assert (p.b.start_line, p.b.end_line) == (b_first, b_first + 4)
