@@ -309,3 +309,25 @@ def joined(pairs: list[PassagePair]) -> list[PassagePair]:
             continue
         out.append(pair)
     return out
+
+
+def with_written(pairs: list[PassagePair], written: list[PassagePair]) -> list[PassagePair]:
+    """``pairs`` (found in the text as read) with the copies of the files' lines as written
+    (``matching._as_written``), in the order of their files and first regions: a region of
+    ``written`` that overlaps one of ``pairs`` of the same two files, on both sides, widens
+    it (the two found the same copy); the others are added."""
+    out = list(pairs)
+    for w in written:
+        for n, p in enumerate(out):
+            if (p.a.path, p.b.path) == (w.a.path, w.b.path) and _overlap(p.a, w.a) and _overlap(
+                p.b, w.b
+            ):
+                out[n] = replace(p, a=_union(p.a, w.a), b=_union(p.b, w.b))
+                break
+        else:
+            out.append(w)
+    return sorted(out, key=lambda p: (p.a.path, p.b.path, p.a.start_line, p.b.start_line))
+
+
+def _overlap(x: PassageSpan, y: PassageSpan) -> bool:
+    return x.start_line <= y.end_line and y.start_line <= x.end_line

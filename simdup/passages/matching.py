@@ -41,11 +41,11 @@ from ..algorithms.sentences import SentenceRule, align_sentences
 from ..algorithms.winnowing import kgram_hashes, winnow
 from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
-from ..records import PassagePair, PassageSpan, RepeatedPassage
+from ..records import PassagePair, PassageSpan, Place, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
 from .candidates import KgramPlaces, anchored, at_every_place, candidates, with_short
 from .documents import DocumentPassages
-from .edges import extended, joined, reached_in_files, widened
+from .edges import extended, joined, reached_in_files, widened, with_written
 from .options import SHORT_LINES, PassageOptions
 from .repeated import repeated_passages
 from .texts import ReadAgain, TextsByPath
@@ -373,38 +373,33 @@ def _tasks(pairs: list[_Task], size: int) -> Iterator[list[_Task]]:
         yield pairs[start : start + size]
 
 
-def match_passages(
+def _pairs_of(
+    docs: Sequence[DocumentPassages], paths: Iterable[tuple[str, str]]
+) -> set[tuple[int, int]]:
+    """The pairs of documents (``i < j``) of the pairs of ``paths`` among ``docs``."""
+    index = {d.path: n for n, d in enumerate(docs)}
+    return {
+        (min(index[x], index[y]), max(index[x], index[y]))
+        for x, y in paths
+        if x in index and y in index
+    }
+
+
+def _fragments(
     docs: Sequence[DocumentPassages],
     options: PassageOptions,
-    *,
-    scan_options: ScanOptions | None = None,
-    near_duplicates: Iterable[tuple[str, str]] = (),
-    texts: TextsByPath | None = None,
-    jobs: int = 1,
+    skip: set[tuple[int, int]],
+    jobs: int,
     every_pair: bool = False,
-) -> Passages:
-    """Pairs of copied passages and repeated passages among ``docs``.
-
-    ``near_duplicates``: path pairs the scan reports as near-duplicate documents; their
-    passages are left out unless ``options.all_pairs``. ``texts``: the decoded text of a
-    document by path (None: no longer readable), for the previews (without it, passages have
-    none). ``jobs``: processes aligning candidate pairs (the same results as one).
-    ``every_pair``: every two documents are aligned, whether or not they share a run of
-    tokens (``compare``: its two documents may share reworded passages only).
-    ``scan_options`` is accepted for the callers' sake: passages depend on the tokens only.
-    """
-    del scan_options
+    wanted: Sequence[bool] | None = None,
+) -> tuple[list[_Found], np.ndarray, dict[str, Any]]:
+    """The copies among ``docs`` (steps 1 and 2), but for the pairs ``skip``, and pairs of
+    which neither document is ``wanted`` (None: all are); the fingerprints held by more than
+    ``max_repeats`` documents; statistics."""
     rule = options.fragment_rule()
     found = candidates(docs, options.max_repeats)
     common = found.common
     stats: dict[str, Any] = {"documents": len(docs), "tokens": sum(len(d) for d in docs)}
-    skip: set[tuple[int, int]] = set()
-    if not options.all_pairs:
-        index = {d.path: n for n, d in enumerate(docs)}
-        for x, y in near_duplicates:
-            if x in index and y in index:
-                i, j = index[x], index[y]
-                skip.add((min(i, j), max(i, j)))
     shared = sum(1 for _ in found.pairs())
     places = KgramPlaces(docs, rule.kgram)
     sure = anchored(at_every_place(found, places), docs)
@@ -413,7 +408,11 @@ def match_passages(
         # Copies of whole lines shorter than a passage, around their own fingerprints.
         short = candidates(docs, options.max_repeats, short=True)
         sure = with_short(sure, at_every_place(short, places), docs)
-    pairs: list[_Task] = [t for t in sure.pairs() if (t[0], t[1]) not in skip]
+    pairs: list[_Task] = [
+        t
+        for t in sure.pairs()
+        if (t[0], t[1]) not in skip and (wanted is None or wanted[t[0]] or wanted[t[1]])
+    ]
     if every_pair:
         none = np.empty(0, dtype=np.int64)
         have = {(t[0], t[1]) for t in pairs}
@@ -449,6 +448,35 @@ def match_passages(
     ):
         fragments.extend(part)
     _ALIGN.clear()
+    return fragments, common, stats
+
+
+def match_passages(
+    docs: Sequence[DocumentPassages],
+    options: PassageOptions,
+    *,
+    scan_options: ScanOptions | None = None,
+    near_duplicates: Iterable[tuple[str, str]] = (),
+    texts: TextsByPath | None = None,
+    jobs: int = 1,
+    every_pair: bool = False,
+) -> Passages:
+    """Pairs of copied passages and repeated passages among ``docs``.
+
+    ``near_duplicates``: path pairs the scan reports as near-duplicate documents; their
+    passages are left out unless ``options.all_pairs``. ``texts``: the decoded text of a
+    document by path (None: no longer readable), for the previews (without it, passages have
+    none). ``jobs``: processes aligning candidate pairs (the same results as one).
+    ``every_pair``: every two documents are aligned, whether or not they share a run of
+    tokens (``compare``: its two documents may share reworded passages only).
+    ``scan_options`` is accepted for the callers' sake: passages depend on the tokens only.
+    """
+    del scan_options
+    skip: set[tuple[int, int]] = set()
+    if not options.all_pairs:
+        skip = _pairs_of(docs, near_duplicates)
+    fragments, common, stats = _fragments(docs, options, skip, jobs, every_pair)
+    rule = options.fragment_rule()
     # Previews need the texts read again (without them, max_previews 0, only those of
     # rendered files are, for their file offsets).
     read = ReadAgain(texts)
@@ -472,7 +500,70 @@ def match_passages(
     )
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
     located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
-    return replace(located, pairs=tuple(joined(list(map(_reached(docs, read), located.pairs)))))
+    pairs = list(map(_reached(docs, read), located.pairs))
+    if any(d.as_written is not None for d in docs):
+        written = _as_written(docs, options, skip, jobs, read)
+        stats["as_written"] = len(written)
+        pairs = with_written(pairs, written)
+    return replace(located, pairs=tuple(joined(pairs)))
+
+
+def _as_written(
+    docs: Sequence[DocumentPassages],
+    options: PassageOptions,
+    skip: set[tuple[int, int]],
+    jobs: int,
+    read: ReadAgain,
+) -> list[PassagePair]:
+    """The copies of Markdown files' lines as written (``DocumentPassages.as_written``),
+    with each other and with plain texts, in the files' lines: a copy cut inside a code block
+    and pasted as Markdown (its tags then hidden), or pasted into a code block (its link
+    targets then shown), renders differently in its two places, yet its lines are the same.
+    Found as in plain texts (boilerplate judged among these files); two plain texts' copies
+    are found already."""
+    keep = [n for n, d in enumerate(docs) if d.as_written is not None or _plain(d)]
+    written = [docs[n].as_written or docs[n] for n in keep]
+    renumbered = {old: new for new, old in enumerate(keep)}
+    within = {
+        (renumbered[i], renumbered[j]) for i, j in skip if i in renumbered and j in renumbered
+    }
+    markdown = [docs[n].as_written is not None for n in keep]
+    plain_options = replace(options, within=False, reworded=False)
+    fragments, _, _ = _fragments(written, plain_options, within, jobs, wanted=markdown)
+    reach = _reached(docs, read)
+    out: list[PassagePair] = []
+    for i, j, first, last, s_first, s_last, similarity, how in fragments:
+        span_a = written[i].span(first, last)
+        span_b = written[j].span(s_first, s_last)
+        span_a, span_b = widened(written[i], span_a, written[j], span_b)
+        span_a = as_rendered(span_a, docs[keep[i]])
+        span_b = as_rendered(span_b, docs[keep[j]])
+        span_a = replace(span_a, preview=read.preview(span_a, options.max_previews))
+        span_b = replace(span_b, preview=read.preview(span_b, options.max_previews))
+        out.append(reach(PassagePair(span_a, span_b, similarity, how)))
+    return out
+
+
+def _plain(doc: DocumentPassages) -> bool:
+    """Whether a document's text is its file's characters (a plain text)."""
+    return not doc.rendered and doc.locations is None
+
+
+def as_rendered(span: PassageSpan, doc: DocumentPassages) -> PassageSpan:
+    """A region of a Markdown file's lines as written (``span``), with the same lines of
+    the text its reader made (``doc``: line k of it is the file's line k) as its
+    ``read_start``/``read_end``, and its place; a plain text's as it is."""
+    if not doc.rendered:
+        return span
+    lines = doc.token_lines
+    lo = int(np.searchsorted(lines, span.start_line - 1, "left"))
+    hi = int(np.searchsorted(lines, span.end_line - 1, "right"))
+    if hi > lo:
+        read_start, read_end = doc.tokens.span(lo, hi - 1)
+    else:  # no word of it is shown: where its lines start
+        read_start = read_end = 0 if span.start_line == 1 else int(doc.breaks[span.start_line - 2])
+    place = Place("line", str(span.start_line), str(span.end_line))
+    return replace(span, read_start=read_start, read_end=read_end, place=place)
 
 
 def _reached(

@@ -57,3 +57,29 @@ def test_a_short_copy_whose_words_its_source_holds_earlier_is_found(tmp_path: Pa
     b_first = b.split("\n").index(copy.split("\n")[0]) + 1
     assert (p.a.start_line, p.a.end_line) == (a_first, a_first + 4)
     assert (p.b.start_line, p.b.end_line) == (b_first, b_first + 4)
+
+
+def test_markdown_lines_copied_out_of_a_code_block_are_found_as_written(tmp_path: Path) -> None:
+    """a shows a Vue template in a code block; b pasted its lines without the fences, so b
+    renders them as HTML (its tags hidden, a few words shown): the text as read differs, the
+    lines as written are the same. One passage, those lines on both sides, in the files'
+    lines and characters, with the rendered text's offsets besides (before, none: as read,
+    the copy was too few words)."""
+    template = (
+        "<template>\n  <main class=\"loader\">\n    <h1>Colada Loader Example</h1>\n"
+        "    <fieldset :disabled=\"isLoading\">\n      <legend>Controls</legend>\n"
+        "      <button @click=\"refresh()\">Refresh</button>\n"
+        "      <button @click=\"reload()\">Refetch</button>\n    </fieldset>\n"
+        "  </main>\n</template>"
+    )
+    a = f"# A\n\n{pseudo_words(1010, 60)}\n```vue\n{template}\n```\n\n{pseudo_words(1011, 60)}"
+    b = f"# B\n\n{pseudo_words(1012, 60)}\n{template}\n\n{pseudo_words(1013, 60)}"
+    (tmp_path / "a.md").write_text(a, "utf-8")
+    (tmp_path / "b.md").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    for span, text in ((p.a, a), (p.b, b)):
+        first = text.split("\n").index("<template>") + 1
+        assert (span.start_line, span.end_line) == (first, first + 9)
+        # From its first word to its last, as a plain text's copy is.
+        assert f"<{text[span.start_char : span.end_char]}>" == template
+        assert span.read_start is not None and span.read_end is not None
