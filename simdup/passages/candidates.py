@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.winnowing import kgram_hashes
+from ..algorithms.winnowing import kgram_hashes_at
 from .documents import DocumentPassages
 from .options import SHORT_ANCHOR_RUN
 
@@ -74,6 +74,13 @@ def candidates(
     return Candidates(owner[x], owner[y], places[x], places[y], common)
 
 
+def kept(found: Candidates, keep: np.ndarray) -> Candidates:
+    """``found`` with only the anchors ``keep`` (bool) keeps."""
+    return Candidates(
+        found.a[keep], found.b[keep], found.at_a[keep], found.at_b[keep], found.common
+    )
+
+
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
 # tokens equal for a few tokens around it. A pair is aligned when, around one of its shared
 # fingerprints, this many tokens in a row are equal on both sides (a copy of a passage holds
@@ -133,53 +140,39 @@ def with_short(
     return Candidates(a[order], b[order], at_a[order], at_b[order], found.common)
 
 
-# A k-gram a document holds at more places than this is not looked for at the others
-# (``at_every_place``): a page of reference entries repeats a sentence under each of them (ten
-# times in one page of the collection set of issue 48), a template repeats more.
-EVERY_PLACE = 16
-
-
 class KgramPlaces:
-    """Where each document holds each of its k-grams, worked out once per document on first
-    need, to move anchors to every place of their k-gram (``at_every_place``)."""
+    """Where each document holds again the k-grams it holds more than once
+    (``DocumentPassages.repeat_hashes``), to move anchors to every place of their k-gram
+    (``at_every_place``)."""
 
     def __init__(self, docs: Sequence[DocumentPassages], kgram: int) -> None:
         self.docs, self.kgram = docs, kgram
-        self.known: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def of(self, doc: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Document ``doc``'s k-gram hashes, their places in ascending order of hash, and
-        the hashes so ordered."""
-        if doc not in self.known:
-            kgrams = kgram_hashes(self.docs[doc].tokens.hashes, self.kgram)
-            order = np.argsort(kgrams, kind="stable")
-            self.known[doc] = kgrams, order, kgrams[order]
-        return self.known[doc]
-
-    def others(self, doc: int, at: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    def others(self, doc: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For places ``at`` of document ``doc``: which of them (indices into ``at``) its
-        k-gram is at again, and where, each other place once (k-grams held at most ``limit``
-        times)."""
-        kgrams, order, ascending = self.of(doc)
-        lo = np.searchsorted(ascending, kgrams[at], "left")
-        hi = np.searchsorted(ascending, kgrams[at], "right")
-        count = np.where(hi - lo <= limit, hi - lo, 0)
-        count[count == 1] = 0
+        k-gram is at again, and where, each other place once."""
+        d = self.docs[doc]
+        empty = np.empty(0, dtype=np.int64)
+        if not d.repeat_hashes.size:
+            return empty, empty
+        kgrams = kgram_hashes_at(d.tokens.hashes, at, self.kgram)
+        lo = np.searchsorted(d.repeat_hashes, kgrams, "left")
+        count = np.searchsorted(d.repeat_hashes, kgrams, "right") - lo
         index = np.repeat(np.arange(at.size), count)
         within = np.arange(index.size) - np.repeat(np.cumsum(count) - count, count)
-        place = order[np.repeat(lo, count) + within]
+        place = d.repeat_at[np.repeat(lo, count) + within]
         new = place != at[index]
         return index[new], place[new]
 
 
-def at_every_place(found: Candidates, places: KgramPlaces, limit: int = EVERY_PLACE) -> Candidates:
+def at_every_place(found: Candidates, places: KgramPlaces) -> Candidates:
     """``found`` with each anchor also at the other places of its k-gram in each document
-    (k-grams a document holds at most ``limit`` times). A fingerprint is kept where it first
-    starts (``DocumentPassages.shingle_at``), yet a page can hold its k-gram again (a sentence
-    it repeats, a code block's line), and a copy may be of that place: aligned around the
-    first alone, a copy of a later place is found as the repeated words alone (too short a
-    passage), or not at all when the first place has too few equal tokens around it
-    (``anchored``). The anchors of a pair then hold a place twice on one side."""
+    (k-grams a document holds at most ``options.EVERY_PLACE`` times). A fingerprint is kept
+    where it first starts (``DocumentPassages.shingle_at``), yet a page can hold its k-gram
+    again (a sentence it repeats, a code block's line), and a copy may be of that place:
+    aligned around the first alone, a copy of a later place is found as the repeated words
+    alone (too short a passage), or not at all when the first place has too few equal tokens
+    around it (``anchored``). The anchors of a pair then hold a place twice on one side."""
     if not found.a.size:
         return found
     a, b, at_a, at_b = [found.a], [found.b], [found.at_a], [found.at_b]
@@ -189,7 +182,7 @@ def at_every_place(found: Candidates, places: KgramPlaces, limit: int = EVERY_PL
         cuts = np.flatnonzero(np.r_[True, doc[by_doc][1:] != doc[by_doc][:-1], True])
         for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
             rows = by_doc[lo:hi]
-            index, place = places.others(int(doc[rows[0]]), at[rows], limit)
+            index, place = places.others(int(doc[rows[0]]), at[rows])
             if not index.size:
                 continue
             row = rows[index]

@@ -13,12 +13,13 @@ import numpy as np
 
 from ..algorithms.fragments import FragmentRule, placed_fingerprints
 from ..algorithms.sentences import Side
+from ..algorithms.winnowing import kgram_hashes
 from ..params import FeatureParams
 from ..records import FileText, Locations, PassageSpan
 from ..text.lines import line_breaks
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import CJK_WEIGHT, Tokens, tokenize
-from .options import SHORT_WINDOW, PassageOptions
+from .options import EVERY_PLACE, SHORT_WINDOW, PassageOptions
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class DocumentPassages:
     # (``options.SHORT_WINDOW``), and where each first starts; empty when none are looked for.
     short_shingles: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.uint64))
     short_at: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    # The k-grams it holds at 2 to ``options.EVERY_PLACE`` places: their hashes (ascending)
+    # and places, a row each (``candidates.at_every_place``).
+    repeat_hashes: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.uint64))
+    repeat_at: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
     # A Markdown file's characters as written, as a plain text's (``written``: copies of its
     # lines whatever they render to); None for any other file.
     as_written: DocumentPassages | None = field(repr=False, default=None)
@@ -140,6 +145,7 @@ class PassageProcessor:
         if self.passages.whole_lines_words:
             found, at = placed_fingerprints(tokens.hashes, self.short_rule)
             short = {"short_shingles": found, "short_at": at}
+        repeat_hashes, repeat_at = repeated_kgrams(tokens.hashes, self.rule.kgram)
         return DocumentPassages(
             path,
             tokens.compact(),
@@ -151,8 +157,24 @@ class PassageProcessor:
             bare_lines(text, breaks, tokens.starts),
             rendered,
             **short,
+            repeat_hashes=repeat_hashes,
+            repeat_at=repeat_at,
             as_written=None if written is None else self.document(path, written),
         )
+
+
+def repeated_kgrams(hashes: np.ndarray, kgram: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k-grams of a token sequence held at 2 to ``EVERY_PLACE`` places: their hashes
+    (ascending) and places, a row each."""
+    kgrams = kgram_hashes(hashes, kgram)
+    if not kgrams.size:
+        return kgrams, np.empty(0, dtype=np.int64)
+    order = np.argsort(kgrams, kind="stable")
+    ordered = kgrams[order]
+    cuts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
+    sizes = np.diff(cuts)
+    keep = np.repeat((sizes > 1) & (sizes <= EVERY_PLACE), sizes)
+    return ordered[keep], order[keep].astype(np.int64)
 
 
 def written_text(origin: FileText | None) -> str | None:

@@ -43,7 +43,7 @@ from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, Place, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
-from .candidates import KgramPlaces, anchored, at_every_place, candidates, with_short
+from .candidates import KgramPlaces, anchored, at_every_place, candidates, kept, with_short
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened, with_written
 from .options import SHORT_LINES, PassageOptions
@@ -391,13 +391,15 @@ def _fragments(
     skip: set[tuple[int, int]],
     jobs: int,
     every_pair: bool = False,
-    wanted: Sequence[bool] | None = None,
+    keep: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> tuple[list[_Found], np.ndarray, dict[str, Any]]:
-    """The copies among ``docs`` (steps 1 and 2), but for the pairs ``skip``, and pairs of
-    which neither document is ``wanted`` (None: all are); the fingerprints held by more than
-    ``max_repeats`` documents; statistics."""
+    """The copies among ``docs`` (steps 1 and 2) of the pairs ``keep`` keeps (None: all)
+    but for the pairs ``skip``; the fingerprints held by more than ``max_repeats``
+    documents; statistics."""
     rule = options.fragment_rule()
     found = candidates(docs, options.max_repeats)
+    if keep is not None:
+        found = kept(found, keep(found.a, found.b))
     common = found.common
     stats: dict[str, Any] = {"documents": len(docs), "tokens": sum(len(d) for d in docs)}
     shared = sum(1 for _ in found.pairs())
@@ -407,12 +409,10 @@ def _fragments(
     if options.whole_lines_words:
         # Copies of whole lines shorter than a passage, around their own fingerprints.
         short = candidates(docs, options.max_repeats, short=True)
+        if keep is not None:
+            short = kept(short, keep(short.a, short.b))
         sure = with_short(sure, at_every_place(short, places), docs)
-    pairs: list[_Task] = [
-        t
-        for t in sure.pairs()
-        if (t[0], t[1]) not in skip and (wanted is None or wanted[t[0]] or wanted[t[1]])
-    ]
+    pairs: list[_Task] = [t for t in sure.pairs() if (t[0], t[1]) not in skip]
     if every_pair:
         none = np.empty(0, dtype=np.int64)
         have = {(t[0], t[1]) for t in pairs}
@@ -420,7 +420,9 @@ def _fragments(
             (i, j, none, none)
             for i in range(len(docs))
             for j in range(i + 1, len(docs))
-            if (i, j) not in have and (i, j) not in skip
+            if (i, j) not in have
+            and (i, j) not in skip
+            and (keep is None or bool(keep(np.array([i]), np.array([j]))[0]))
         ]
         pairs.sort(key=lambda t: (t[0], t[1]))
     if options.within:
@@ -475,7 +477,16 @@ def match_passages(
     skip: set[tuple[int, int]] = set()
     if not options.all_pairs:
         skip = _pairs_of(docs, near_duplicates)
-    fragments, common, stats = _fragments(docs, options, skip, jobs, every_pair)
+    # Two Markdown files, or one and a plain text, are matched as written (``_as_written``).
+    written = np.array([d.as_written is not None or _plain(d) for d in docs], dtype=bool)
+    markdown = np.array([d.as_written is not None for d in docs], dtype=bool)
+
+    def as_read(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        found: np.ndarray = ~(written[i] & written[j] & (markdown[i] | markdown[j]))
+        return found
+
+    keep = as_read if markdown.any() else None
+    fragments, common, stats = _fragments(docs, options, skip, jobs, every_pair, keep)
     rule = options.fragment_rule()
     # Previews need the texts read again (without them, max_previews 0, only those of
     # rendered files are, for their file offsets).
@@ -501,10 +512,10 @@ def match_passages(
     stats.update(pairs=len(out), repeated=len(repeated), common_fingerprints=int(common.size))
     located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
     pairs = list(map(_reached(docs, read), located.pairs))
-    if any(d.as_written is not None for d in docs):
-        written = _as_written(docs, options, skip, jobs, read)
-        stats["as_written"] = len(written)
-        pairs = with_written(pairs, written)
+    if markdown.any():
+        found = _as_written(docs, options, skip, jobs, every_pair, read)
+        stats["as_written"] = len(found)
+        pairs = with_written(pairs, found)
     return replace(located, pairs=tuple(joined(pairs)))
 
 
@@ -513,23 +524,29 @@ def _as_written(
     options: PassageOptions,
     skip: set[tuple[int, int]],
     jobs: int,
+    every_pair: bool,
     read: ReadAgain,
 ) -> list[PassagePair]:
     """The copies of Markdown files' lines as written (``DocumentPassages.as_written``),
     with each other and with plain texts, in the files' lines: a copy cut inside a code block
     and pasted as Markdown (its tags then hidden), or pasted into a code block (its link
     targets then shown), renders differently in its two places, yet its lines are the same.
-    Found as in plain texts (boilerplate judged among these files); two plain texts' copies
-    are found already."""
+    Found as in plain texts, boilerplate judged among these files (two plain texts are
+    matched as read, their text being their file's)."""
     keep = [n for n, d in enumerate(docs) if d.as_written is not None or _plain(d)]
     written = [docs[n].as_written or docs[n] for n in keep]
     renumbered = {old: new for new, old in enumerate(keep)}
     within = {
         (renumbered[i], renumbered[j]) for i, j in skip if i in renumbered and j in renumbered
     }
-    markdown = [docs[n].as_written is not None for n in keep]
-    plain_options = replace(options, within=False, reworded=False)
-    fragments, _, _ = _fragments(written, plain_options, within, jobs, wanted=markdown)
+    markdown = np.array([docs[n].as_written is not None for n in keep], dtype=bool)
+
+    def either(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        found: np.ndarray = markdown[i] | markdown[j]
+        return found
+
+    plain_options = replace(options, within=False)
+    fragments, _, _ = _fragments(written, plain_options, within, jobs, every_pair, either)
     reach = _reached(docs, read)
     out: list[PassagePair] = []
     for i, j, first, last, s_first, s_last, similarity, how in fragments:
@@ -584,7 +601,8 @@ def _reached(
             if found is None:
                 return pair
             lines.append(found)
-        a, b = reached_in_files(pair.a, lines[0], pair.b, lines[1])
+        whole = kind.get(pair.a.path, (False,))[0] or kind.get(pair.b.path, (False,))[0]
+        a, b = reached_in_files(pair.a, lines[0], pair.b, lines[1], whole)
         return replace(pair, a=a, b=b)
 
     return reach

@@ -51,6 +51,10 @@ SHORT_LINES = 3
 # largest window and run (the fewest fingerprints kept and pairs aligned): 9 and 10.
 SHORT_WINDOW = 9
 SHORT_ANCHOR_RUN = 10
+# A k-gram a document holds at more places than this is not looked for at the others
+# (``candidates.at_every_place``): a page of reference entries repeats a sentence under each
+# of them (ten times in one page of the collection set of issue 48), a template repeats more.
+EVERY_PLACE = 16
 
 
 @dataclass(frozen=True)
