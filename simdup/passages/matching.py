@@ -477,21 +477,34 @@ def match_passages(
     skip: set[tuple[int, int]] = set()
     if not options.all_pairs:
         skip = _pairs_of(docs, near_duplicates)
-    # Two Markdown files, or one and a plain text, are matched as written (``_as_written``).
-    written = np.array([d.as_written is not None or _plain(d) for d in docs], dtype=bool)
-    markdown = np.array([d.as_written is not None for d in docs], dtype=bool)
-
-    def as_read(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        found: np.ndarray = ~(written[i] & written[j] & (markdown[i] | markdown[j]))
-        return found
-
-    keep = as_read if markdown.any() else None
-    fragments, common, stats = _fragments(docs, options, skip, jobs, every_pair, keep)
-    rule = options.fragment_rule()
     # Previews need the texts read again (without them, max_previews 0, only those of
     # rendered files are, for their file offsets).
     read = ReadAgain(texts)
     limit = options.max_previews
+    # Two Markdown files, or one and a plain text, are matched as written first
+    # (``_as_written``), and as read where that finds no copy: a copy of a page as a browser
+    # shows it, pasted into another page's Markdown, lacks the link targets its source's
+    # lines hold between its words.
+    written = np.array([d.as_written is not None or _plain(d) for d in docs], dtype=bool)
+    markdown = np.array([d.as_written is not None for d in docs], dtype=bool)
+    found_written: list[PassagePair] = []
+    keep = None
+    if markdown.any():
+        found_written = _as_written(docs, options, skip, jobs, every_pair, read)
+        index = {d.path: n for n, d in enumerate(docs)}
+        size = len(docs)
+        copied = np.array(
+            sorted({index[p.a.path] * size + index[p.b.path] for p in found_written}),
+            dtype=np.int64,
+        )
+
+        def keep(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+            both = written[i] & written[j] & (markdown[i] | markdown[j])
+            found: np.ndarray = ~both | ~np.isin(i * size + j, copied)
+            return found
+
+    fragments, common, stats = _fragments(docs, options, skip, jobs, every_pair, keep)
+    rule = options.fragment_rule()
     out: list[PassagePair] = []
     for i, j, first, last, s_first, s_last, similarity, how in fragments:
         span_a = docs[i].span(first, last)
@@ -513,9 +526,8 @@ def match_passages(
     located = in_files(placed(Passages(tuple(out), repeated, stats), docs), docs, read)
     pairs = list(map(_reached(docs, read), located.pairs))
     if markdown.any():
-        found = _as_written(docs, options, skip, jobs, every_pair, read)
-        stats["as_written"] = len(found)
-        pairs = with_written(pairs, found)
+        stats["as_written"] = len(found_written)
+        pairs = with_written(pairs, found_written)
     return replace(located, pairs=tuple(joined(pairs)))
 
 
