@@ -137,6 +137,10 @@ class PassageOptions:
             "short_lines": SHORT_LINES,
             "short_window": SHORT_WINDOW if self.whole_lines_words else None,
             "short_anchor_run": SHORT_ANCHOR_RUN if self.whole_lines_words else None,
+            # Anchors at every place of a k-gram held up to this many times (``candidates``).
+            "every_place": EVERY_PLACE,
+            # Markdown files are also matched as written (``matching._as_written``).
+            "markdown_as_written": True,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
             "line_share": self.line_share,
