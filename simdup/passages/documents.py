@@ -52,6 +52,14 @@ class DocumentPassages:
     # and places, a row each (``candidates.at_every_place``).
     repeat_hashes: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.uint64))
     repeat_at: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    # A Markdown file's: the places of its fingerprints (``shingle_at``, ``short_at``) whose
+    # k-gram its file as written does not hold (words that markup separates there, a link's
+    # text and the word after it), ascending: only around those can a copy be found as read
+    # and not as written (``matching``).
+    read_only_at: np.ndarray = field(repr=False, default_factory=lambda: np.empty(0, np.int64))
+    short_read_only_at: np.ndarray = field(
+        repr=False, default_factory=lambda: np.empty(0, np.int64)
+    )
     # A Markdown file's characters as written, as a plain text's (``written``: copies of its
     # lines whatever they render to); None for any other file.
     as_written: DocumentPassages | None = field(repr=False, default=None)
@@ -146,6 +154,14 @@ class PassageProcessor:
             found, at = placed_fingerprints(tokens.hashes, self.short_rule)
             short = {"short_shingles": found, "short_at": at}
         repeat_hashes, repeat_at = repeated_kgrams(tokens.hashes, self.rule.kgram)
+        as_written = None if written is None else self.document(path, written)
+        read_only: dict[str, np.ndarray] = {}
+        if as_written is not None:
+            held = kgram_hashes(as_written.tokens.hashes, self.rule.kgram)
+            read_only["read_only_at"] = np.sort(shingle_at[~np.isin(shingles, held)])
+            if short:
+                at = short["short_at"][~np.isin(short["short_shingles"], held)]
+                read_only["short_read_only_at"] = np.sort(at)
         return DocumentPassages(
             path,
             tokens.compact(),
@@ -159,7 +175,8 @@ class PassageProcessor:
             **short,
             repeat_hashes=repeat_hashes,
             repeat_at=repeat_at,
-            as_written=None if written is None else self.document(path, written),
+            **read_only,
+            as_written=as_written,
         )
 
 

@@ -43,7 +43,15 @@ from ..engines.workerpool import WorkerState, chunks_in_order
 from ..options import ScanOptions
 from ..records import PassagePair, PassageSpan, Place, RepeatedPassage
 from ..text.tokens import CJK_WEIGHT
-from .candidates import KgramPlaces, anchored, at_every_place, candidates, kept, with_short
+from .candidates import (
+    Candidates,
+    KgramPlaces,
+    anchored,
+    at_every_place,
+    candidates,
+    kept,
+    with_short,
+)
 from .documents import DocumentPassages
 from .edges import extended, joined, reached_in_files, widened, with_written
 from .options import SHORT_LINES, PassageOptions
@@ -391,15 +399,16 @@ def _fragments(
     skip: set[tuple[int, int]],
     jobs: int,
     every_pair: bool = False,
-    keep: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    keep: Callable[[Candidates, bool], np.ndarray] | None = None,
 ) -> tuple[list[_Found], np.ndarray, dict[str, Any]]:
-    """The copies among ``docs`` (steps 1 and 2) of the pairs ``keep`` keeps (None: all)
-    but for the pairs ``skip``; the fingerprints held by more than ``max_repeats``
-    documents; statistics."""
+    """The copies among ``docs`` (steps 1 and 2) around the anchors ``keep`` keeps (None:
+    all; given the candidates, and whether they are those of short copies; ``every_pair``'s
+    pairs as candidates without anchors, places -1: ``_pair``) but for the pairs
+    ``skip``; the fingerprints held by more than ``max_repeats`` documents; statistics."""
     rule = options.fragment_rule()
     found = candidates(docs, options.max_repeats)
     if keep is not None:
-        found = kept(found, keep(found.a, found.b))
+        found = kept(found, keep(found, False))
     common = found.common
     stats: dict[str, Any] = {"documents": len(docs), "tokens": sum(len(d) for d in docs)}
     shared = sum(1 for _ in found.pairs())
@@ -410,7 +419,7 @@ def _fragments(
         # Copies of whole lines shorter than a passage, around their own fingerprints.
         short = candidates(docs, options.max_repeats, short=True)
         if keep is not None:
-            short = kept(short, keep(short.a, short.b))
+            short = kept(short, keep(short, True))
         sure = with_short(sure, at_every_place(short, places), docs)
     pairs: list[_Task] = [t for t in sure.pairs() if (t[0], t[1]) not in skip]
     if every_pair:
@@ -422,7 +431,7 @@ def _fragments(
             for j in range(i + 1, len(docs))
             if (i, j) not in have
             and (i, j) not in skip
-            and (keep is None or bool(keep(np.array([i]), np.array([j]))[0]))
+            and (keep is None or bool(keep(_pair(i, j), False)[0]))
         ]
         pairs.sort(key=lambda t: (t[0], t[1]))
     if options.within:
@@ -497,11 +506,19 @@ def match_passages(
             sorted({index[p.a.path] * size + index[p.b.path] for p in found_written}),
             dtype=np.int64,
         )
+        read_only = _ReadOnly(docs)
 
-        def keep(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        def keep(found: Candidates, short: bool) -> np.ndarray:
+            """Anchors of pairs matched as read: of a Markdown file and a file of another
+            format, or, for two matched as written with no copy found so, at a fingerprint
+            one of them does not hold as written."""
+            i, j = found.a, found.b
             both = written[i] & written[j] & (markdown[i] | markdown[j])
-            found: np.ndarray = ~both | ~np.isin(i * size + j, copied)
-            return found
+            again = ~np.isin(i * size + j, copied)
+            if found.at_a.size and found.at_a[0] >= 0:
+                again &= read_only(i, found.at_a, short) | read_only(j, found.at_b, short)
+            kept_: np.ndarray = ~both | again
+            return kept_
 
     fragments, common, stats = _fragments(docs, options, skip, jobs, every_pair, keep)
     rule = options.fragment_rule()
@@ -531,6 +548,36 @@ def match_passages(
     return replace(located, pairs=tuple(joined(pairs)))
 
 
+def _pair(i: int, j: int) -> Candidates:
+    """Documents ``i`` and ``j`` as candidates without an anchor."""
+    none = np.array([-1], dtype=np.int64)
+    return Candidates(np.array([i]), np.array([j]), none, none, np.empty(0, np.uint64))
+
+
+class _ReadOnly:
+    """Whether places of documents are those of fingerprints their files as written do not
+    hold (``DocumentPassages.read_only_at``), for many places at once."""
+
+    def __init__(self, docs: Sequence[DocumentPassages]) -> None:
+        self.size = np.int64(max((len(d) for d in docs), default=0) + 1)
+        self.codes = {
+            short: np.sort(
+                np.concatenate(
+                    [np.empty(0, np.int64)]
+                    + [
+                        n * self.size + (d.short_read_only_at if short else d.read_only_at)
+                        for n, d in enumerate(docs)
+                    ]
+                )
+            )
+            for short in (False, True)
+        }
+
+    def __call__(self, doc: np.ndarray, at: np.ndarray, short: bool) -> np.ndarray:
+        found: np.ndarray = np.isin(doc * self.size + at, self.codes[short])
+        return found
+
+
 def _as_written(
     docs: Sequence[DocumentPassages],
     options: PassageOptions,
@@ -553,9 +600,9 @@ def _as_written(
     }
     markdown = np.array([docs[n].as_written is not None for n in keep], dtype=bool)
 
-    def either(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        found: np.ndarray = markdown[i] | markdown[j]
-        return found
+    def either(found: Candidates, short: bool) -> np.ndarray:
+        kept_: np.ndarray = markdown[found.a] | markdown[found.b]
+        return kept_
 
     plain_options = replace(options, within=False)
     fragments, _, _ = _fragments(written, plain_options, within, jobs, every_pair, either)

@@ -82,3 +82,25 @@ def test_markdown_lines_copied_out_of_a_code_block_are_found_as_written(tmp_path
         assert (span.start_line, span.end_line) == (first, first + 9)
         assert text[span.start_char : span.end_char] == template
         assert span.read_start is not None and span.read_end is not None
+
+
+def test_a_page_as_shown_pasted_into_markdown_is_found_as_read(tmp_path: Path) -> None:
+    """a's paragraph has a link every twelve words; b holds the paragraph as a browser shows
+    it (the link texts, no targets), in a Markdown page: as written, the link targets cut
+    every run of equal words short; as read, the two are one copy."""
+    words = _words(1020, 60)
+    linked, shown = [], []
+    for n in range(0, 60, 12):
+        text = f"{words[n]} {words[n + 1]}"
+        linked += [f"[{text}](https://example.org/guide/{words[n]}/{words[n + 1]}.html)"]
+        shown += [text]
+        linked += words[n + 2 : n + 12]
+        shown += words[n + 2 : n + 12]
+    a = f"# A\n\n{pseudo_words(1021, 80)}\n{' '.join(linked)}\n\n{pseudo_words(1022, 80)}"
+    b = f"# B\n\n{pseudo_words(1023, 80)}\n{' '.join(shown)}\n\n{pseudo_words(1024, 80)}"
+    (tmp_path / "a.md").write_text(a, "utf-8")
+    (tmp_path / "b.md").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    for span, text, line in ((p.a, a, linked), (p.b, b, shown)):
+        at = text.split("\n").index(" ".join(line)) + 1
+        assert (span.start_line, span.end_line) == (at, at)
