@@ -19,7 +19,7 @@ COMPARE_MIN_MATCH = 20.0
 # A passage is reported as line ranges ("lines 40-52 of A are a copy of lines 7-19 of B"), so
 # those lines must be alike: their tokens in common, in order, at least this share of each
 # side's (``check``'s density rule, half of a fragment's own tokens matched, applied to what
-# is reported; ``matching.lines_alike``). A copy whose lines are not (one inside longer,
+# is reported; ``aligning.lines_alike``). A copy whose lines are not (one inside longer,
 # different lines) needs twice ``min_words`` (``PassageOptions.embedded_words``). Measured on
 # documentation pages (issue 48), most passages that were neither a copy nor two alike regions
 # were a stock sentence of 25-49 words two pages share inside long lines (a paragraph a line)
@@ -28,7 +28,7 @@ COMPARE_MIN_MATCH = 20.0
 # line is longer than a sentence or two.
 LINE_SHARE = 0.5
 # A copy of fewer than ``min_words`` words, down to ``WHOLE_LINES_SHARE`` of them (12.5 words
-# of the default 25), is a passage when it is whole lines alike (``matching.whole_lines``): at
+# of the default 25), is a passage when it is whole lines alike (``aligning.whole_lines``): at
 # least ``SHORT_LINES`` lines with words on each side, the tokens of those lines alike as
 # wholes. What a reader sees of a short copy can weigh few words (a list of links, a code
 # block's identifiers, a Markdown line whose link targets are hidden), yet several lines pasted
