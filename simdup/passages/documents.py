@@ -13,7 +13,7 @@ import numpy as np
 
 from ..algorithms.fragments import FragmentRule, placed_fingerprints
 from ..algorithms.sentences import Side
-from ..algorithms.winnowing import kgram_hashes
+from ..algorithms.winnowing import kgram_hashes, winnow
 from ..params import FeatureParams
 from ..records import FileText, Locations, PassageSpan
 from ..text.lines import line_breaks
@@ -153,14 +153,15 @@ class PassageProcessor:
         if self.passages.whole_lines_words:
             found, at = placed_fingerprints(tokens.hashes, self.short_rule)
             short = {"short_shingles": found, "short_at": at}
-        repeat_hashes, repeat_at = repeated_kgrams(tokens.hashes, self.rule.kgram)
+        windows = (self.rule.window, self.short_rule.window)
+        repeat_hashes, repeat_at = repeated_kgrams(tokens.hashes, self.rule.kgram, windows)
         as_written = None if written is None else self.document(path, written)
         read_only: dict[str, np.ndarray] = {}
         if as_written is not None:
-            held = kgram_hashes(as_written.tokens.hashes, self.rule.kgram)
-            read_only["read_only_at"] = np.sort(shingle_at[~np.isin(shingles, held)])
+            held = np.sort(kgram_hashes(as_written.tokens.hashes, self.rule.kgram))
+            read_only["read_only_at"] = np.sort(shingle_at[~_among(shingles, held)])
             if short:
-                at = short["short_at"][~np.isin(short["short_shingles"], held)]
+                at = short["short_at"][~_among(short["short_shingles"], held)]
                 read_only["short_read_only_at"] = np.sort(at)
         return DocumentPassages(
             path,
@@ -180,18 +181,32 @@ class PassageProcessor:
         )
 
 
-def repeated_kgrams(hashes: np.ndarray, kgram: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k-grams of a token sequence held at 2 to ``EVERY_PLACE`` places: their hashes
-    (ascending) and places, a row each."""
+def repeated_kgrams(
+    hashes: np.ndarray, kgram: int, windows: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k-grams of a token sequence that winnowing with one of ``windows`` keeps at 2 to
+    ``EVERY_PLACE`` places: their hashes (ascending) and those places, a row each. An anchor
+    is a kept k-gram, and a copy of another place of it keeps it there too (winnowing keeps
+    the same k-gram of the same tokens), so the places it does not keep are not needed."""
     kgrams = kgram_hashes(hashes, kgram)
     if not kgrams.size:
         return kgrams, np.empty(0, dtype=np.int64)
-    order = np.argsort(kgrams, kind="stable")
+    places = np.unique(np.concatenate([winnow(kgrams, w) for w in windows]))
+    order = places[np.argsort(kgrams[places], kind="stable")]
     ordered = kgrams[order]
     cuts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
     sizes = np.diff(cuts)
     keep = np.repeat((sizes > 1) & (sizes <= EVERY_PLACE), sizes)
     return ordered[keep], order[keep].astype(np.int64)
+
+
+def _among(values: np.ndarray, ascending: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in the sorted array ``ascending`` (a binary search each)."""
+    if not ascending.size:
+        return np.zeros(values.size, dtype=bool)
+    at = np.minimum(np.searchsorted(ascending, values), ascending.size - 1)
+    found: np.ndarray = ascending[at] == values
+    return found
 
 
 def written_text(origin: FileText | None) -> str | None:
