@@ -66,10 +66,10 @@ def test_markdown_lines_copied_out_of_a_code_block_are_found_as_written(tmp_path
     lines and characters, with the rendered text's offsets besides (before, none: as read,
     the copy was too few words)."""
     template = (
-        "<template>\n  <main class=\"loader\">\n    <h1>Colada Loader Example</h1>\n"
-        "    <fieldset :disabled=\"isLoading\">\n      <legend>Controls</legend>\n"
-        "      <button @click=\"refresh()\">Refresh</button>\n"
-        "      <button @click=\"reload()\">Refetch</button>\n    </fieldset>\n"
+        '<template>\n  <main class="loader">\n    <h1>Colada Loader Example</h1>\n'
+        '    <fieldset :disabled="isLoading">\n      <legend>Controls</legend>\n'
+        '      <button @click="refresh()">Refresh</button>\n'
+        '      <button @click="reload()">Refetch</button>\n    </fieldset>\n'
         "  </main>\n</template>"
     )
     a = f"# A\n\n{pseudo_words(1010, 60)}\n```vue\n{template}\n```\n\n{pseudo_words(1011, 60)}"
