@@ -8,7 +8,13 @@ in the repository), keeps one half of them (split by a hash of the file name, so
 on ``dev`` is reported on ``test``), and plants ``--passages`` copies: a run of 5-30 lines of
 one page (from a paragraph start, as ``passages.py`` picks them) copied into another page (each
 host receives one), lightly edited as ``passages.py`` edits them (a few words changed,
-punctuation, paragraphs re-wrapped). It writes the pages twice, ``OUT/md/*.md`` and
+punctuation, paragraphs re-wrapped). Passages are drawn from a page's text and pasted into a
+page's text: both after the page's YAML front matter, if it has one (as the Markdown reader
+tells it: ``readers.front_matter``). Front matter is no text a reader sees (issue 48), so a
+copy of it is no copied passage of the page, and one pasted inside it is not where a copy
+goes; the hidden set's passages are real ones, of pages' text. (Sets made before this rule,
+seed 77: 3 of 170 and 6 of 174 copies began in their source's front matter, 7 and 9 were
+pasted before or inside their host's.) It writes the pages twice, ``OUT/md/*.md`` and
 ``OUT/txt/*.txt`` (the same bytes), and ``OUT/truth.json``: the planted line ranges.
 
 ``score`` runs ``simdup scan OUT/<form> --passages --format json`` (the simdup of the checkout
@@ -37,6 +43,8 @@ from typing import Any
 
 from passages import _change_punctuation, _change_words, _pick_passage, _plant, _rewrap
 
+from simdup.readers.front_matter import front_matter_end
+
 MIN_LINES, MAX_LINES = 5, 30
 ALIKE = 0.7  # the issue's "two genuinely alike regions"
 
@@ -54,10 +62,11 @@ def make(pages: Path, out: Path, half: str, count: int, seed: int) -> None:
         for _ in range(50):
             source = rng.choice(sources)
             lines = texts[source]
-            picked = _pick_passage(rng, lines)
+            body = _body(lines)
+            picked = _pick_passage(rng, lines[body:])
             if picked is None:
                 continue
-            start, end = picked
+            start, end = picked[0] + body, picked[1] + body
             if not MIN_LINES <= end - start + 1 <= MAX_LINES:
                 continue
             copy = lines[start : end + 1]
@@ -71,8 +80,10 @@ def make(pages: Path, out: Path, half: str, count: int, seed: int) -> None:
                     copy = _rewrap(rng, copy)
             while copy and not copy[-1].strip():
                 copy.pop()
-            planted, at = _plant(rng, texts[host], copy)
-            texts[host] = planted
+            body = _body(texts[host])
+            planted, at = _plant(rng, texts[host][body:], copy)
+            texts[host] = texts[host][:body] + planted
+            at += body
             truth.append(
                 {
                     "source": source,
@@ -90,6 +101,12 @@ def make(pages: Path, out: Path, half: str, count: int, seed: int) -> None:
             (folder / f"{name}.{form}").write_text("\n".join(texts[name]), "utf-8")
     (out / "truth.json").write_text(json.dumps({"half": half, "planted": truth}, indent=1))
     print(f"{len(names)} pages, {len(truth)} planted passages -> {out}", file=sys.stderr)
+
+
+def _body(lines: list[str]) -> int:
+    """The first line of a page's text: after its front matter, if it has one."""
+    closing = front_matter_end(lines)
+    return closing + 1 if closing else 0
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:

@@ -43,6 +43,17 @@ def kgram_hashes(token_hashes: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def kgram_hashes_at(token_hashes: np.ndarray, places: np.ndarray, k: int) -> np.ndarray:
+    """``kgram_hashes(token_hashes, k)[places]``, without the others (``places``: starts of
+    whole k-grams)."""
+    hashes = np.asarray(token_hashes, dtype=np.uint64)
+    at = np.asarray(places, dtype=np.int64)
+    out = hashes[at].copy()
+    for j in range(1, k):
+        out ^= _rotated(hashes[at + j], 7 * j)
+    return out
+
+
 def winnow(kgrams: np.ndarray, w: int) -> np.ndarray:
     """The positions (ascending, ``int64``) of the k-grams winnowing keeps with window ``w``:
     the rightmost smallest hash of every window of ``w`` consecutive k-grams (of the whole

@@ -22,8 +22,8 @@ One stage per module, each importing only those listed before it: ``options``
 (``PassageOptions``), ``documents`` (a document's tokens and fingerprints:
 ``PassageProcessor``), ``reading`` (files read again, in worker processes when they pay),
 ``candidates`` (step 1), ``repeated`` (step 3), ``twins`` (a copy's other places),
-``matching`` (``match_passages``: steps 1 to 3) and ``scanning`` (the entry points:
-``scan_passages``, ``find_passages``, ``compare_passages``).
+``aligning`` (step 2), ``matching`` (``match_passages``: steps 1 to 3) and ``scanning`` (the
+entry points: ``scan_passages``, ``find_passages``, ``compare_passages``).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.winnowing import kgram_hashes_at
 from .documents import DocumentPassages
 from .options import SHORT_ANCHOR_RUN
 
@@ -73,6 +74,13 @@ def candidates(
     return Candidates(owner[x], owner[y], places[x], places[y], common)
 
 
+def kept(found: Candidates, keep: np.ndarray) -> Candidates:
+    """``found`` with only the anchors ``keep`` (bool) keeps."""
+    return Candidates(
+        found.a[keep], found.b[keep], found.at_a[keep], found.at_b[keep], found.common
+    )
+
+
 # Most pairs of documents sharing a fingerprint share it by chance: a common phrase, its
 # tokens equal for a few tokens around it. A pair is aligned when, around one of its shared
 # fingerprints, this many tokens in a row are equal on both sides (a copy of a passage holds
@@ -130,3 +138,60 @@ def with_short(
     at_a, at_b = np.r_[found.at_a, more.at_a], np.r_[found.at_b, more.at_b]
     order = np.lexsort((at_a, b, a))
     return Candidates(a[order], b[order], at_a[order], at_b[order], found.common)
+
+
+class KgramPlaces:
+    """Where each document holds again the k-grams it holds more than once
+    (``DocumentPassages.repeat_hashes``), to move anchors to every place of their k-gram
+    (``at_every_place``)."""
+
+    def __init__(self, docs: Sequence[DocumentPassages], kgram: int) -> None:
+        self.docs, self.kgram = docs, kgram
+
+    def others(self, doc: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For places ``at`` of document ``doc``: which of them (indices into ``at``) its
+        k-gram is at again, and where, each other place once."""
+        d = self.docs[doc]
+        empty = np.empty(0, dtype=np.int64)
+        if not d.repeat_hashes.size:
+            return empty, empty
+        kgrams = kgram_hashes_at(d.tokens.hashes, at, self.kgram)
+        lo = np.searchsorted(d.repeat_hashes, kgrams, "left")
+        count = np.searchsorted(d.repeat_hashes, kgrams, "right") - lo
+        index = np.repeat(np.arange(at.size), count)
+        within = np.arange(index.size) - np.repeat(np.cumsum(count) - count, count)
+        place = d.repeat_at[np.repeat(lo, count) + within]
+        new = place != at[index]
+        return index[new], place[new]
+
+
+def at_every_place(found: Candidates, places: KgramPlaces) -> Candidates:
+    """``found`` with each anchor also at the other places of its k-gram in each document
+    (k-grams a document holds at most ``options.EVERY_PLACE`` times). A fingerprint is kept
+    where it first starts (``DocumentPassages.shingle_at``), yet a page can hold its k-gram
+    again (a sentence it repeats, a code block's line), and a copy may be of that place:
+    aligned around the first alone, a copy of a later place is found as the repeated words
+    alone (too short a passage), or not at all when the first place has too few equal tokens
+    around it (``anchored``). The anchors of a pair then hold a place twice on one side."""
+    if not found.a.size:
+        return found
+    a, b, at_a, at_b = [found.a], [found.b], [found.at_a], [found.at_b]
+    for side in (0, 1):
+        doc, at = (found.a, found.at_a) if side == 0 else (found.b, found.at_b)
+        by_doc = np.argsort(doc, kind="stable")
+        cuts = np.flatnonzero(np.r_[True, doc[by_doc][1:] != doc[by_doc][:-1], True])
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            rows = by_doc[lo:hi]
+            index, place = places.others(int(doc[rows[0]]), at[rows])
+            if not index.size:
+                continue
+            row = rows[index]
+            a.append(found.a[row])
+            b.append(found.b[row])
+            at_a.append(place if side == 0 else found.at_a[row])
+            at_b.append(place if side == 1 else found.at_b[row])
+    if len(a) == 1:
+        return found
+    xa, xb, ya, yb = (np.concatenate(v).astype(np.int64) for v in (a, b, at_a, at_b))
+    order = np.lexsort((ya, xb, xa))
+    return Candidates(xa[order], xb[order], ya[order], yb[order], found.common)

@@ -13,6 +13,7 @@ fence, a closing brace), are found here, after it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 
 import numpy as np
@@ -147,35 +148,50 @@ _PIECES = re.compile(r"\w+|[^\w\s]+")
 
 def _one_word_changed(x: str, y: str) -> bool:
     """Whether lines ``x`` and ``y`` differ in one word, another word in its place, and share
-    a word besides: an edited word in a short line that shows little or nothing when rendered
-    (a fence's info string ``vue-html`` edited to ``vue-We``, ``:::warning Caution`` to
-    ``:::warning Note``), too short for the characters left to be ``ALIKE_FILE_LINE``. Two
-    headings of one word (``## Usage``, ``## Options``) share none."""
+    a word or a run of other characters besides: an edited word in a short line that shows
+    little or nothing when rendered (a fence's info string ``vue-html`` edited to ``vue-We``,
+    ``</div>`` to ``</T>``, ``firstName,`` to ``description,`` in a code block), too short for
+    the characters left to be ``ALIKE_FILE_LINE``. A line is only taken in so between lines
+    the same on both sides (``_reach_lines``)."""
     a, b = _PIECES.findall(x), _PIECES.findall(y)
-    if len(a) != len(b):
+    if len(a) != len(b) or len(a) < 2:
         return False
     changed = [k for k in range(len(a)) if a[k] != b[k]]
     if len(changed) != 1:
         return False
     k = changed[0]
-    shared = any(_is_word(p) for j, p in enumerate(a) if j != k)
-    return shared and _is_word(a[k]) and _is_word(b[k])
+    return _is_word(a[k]) and _is_word(b[k])
+
+
+def _same_words(x: str, y: str) -> bool:
+    """Whether lines ``x`` and ``y`` hold the same words in the same order (folded as tokens
+    are, NFKC and case) and differ in punctuation only (``webpack。config.js``, ``},`` and
+    ``}，``): a copy is found on its words, so such lines are the same to it."""
+    a = [p for p in _PIECES.findall(_folded(x)) if _is_word(p)]
+    b = [p for p in _PIECES.findall(_folded(y)) if _is_word(p)]
+    if a or b:
+        return a == b
+    return _folded(x).replace(" ", "") == _folded(y).replace(" ", "")
+
+
+def _folded(line: str) -> str:
+    return unicodedata.normalize("NFKC", line).casefold()
 
 
 def _is_word(piece: str) -> bool:
     return piece[0].isalnum() or piece[0] == "_"
 
 
-FileLines = list[tuple[int, int, str]]
+FileLines = list[tuple[int, int, str, str]]
 
 
 def file_lines(text: str) -> FileLines:
-    """The lines of a file's characters: where each starts and ends (without its line break)
-    and its text with whitespace collapsed."""
-    out: list[tuple[int, int, str]] = []
+    """The lines of a file's characters: where each starts and ends (without its line break),
+    its text with whitespace collapsed, and its text."""
+    out: list[tuple[int, int, str, str]] = []
     at = 0
     for line in text.split("\n"):
-        out.append((at, at + len(line), " ".join(line.split())))
+        out.append((at, at + len(line), " ".join(line.split()), line))
         at += len(line) + 1
     return out
 
@@ -198,7 +214,7 @@ def _reach_lines(
             i += step if not x else 0
             j += step if not y else 0
             continue
-        if x == y:
+        if x == y or _same_words(x, y):
             reached, loose = (i, j), 0
         elif loose == ALIKE_IN_A_ROW or (
             Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE and not _one_word_changed(x, y)
@@ -211,14 +227,17 @@ def _reach_lines(
 
 
 def reached_in_files(
-    a: PassageSpan, lines_a: FileLines, b: PassageSpan, lines_b: FileLines
+    a: PassageSpan, lines_a: FileLines, b: PassageSpan, lines_b: FileLines, whole: bool = False
 ) -> tuple[PassageSpan, PassageSpan]:
     """Two regions of a copy, in their files' lines (``lines_a``, ``lines_b``: ``file_lines``
     of the files' characters), with the lines of the files next to them that are the same on
     both sides: a Markdown file's lines that show nothing when rendered (a comment, front
     matter, a fence's info line, a ``<script setup>`` block, a ``:::`` container line) hold no
     word its passages are found on, nor does a line of code whose tags one side reads as
-    HTML, yet they were copied with the words around them."""
+    HTML, yet they were copied with the words around them. ``whole`` (a Markdown file's
+    region): its first and last lines whole where the rest of them is the same on both sides
+    (``_whole_ends``), as the lines reached are; a plain text's copy runs from its first word
+    to its last."""
     if a.end_line > len(lines_a) or b.end_line > len(lines_b):
         return a, b
     before = _reach_lines(lines_a, a.start_line - 2, lines_b, b.start_line - 2, -1)
@@ -231,7 +250,53 @@ def reached_in_files(
         i, j = after
         a = replace(a, end_line=i + 1, end_char=lines_a[i][1])
         b = replace(b, end_line=j + 1, end_char=lines_b[j][1])
+    if whole:
+        a, b = _whole_ends(a, lines_a, b, lines_b)
     return _placed(a), _placed(b)
+
+
+def _whole_ends(
+    a: PassageSpan, lines_a: FileLines, b: PassageSpan, lines_b: FileLines
+) -> tuple[PassageSpan, PassageSpan]:
+    """Two regions with the characters of their first and last lines before their first word
+    and after their last taken in, where those are no word and the same on both sides (a
+    comment's ``<!--`` and ``-->``, a tag's ``<`` and ``>``, a list's ``- ``): a copy is
+    found from its first word to its last, yet its lines were copied whole."""
+    la, lb = lines_a[a.start_line - 1], lines_b[b.start_line - 1]
+    head = _same_rest(la, a.start_char, lb, b.start_char, before=True)
+    if head is not None:
+        a, b = (
+            replace(a, start_char=a.start_char - head[0]),
+            replace(b, start_char=b.start_char - head[1]),
+        )
+    la, lb = lines_a[a.end_line - 1], lines_b[b.end_line - 1]
+    tail = _same_rest(la, a.end_char, lb, b.end_char, before=False)
+    if tail is not None:
+        a, b = replace(a, end_char=a.end_char + tail[0]), replace(b, end_char=b.end_char + tail[1])
+    return a, b
+
+
+def _same_rest(
+    x: tuple[int, int, str, str], at_x: int, y: tuple[int, int, str, str], at_y: int, before: bool
+) -> tuple[int, int] | None:
+    """How many characters of lines ``x`` and ``y`` lie before (or after) offsets ``at_x`` and
+    ``at_y``, to their first (or last) character that is not a space, when those are no word
+    and the same on both sides; else None."""
+    if not (x[0] <= at_x <= x[1] and y[0] <= at_y <= y[1]):
+        return None
+    if before:
+        rest_x, rest_y = x[3][: at_x - x[0]], y[3][: at_y - y[0]]
+        if rest_x.strip() != rest_y.strip() or _WORD.search(rest_x):
+            return None
+        return len(rest_x.lstrip()), len(rest_y.lstrip())
+    rest_x, rest_y = x[3][at_x - x[0] :], y[3][at_y - y[0] :]
+    if rest_x.strip() != rest_y.strip() or _WORD.search(rest_x):
+        return None
+    return len(rest_x.rstrip()), len(rest_y.rstrip())
+
+
+# A word (of any script), as tokens are made of them.
+_WORD = re.compile(r"[^\W_]")
 
 
 def _placed(span: PassageSpan) -> PassageSpan:
@@ -293,3 +358,26 @@ def joined(pairs: list[PassagePair]) -> list[PassagePair]:
             continue
         out.append(pair)
     return out
+
+
+def with_written(pairs: list[PassagePair], written: list[PassagePair]) -> list[PassagePair]:
+    """``pairs`` (found in the text as read) with the copies of the files' lines as written
+    (``matching._as_written``), in the order of their files and first regions: a region of
+    ``written`` that overlaps one of ``pairs`` of the same two files, on both sides, widens
+    it (the two found the same copy); the others are added."""
+    out = list(pairs)
+    by_files: dict[tuple[str, str], list[int]] = {}
+    for n, p in enumerate(out):
+        by_files.setdefault((p.a.path, p.b.path), []).append(n)
+    for w in written:
+        places = by_files.get((w.a.path, w.b.path), [])
+        hit = next((k for k in places if _overlap(out[k].a, w.a) and _overlap(out[k].b, w.b)), None)
+        if hit is None:
+            out.append(w)
+        else:
+            out[hit] = replace(out[hit], a=_union(out[hit].a, w.a), b=_union(out[hit].b, w.b))
+    return sorted(out, key=lambda p: (p.a.path, p.b.path, p.a.start_line, p.b.start_line))
+
+
+def _overlap(x: PassageSpan, y: PassageSpan) -> bool:
+    return x.start_line <= y.end_line and y.start_line <= x.end_line

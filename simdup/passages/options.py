@@ -19,7 +19,7 @@ COMPARE_MIN_MATCH = 20.0
 # A passage is reported as line ranges ("lines 40-52 of A are a copy of lines 7-19 of B"), so
 # those lines must be alike: their tokens in common, in order, at least this share of each
 # side's (``check``'s density rule, half of a fragment's own tokens matched, applied to what
-# is reported; ``matching.lines_alike``). A copy whose lines are not (one inside longer,
+# is reported; ``aligning.lines_alike``). A copy whose lines are not (one inside longer,
 # different lines) needs twice ``min_words`` (``PassageOptions.embedded_words``). Measured on
 # documentation pages (issue 48), most passages that were neither a copy nor two alike regions
 # were a stock sentence of 25-49 words two pages share inside long lines (a paragraph a line)
@@ -28,7 +28,7 @@ COMPARE_MIN_MATCH = 20.0
 # line is longer than a sentence or two.
 LINE_SHARE = 0.5
 # A copy of fewer than ``min_words`` words, down to ``WHOLE_LINES_SHARE`` of them (12.5 words
-# of the default 25), is a passage when it is whole lines alike (``matching.whole_lines``): at
+# of the default 25), is a passage when it is whole lines alike (``aligning.whole_lines``): at
 # least ``SHORT_LINES`` lines with words on each side, the tokens of those lines alike as
 # wholes. What a reader sees of a short copy can weigh few words (a list of links, a code
 # block's identifiers, a Markdown line whose link targets are hidden), yet several lines pasted
@@ -51,6 +51,10 @@ SHORT_LINES = 3
 # largest window and run (the fewest fingerprints kept and pairs aligned): 9 and 10.
 SHORT_WINDOW = 9
 SHORT_ANCHOR_RUN = 10
+# A k-gram a document holds at more places than this is not looked for at the others
+# (``candidates.at_every_place``): a page of reference entries repeats a sentence under each
+# of them (ten times in one page of the collection set of issue 48), a template repeats more.
+EVERY_PLACE = 16
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,10 @@ class PassageOptions:
             "short_lines": SHORT_LINES,
             "short_window": SHORT_WINDOW if self.whole_lines_words else None,
             "short_anchor_run": SHORT_ANCHOR_RUN if self.whole_lines_words else None,
+            # Anchors at every place of a k-gram held up to this many times (``candidates``).
+            "every_place": EVERY_PLACE,
+            # Markdown files are also matched as written (``matching._as_written``).
+            "markdown_as_written": True,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
             "line_share": self.line_share,

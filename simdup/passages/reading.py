@@ -12,7 +12,7 @@ from ..engines.workerpool import WorkerPool, WorkerState
 from ..params import FeatureParams
 from ..readers import read_document
 from ..records import DecodedDocument, SkippedFile, SourceFile
-from .documents import DocumentPassages, PassageProcessor
+from .documents import DocumentPassages, PassageProcessor, written_text
 from .options import PassageOptions
 
 # What a worker process reading files holds, from ``_init_worker``.
@@ -36,7 +36,13 @@ def _read(
         return None
     path = source if isinstance(source, str) else source.path
     try:
-        return proc.document(path, decoded.text, decoded.locations, decoded.origin is not None)
+        return proc.document(
+            path,
+            decoded.text,
+            decoded.locations,
+            decoded.origin is not None,
+            written_text(decoded.origin),
+        )
     except MemoryError:
         return None
 

@@ -28,7 +28,7 @@ from ..scanning import scan, scan_cache_key
 from ..store.cache import ScanCache
 from ..store.passages import PassageStore, file_identities, passage_key
 from ..text.processor import is_too_short
-from .documents import DocumentPassages, PassageProcessor
+from .documents import DocumentPassages, PassageProcessor, written_text
 from .matching import Passages, match_passages
 from .options import COMPARE_MIN_MATCH, PassageOptions
 from .reading import SourceTexts, read_passages
@@ -95,7 +95,11 @@ class _PassageTask:
         if proc is None:
             proc = _PASSAGE_PROCESSORS[key] = PassageProcessor(self.params, self.passages)
         return proc.document(
-            document.path, document.text, document.locations, document.origin is not None
+            document.path,
+            document.text,
+            document.locations,
+            document.origin is not None,
+            written_text(document.origin),
         )
 
 
@@ -271,7 +275,13 @@ def compare_passages(
     for path in (os.fspath(path_a), os.fspath(path_b)):
         decoded = read_named(path, options.discovery.max_size, stdin)
         docs.append(
-            proc.document(path, decoded.text, decoded.locations, decoded.origin is not None)
+            proc.document(
+                path,
+                decoded.text,
+                decoded.locations,
+                decoded.origin is not None,
+                written_text(decoded.origin),
+            )
         )
         texts[path if path not in texts else path + "\0"] = decoded
     if docs[0].path == docs[1].path:

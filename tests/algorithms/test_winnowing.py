@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, winnow
+from simdup.algorithms.winnowing import guaranteed_run, kgram_hashes, kgram_hashes_at, winnow
 from simdup.checking import FragmentRule
 
 
@@ -40,3 +40,14 @@ def test_winnowing_never_misses_a_shared_run_of_the_guaranteed_length(seed, extr
     # Winnowing keeps about 2 / (w + 1) of the k-grams of a long random sequence.
     long = kgram_hashes(rng.integers(0, 2**63, 5000, dtype=np.uint64), rule.kgram)
     assert winnow(long, rule.window).size / long.size < 2.5 / (rule.window + 1)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(4, 60), st.integers(1, 6))
+def test_kgram_hashes_at_places_are_those_of_the_whole(seed: int, n: int, k: int) -> None:
+    """The hashes of the k-grams at chosen places are the whole sequence's at those places."""
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, 2**63, size=n, dtype=np.uint64)
+    whole = kgram_hashes(tokens, k)
+    places = rng.integers(0, max(1, whole.size), size=7) if whole.size else np.empty(0, int)
+    assert np.array_equal(kgram_hashes_at(tokens, places, k), whole[places])

@@ -157,33 +157,36 @@ def test_a_copy_cut_inside_a_code_block_keeps_its_code_lines(tmp_path: Path) -> 
 
 def test_a_hidden_line_with_a_word_edited_is_taken_in(tmp_path: Path) -> None:
     """b's copy has its fence's info string edited (``vue-html`` to ``vue-raw``: a line too
-    short for its characters to stay alike, one word changed): the passage starts at the
-    ``<div>`` above it on both sides; a fence line of no word in common (``ts``) ends it."""
+    short for its characters to stay alike, one word changed; or to ``ts``): the passage
+    starts at the ``<div>`` above it on both sides. As written, the info string is one
+    edited word among the copy's lines (``vue-raw`` too: the copy of the text as read starts
+    at the code, and the copy of the lines as written at the ``<div>``)."""
     code = '<div class="note">\n\n```vue-html\n<p>{{ count }}</p>\n```\n\n'
     copied = f"{code}{pseudo_words(970, 40).strip()}\n\n</div>"
     a = f"# A\n\n{pseudo_words(971, 100)}\n{copied}\n\n{pseudo_words(972, 100)}"
-    # Without the fence line, the passage starts at the first word of the code.
-    for info, starts in (("vue-raw", '<div class="note">'), ("ts", "p>{{ count }}</p>")):
+    for info in ("vue-raw", "ts"):
         pasted = copied.replace("vue-html", info)
         b = f"# B\n\n{pseudo_words(973, 100)}\n{pasted}\n\n{pseudo_words(974, 100)}"
         (tmp_path / "a.md").write_text(a, "utf-8")
         (tmp_path / "b.md").write_text(b, "utf-8")
         (p,) = _scan_json(tmp_path)
         for side, text in ((p["a"], a), (p["b"], b)):
-            assert _region(text, side).startswith(starts), info
+            first = text.split("\n").index('<div class="note">') + 1
+            assert side["start_line"] == first, info
             assert _region(text, side).endswith("</div>"), info
 
 
 def test_two_edited_hidden_lines_in_a_row_are_taken_in(tmp_path: Path) -> None:
-    """After the copy's words, b's first two comments are edited (a word, a full stop), the
-    others the same: the passage ends at the last on both sides; with three edited in a row
-    it ends at the words."""
+    """After the copy's words, b's first two comments are edited (a word; a word and a full
+    stop), the others the same: the passage ends at the last on both sides; with the three
+    comments b's own (no word of a's), it ends at the words."""
     words = pseudo_words(980, 40).strip()
     tail = "<!-- part one of the guide -->\n<!-- from the setup page. -->\n<!-- the end -->"
     copied = f"{words}\n{tail}\n<!-- bye -->"
     a = f"# A\n\n{pseudo_words(981, 100)}\n{copied}\n\n{pseudo_words(982, 100)}"
-    edited = copied.replace("one", "two").replace("page.", "page;")
-    for pasted, ends in ((edited, "<!-- bye -->"), (edited.replace("end", "stop"), words[-6:])):
+    edited = copied.replace("one", "two").replace("setup page.", "install page;")
+    own = f"{words}\n<!-- xalo -->\n<!-- zemu quri -->\n<!-- wobe -->\n<!-- bye -->"
+    for pasted, ends in ((edited, "<!-- bye -->"), (own, words[-6:])):
         b = f"# B\n\n{pseudo_words(983, 100)}\n{pasted}\n\n{pseudo_words(984, 100)}"
         (tmp_path / "a.md").write_text(a, "utf-8")
         (tmp_path / "b.md").write_text(b, "utf-8")
@@ -191,3 +194,24 @@ def test_two_edited_hidden_lines_in_a_row_are_taken_in(tmp_path: Path) -> None:
         for side, text in ((p["a"], a), (p["b"], b)):
             assert _region(text, side).startswith(words[:12])
             assert _region(text, side).endswith(ends), ends
+
+
+def test_a_code_block_copied_with_a_word_and_a_comma_edited_keeps_its_last_lines(
+    tmp_path: Path,
+) -> None:
+    """b's copy of a paragraph and a code block has, near the block's end, a line whose one
+    word is edited (``alpha,`` to ``gamma,``: nothing else in common but its comma) and a
+    comma made full-width (``},`` to ``}，``: the same words, none): the lines after them are
+    the same, so the passage runs to the closing fence on both sides."""
+    code = "```js\nexport default {\n  setup() {\n    return {\n      alpha,\n      beta,\n"
+    code += "    }\n  },\n}\n```"
+    copied = f"{pseudo_words(990, 40).strip()}\n\n{code}"
+    a = f"A\n\n{pseudo_words(991, 100)}\n{copied}\n\n{pseudo_words(992, 100)}"
+    pasted = copied.replace("alpha,", "gamma,").replace("  },", "  }，")
+    b = f"B\n\n{pseudo_words(993, 100)}\n{pasted}\n\n{pseudo_words(994, 100)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    first, count = copied.split("\n")[0], copied.count("\n") + 1
+    assert (p.a.start_line, p.a.end_line) == _lines(a, first, count)
+    assert (p.b.start_line, p.b.end_line) == _lines(b, first, count)

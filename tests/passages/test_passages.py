@@ -177,10 +177,10 @@ def test_within_one_document(tmp_path: Path) -> None:
     assert [(p.a.start_line, p.b.start_line) for p in within.passages] == [(1, 5)]
     # One line repeated thousands of times: its fingerprints are too common to pair places
     # (as they are too common to seed a fragment), so it costs what any text costs.
-    from simdup.passages import matching
+    from simdup.passages import aligning
 
     calls: list[int] = []
-    align = matching.align
+    align = aligning.align
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
@@ -188,7 +188,7 @@ def test_within_one_document(tmp_path: Path) -> None:
 
     (tmp_path / "one.txt").write_text("the same words on every line of it\n" * 20000, "utf-8")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(matching, "align", counted)
+        patch.setattr(aligning, "align", counted)
         repeated = scan_passages([str(tmp_path)], passages=PassageOptions(within=True), jobs=1)
     assert repeated.passages == () and len(calls) < 10
 
@@ -284,7 +284,7 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
 ) -> None:
     """Candidate pairs aligned in worker processes (forced here on a small tree) give the
     passages of one process."""
-    from simdup.passages import matching
+    from simdup.passages import aligning
 
     a, b = _copy_tree(tmp_path)
     tree = a.parent
@@ -297,8 +297,8 @@ def test_worker_processes_and_skip_lookups_give_the_one_process_result(
     assert expected.passages and expected.pairs
     near = {(p.a, p.b) for p in expected.pairs}
     assert not any((p.a.path, p.b.path) in near for p in expected.passages)
-    monkeypatch.setattr(matching, "_PARALLEL_PAIRS", 1)
-    monkeypatch.setattr(matching, "_TASK_PAIRS", 1)
+    monkeypatch.setattr(aligning, "_PARALLEL_PAIRS", 1)
+    monkeypatch.setattr(aligning, "_TASK_PAIRS", 1)
     for jobs in (1, 2):
         found = scan_passages([str(tree)], jobs=jobs)
         assert found.passages == expected.passages
