@@ -133,7 +133,9 @@ def widened(
 # Two lines of the files next to a copy that are not the same are taken into it when they are
 # this alike (normalised Indel similarity of their whitespace-collapsed text: one or two
 # edited characters in a line of code), or differ in one word only (``_one_word_changed``),
-# at most ``ALIKE_IN_A_ROW`` in a row between lines that are the same.
+# or neither holds a word (``],`` and ``]``: punctuation edited in a line of brackets), at most
+# ``ALIKE_IN_A_ROW`` in a row between lines that are the same; a renamed heading
+# (``_heading_renamed``) next to the copy is taken in at its edge too.
 ALIKE_FILE_LINE = 0.8
 # A lightly edited copy can have two edited lines next to each other (a container's title
 # changed, a full stop in the line after it), and a line that is the same after them. On the
@@ -161,6 +163,27 @@ def _one_word_changed(x: str, y: str) -> bool:
         return False
     k = changed[0]
     return _is_word(a[k]) and _is_word(b[k])
+
+
+# A Markdown ATX heading: its level's marks, then its title.
+_HEADING = re.compile(r"(#{1,6})\s+(\S.*)")
+
+
+def _heading_renamed(x: str, y: str) -> bool:
+    """Whether lines ``x`` and ``y`` are headings of the same level whose titles differ in one
+    word (``## vmForks`` and ``## redirection``, ``### useHead`` and ``### related``): a
+    section copied with its heading renamed. Next to a copy (blank lines aside) such a line is
+    taken into it even at its edge, where another line alike is not: a heading is the title of
+    the section it stands at, so the same place and level is what a copied section shows when
+    its title, often a single word, was changed."""
+    a, b = _HEADING.fullmatch(x), _HEADING.fullmatch(y)
+    if a is None or b is None or a.group(1) != b.group(1):
+        return False
+    ta, tb = _PIECES.findall(a.group(2)), _PIECES.findall(b.group(2))
+    if len(ta) != len(tb):
+        return False
+    changed = [k for k in range(len(ta)) if ta[k] != tb[k]]
+    return len(changed) == 1 and _is_word(ta[changed[0]]) and _is_word(tb[changed[0]])
 
 
 def _same_words(x: str, y: str) -> bool:
@@ -202,7 +225,8 @@ def _reach_lines(
     """The furthest lines (0-based) of ``a`` and ``b``, going from lines ``at_a`` and ``at_b``
     by ``step``, up to which the lines with characters are the same on both sides (empty
     lines skipped on each side alone; up to ``ALIKE_IN_A_ROW`` lines alike but not the same,
-    ``ALIKE_FILE_LINE``, between two the same), or None."""
+    ``ALIKE_FILE_LINE``, between two the same; a renamed heading right after the same lines
+    too), or None."""
     from rapidfuzz.distance import Indel
 
     reached: tuple[int, int] | None = None
@@ -217,10 +241,14 @@ def _reach_lines(
         if x == y or _same_words(x, y):
             reached, loose = (i, j), 0
         elif loose == ALIKE_IN_A_ROW or (
-            Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE and not _one_word_changed(x, y)
+            Indel.normalized_similarity(x, y) < ALIKE_FILE_LINE
+            and not _one_word_changed(x, y)
+            and not (_WORD.search(x) is None and _WORD.search(y) is None)
         ):
             break
         else:
+            if loose == 0 and _heading_renamed(x, y):
+                reached = (i, j)
             loose += 1
         i, j = i + step, j + step
     return reached

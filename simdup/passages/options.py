@@ -141,6 +141,10 @@ class PassageOptions:
             "every_place": EVERY_PLACE,
             # Markdown files are also matched as written (``matching._as_written``).
             "markdown_as_written": True,
+            # File lines next to a copy (``edges._reach_lines``): lines of no word with their
+            # punctuation edited are alike, a renamed heading is taken in at the copy's edge.
+            "wordless_lines_alike": True,
+            "renamed_headings": True,
             **{f"fragment_{k}": v for k, v in self.fragment_rule().describe().items()},
             "max_repeats": self.max_repeats,
             "line_share": self.line_share,

@@ -215,3 +215,51 @@ def test_a_code_block_copied_with_a_word_and_a_comma_edited_keeps_its_last_lines
     first, count = copied.split("\n")[0], copied.count("\n") + 1
     assert (p.a.start_line, p.a.end_line) == _lines(a, first, count)
     assert (p.b.start_line, p.b.end_line) == _lines(b, first, count)
+
+
+def test_a_copied_section_keeps_its_renamed_heading(tmp_path: Path) -> None:
+    """b holds a's section with its one-word heading renamed (``## Overview`` to ``## Notes``)
+    and the next section's heading renamed after it: the passage takes in both headings (a
+    section copied with its title changed), and no other line around them."""
+    section = f"## Overview\n\n{pseudo_words(995, 60).strip()}\n\n## Details"
+    a = f"# A\n\n{pseudo_words(996, 100)}\n\n{section}\n\n{pseudo_words(997, 100)}"
+    pasted = section.replace("## Overview", "## Notes").replace("## Details", "## Usage")
+    b = f"# B\n\n{pseudo_words(998, 100)}\n\n{pasted}\n\n{pseudo_words(999, 100)}"
+    (tmp_path / "a.md").write_text(a, "utf-8")
+    (tmp_path / "b.md").write_text(b, "utf-8")
+    (p,) = _scan_json(tmp_path)
+    sides = {Path(p[s]["path"]).name: p[s] for s in ("a", "b")}
+    assert _region(a, sides["a.md"]) == section
+    assert _region(b, sides["b.md"]) == pasted
+
+
+def test_a_heading_of_another_level_is_left_out(tmp_path: Path) -> None:
+    """b's copy stands under a heading of another level: no renamed heading, not taken in."""
+    section = f"## Overview\n\n{pseudo_words(995, 60).strip()}"
+    a = f"# A\n\n{pseudo_words(996, 100)}\n\n{section}\n\n{pseudo_words(997, 100)}"
+    pasted = section.replace("## Overview", "### Notes")
+    b = f"# B\n\n{pseudo_words(998, 100)}\n\n{pasted}\n\n{pseudo_words(999, 100)}"
+    (tmp_path / "a.md").write_text(a, "utf-8")
+    (tmp_path / "b.md").write_text(b, "utf-8")
+    (p,) = _scan_json(tmp_path)
+    sides = {Path(p[s]["path"]).name: p[s] for s in ("a", "b")}
+    body = section.split("\n", 2)[2]
+    assert _region(a, sides["a.md"]) == body
+    assert _region(b, sides["b.md"]) == body
+
+
+def test_a_bracket_line_with_its_comma_dropped_keeps_the_block_whole(tmp_path: Path) -> None:
+    """b's copy of a code block has ``],`` as ``]`` (lines of no word, punctuation edited):
+    the lines after it are the same, so the passage runs to the closing fence."""
+    code = "```js\nexport default {\n  chunks: {\n    group: [\n      './src/UserDetails',\n"
+    code += "      './src/UserProfile',\n    ],\n  },\n}\n```"
+    copied = f"{pseudo_words(980, 40).strip()}\n\n{code}"
+    a = f"A\n\n{pseudo_words(981, 100)}\n{copied}\n\n{pseudo_words(982, 100)}"
+    pasted = copied.replace("    ],", "    ]")
+    b = f"B\n\n{pseudo_words(983, 100)}\n{pasted}\n\n{pseudo_words(984, 100)}"
+    (tmp_path / "a.txt").write_text(a, "utf-8")
+    (tmp_path / "b.txt").write_text(b, "utf-8")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    first, count = copied.split("\n")[0], copied.count("\n") + 1
+    assert (p.a.start_line, p.a.end_line) == _lines(a, first, count)
+    assert (p.b.start_line, p.b.end_line) == _lines(b, first, count)
