@@ -51,6 +51,7 @@ from ..algorithms.minhash import band_keys, choose_bands, equal_key_pairs
 from ..join.local import build_clusters
 from ..join.verify import VerifiedPair, Verifier, form_and_short_candidates
 from ..options import ScanOptions
+from ..params import SHORT_TEXT_CHARS
 from ..records import Cluster, FingerprintedDocument
 
 if TYPE_CHECKING:
@@ -213,7 +214,7 @@ def _verify_partition(part: pd.DataFrame, options: ScanOptions) -> pd.DataFrame:
 
     verifier = Verifier(options)
     empty = b""
-    out_i, out_j, out_d, out_s, out_e = [], [], [], [], []
+    found: list[VerifiedPair] = []
     columns = [
         part[c].tolist()
         for c in ("i", "j", "distance", "content_hash_a", "chars_a", "payload_a",
@@ -222,20 +223,20 @@ def _verify_partition(part: pd.DataFrame, options: ScanOptions) -> pd.DataFrame:
     for i, j, d, ha, ca, pa, hb, cb, pb in zip(*columns, strict=True):
         a = _document(ha, ca, pa, empty)
         b = _document(hb, cb, pb, empty)
-        verdict = verifier.judge(a, b, int(d))
-        if verdict.near:
-            out_i.append(i)
-            out_j.append(j)
-            out_d.append(d)
-            out_s.append(np.nan if verdict.similarity is None else verdict.similarity)
-            out_e.append(verdict.exact)
+        pair = verifier.verified(i, j, a, b, int(d))
+        if pair is not None:
+            found.append(pair)
     return pd.DataFrame(
         {
-            "i": np.array(out_i, np.int64),
-            "j": np.array(out_j, np.int64),
-            "distance": np.array(out_d, np.int64),
-            "similarity": np.array(out_s, np.float64),
-            "exact": np.array(out_e, bool),
+            "i": np.array([p.i for p in found], np.int64),
+            "j": np.array([p.j for p in found], np.int64),
+            "distance": np.array([p.distance for p in found], np.int64),
+            "similarity": np.array(
+                [np.nan if p.similarity is None else p.similarity for p in found], np.float64
+            ),
+            "exact": np.array([p.exact for p in found], bool),
+            # The block-move similarity decided (two short texts): the rule an audit names.
+            "moved": np.array([p.moved for p in found], bool),
         }
     )
 
@@ -259,7 +260,7 @@ def _meta(**columns: Any) -> pd.DataFrame:
 
 
 PAIRS_META = {"i": np.int64, "j": np.int64, "distance": np.int64}
-VERIFIED_META = {**PAIRS_META, "similarity": np.float64, "exact": bool}
+VERIFIED_META = {**PAIRS_META, "similarity": np.float64, "exact": bool, "moved": bool}
 
 
 def candidate_frame(records: Any, options: ScanOptions, n: int, npartitions: int) -> Any:
@@ -429,7 +430,14 @@ class DaskJoin:
         with _config(rows):
             records = self.records(docs)
             npartitions = self._npartitions(rows)
-            candidates = candidate_frame(records, options, len(docs), npartitions).persist()
+            # As the local join: with verification, short texts are proposed by the short-text
+            # join below, not by the index (which would count and judge them a second time).
+            indexed, long = records, len(docs)
+            if options.verify or options.method == "minhash":
+                long = sum(d.chars >= SHORT_TEXT_CHARS for d in docs)
+                if long < len(docs):
+                    indexed = records[records["chars"] >= SHORT_TEXT_CHARS]
+            candidates = candidate_frame(indexed, options, long, npartitions).persist()
             verified = verified_frame(candidates, records, options, npartitions)
             # Documents of one form and short texts within the edit similarity: proposed here,
             # where the records are (a digest and a short form each); counted once with the
@@ -444,13 +452,16 @@ class DaskJoin:
             )
         found = found.sort_values(["i", "j"])
         out = [
-            VerifiedPair(int(i), int(j), int(d), None if math.isnan(s) else float(s), bool(e))
-            for i, j, d, s, e in zip(
+            VerifiedPair(
+                int(i), int(j), int(d), None if math.isnan(s) else float(s), bool(e), bool(m)
+            )
+            for i, j, d, s, e, m in zip(
                 found["i"].tolist(),
                 found["j"].tolist(),
                 found["distance"].tolist(),
                 found["similarity"].tolist(),
                 found["exact"].tolist(),
+                found["moved"].tolist(),
                 strict=True,
             )
         ]

@@ -552,14 +552,24 @@ class Verifier:
         dd: np.ndarray,
     ) -> list[VerifiedPair]:
         out: list[VerifiedPair] = []
-        decide = self._decide
         for i, j, d in zip(ii.tolist(), jj.tolist(), dd.tolist(), strict=True):
-            rule, near, sim = decide(docs[i], docs[j], d, None)
-            if near:
-                exact = rule == "same"
-                reported = sim if exact or sim is None else round(sim, 4)
-                out.append(VerifiedPair(i, j, d, reported, exact, rule == "moves"))
+            pair = self.verified(i, j, docs[i], docs[j], d)
+            if pair is not None:
+                out.append(pair)
         return out
+
+    def verified(
+        self, i: int, j: int, a: FingerprintedDocument, b: FingerprintedDocument, distance: int
+    ) -> VerifiedPair | None:
+        """Documents ``i`` and ``j``, ``a`` and ``b``, at ``distance`` as a ``VerifiedPair``
+        when they are near (the facts ``pairs`` reports, the rule that decided included), else
+        None: what a caller that verifies one candidate at a time (a Dask partition) keeps."""
+        rule, near, sim = self._decide(a, b, distance, None)
+        if not near:
+            return None
+        exact = rule == "same"
+        reported = sim if exact or sim is None else round(sim, 4)
+        return VerifiedPair(i, j, distance, reported, exact, rule == "moves")
 
 
 def document_similarity(

@@ -278,6 +278,30 @@ def test_distributed_join_equals_local_on_1e5_fingerprints(dask_cluster: Any) ->
 
 
 @pytest.mark.dask
+def test_distributed_join_names_moved_blocks_as_the_local_join(dask_cluster: Any) -> None:
+    """Two short texts near by their block-move similarity only (paragraphs swapped, one
+    character dropped): verified on the workers, the pair says the moves decided, as here."""
+    from simdup.distributed.join import DaskJoin
+
+    def short(path: str, marked: str) -> FingerprintedDocument:
+        # A short text's record: its form with its blocks marked in place of a sketch.
+        return FingerprintedDocument(
+            path, 0, "utf-8", "utf-8", 100, 10, 10, marked, len(marked), marked.encode()
+        )
+
+    docs = [
+        short("s0", "the kettle boils fast\nthe lid closes properly\nhappy with it overall"),
+        short("s1", "happy with it overal\nthe kettle boils fast\nthe lid closes properly"),
+        short("s2", "the kettle boils fast the lid closes properly happy with it overal"),
+        short("s3", "the toaster burns the bread\nthe lid closes properly"),
+    ]
+    options = resolve_options(ScanOptions(method="simhash"), {}, files=len(docs))
+    expected = LocalJoin().pairs(docs, options)
+    assert DaskJoin(dask_cluster.client).pairs(docs, options) == expected
+    assert [(p.i, p.j, p.moved) for p in expected[1]] == [(0, 1, True), (0, 2, False)]
+
+
+@pytest.mark.dask
 def test_distributed_band_join_equals_local(dask_cluster: Any) -> None:
     """MinHash bands: the same candidate count and verified pairs as the local LSH."""
     from simdup.distributed.join import DaskJoin
