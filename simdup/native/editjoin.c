@@ -116,10 +116,12 @@ static inline Py_ssize_t part_start(Py_ssize_t n, int parts, int k)
 /* ------------------------------------------------------------------ edit_prefixes */
 
 PyDoc_STRVAR(edit_prefixes_doc,
-"edit_prefixes(texts, edits, q, span, count_bits) -> (prefix, pivots, last)\n\n"
+"edit_prefixes(texts, edits, q, span, count_bits[, lengths]) -> (prefix, pivots, last)\n\n"
 "simdup.algorithms.edit_join.prefixes_python(texts, edits, q, span, count_bits) as int64\n"
 "bytes: the prefix entries as (doc, key, last, length) rows and the pivots as (doc, key)\n"
-"rows, both sorted by key (stably), and the last rank per text. span at most 1024.");
+"rows, both sorted by key (stably), and the last rank per text. span at most 1024.\n"
+"With lengths (int64, one per text), the rows hold those lengths and the q-gram ids\n"
+"(key // span) in place of keys: what the block-move join reads, which has no positions.");
 
 /* A growing array of key << 32 | doc (a key fits in 32 bits: MAX_SPAN; a doc too). */
 typedef struct {
@@ -419,6 +421,9 @@ typedef struct {
     const Py_ssize_t *lengths;
     int64_t *prefix_rows, *pivot_rows;
     int parts;
+    /* Given: the lengths the rows hold, and keys divided by span (the q-gram ids). */
+    const int64_t *reported;
+    int64_t span;
 } PrefixOutput;
 
 static void fill_rows(void *context, int part)
@@ -429,24 +434,26 @@ static void fill_rows(void *context, int part)
     for (Py_ssize_t i = lo; i < hi; i++) {
         const int64_t t = (int64_t)(o->prefix[i] & UINT32_MAX);
         int64_t *row = o->prefix_rows + 4 * i; /* doc, key, last, length */
+        const int64_t key = (int64_t)(o->prefix[i] >> 32);
         row[0] = t;
-        row[1] = (int64_t)(o->prefix[i] >> 32);
+        row[1] = o->reported != NULL ? key / o->span : key;
         row[2] = o->last[t];
-        row[3] = o->lengths[t];
+        row[3] = o->reported != NULL ? o->reported[t] : o->lengths[t];
     }
     const Py_ssize_t plo = part_start(o->n_pivots, o->parts, part);
     const Py_ssize_t phi = part_start(o->n_pivots, o->parts, part + 1);
     for (Py_ssize_t i = plo; i < phi; i++) {
+        const int64_t key = (int64_t)(o->pivots[i] >> 32);
         o->pivot_rows[2 * i] = (int64_t)(o->pivots[i] & UINT32_MAX);
-        o->pivot_rows[2 * i + 1] = (int64_t)(o->pivots[i] >> 32);
+        o->pivot_rows[2 * i + 1] = o->reported != NULL ? key / o->span : key;
     }
 }
 
 static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *args,
                                Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "edit_prefixes() takes 5 arguments");
+    if (nargs != 5 && nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "edit_prefixes() takes 5 or 6 arguments");
         return NULL;
     }
     if (!PyList_Check(args[0])) {
@@ -474,6 +481,17 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
         Py_DECREF(texts);
         return NULL;
     }
+    /* The lengths the rows report (the block-move join's), when given. */
+    Py_buffer rb;
+    int has_reported = 0;
+    if (nargs == 6 && args[5] != Py_None) {
+        if (PyObject_GetBuffer(args[5], &rb, PyBUF_C_CONTIGUOUS) < 0) {
+            PyBuffer_Release(&eb);
+            Py_DECREF(texts);
+            return NULL;
+        }
+        has_reported = 1;
+    }
     PyObject *result = NULL;
     PrefixWork w;
     memset(&w, 0, sizeof(w));
@@ -485,6 +503,10 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
     const int64_t *edits = eb.buf;
     if (eb.len != n * (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "edit_prefixes() needs one int64 of edits per text");
+        goto done;
+    }
+    if (has_reported && rb.len != n * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "edit_prefixes() needs one int64 length per text");
         goto done;
     }
     data = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(*data));
@@ -591,7 +613,8 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
         if (a != NULL && b != NULL && c != NULL) {
             PrefixOutput o = {sorted_prefix, sorted_pivots, n_prefix, n_pivots, w.last,
                               lengths, (int64_t *)PyBytes_AS_STRING(a),
-                              (int64_t *)PyBytes_AS_STRING(b), threads_for(n_prefix)};
+                              (int64_t *)PyBytes_AS_STRING(b), threads_for(n_prefix),
+                              has_reported ? (const int64_t *)rb.buf : NULL, span};
             Py_BEGIN_ALLOW_THREADS
             run_parts(fill_rows, &o, o.parts);
             Py_END_ALLOW_THREADS
@@ -616,6 +639,8 @@ done:
     PyMem_Free(lengths);
     PyMem_Free(first_gram);
     PyBuffer_Release(&eb);
+    if (has_reported)
+        PyBuffer_Release(&rb);
     Py_DECREF(texts);
     return result;
 }

@@ -432,3 +432,20 @@ def test_the_ideograph_test_of_block_marks_is_its_ranges() -> None:
         if 0xD800 <= code <= 0xDFFF:
             continue
         assert _is_cjk(chr(code)) == any(lo <= code <= hi for lo, hi in _CJK_RANGES), hex(code)
+
+
+# Letters, ideographs, kana and hangul, the edges of the ideograph ranges and what lies past them.
+_MARKED = "\nab 中文アー가é.\u3040\u30ff\u4e00\u9fff\uf900\ufaff\u303f\ufb00"
+
+
+@given(st.text(alphabet=_MARKED, max_size=40))
+def test_unmarked_form_is_its_block_by_block_reference(marked: str) -> None:
+    """The regular expression ``unmarked_form`` uses drops a mark between two ideographs or
+    kana and spaces the others, as the reference does block by block (range edges, marks in
+    a row, marks at either end)."""
+    from simdup.text.normalize import unmarked_form_by_blocks
+
+    assert unmarked_form(marked) == unmarked_form_by_blocks(marked)
+    for code in (0x3040 - 1, 0x30FF + 1, 0x3400, 0x4DBF, 0x4DC0, 0xF900, 0xFAFF):
+        text = f"{chr(code)}\n中\n{chr(code)}"
+        assert unmarked_form(text) == unmarked_form_by_blocks(text)
