@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -71,7 +72,9 @@ if TYPE_CHECKING:
 # 11: seeds of reworded passages compare words as written (stems only extend a passage); a
 #     reworded or paraphrased passage brings words of its source the document has nowhere
 #     else; a summary draws on its source, not on the words the document uses elsewhere
-CHECK_VERSION = "simdup-check/11"
+# 12: a fragment's end past a paragraph break with fewer tokens than a seed is cut off
+#     (``_without_stray_ends``), on both sides
+CHECK_VERSION = "simdup-check/12"
 # A quotation longer than this many words (a CJK character 8/13 of one) is warned about:
 # quoting a page is copying it, whatever the marks.
 LONG_QUOTATION_WORDS = 100
@@ -155,6 +158,44 @@ def _without_headings(in_heading: np.ndarray, first: int, last: int) -> tuple[in
     while in_heading[last] and last > first:
         last -= 1
     return first, last
+
+
+# A paragraph break between two tokens: a line break, a line of spaces or none, a line break.
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\u3000]*\n")
+
+
+def _without_stray_ends(
+    tokens: Tokens, text: str, first: int, last: int, seed: int
+) -> tuple[int, int]:
+    """Tokens ``first..last`` without the tokens at either end that a paragraph break cuts off
+    from the rest when they are fewer than ``seed`` (a k-gram of the fragment rule): a copied
+    paragraph's run goes on into the next paragraph where both next paragraphs happen to
+    begin alike (``上面``, "The"), and those few tokens are no evidence of their own. The
+    break furthest from the end within reach is taken (a stray token and a stray line)."""
+    starts, ends = tokens.starts, tokens.ends
+    for t in range(max(first, last - seed + 1), last):
+        if _PARAGRAPH_BREAK.search(text, int(ends[t]), int(starts[t + 1])):
+            last = t
+            break
+    for t in range(min(last, first + seed - 1), first, -1):
+        if _PARAGRAPH_BREAK.search(text, int(ends[t - 1]), int(starts[t])):
+            first = t
+            break
+    return first, last
+
+
+def _without_strays(m: Match, tokens: Tokens, text: str, source: Any, seed: int) -> Match:
+    """``m`` with ``_without_stray_ends`` on both sides (its matched tokens less those cut)."""
+    first, last = _without_stray_ends(tokens, text, m.first, m.last, seed)
+    s_first, s_last = _without_stray_ends(
+        source.tokens, source.text, m.source_first, m.source_last, seed
+    )
+    if (first, last, s_first, s_last) == (m.first, m.last, m.source_first, m.source_last):
+        return m
+    cut = (m.last - m.first) - (last - first)
+    matched = max(0, min(m.matched - cut, last - first + 1))
+    return replace(m, first=first, last=last, source_first=s_first, source_last=s_last,
+                   matched=matched)  # fmt: skip
 
 
 def _verbatim_tokens(m: Match, exact: list[Match]) -> np.ndarray:
@@ -244,6 +285,7 @@ def check_document(
         kept = 0
         source_heads: np.ndarray | None = None
         for m in matches:
+            m = _without_strays(m, tokens, text, source, options.rule.kgram)
             span = slice(m.first, m.last + 1)
             if out[span].mean() > 0.5 or not counted[span].any():
                 continue  # a match inside the reference list, a template or a heading
@@ -318,9 +360,14 @@ def check_document(
         own_only = int(units[inside & covered_own & ~covered_others & ~quoted].sum())
         section_ratios.append(
             SectionRatio(
-                plain(section.title), section.start, section.end, whole, part,
+                plain(section.title),
+                section.start,
+                section.end,
+                whole,
+                part,
                 _ratio(part, whole),
-                own_units=own_only, quoted_units=in_quotes,
+                own_units=own_only,
+                quoted_units=in_quotes,
             )  # fmt: skip
         )
     largest = shares[0] if shares else None

@@ -224,6 +224,35 @@ def test_the_authors_own_line_run_into_a_pasted_paragraph_is_not_claimed(
     assert fragment["text"].startswith("Binary search trees") and fragment["how"] == "verbatim"
 
 
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_paste_does_not_run_into_the_next_paragraph_for_a_word_both_begin_with(
+    tmp_path: Path, language: str
+) -> None:
+    """A pasted paragraph whose next paragraph begins, in both files, with the same word or
+    two (``上面``, "The") ends where the paste ends: the word after the paragraph break is no
+    evidence of its own (fewer tokens than a seed), on either side (simdup-check/12)."""
+    if language == "zh":
+        paragraph = COPIED.split("\n\n")[1]
+        after_source = "上面的代码说明了查找的过程。"
+        after_thesis = "上面代码是我自己写的通讯录程序。"
+    else:
+        paragraph = (
+            "A search starts at the root and goes left or right at each node until it meets "
+            "the key or an empty link. An insertion follows the same path and hangs the new "
+            "node where the search failed, so its cost grows with the height of the tree."
+        )
+        after_source = "The code above walks the tree without recursion, a loop and a pointer."
+        after_thesis = "The program I wrote for my address book stores ten thousand names."
+    source, thesis = tmp_path / "source.txt", tmp_path / "thesis.txt"
+    source.write_text(paragraph + "\n\n" + after_source + "\n", encoding="utf-8")
+    thesis.write_text(paragraph + "\n\n" + after_thesis + "\n", encoding="utf-8")
+    (fragment,) = _check([str(thesis), "--against", str(source)])["thesis.txt"]["fragments"]
+    assert fragment["how"] == "verbatim"
+    words = len(paragraph) - 1  # a fragment ends on its last word, before the full stop
+    assert (fragment["start_char"], fragment["end_char"]) == (0, words)
+    assert (fragment["source_start_char"], fragment["source_end_char"]) == (0, words)
+
+
 # One subject, two authors: a textbook section on binary search trees, and a student's notes
 # on them in her own words (the subject's words in other forms: "keys", "subtrees",
 # "insertions"), with a byline; ``SEARCH_REWORDED`` is the textbook's paragraph on searching
