@@ -168,19 +168,27 @@ def _without_stray_ends(
     tokens: Tokens, text: str, first: int, last: int, seed: int
 ) -> tuple[int, int]:
     """Tokens ``first..last`` without the tokens at either end that a paragraph break cuts off
-    from the rest when they are fewer than ``seed`` (a k-gram of the fragment rule): a copied
-    paragraph's run goes on into the next paragraph where both next paragraphs happen to
-    begin alike (``上面``, "The"), and those few tokens are no evidence of their own. The
-    break furthest from the end within reach is taken (a stray token and a stray line)."""
+    from the rest when they are fewer than ``seed`` (a k-gram of the fragment rule) and their
+    paragraph goes on past the fragment: a copied paragraph's run goes on into the next
+    paragraph where both next paragraphs happen to begin alike (``上面``, "The"), and those
+    few tokens are no evidence of their own. A short paragraph taken whole (a title wrapped
+    onto two lines, a closing line at the document's end) is kept. The break furthest from the
+    end within reach is taken (a stray token and a stray line)."""
     starts, ends = tokens.starts, tokens.ends
-    for t in range(max(first, last - seed + 1), last):
-        if _PARAGRAPH_BREAK.search(text, int(ends[t]), int(starts[t + 1])):
-            last = t
-            break
-    for t in range(min(last, first + seed - 1), first, -1):
-        if _PARAGRAPH_BREAK.search(text, int(ends[t - 1]), int(starts[t])):
-            first = t
-            break
+
+    def parted(a: int, b: int) -> bool:  # a paragraph break between tokens a and a + 1 = b
+        return _PARAGRAPH_BREAK.search(text, int(ends[a]), int(starts[b])) is not None
+
+    if last + 1 < len(tokens) and not parted(last, last + 1):
+        for t in range(max(first, last - seed + 1), last):
+            if parted(t, t + 1):
+                last = t
+                break
+    if first > 0 and not parted(first - 1, first):
+        for t in range(min(last, first + seed - 1), first, -1):
+            if parted(t - 1, t):
+                first = t
+                break
     return first, last
 
 

@@ -253,6 +253,23 @@ def test_a_paste_does_not_run_into_the_next_paragraph_for_a_word_both_begin_with
     assert (fragment["source_start_char"], fragment["source_end_char"]) == (0, words)
 
 
+def test_a_short_paragraph_copied_whole_at_a_fragments_end_is_kept(tmp_path: Path) -> None:
+    """A paragraph of fewer tokens than a seed that the copy takes whole (a closing line at
+    the end of the document, a title wrapped onto a line of its own at its start) stays in
+    the fragment: only a run into a paragraph that goes on is cut off."""
+    body = (
+        "A search starts at the root and goes left or right at each node until it meets "
+        "the key or an empty link. An insertion follows the same path and hangs the new "
+        "node where the search failed, so its cost grows with the height of the tree."
+    )
+    text = "Search trees\n\n" + body + "\n\nThat is all.\n"
+    source, thesis = tmp_path / "source.txt", tmp_path / "thesis.txt"
+    source.write_text(text, encoding="utf-8")
+    thesis.write_text(text, encoding="utf-8")
+    (fragment,) = _check([str(thesis), "--against", str(source)])["thesis.txt"]["fragments"]
+    assert (fragment["start_char"], fragment["end_char"]) == (0, len(text) - 2)
+
+
 # One subject, two authors: a textbook section on binary search trees, and a student's notes
 # on them in her own words (the subject's words in other forms: "keys", "subtrees",
 # "insertions"), with a byline; ``SEARCH_REWORDED`` is the textbook's paragraph on searching
