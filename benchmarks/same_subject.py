@@ -47,6 +47,7 @@ from typing import Any
 from common import DEFAULT_BENCH, log, markdown_table
 from rewording import Rewriter
 
+from simdup.algorithms.sentence_rule import SentenceRule
 from simdup.checking import CheckOptions, MeaningRule, check
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -313,12 +314,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=4, help="splits and plantings, seeded")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--semantic", action="store_true")
+    parser.add_argument(
+        "--stems", action="store_true",
+        help="also the default with reworded passages seeded by stems (SentenceRule(seeds_by_stems=True))",
+    )  # fmt: skip
     parser.add_argument("--languages", default="zh,en")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="simdup-same-subject-"))
     modes = {"--exact-only": CheckOptions(reworded=None), "default": CheckOptions()}
     if args.semantic:
         modes["--semantic"] = CheckOptions(semantic=MeaningRule())
+    if args.stems:
+        modes["seeds by stems"] = CheckOptions(reworded=SentenceRule(seeds_by_stems=True))
     rows = []
     for language in args.languages.split(","):
         every = zh_chapters(args.bench) if language == "zh" else en_chapters()
