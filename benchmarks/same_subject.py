@@ -316,7 +316,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--semantic", action="store_true")
     parser.add_argument(
         "--stems", action="store_true",
-        help="also the default with reworded passages seeded by stems (SentenceRule(seeds_by_stems=True))",
+        help="also reworded passages seeded by stems (SentenceRule(seeds_by_stems=True))",
     )  # fmt: skip
     parser.add_argument("--languages", default="zh,en")
     args = parser.parse_args(argv)
