@@ -1,6 +1,6 @@
 """A class writing on one subject: does ``check`` claim only what was copied?
 
-    python benchmarks/same_subject.py --bench ../shared/bench/visible [--semantic]
+    python benchmarks/same_subject.py --bench ../shared/bench/visible [--semantic] [--stems]
 
 Chapters of one book on one subject, each checked against the chapters of another book on
 the same subject and against its classmates (the other chapters of the set, as a class is
@@ -29,7 +29,10 @@ the planted paragraphs (summed over the hosts), the same at the plants (of the f
 that claim part of a planted paragraph: what they claim beside it, a byline, a heading or
 the author's own sentences, is wrong), planted paragraphs found (half their characters or
 more) and clean hosts with any fragment, summed over ``--rounds`` splits and plantings
-(seeds ``--seed``, ``--seed`` + 1, ...).
+(seeds ``--seed``, ``--seed`` + 1, ...). Precision and clean hosts are also given with the
+hosts' restatements of other chapters set aside (``Host.restated``: what the default finds
+before planting and a test of the benchmark's own calls alike), which tells a rule that
+reaches into the author's own text from one that finds what the books say twice.
 """
 
 from __future__ import annotations
