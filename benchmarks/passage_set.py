@@ -10,7 +10,9 @@ one page (from a paragraph start, as ``passages.py`` picks them) copied into ano
 host receives one), lightly edited as ``passages.py`` edits them (a few words changed,
 punctuation, paragraphs re-wrapped). Passages are drawn from a page's text and pasted into a
 page's text: both after the page's YAML front matter, if it has one (as the Markdown reader
-tells it: ``readers.front_matter``). Front matter is no text a reader sees (issue 48), so a
+tells it: ``readers.front_matter``). A file with a NUL byte is left out (simdup skips it as
+binary: a git-crypt file named ``.md`` hosted one of the dev half's missed copies). Front
+matter is no text a reader sees (issue 48), so a
 copy of it is no copied passage of the page, and one pasted inside it is not where a copy
 goes; the hidden set's passages are real ones, of pages' text. (Sets made before this rule,
 seed 77: 3 of 170 and 6 of 174 copies began in their source's front matter, 7 and 9 were
@@ -52,6 +54,13 @@ ALIKE = 0.7  # the issue's "two genuinely alike regions"
 def make(pages: Path, out: Path, half: str, count: int, seed: int) -> None:
     files = sorted(p for p in pages.rglob("*.md") if p.is_file())
     files = [p for p in files if (zlib.crc32(p.name.encode()) % 2 == 0) == (half == "dev")]
+    # A file with a NUL byte is no page (a git-crypt file named .md): simdup skips it as
+    # binary, so a copy planted in it or drawn from it could never be found.
+    binary = [p for p in files if b"\0" in p.read_bytes()]
+    files = [p for p in files if p not in binary]
+    if binary:
+        print(f"{len(binary)} binary files left out: {', '.join(p.name for p in binary[:5])}",
+              file=sys.stderr)  # fmt: skip
     texts = {p.stem: p.read_text("utf-8", errors="replace").split("\n") for p in files}
     names = sorted(texts)
     rng = random.Random(f"{seed}-{half}")
