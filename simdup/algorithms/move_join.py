@@ -215,10 +215,10 @@ def signatures(
         pivots[:, 1] //= span
     del gram_texts
     told(3)
-    pivot_doc, pivot_id = pivots[:, 0], pivots[:, 1]
-    prefix_id = np.ascontiguousarray(prefix[:, 1])
-    low = np.searchsorted(prefix_id, pivot_id)
-    high = np.searchsorted(prefix_id, pivot_id, side="right")
+    # A pivot's window is every prefix entry of its q-gram: the windows of an edit join with
+    # no edits (keys are ids, no positions), found natively without copying the keys.
+    windows = edit_join.pivot_windows(pivots, prefix, np.zeros(n, dtype=np.int64))
+    del pivots
     plain = "".join(texts).replace(BLOCK_MARK, "")
     histograms = edit_join.character_histograms(plain, lengths)
     del plain
@@ -228,7 +228,7 @@ def signatures(
     ).astype(np.int64)
     told(4)
     return edit_join.Signatures(
-        np.stack((pivot_doc, pivot_id, low, high), 1),
+        windows,
         prefix,
         np.stack((last, lengths), 1),
         histograms,
