@@ -230,10 +230,9 @@ class Signatures(NamedTuple):
 def prefixes_python(
     texts: list[str], edits: np.ndarray, q: int, span: int, count_bits: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each text's prefix entries as ``(doc, key, last, length)`` rows and its pivots as
-    ``(doc, key)`` rows (int64), both sorted by key (stably: by text among equal keys), the key
-    ``id * span + position + max(edits) + 1`` of the q-gram, ``last`` and ``length`` those of
-    the text; and the rank of the last q-gram of each prefix (see the module docstring;
+    """Each text's prefix entries and its pivots as ``(doc, key)`` rows (int64), both sorted by
+    key (stably: by text among equal keys), the key ``id * span + position + max(edits) + 1``
+    of the q-gram; and the rank of the last q-gram of each prefix (see the module docstring;
     ``edits``: each text's most edits; a q-gram's rank is how often it occurs, capped at
     ``count_bits`` bits, then its id). The reference implementation of
     ``speedups.edit_prefixes``."""
@@ -264,8 +263,7 @@ def prefixes_python(
     pivots = np.sort(_leftmost_disjoint(doc * span + position, doc, edits + 1, q, n))
     # Keys group each q-gram's entries by position: any order of the q-grams would do.
     key = (rank & ((1 << _GRAM_ID_BITS) - 1)) * span + position + int(edits.max()) + 1
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
-    prefix = np.stack((doc, key, last[doc], lengths[doc]), 1)[np.argsort(key, kind="stable")]
+    prefix = np.stack((doc, key), 1)[np.argsort(key, kind="stable")]
     pivots = pivots[np.argsort(key[pivots], kind="stable")]
     return prefix, np.stack((doc[pivots], key[pivots]), 1), last
 
@@ -286,7 +284,7 @@ def signatures(
     if speedups is not None and span <= _NATIVE_SPAN and n < 1 << 31:
         raw = speedups.edit_prefixes(texts, edits, q, span, count_bits)
         prefix, pivots, last = (np.frombuffer(r, dtype=np.int64) for r in raw)
-        prefix, pivots = prefix.reshape(-1, 4), pivots.reshape(-1, 2)
+        prefix, pivots = prefix.reshape(-1, 2), pivots.reshape(-1, 2)
     else:
         prefix, pivots, last = prefixes_python(texts, edits, q, span, count_bits)
     told(3)
@@ -364,10 +362,10 @@ def window_pairs_python(sig: Signatures, first: int, stop: int) -> tuple[np.ndar
     left = np.repeat(np.arange(pivots.shape[0]), count)
     entry = pivots[left, 2] + np.arange(left.size) - np.repeat(np.cumsum(count) - count, count)
     s, r = pivots[left, 0], sig.prefix[entry, 0]
-    length_s, length_r = sig.docs[s, 1], sig.prefix[entry, 3]
+    length_s, length_r = sig.docs[s, 1], sig.docs[r, 1]
     longer = np.maximum(length_s, length_r)
     edits = sig.by_length[longer, 0]
-    keep = (s != r) & (sig.prefix[entry, 2] >= sig.docs[s, 0])
+    keep = (s != r) & (sig.docs[r, 0] >= sig.docs[s, 0])
     keep &= np.minimum(length_s, length_r) >= sig.by_length[longer, 1]
     keep &= np.abs(pivots[left, 1] - sig.prefix[entry, 1]) <= edits
     s, r, edits = s[keep], r[keep], edits[keep]

@@ -200,18 +200,17 @@ def signatures(
     span = int(joined.max()) + q + 2 * int(edits.max()) + 2  # keys: id * span + position + ...
     count_bits = max(0, min(24, 63 - max(n - 1, 1).bit_length() - edit_join._GRAM_ID_BITS))
     told(1)
-    # Keys sorted by (id, position): by id alone they stay sorted. The prefix's lengths are
-    # the blocks' characters (the marks are none). Natively the rows come so (ids, those
-    # lengths); here they are rewritten.
+    # Keys sorted by (id, position): by id alone they stay sorted. Natively the rows come as
+    # ids; here the keys are divided. (A text's length in ``Signatures.docs`` is its blocks'
+    # characters: the marks are none.)
     if speedups is not None and span <= edit_join._NATIVE_SPAN and n < 1 << 31:
-        raw = speedups.edit_prefixes(gram_texts, edits, q, span, count_bits, lengths)
+        raw = speedups.edit_prefixes(gram_texts, edits, q, span, count_bits, True)
         prefix, pivots, last = (np.frombuffer(r, dtype=np.int64) for r in raw)
-        prefix, pivots = prefix.reshape(-1, 4), pivots.reshape(-1, 2)
+        prefix, pivots = prefix.reshape(-1, 2), pivots.reshape(-1, 2)
         del raw
     else:
         prefix, pivots, last = edit_join.prefixes_python(gram_texts, edits, q, span, count_bits)
         prefix[:, 1] //= span
-        prefix[:, 3] = lengths[prefix[:, 0]]
         pivots[:, 1] //= span
     del gram_texts
     told(3)

@@ -36,7 +36,7 @@ def edit_prefixes(
     q: int,
     span: int,
     count_bits: int,
-    lengths: object | None = None,
+    ids: bool = False,
     /,
 ) -> tuple[bytes, bytes, bytes]: ...
 def edit_histograms(joined: str, lengths: object, /) -> bytes: ...

@@ -116,11 +116,10 @@ static inline Py_ssize_t part_start(Py_ssize_t n, int parts, int k)
 /* ------------------------------------------------------------------ edit_prefixes */
 
 PyDoc_STRVAR(edit_prefixes_doc,
-"edit_prefixes(texts, edits, q, span, count_bits[, lengths]) -> (prefix, pivots, last)\n\n"
+"edit_prefixes(texts, edits, q, span, count_bits[, ids]) -> (prefix, pivots, last)\n\n"
 "simdup.algorithms.edit_join.prefixes_python(texts, edits, q, span, count_bits) as int64\n"
-"bytes: the prefix entries as (doc, key, last, length) rows and the pivots as (doc, key)\n"
-"rows, both sorted by key (stably), and the last rank per text. span at most 1024.\n"
-"With lengths (int64, one per text), the rows hold those lengths and the q-gram ids\n"
+"bytes: the prefix entries and the pivots as (doc, key) rows, both sorted by key (stably),\n"
+"and the last rank per text. span at most 1024. With ids true, the rows hold the q-gram ids\n"
 "(key // span) in place of keys: what the block-move join reads, which has no positions.");
 
 /* A growing array of key << 32 | doc (a key fits in 32 bits: MAX_SPAN; a doc too). */
@@ -417,12 +416,10 @@ static uint64_t *sort_runs(const Packed *runs, int run_count, Py_ssize_t total, 
 typedef struct {
     const uint64_t *prefix, *pivots;
     Py_ssize_t n_prefix, n_pivots;
-    const int64_t *last;
-    const Py_ssize_t *lengths;
     int64_t *prefix_rows, *pivot_rows;
     int parts;
-    /* Given: the lengths the rows hold, and keys divided by span (the q-gram ids). */
-    const int64_t *reported;
+    /* Keys divided by span (the q-gram ids) when given. */
+    int ids;
     int64_t span;
 } PrefixOutput;
 
@@ -432,20 +429,17 @@ static void fill_rows(void *context, int part)
     const Py_ssize_t lo = part_start(o->n_prefix, o->parts, part);
     const Py_ssize_t hi = part_start(o->n_prefix, o->parts, part + 1);
     for (Py_ssize_t i = lo; i < hi; i++) {
-        const int64_t t = (int64_t)(o->prefix[i] & UINT32_MAX);
-        int64_t *row = o->prefix_rows + 4 * i; /* doc, key, last, length */
+        int64_t *row = o->prefix_rows + 2 * i; /* doc, key */
         const int64_t key = (int64_t)(o->prefix[i] >> 32);
-        row[0] = t;
-        row[1] = o->reported != NULL ? key / o->span : key;
-        row[2] = o->last[t];
-        row[3] = o->reported != NULL ? o->reported[t] : o->lengths[t];
+        row[0] = (int64_t)(o->prefix[i] & UINT32_MAX);
+        row[1] = o->ids ? key / o->span : key;
     }
     const Py_ssize_t plo = part_start(o->n_pivots, o->parts, part);
     const Py_ssize_t phi = part_start(o->n_pivots, o->parts, part + 1);
     for (Py_ssize_t i = plo; i < phi; i++) {
         const int64_t key = (int64_t)(o->pivots[i] >> 32);
         o->pivot_rows[2 * i] = (int64_t)(o->pivots[i] & UINT32_MAX);
-        o->pivot_rows[2 * i + 1] = o->reported != NULL ? key / o->span : key;
+        o->pivot_rows[2 * i + 1] = o->ids ? key / o->span : key;
     }
 }
 
@@ -481,16 +475,12 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
         Py_DECREF(texts);
         return NULL;
     }
-    /* The lengths the rows report (the block-move join's), when given. */
-    Py_buffer rb;
-    int has_reported = 0;
-    if (nargs == 6 && args[5] != Py_None) {
-        if (PyObject_GetBuffer(args[5], &rb, PyBUF_C_CONTIGUOUS) < 0) {
-            PyBuffer_Release(&eb);
-            Py_DECREF(texts);
-            return NULL;
-        }
-        has_reported = 1;
+    /* Rows of q-gram ids (the block-move join's), when asked. */
+    const int ids = nargs == 6 ? PyObject_IsTrue(args[5]) : 0;
+    if (ids < 0) {
+        PyBuffer_Release(&eb);
+        Py_DECREF(texts);
+        return NULL;
     }
     PyObject *result = NULL;
     PrefixWork w;
@@ -503,10 +493,6 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
     const int64_t *edits = eb.buf;
     if (eb.len != n * (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "edit_prefixes() needs one int64 of edits per text");
-        goto done;
-    }
-    if (has_reported && rb.len != n * (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "edit_prefixes() needs one int64 length per text");
         goto done;
     }
     data = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(*data));
@@ -607,14 +593,13 @@ static PyObject *edit_prefixes(PyObject *Py_UNUSED(module), PyObject *const *arg
     }
     {
         const Py_ssize_t word = (Py_ssize_t)sizeof(int64_t);
-        PyObject *a = PyBytes_FromStringAndSize(NULL, 4 * n_prefix * word);
+        PyObject *a = PyBytes_FromStringAndSize(NULL, 2 * n_prefix * word);
         PyObject *b = PyBytes_FromStringAndSize(NULL, 2 * n_pivots * word);
         PyObject *c = PyBytes_FromStringAndSize((const char *)w.last, n * word);
         if (a != NULL && b != NULL && c != NULL) {
-            PrefixOutput o = {sorted_prefix, sorted_pivots, n_prefix, n_pivots, w.last,
-                              lengths, (int64_t *)PyBytes_AS_STRING(a),
-                              (int64_t *)PyBytes_AS_STRING(b), threads_for(n_prefix),
-                              has_reported ? (const int64_t *)rb.buf : NULL, span};
+            PrefixOutput o = {sorted_prefix, sorted_pivots, n_prefix, n_pivots,
+                              (int64_t *)PyBytes_AS_STRING(a), (int64_t *)PyBytes_AS_STRING(b),
+                              threads_for(n_prefix), ids, span};
             Py_BEGIN_ALLOW_THREADS
             run_parts(fill_rows, &o, o.parts);
             Py_END_ALLOW_THREADS
@@ -639,8 +624,6 @@ done:
     PyMem_Free(lengths);
     PyMem_Free(first_gram);
     PyBuffer_Release(&eb);
-    if (has_reported)
-        PyBuffer_Release(&rb);
     Py_DECREF(texts);
     return result;
 }
@@ -704,8 +687,9 @@ done:
 PyDoc_STRVAR(edit_windows_doc,
 "edit_windows(pivots, prefix, edits) -> bytes\n\n"
 "simdup.algorithms.edit_join.windows_python(pivots, prefix, edits) as int64 bytes: each\n"
-"pivot (doc, key) of edit_prefixes with the window [low, high) of the prefix rows (sorted\n"
-"by key) whose keys are within its text's most edits of its own, as (doc, key, low, high).");
+"pivot (doc, key) of edit_prefixes with the window [low, high) of the prefix rows (doc, key;\n"
+"sorted by key) whose keys are within its text's most edits of its own, as (doc, key, low,\n"
+"high).");
 
 /* The first row at or after `from` of the m prefix rows whose key is >= x (keys ascending):
    galloping from `from`, then a binary search, so a search that ends near where it starts
@@ -714,7 +698,7 @@ static inline Py_ssize_t first_at_least(const int64_t *prefix, Py_ssize_t m, Py_
                                         int64_t x)
 {
     Py_ssize_t lo = from, step = 1, hi = from;
-    while (hi < m && prefix[4 * hi + 1] < x) {
+    while (hi < m && prefix[2 * hi + 1] < x) {
         lo = hi + 1;
         hi += step;
         step *= 2;
@@ -723,7 +707,7 @@ static inline Py_ssize_t first_at_least(const int64_t *prefix, Py_ssize_t m, Py_
         hi = m;
     while (lo < hi) {
         const Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (prefix[4 * mid + 1] < x)
+        if (prefix[2 * mid + 1] < x)
             lo = mid + 1;
         else
             hi = mid;
@@ -771,12 +755,12 @@ static PyObject *edit_windows(PyObject *Py_UNUSED(module), PyObject *const *args
         return NULL;
     PyObject *result = NULL;
     const Py_ssize_t word = (Py_ssize_t)sizeof(int64_t);
-    if (vb.len % (2 * word) || pb.len % (4 * word) || eb.len % word) {
+    if (vb.len % (2 * word) || pb.len % (2 * word) || eb.len % word) {
         PyErr_SetString(PyExc_ValueError, "edit_windows() needs int64 pivots (n x 2), prefix "
-                                          "(m x 4) and edits (one a text)");
+                                          "(m x 2) and edits (one a text)");
         goto done;
     }
-    WindowsWork w = {vb.buf, pb.buf, eb.buf, vb.len / (2 * word), pb.len / (4 * word), 0, NULL,
+    WindowsWork w = {vb.buf, pb.buf, eb.buf, vb.len / (2 * word), pb.len / (2 * word), 0, NULL,
                      1};
     const Py_ssize_t n_docs = eb.len / word;
     for (Py_ssize_t p = 0; p < w.n_pivots; p++) {
@@ -807,7 +791,7 @@ done:
 PyDoc_STRVAR(edit_window_pairs_doc,
 "edit_window_pairs(pivots, prefix, docs, histograms, by_length, first, stop) -> (i, j)\n\n"
 "simdup.algorithms.edit_join.window_pairs_python for pivots first to stop of the tables of a\n"
-"Signatures (int64: pivots n x 4, prefix m x 4, docs t x 2, by_length l x 2; histograms\n"
+"Signatures (int64: pivots n x 4, prefix m x 2, docs t x 2, by_length l x 2; histograms\n"
 "uint16, 32 per text): the candidate pairs i < j as int64 bytes, in the same order.");
 
 typedef struct {
@@ -858,8 +842,8 @@ static int tables_fit(const int64_t *pivots, Py_ssize_t n_pivots, const int64_t 
             return 0;
     }
     for (Py_ssize_t e = 0; e < n_prefix; e++) {
-        const int64_t *p = prefix + 4 * e;
-        if (p[0] < 0 || p[0] >= n_docs || p[3] < 0 || p[3] >= n_lengths)
+        const int64_t doc = prefix[2 * e];
+        if (doc < 0 || doc >= n_docs)
             return 0;
     }
     for (Py_ssize_t d = 0; d < n_docs; d++)
@@ -890,11 +874,13 @@ static void window_part(void *context, int part)
         const int64_t s = pivots[4 * p], key = pivots[4 * p + 1];
         const int64_t last_s = docs[2 * s], length_s = docs[2 * s + 1];
         for (int64_t e = pivots[4 * p + 2]; e < pivots[4 * p + 3]; e++) {
-            const int64_t *entry = prefix + 4 * e; /* doc, key, last, length */
+            const int64_t *entry = prefix + 2 * e; /* doc, key */
             const int64_t r = entry[0];
-            if (r == s || entry[2] < last_s)
+            /* The text's last rank and length from its own row: the prefix holds ~115 rows a
+               text at 0.9, and a copy of both in each doubled the table. */
+            if (r == s || docs[2 * r] < last_s)
                 continue;
-            const int64_t length_r = entry[3];
+            const int64_t length_r = docs[2 * r + 1];
             const int64_t longer = length_s > length_r ? length_s : length_r;
             const int64_t shorter = length_s > length_r ? length_r : length_s;
             const int64_t edits = by_length[2 * longer];
@@ -948,14 +934,14 @@ static PyObject *edit_window_pairs(PyObject *Py_UNUSED(module), PyObject *const 
     memset(&w, 0, sizeof(w));
     const Py_ssize_t word = (Py_ssize_t)sizeof(int64_t);
     const Py_ssize_t bins = HISTOGRAM_BINS * (Py_ssize_t)sizeof(uint16_t);
-    if (vb.len % (4 * word) || pb.len % (4 * word) || db.len % (2 * word) ||
+    if (vb.len % (4 * word) || pb.len % (2 * word) || db.len % (2 * word) ||
         lb.len % (2 * word) || hb.len != db.len / (2 * word) * bins) {
         PyErr_SetString(PyExc_ValueError, "edit_window_pairs() needs the tables of Signatures");
         goto done;
     }
     const int64_t *pivots = vb.buf, *prefix = pb.buf, *docs = db.buf, *by_length = lb.buf;
     const uint16_t *histograms = hb.buf;
-    const Py_ssize_t n_pivots = vb.len / (4 * word), n_prefix = pb.len / (4 * word);
+    const Py_ssize_t n_pivots = vb.len / (4 * word), n_prefix = pb.len / (2 * word);
     const Py_ssize_t n_docs = db.len / (2 * word), n_lengths = lb.len / (2 * word);
     if (!tables_fit(pivots, n_pivots, prefix, n_prefix, docs, n_docs, n_lengths, first, stop)) {
         PyErr_SetString(PyExc_ValueError, "edit_window_pairs() was given an index out of range");
