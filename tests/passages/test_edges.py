@@ -79,6 +79,28 @@ def _region(text: str, side: dict[str, Any]) -> str:
     return text[side["start_char"] : side["end_char"]]
 
 
+def _hosts(
+    tmp_path: Path, copied: str, pasted: str, seed: int, suffix: str, gap: str
+) -> tuple[str, str]:
+    """Documents A and B (``a``/``b`` + ``suffix``) holding ``copied`` and ``pasted`` between
+    pseudo-words of seeds ``seed`` to ``seed + 3``, after ``gap``; written, and returned."""
+    title = "# " if suffix == ".md" else ""
+    a = f"{title}A\n\n{pseudo_words(seed, 100)}{gap}{copied}\n\n{pseudo_words(seed + 1, 100)}"
+    b = f"{title}B\n\n{pseudo_words(seed + 2, 100)}{gap}{pasted}\n\n{pseudo_words(seed + 3, 100)}"
+    (tmp_path / f"a{suffix}").write_text(a, "utf-8")
+    (tmp_path / f"b{suffix}").write_text(b, "utf-8")
+    return a, b
+
+
+def _whole_copy_found(tmp_path: Path, copied: str, pasted: str, seed: int) -> None:
+    """The passage of ``copied`` pasted as ``pasted`` (plain text) is its lines on both sides."""
+    a, b = _hosts(tmp_path, copied, pasted, seed, ".txt", "\n")
+    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
+    first, count = copied.split("\n")[0], copied.count("\n") + 1
+    assert (p.a.start_line, p.a.end_line) == _lines(a, first, count)
+    assert (p.b.start_line, p.b.end_line) == _lines(b, first, count)
+
+
 # A Markdown copy that begins with a comment and ends with a code block: the comment and the
 # fence lines show nothing when rendered, yet were copied with the words between them.
 MARKDOWN_COPY = """<!-- taken from the setup guide -->
@@ -206,15 +228,8 @@ def test_a_code_block_copied_with_a_word_and_a_comma_edited_keeps_its_last_lines
     code = "```js\nexport default {\n  setup() {\n    return {\n      alpha,\n      beta,\n"
     code += "    }\n  },\n}\n```"
     copied = f"{pseudo_words(990, 40).strip()}\n\n{code}"
-    a = f"A\n\n{pseudo_words(991, 100)}\n{copied}\n\n{pseudo_words(992, 100)}"
     pasted = copied.replace("alpha,", "gamma,").replace("  },", "  }，")
-    b = f"B\n\n{pseudo_words(993, 100)}\n{pasted}\n\n{pseudo_words(994, 100)}"
-    (tmp_path / "a.txt").write_text(a, "utf-8")
-    (tmp_path / "b.txt").write_text(b, "utf-8")
-    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
-    first, count = copied.split("\n")[0], copied.count("\n") + 1
-    assert (p.a.start_line, p.a.end_line) == _lines(a, first, count)
-    assert (p.b.start_line, p.b.end_line) == _lines(b, first, count)
+    _whole_copy_found(tmp_path, copied, pasted, 991)
 
 
 def test_a_copied_section_keeps_its_renamed_heading(tmp_path: Path) -> None:
@@ -222,11 +237,8 @@ def test_a_copied_section_keeps_its_renamed_heading(tmp_path: Path) -> None:
     and the next section's heading renamed after it: the passage takes in both headings (a
     section copied with its title changed), and no other line around them."""
     section = f"## Overview\n\n{pseudo_words(995, 60).strip()}\n\n## Details"
-    a = f"# A\n\n{pseudo_words(996, 100)}\n\n{section}\n\n{pseudo_words(997, 100)}"
     pasted = section.replace("## Overview", "## Notes").replace("## Details", "## Usage")
-    b = f"# B\n\n{pseudo_words(998, 100)}\n\n{pasted}\n\n{pseudo_words(999, 100)}"
-    (tmp_path / "a.md").write_text(a, "utf-8")
-    (tmp_path / "b.md").write_text(b, "utf-8")
+    a, b = _hosts(tmp_path, section, pasted, 996, ".md", "\n\n")
     (p,) = _scan_json(tmp_path)
     sides = {Path(p[s]["path"]).name: p[s] for s in ("a", "b")}
     assert _region(a, sides["a.md"]) == section
@@ -236,11 +248,8 @@ def test_a_copied_section_keeps_its_renamed_heading(tmp_path: Path) -> None:
 def test_a_heading_of_another_level_is_left_out(tmp_path: Path) -> None:
     """b's copy stands under a heading of another level: no renamed heading, not taken in."""
     section = f"## Overview\n\n{pseudo_words(995, 60).strip()}"
-    a = f"# A\n\n{pseudo_words(996, 100)}\n\n{section}\n\n{pseudo_words(997, 100)}"
     pasted = section.replace("## Overview", "### Notes")
-    b = f"# B\n\n{pseudo_words(998, 100)}\n\n{pasted}\n\n{pseudo_words(999, 100)}"
-    (tmp_path / "a.md").write_text(a, "utf-8")
-    (tmp_path / "b.md").write_text(b, "utf-8")
+    a, b = _hosts(tmp_path, section, pasted, 996, ".md", "\n\n")
     (p,) = _scan_json(tmp_path)
     sides = {Path(p[s]["path"]).name: p[s] for s in ("a", "b")}
     body = section.split("\n", 2)[2]
@@ -254,12 +263,4 @@ def test_a_bracket_line_with_its_comma_dropped_keeps_the_block_whole(tmp_path: P
     code = "```js\nexport default {\n  chunks: {\n    group: [\n      './src/UserDetails',\n"
     code += "      './src/UserProfile',\n    ],\n  },\n}\n```"
     copied = f"{pseudo_words(980, 40).strip()}\n\n{code}"
-    a = f"A\n\n{pseudo_words(981, 100)}\n{copied}\n\n{pseudo_words(982, 100)}"
-    pasted = copied.replace("    ],", "    ]")
-    b = f"B\n\n{pseudo_words(983, 100)}\n{pasted}\n\n{pseudo_words(984, 100)}"
-    (tmp_path / "a.txt").write_text(a, "utf-8")
-    (tmp_path / "b.txt").write_text(b, "utf-8")
-    (p,) = scan_passages([str(tmp_path)], jobs=1).passages
-    first, count = copied.split("\n")[0], copied.count("\n") + 1
-    assert (p.a.start_line, p.a.end_line) == _lines(a, first, count)
-    assert (p.b.start_line, p.b.end_line) == _lines(b, first, count)
+    _whole_copy_found(tmp_path, copied, copied.replace("    ],", "    ]"), 981)
