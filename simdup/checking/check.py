@@ -192,11 +192,13 @@ def _without_stray_ends(
     return first, last
 
 
-def _without_strays(m: Match, tokens: Tokens, text: str, source: Any, seed: int) -> Match:
+def _without_strays(
+    m: Match, tokens: Tokens, text: str, source_tokens: Tokens, source_text: str, seed: int
+) -> Match:
     """``m`` with ``_without_stray_ends`` on both sides (its matched tokens less those cut)."""
     first, last = _without_stray_ends(tokens, text, m.first, m.last, seed)
     s_first, s_last = _without_stray_ends(
-        source.tokens, source.text, m.source_first, m.source_last, seed
+        source_tokens, source_text, m.source_first, m.source_last, seed
     )
     if (first, last, s_first, s_last) == (m.first, m.last, m.source_first, m.source_last):
         return m
@@ -293,7 +295,7 @@ def check_document(
         kept = 0
         source_heads: np.ndarray | None = None
         for m in matches:
-            m = _without_strays(m, tokens, text, source, options.rule.kgram)
+            m = _without_strays(m, tokens, text, source.tokens, source.text, options.rule.kgram)
             span = slice(m.first, m.last + 1)
             if out[span].mean() > 0.5 or not counted[span].any():
                 continue  # a match inside the reference list, a template or a heading
@@ -368,14 +370,9 @@ def check_document(
         own_only = int(units[inside & covered_own & ~covered_others & ~quoted].sum())
         section_ratios.append(
             SectionRatio(
-                plain(section.title),
-                section.start,
-                section.end,
-                whole,
-                part,
+                plain(section.title), section.start, section.end, whole, part,
                 _ratio(part, whole),
-                own_units=own_only,
-                quoted_units=in_quotes,
+                own_units=own_only, quoted_units=in_quotes,
             )  # fmt: skip
         )
     largest = shares[0] if shares else None

@@ -49,7 +49,7 @@ from ..algorithms.clustering import connected_components
 from ..algorithms.index import Layout, choose_layout, table_pairs
 from ..algorithms.minhash import band_keys, choose_bands, equal_key_pairs
 from ..join.local import build_clusters
-from ..join.verify import VerifiedPair, Verifier, form_and_short_candidates
+from ..join.verify import VerifiedPair, Verifier, form_and_short_candidates, indexed_rows
 from ..options import ScanOptions
 from ..params import SHORT_TEXT_CHARS
 from ..records import Cluster, FingerprintedDocument
@@ -430,14 +430,14 @@ class DaskJoin:
         with _config(rows):
             records = self.records(docs)
             npartitions = self._npartitions(rows)
-            # As the local join: with verification, short texts are proposed by the short-text
-            # join below, not by the index (which would count and judge them a second time).
-            indexed, long = records, len(docs)
-            if options.verify or options.method == "minhash":
-                long = sum(d.chars >= SHORT_TEXT_CHARS for d in docs)
-                if long < len(docs):
-                    indexed = records[records["chars"] >= SHORT_TEXT_CHARS]
-            candidates = candidate_frame(indexed, options, long, npartitions).persist()
+            # The documents the index proposes pairs among, as the local join's
+            # (``indexed_rows``: with verification, short texts come from the short-text joins
+            # below; the index would count and judge them a second time).
+            chars = np.fromiter((d.chars for d in docs), dtype=np.int64, count=len(docs))
+            long = indexed_rows(chars, options)
+            indexed = records if long is None else records[records["chars"] >= SHORT_TEXT_CHARS]
+            size = len(docs) if long is None else int(long.size)
+            candidates = candidate_frame(indexed, options, size, npartitions).persist()
             verified = verified_frame(candidates, records, options, npartitions)
             # Documents of one form and short texts within the edit similarity: proposed here,
             # where the records are (a digest and a short form each); counted once with the

@@ -144,12 +144,11 @@ def candidate_pairs_touching(
     table = DocumentTable.of(docs)
     if options.method == "minhash" and len(table) and keys is None:
         keys = signature_band_keys(docs, options)
-    verifying = options.verify or options.method == "minhash"
-    if not (verifying and short_rows(table.chars).size):
+    long = indexed_rows(table.chars, options)
+    if long is None:
         found = candidates_of(table.fingerprint, table.chars, keys, options, touched)
         ii, jj = found.i, found.j
     else:
-        long = np.flatnonzero(table.chars >= SHORT_TEXT_CHARS)
         found = candidates_of(
             table.fingerprint[long], table.chars[long], None if keys is None else keys[long],
             options, None if touched is None else touched[long],
@@ -213,7 +212,7 @@ def unindexed_pairs(
     short texts within the edit similarity. A pair may come twice."""
     same = same_form_pairs(table)
     short = short_rows(table.chars)
-    if not (options.verify or options.method == "minhash") or short.size < 2:
+    if not verifies(options) or short.size < 2:
         return same
     near = short_text_pairs(table, short, options, progress)
     return np.concatenate((same[0], near[0])), np.concatenate((same[1], near[1]))
@@ -222,6 +221,22 @@ def unindexed_pairs(
 def short_rows(chars: np.ndarray) -> np.ndarray:
     """The rows of the documents judged as short texts."""
     return np.flatnonzero(chars < SHORT_TEXT_CHARS)
+
+
+def verifies(options: ScanOptions) -> bool:
+    """Whether candidates are verified (a MinHash scan always verifies): then short texts are
+    judged by their characters and proposed by the short-text joins."""
+    return options.verify or options.method == "minhash"
+
+
+def indexed_rows(chars: np.ndarray, options: ScanOptions) -> np.ndarray | None:
+    """The rows of the documents (of ``chars`` characters) the index proposes pairs among:
+    with verification and a short text among them, the long ones (``chars`` at least
+    ``SHORT_TEXT_CHARS``: the short-text joins propose the short ones); None: all of them.
+    The local join and ``distributed.join.DaskJoin`` both follow it."""
+    if not (verifies(options) and short_rows(chars).size):
+        return None
+    return np.flatnonzero(chars >= SHORT_TEXT_CHARS)
 
 
 # A group of documents of one comparison form larger than this is joined as a star (each to
@@ -450,7 +465,7 @@ class Verifier:
         with the memory of one slice's arrays)."""
         o = self.options
         ii, jj, dd = candidates.i, candidates.j, candidates.distance
-        if not len(candidates) or not (o.verify or o.method == "minhash"):
+        if not len(candidates) or not verifies(o):
             return self._one_by_one(docs, ii, jj, dd)
         table = DocumentTable.of(docs)
         digests = table.digest_keys()
@@ -510,7 +525,7 @@ class Verifier:
         (a short text's sketch is its marked form), or, with ``short_texts`` False, word sets
         of any size (passage windows: ``chars`` is then their word counts)."""
         o = self.options
-        if not (o.verify or o.method == "minhash"):
+        if not verifies(o):
             raise ValueError("Verifier.near needs a rule that verifies")
         a, b = chars[ii], chars[jj]
         if short_texts:

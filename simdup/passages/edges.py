@@ -179,11 +179,7 @@ def _heading_renamed(x: str, y: str) -> bool:
     a, b = _HEADING.fullmatch(x), _HEADING.fullmatch(y)
     if a is None or b is None or a.group(1) != b.group(1):
         return False
-    ta, tb = _PIECES.findall(a.group(2)), _PIECES.findall(b.group(2))
-    if len(ta) != len(tb):
-        return False
-    changed = [k for k in range(len(ta)) if ta[k] != tb[k]]
-    return len(changed) == 1 and _is_word(ta[changed[0]]) and _is_word(tb[changed[0]])
+    return _one_word_changed(x, y)  # the level's marks are what the lines share besides
 
 
 def _same_words(x: str, y: str) -> bool:

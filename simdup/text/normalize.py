@@ -372,6 +372,10 @@ def block_form(text: str, form: str) -> str:
     return marked if unmarked_form(marked) == form else form
 
 
+# A block mark between two ideographs or kana (``unmarked_form`` drops it).
+_CJK_MARK = re.compile(f"(?<=[{_CJK}]){re.escape(BLOCK_MARK)}(?=[{_CJK}])")
+
+
 def unmarked_form(marked: str) -> str:
     """The comparison form of a text from its ``block_form``: each mark a space, none between
     two ideographs (as ``word_runs`` joins runs)."""
@@ -382,10 +386,6 @@ def unmarked_form(marked: str) -> str:
     if not marked.isascii():
         marked = _CJK_MARK.sub("", marked)
     return marked.replace(BLOCK_MARK, " ")
-
-
-# A block mark between two ideographs or kana (``unmarked_form`` drops it).
-_CJK_MARK = re.compile(f"(?<=[{_CJK}]){re.escape(BLOCK_MARK)}(?=[{_CJK}])")
 
 
 def unmarked_form_by_blocks(marked: str) -> str:
