@@ -29,8 +29,8 @@ from decon import DEFAULT_BENCH, planted_rows, pools
 from decon import edit as bench_edit
 
 from simdup.algorithms.containment import ContainmentRule
-from simdup.decon.items import EvalIndex, EvalItem
-from simdup.engines.decon import items_in
+from simdup.rows.decon.items import EvalIndex, EvalItem
+from simdup.rows.decon.worker import items_in
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W_]+")

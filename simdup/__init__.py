@@ -27,10 +27,10 @@ if TYPE_CHECKING:
         SkippedFile,
     )
     from .rows.dedup import Dedup, dedup_records, dedup_rows
-    from .rows.files import dedup_files
-    from .rows.scanning import scan_rows
+    from .rows.dedup_files import dedup_files
+    from .rows.scan_records import scan_rows
+    from .rows.spans import SpansResult, dedup_spans
     from .scanning import scan
-    from .spans import SpansResult, dedup_spans
     from .store.index import Index, IndexMatch, IndexStats
     from .text.processor import fingerprint
 
@@ -41,10 +41,10 @@ _LAZY = {
     "Dedup": "rows.dedup",
     "dedup_records": "rows.dedup",
     "dedup_rows": "rows.dedup",
-    "dedup_files": "rows.files",
-    "dedup_spans": "spans",
-    "SpansResult": "spans",
-    "scan_rows": "rows.scanning",
+    "dedup_files": "rows.dedup_files",
+    "dedup_spans": "rows.spans",
+    "SpansResult": "rows.spans",
+    "scan_rows": "rows.scan_records",
     "check": "checking",
     "CheckOptions": "checking",
     "CheckResult": "checking",

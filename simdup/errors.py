@@ -23,6 +23,17 @@ class InputError(SimdupError, OSError):
         self.reason = reason
 
 
+class DamagedInputError(InputError):
+    """An input is truncated or damaged (a partial download, a file cut inside a compressed
+    frame): deduplicating the rows before the damage would give a clean file that silently
+    lacks the rest, so nothing is written unless the caller accepts it."""
+
+
+class InputChangedError(SimdupError):
+    """An input file changed between two reads of one run (a dataset is read once to decide
+    and again to write): the second read would not be the rows decided on."""
+
+
 class MissingExtraError(SimdupError, ImportError):
     """An optional dependency is needed for the requested feature."""
 

@@ -18,11 +18,11 @@ from ..algorithms.containment import (
     DEFAULT_MIN_TOKENS,
     ContainmentRule,
 )
-from ..decon.items import EvalIndex, read_items
-from ..decon.run import decontaminate
-from ..engines.decon import hold_freed_heap
 from ..policy.exitcodes import decon_exit_code, exit_code_help
 from ..readers.rows import FORMATS, RowOptions
+from ..rows.decon.items import EvalIndex, read_items
+from ..rows.decon.run import decontaminate
+from ..rows.decon.worker import hold_freed_heap
 from .edge import ProgressBar, skipped_name, usage_errors
 from .options import MARKUP_OPTION, markup_setting
 from .output import check_not_scanned, check_output
@@ -229,11 +229,11 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             )
             evals = EvalIndex.build(found, rule, markup=markup_setting(kw))
             if kw["db"]:
-                from ..store.decon import save_evals
+                from ..rows.decon.store import save_evals
 
                 save_evals(kw["db"], evals)
         else:
-            from ..store.decon import load_evals
+            from ..rows.decon.store import load_evals
 
             evals = load_evals(kw["db"], rule, markup=markup_setting(kw))
         rows = RowOptions(

@@ -22,8 +22,8 @@ from ..records import SkippedFile
 from ..report.audit import render_audit
 from ..rows.audit import Tally, audit_rows, file_tallies, sample_removals
 from ..rows.dedup import KEEP_POLICIES, keep_field
-from ..rows.files import dedup_files
-from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS
+from ..rows.dedup_files import dedup_files
+from ..rows.spans.units import DEFAULT_MIN_SPAN_CHARS, UNITS
 from ..writers.output import names_own_descriptor, output_file
 from .edge import ProgressBar, skipped_name, usage_errors, warning
 from .options import MARKUP_OPTION, markup_setting, verify_options
@@ -348,7 +348,7 @@ def _spans_command(
     stack: contextlib.ExitStack,
 ) -> None:
     """``dedup --spans``: repeated spans removed, rows kept."""
-    from ..spans import dedup_spans
+    from ..rows.spans import dedup_spans
 
     for name in _ROW_ONLY:
         if name in kw and _given(ctx, name):

@@ -18,7 +18,7 @@ from ..readers.rows import RowOptions
 from ..records import FingerprintedDocument, SkippedFile
 from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
 from ..report.text import plural
-from ..rows.scanning import row_documents
+from ..rows.scan_records import row_documents
 from ..store.index import AddResult, Index
 from ..writers.output import OutputTarget
 from .edge import ProgressBar, usage_errors

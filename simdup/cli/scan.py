@@ -259,7 +259,7 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             if cache is not None:
                 stack.callback(cache.close)
             if kw["records"]:
-                from ..rows.scanning import scan_rows
+                from ..rows.scan_records import scan_rows
 
                 rows_progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
                 stack.callback(rows_progress.close)

@@ -17,21 +17,24 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from ..document_table import FingerprintBatch
 from ..params import SHORT_TEXT_CHARS, FeatureParams
 from ..readers.chunking import NoRow, RowChunk, row_chunks
-from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line
+from ..readers.rows import RowOptions, parse_jsonl_line
 from ..records import DecodedDocument, FingerprintedDocument, SkippedFile
 from .base import BandLayout
 from .batching import keyed
 from .local import default_jobs
-from .workerpool import WorkerState, chunks_in_order
+from .workerpool import WorkerState as WorkerState  # the state a verb's worker holds
+from .workerpool import chunks_in_order
+
+Result = TypeVar("Result")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,26 +106,15 @@ def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> Chunk
     results: list[FingerprintedDocument | SkippedFile] = []
     ids: list[str | None] = []
     orders: list[float] = []
-    for offset, item in enumerate(chunk.items):
-        if isinstance(item, NoRow):
-            results.append(SkippedFile("", "row", item.reason))
-            ids.append(item.id)
+    for _, row in chunk.rows(options):
+        if isinstance(row, NoRow):
+            results.append(SkippedFile("", "row", row.reason))
+            ids.append(row.id)  # the key of its skip record
             orders.append(math.nan)
             continue
-        if isinstance(item, bytes):
-            line = int(chunk.lines[offset]) if chunk.lines is not None else 0
-            parsed = parse_jsonl_line(item, line, options)
-            if isinstance(parsed, str):
-                results.append(SkippedFile("", "row", parsed))
-                ids.append(jsonl_line_id(item, options))  # the key of its skip record
-                orders.append(math.nan)
-                continue
-            text, ident, order = parsed
-        else:
-            text, ident, order = item
-        ids.append(ident)
-        orders.append(order_value(order))
-        decoded = DecodedDocument("", text, "utf-8", "utf-8", 1.0, len(text))
+        ids.append(row.id)
+        orders.append(order_value(row.order))
+        decoded = DecodedDocument("", row.text, "utf-8", "utf-8", 1.0, len(row.text))
         try:
             results.append(processor.document(decoded))
         except MemoryError:
@@ -130,11 +122,7 @@ def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> Chunk
         except Exception as exc:  # one bad row never stops a run
             reason = f"internal error: {type(exc).__name__}: {exc}"
             results.append(SkippedFile("", "internal", reason))
-    lines = (
-        np.asarray(chunk.lines, dtype=np.int64)
-        if chunk.lines is not None
-        else np.full(len(chunk.items), -1, dtype=np.int64)
-    )
+    lines = chunk.line_numbers()
     return ChunkResult(
         chunk.file,
         chunk.first_row,
@@ -147,6 +135,23 @@ def fingerprint_chunk(chunk: RowChunk, bands: BandLayout | None = None) -> Chunk
 
 def _describe(chunk: RowChunk) -> str:
     return f"{len(chunk.items)} rows from row {chunk.first_row} of input {chunk.file}"
+
+
+def row_chunks_in_order(
+    work: Callable[[RowChunk], Result],
+    chunks: Iterable[RowChunk],
+    *,
+    jobs: int | None,
+    initializer: Callable[..., None],
+    initargs: tuple[Any, ...] = (),
+) -> Iterator[Result]:
+    """``work`` of each chunk of rows, in the chunks' order: by ``jobs`` worker processes
+    (None: all cores) as the chunks are read, or in this process with one job or a single
+    chunk (a pool would cost more than it saves). The one pool of every verb over rows
+    (``dedup``, ``decon``, ``dedup --spans``): what a worker does with a chunk is the verb's,
+    how chunks reach workers and come back in order is the engines'."""
+    return chunks_in_order(work, chunks, jobs or default_jobs(), initializer=initializer,
+                           initargs=initargs, describe=_describe)  # fmt: skip
 
 
 def fingerprint_rows(
@@ -168,10 +173,11 @@ def fingerprint_rows(
     if first is None:
         return
     work = functools.partial(fingerprint_chunk, bands=bands)
-    yield from chunks_in_order(work, itertools.chain([first], stream), jobs or default_jobs(),
-                               initializer=init_row_worker,
-                               initargs=(params, options, may_hold_words(first, options)),
-                               describe=_describe)  # fmt: skip
+    words = may_hold_words(first, options)
+    yield from row_chunks_in_order(
+        work, itertools.chain([first], stream), jobs=jobs, initializer=init_row_worker,
+        initargs=(params, options, words),
+    )  # fmt: skip
 
 
 class RowEngine(Protocol):

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from ..records import SkippedFile, SkippedRow
 from .rows import (
     Row,
@@ -23,8 +25,10 @@ from .rows import (
     compression_of,
     delimited_rows,
     format_of,
+    jsonl_line_id,
     jsonl_lines,
     parquet_rows,
+    parse_jsonl_line,
 )
 
 
@@ -51,6 +55,43 @@ class RowChunk:
     first_row: int
     items: list[ChunkItem]
     lines: list[int] | None
+
+    def line_numbers(self) -> np.ndarray:
+        """The line of each row as int64, -1 where a row has none (what a worker gives back)."""
+        if self.lines is None:
+            return np.full(len(self.items), -1, dtype=np.int64)
+        return np.asarray(self.lines, dtype=np.int64)
+
+    def row(self, offset: int, options: RowOptions) -> RowText | NoRow:
+        """Row ``offset`` of the chunk decoded: its text, id and keep-policy value, or why it
+        is no document with its id when one can be read (a JSON line is parsed here, in the
+        worker). The one decoding of a chunk's rows for ``dedup``, ``decon`` and ``dedup
+        --spans``."""
+        item = self.items[offset]
+        if isinstance(item, NoRow):
+            return item
+        if isinstance(item, bytes):
+            line = self.lines[offset] if self.lines is not None else 0
+            parsed = parse_jsonl_line(item, line, options)
+            if isinstance(parsed, str):
+                return NoRow(parsed, jsonl_line_id(item, options))
+            return RowText(*parsed)
+        return RowText(*item)
+
+    def rows(self, options: RowOptions) -> Iterator[tuple[int, RowText | NoRow]]:
+        """Every row of the chunk decoded (``row``), with its offset in the chunk."""
+        for offset in range(len(self.items)):
+            yield offset, self.row(offset, options)
+
+
+@dataclass(frozen=True, slots=True)
+class RowText:
+    """A row that is a document, decoded: its text, id (None: no id field) and keep-policy
+    value (None: none)."""
+
+    text: str
+    id: str | None
+    order: Any
 
 
 CHUNK_ROWS = 1024

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..decon.run import DeconResult
+from ..rows.decon.run import DeconResult
 from ..writers.output import output_file
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..readers.rows import Row, RowOptions, read_records
+from ..readers.rows import Row, RowOptions, read_records, skipped_place
 from .dedup import Dedup
-from .files import index_of_rows, skipped_place
+from .dedup_files import index_of_rows
 
 # A source that loses more than this share of its rows is warned about.
 LOSS_WARNING = 0.5

@@ -6,7 +6,7 @@ packed in one buffer, else ``file#row``), and for each fingerprinted row a ``Doc
 and its MinHash band keys. The bottom-k sketches, the largest part of a row's record (~600
 bytes a short row), go to an unlinked temporary file (``SketchSpill``) as they arrive;
 ``verified_pairs`` reads back those of each slice of candidate pairs to verify it. Dedup
-(``rows.dedup``) and ``scan --records`` (``rows.scanning.scan_rows``) both start here.
+(``rows.dedup``) and ``scan --records`` (``rows.scan_records.scan_rows``) both start here.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ a ``Plan``. Per input, which of its rows are written (``Kept``: a mask over its 
 for every row written, a note (``Notes``: the values added to it, by name, filling the
 ``Column``s); and for some rows a new text (``Rewrite``). A writer knows no caller's types:
 ``dedup``, ``decon`` and ``dedup --spans`` each turn their decisions into these
-(``rows.files``, ``decon.run``, ``spans.run``).
+(``rows.dedup_files``, ``rows.decon.run``, ``rows.spans.run``).
 """
 
 from __future__ import annotations

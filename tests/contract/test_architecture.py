@@ -32,8 +32,6 @@ FOLDERS = {
     "passages": 3,
     "checking": 3,
     "rows": 3,
-    "decon": 3,
-    "spans": 3,
     "store": 3,
     "distributed": 3,
     "policy": 3,

@@ -1,5 +1,5 @@
 """Deduplicating a dataset of rows: ``dedup_records`` (rows/dedup.py) and the ``simdup dedup``
-command, which writes the kept rows back in their format (rows/files.py)."""
+command, which writes the kept rows back in their format (rows/dedup_files.py)."""
 
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def test_dedup_leaves_no_partial_output(tmp_path: Path, monkeypatch: pytest.Monk
     """An input changed between the two reads: exit 4, and no output file appears."""
     from click.testing import CliRunner
 
-    import simdup.rows.files as datasets
+    import simdup.rows.dedup_files as datasets
     from simdup.cli import cli
 
     data = tmp_path / "d.jsonl"

@@ -293,7 +293,7 @@ def test_a_row_place_says_no_line_as_reports_do(tmp_path: Path) -> None:
 def test_progress_knows_a_parquet_total_and_names_the_later_stages(tmp_path: Path) -> None:
     """Parquet footers give the progress bar its total (it had none); after the rows are read,
     the run says it is verifying, then writing (it said nothing) (issue 33)."""
-    from simdup.rows.files import dedup_files
+    from simdup.rows.dedup_files import dedup_files
 
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")

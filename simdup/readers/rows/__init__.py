@@ -34,6 +34,7 @@ from .base import FORMATS as FORMATS
 from .base import PARQUET_CUT as PARQUET_CUT
 from .base import UNREADABLE_PARQUET as UNREADABLE_PARQUET
 from .base import Row, RowOptions
+from .base import damage_error as damage_error
 from .base import field_value as field_value
 from .base import format_by_name as format_by_name
 from .base import format_of as format_of
@@ -42,6 +43,7 @@ from .base import record_id as record_id
 from .base import record_id_text as record_id_text
 from .base import record_row as record_row
 from .base import row_text as row_text
+from .base import skipped_place as skipped_place
 from .compression import TruncatedStream as TruncatedStream
 from .compression import compressed_by_name as compressed_by_name
 from .compression import compression_of as compression_of

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ConfigError
+from ...errors import ConfigError, DamagedInputError
 from ...records import SkippedFile, SkippedRow
 from .compression import compressed_by_name
 
@@ -69,6 +69,30 @@ def is_damage(reason: str) -> bool:
     """Whether a row's skip reason says that its input is damaged or truncated (the rows after
     it, if any, were not read)."""
     return reason.startswith((DAMAGED_STREAM, UNREADABLE_PARQUET, PARQUET_CUT))
+
+
+def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
+    """The error for the first damaged input among ``skipped``, if any (its skip record says
+    where): what ``dedup``, ``decon`` and ``dedup --spans`` raise before writing anything."""
+    for skip in skipped:
+        if is_damage(skip.reason):
+            path, row = skipped_place(skip)
+            before = f"after {row} rows" if row is not None else "before its end"
+            return DamagedInputError(
+                path or skip.path,
+                f"{skip.reason} ({before}); nothing was written (--accept-damaged keeps the rows "
+                "read before the damage)",
+            )
+    return None
+
+
+def skipped_place(skip: SkippedFile) -> tuple[str, int | None]:
+    """The file and row of a row's skip record (a ``SkippedRow``, or one keyed ``file#row``);
+    the row None for a file's."""
+    if isinstance(skip, SkippedRow):
+        return skip.file, skip.row if skip.row >= 0 else None
+    path, _, row = skip.path.rpartition("#")
+    return (path, int(row)) if row.isdigit() else (skip.path, None)
 
 
 _NAMED_FORMATS = ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"),

@@ -32,19 +32,18 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..engines.base import Progress
-from ..engines.spans import ChunkSpans, span_rows
-from ..errors import ConfigError
-from ..params import MARKUPS
-from ..readers.chunking import RowChunk, row_chunks
-from ..readers.files import file_state
-from ..readers.rows import RowOptions
-from ..records import SkippedFile, SkippedRow
-from ..rows.files import InputChangedError, damage_error, skipped_place
-from ..text.spans import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
-from ..writers.base import Kept, skipped_note
-from ..writers.output import output_file
-from ..writers.rows import write_rows, written_format
+from ...engines.base import Progress
+from ...errors import ConfigError, InputChangedError
+from ...params import MARKUPS
+from ...readers.chunking import RowChunk, row_chunks
+from ...readers.files import file_state
+from ...readers.rows import RowOptions, damage_error, skipped_place
+from ...records import SkippedFile, SkippedRow
+from ...writers.base import Kept, skipped_note
+from ...writers.output import output_file
+from ...writers.rows import write_rows, written_format
+from .units import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
+from .worker import ChunkSpans, span_rows
 
 # Characters of a removed span's text given in its record.
 RECORD_TEXT = 200

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.containment import Containment, ItemIndex
-from ..readers.chunking import NoRow, RowChunk
-from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line, plain_jsonl_texts
-from ..text.tokens import row_token_hashes, text_tokens
-from .local import default_jobs
-from .workerpool import WorkerState, chunks_in_order
+from ...algorithms.containment import Containment, ItemIndex
+from ...engines.rows import WorkerState, row_chunks_in_order
+from ...readers.chunking import NoRow, RowChunk
+from ...readers.rows import RowOptions, plain_jsonl_texts
+from ...text.tokens import row_token_hashes, text_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,23 +120,16 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
         plain = [None] * len(raw)
     unread: set[int] = set()
     for offset, item in enumerate(chunk.items):
-        if isinstance(item, NoRow):
-            skipped.append((offset, item.reason, item.id))
+        known = plain[offset] if isinstance(item, bytes) else None
+        if known is not None:
+            texts.append((offset, known, None))
+            unread.add(offset)
             continue
-        if isinstance(item, bytes):
-            known = plain[offset]
-            if known is not None:
-                texts.append((offset, known, None))
-                unread.add(offset)
-                continue
-            parsed = parse_jsonl_line(item, _line(chunk, offset), options)
-            if isinstance(parsed, str):
-                skipped.append((offset, parsed, jsonl_line_id(item, options)))
-                continue
-            text, ident, _ = parsed
-        else:
-            text, ident, _ = item
-        texts.append((offset, text, ident))
+        row = chunk.row(offset, options)
+        if isinstance(row, NoRow):
+            skipped.append((offset, row.reason, row.id))
+            continue
+        texts.append((offset, row.text, row.id))
     try:
         candidates = _candidates(texts, index, markup)
     except Exception:  # a row the joined pass cannot take: every row is scanned on its own
@@ -145,12 +137,10 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
     for offset, text, ident in candidates:
         try:
             items = items_in(text, index, markup)
-            if items and offset in unread:
-                line = chunk.items[offset]
-                assert isinstance(line, bytes)
-                parsed = parse_jsonl_line(line, _line(chunk, offset), options)
-                assert not isinstance(parsed, str) and parsed[0] == text
-                ident = parsed[1]
+            if items and offset in unread:  # its id, read now that it is needed
+                decoded = chunk.row(offset, options)
+                assert not isinstance(decoded, NoRow) and decoded.text == text
+                ident = decoded.id
         except MemoryError:
             skipped.append((offset, "out of memory while scanning it", None))
             continue
@@ -159,16 +149,8 @@ def scan_chunk(chunk: RowChunk) -> ChunkScan:
             continue
         if items:
             found.append(RowFinding(offset, ident, items))
-    lines = (
-        np.asarray(chunk.lines, dtype=np.int64)
-        if chunk.lines is not None
-        else np.full(len(chunk.items), -1, dtype=np.int64)
-    )
+    lines = chunk.line_numbers()
     return ChunkScan(chunk.file, chunk.first_row, lines, found, skipped)
-
-
-def _line(chunk: RowChunk, offset: int) -> int:
-    return int(chunk.lines[offset]) if chunk.lines is not None else 0
 
 
 def _candidates(
@@ -208,10 +190,6 @@ def hold_freed_heap() -> None:
     mallopt(m_mmap_threshold, 32 << 20)
 
 
-def _describe(chunk: RowChunk) -> str:
-    return f"{len(chunk.items)} rows from row {chunk.first_row} of input {chunk.file}"
-
-
 def scan_rows(
     chunks: Iterable[RowChunk],
     index: ItemIndex,
@@ -224,6 +202,5 @@ def scan_rows(
     out), in their order: by ``jobs`` worker processes (None: all cores) as the chunks are
     read, or in this process with one job or a single chunk (a pool would cost more than it
     saves)."""
-    return chunks_in_order(scan_chunk, chunks, jobs or default_jobs(),
-                           initializer=init_decon_worker, initargs=(index, options, markup),
-                           describe=_describe)  # fmt: skip
+    return row_chunks_in_order(scan_chunk, chunks, jobs=jobs, initializer=init_decon_worker,
+                               initargs=(index, options, markup))  # fmt: skip

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from simdup.algorithms.containment import ContainmentRule
 from simdup.cli import cli
-from simdup.decon.items import EvalIndex, EvalItem, read_items
-from simdup.decon.run import decontaminate
 from simdup.errors import StoreError
-from simdup.store.decon import load_evals, save_evals
+from simdup.rows.decon.items import EvalIndex, EvalItem, read_items
+from simdup.rows.decon.run import decontaminate
+from simdup.rows.decon.store import load_evals, save_evals
 from simdup.text.tokens import tokenize
 
 EN = (

@@ -22,18 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from ..__about__ import __version__
-from ..engines.base import Progress
-from ..engines.decon import ChunkScan, ItemInRow, scan_rows
-from ..params import ALGORITHM_VERSION
-from ..readers.chunking import RowChunk, row_chunks
-from ..readers.files import file_state
-from ..readers.rows import RowOptions, rows_description
-from ..records import SkippedFile, SkippedRow
-from ..rows.files import InputChangedError, damage_error
-from ..writers.base import Kept, skipped_note
-from ..writers.rows import write_rows, written_format
+from ...__about__ import __version__
+from ...engines.base import Progress
+from ...errors import InputChangedError
+from ...params import ALGORITHM_VERSION
+from ...readers.chunking import RowChunk, row_chunks
+from ...readers.files import file_state
+from ...readers.rows import RowOptions, damage_error, rows_description
+from ...records import SkippedFile, SkippedRow
+from ...writers.base import Kept, skipped_note
+from ...writers.rows import write_rows, written_format
 from .items import EvalIndex, EvalItem
+from .worker import ChunkScan, ItemInRow, scan_rows
 
 REPORT_SCHEMA = "simdup-decon/1"
 # Added to every row by ``annotate``: whether it contains an item, and which (their ids).

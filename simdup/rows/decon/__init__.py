@@ -2,7 +2,8 @@
 
 ``items`` reads evaluation items (rows of JSON Lines, CSV or Parquet, or whole documents) and
 tokenises them into an ``EvalIndex``; ``run`` scans training rows for them
-(``decontaminate``) and writes the rows that contain none, as ``dedup`` writes rows. The rule
-of containment is ``algorithms.containment``'s; ``store.decon`` keeps an ``EvalIndex`` in a
+(``decontaminate``; ``worker`` does it to a chunk of rows in a worker process) and writes
+the rows that contain none, as ``dedup`` writes rows. The rule
+of containment is ``algorithms.containment``'s; ``store`` keeps an ``EvalIndex`` in a
 file (``--db``).
 """

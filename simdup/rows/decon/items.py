@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..algorithms.containment import ContainmentRule, ItemIndex
-from ..errors import ConfigError
-from ..params import MARKUPS
-from ..readers import read_document
-from ..readers.discovery import DiscoveryOptions, discover
-from ..readers.rows import Row, RowOptions, format_by_name, read_records
-from ..records import SkippedFile
-from ..text.tokens import text_tokens
+from ...algorithms.containment import ContainmentRule, ItemIndex
+from ...errors import ConfigError
+from ...params import MARKUPS
+from ...readers import read_document
+from ...readers.discovery import DiscoveryOptions, discover
+from ...readers.rows import Row, RowOptions, format_by_name, read_records
+from ...records import SkippedFile
+from ...text.tokens import text_tokens
 
 DEFAULT_MAX_SIZE = 64 << 20
 

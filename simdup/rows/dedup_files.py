@@ -17,7 +17,7 @@ modification time or inode) stops the run: its second read would not be the rows
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,51 +25,17 @@ import numpy as np
 
 from ..engines.base import Progress
 from ..engines.rows import RowEngine
-from ..errors import InputError, SimdupError
+from ..errors import InputChangedError
 from ..join import Reference
 from ..options import ScanOptions
 from ..readers.files import file_state
-from ..readers.rows import RowOptions, is_damage
+from ..readers.rows import RowOptions, damage_error, skipped_place
 from ..records import SkippedFile, SkippedRow
 from ..text.processor import NOTHING_TO_JUDGE
 from ..writers.base import Kept, Notes, skipped_note
 from ..writers.output import output_file
 from ..writers.rows import write_rows, written_format
 from .dedup import Dedup, dedup_rows
-
-
-class InputChangedError(SimdupError):
-    """An input file changed while it was being deduplicated."""
-
-
-class DamagedInputError(InputError):
-    """An input is truncated or damaged (a partial download, a file cut inside a compressed
-    frame): deduplicating the rows before the damage would give a clean file that silently
-    lacks the rest, so nothing is written unless the caller accepts it."""
-
-
-def damage_error(skipped: Iterable[SkippedFile]) -> DamagedInputError | None:
-    """The error for the first damaged input among ``skipped``, if any (its skip record says
-    where): what ``dedup``, ``decon`` and ``dedup --spans`` raise before writing anything."""
-    for skip in skipped:
-        if is_damage(skip.reason):
-            path, row = skipped_place(skip)
-            before = f"after {row} rows" if row is not None else "before its end"
-            return DamagedInputError(
-                path or skip.path,
-                f"{skip.reason} ({before}); nothing was written (--accept-damaged keeps the rows "
-                "read before the damage)",
-            )
-    return None
-
-
-def skipped_place(skip: SkippedFile) -> tuple[str, int | None]:
-    """The file and row of a row's skip record (a ``SkippedRow``, or one keyed ``file#row``);
-    the row None for a file's."""
-    if isinstance(skip, SkippedRow):
-        return skip.file, skip.row if skip.row >= 0 else None
-    path, _, row = skip.path.rpartition("#")
-    return (path, int(row)) if row.isdigit() else (skip.path, None)
 
 
 def _unreadable(decisions: Dedup, inputs: Sequence[str]) -> list[dict[int, str]]:

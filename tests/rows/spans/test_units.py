@@ -1,8 +1,8 @@
-"""simdup.text.spans: the units of a text, their windows, and the cut of the runs removed."""
+"""simdup.rows.spans.units: the units of a text, their windows, and the cut of the runs removed."""
 
 from __future__ import annotations
 
-from simdup.text.spans import (
+from simdup.rows.spans.units import (
     cut,
     removed_runs,
     text_spans,

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import xxhash
 
-from .normalize import comparison_form, strip_ignorables, visible_text
-from .sentence_bags import sentence_ends
+from ...text.normalize import comparison_form, strip_ignorables, visible_text
+from ...text.sentence_bags import sentence_ends
 
 UNITS = ("paragraph", "line", "substring")
 # Characters of comparison form a span needs before it is removed: a navigation word, a

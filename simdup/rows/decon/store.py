@@ -20,12 +20,12 @@ import tempfile
 
 import numpy as np
 
-from ..algorithms.containment import CONTAINMENT_VERSION, ContainmentRule
-from ..decon.items import EvalIndex, EvalItem
-from ..errors import StoreError
-from ..params import ALGORITHM_VERSION
-from ..records import SkippedFile
-from .database import open_database, refuse_non_file
+from ...algorithms.containment import CONTAINMENT_VERSION, ContainmentRule
+from ...errors import StoreError
+from ...params import ALGORITHM_VERSION
+from ...records import SkippedFile
+from ...store.database import open_database, refuse_non_file
+from .items import EvalIndex, EvalItem
 
 KIND = "decon"
 # The tokens stored depend on the tokeniser (its folding) as well as on the fingerprints.

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from simdup.cli import cli
 from simdup.readers import chunking
-from simdup.spans import dedup_spans
-from simdup.spans.run import first_occurrences, twins
-from simdup.text.spans import (
+from simdup.rows.spans import dedup_spans
+from simdup.rows.spans.run import first_occurrences, twins
+from simdup.rows.spans.units import (
     text_spans,
     unit_bounds,
 )

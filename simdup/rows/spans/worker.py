@@ -1,7 +1,7 @@
 """The engine of ``dedup --spans``: chunks of rows cut into units and windows by workers.
 
 The parent reads the rows in ``RowChunk``s (``readers.chunking``, as ``dedup`` and ``decon``
-do); a worker cuts each row's text into units and hashes its windows (``text.spans``) and gives
+do); a worker cuts each row's text into units and hashes its windows (``units``) and gives
 back, per chunk, columns: per row with units its offset in the chunk, id and unit count; per
 unit its bounds and cut; per window its units (row-local) and XXH3-128 digest. Results come
 back in input order, so the parent sees windows in dataset order whatever the number of
@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..readers.chunking import NoRow, RowChunk
-from ..readers.rows import RowOptions, jsonl_line_id, parse_jsonl_line
-from ..text.spans import text_spans
-from .local import default_jobs
-from .workerpool import WorkerState, chunks_in_order
+from ...engines.rows import WorkerState, row_chunks_in_order
+from ...readers.chunking import NoRow, RowChunk
+from ...readers.rows import RowOptions
+from .units import text_spans
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,19 +79,11 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
     cols: list[list[int]] = [[] for _ in range(5)]
     hashes: list[bytes] = []
     documents = 0
-    for offset, item in enumerate(chunk.items):
-        if isinstance(item, NoRow):
-            skipped.append((offset, item.reason, item.id))
+    for offset, row in chunk.rows(options):
+        if isinstance(row, NoRow):
+            skipped.append((offset, row.reason, row.id))
             continue
-        if isinstance(item, bytes):
-            line = int(chunk.lines[offset]) if chunk.lines is not None else 0
-            parsed = parse_jsonl_line(item, line, options)
-            if isinstance(parsed, str):
-                skipped.append((offset, parsed, jsonl_line_id(item, options)))
-                continue
-            text, ident, _ = parsed
-        else:
-            text, ident, _ = item
+        text, ident = row.text, row.id
         documents += 1
         try:
             found = text_spans(text, unit, min_chars, markup)
@@ -110,11 +101,7 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
         ):
             column.extend(values)
         hashes.append(found.hashes)
-    lines = (
-        np.asarray(chunk.lines, dtype=np.int64)
-        if chunk.lines is not None
-        else np.full(len(chunk.items), -1, dtype=np.int64)
-    )
+    lines = chunk.line_numbers()
     digests = np.frombuffer(b"".join(hashes), dtype=">u8").reshape(-1, 2).astype(np.uint64)
     starts, ends, breaks, first, last = (_int32(c) for c in cols)
     return ChunkSpans(
@@ -122,10 +109,6 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
         np.asarray(units, dtype=np.int32), np.asarray(windows, dtype=np.int32),
         starts, ends, breaks, first, last, digests, skipped, documents,
     )  # fmt: skip
-
-
-def _describe(chunk: RowChunk) -> str:
-    return f"{len(chunk.items)} rows from row {chunk.first_row} of input {chunk.file}"
 
 
 def span_rows(
@@ -140,7 +123,5 @@ def span_rows(
     """``chunks`` cut into units and windows (units compared without their ``markup``), in
     their order: by ``jobs`` worker processes (None: all cores) as the chunks are read, or in
     this process with one job or a single chunk (a pool would cost more than it saves)."""
-    return chunks_in_order(spans_chunk, chunks, jobs or default_jobs(),
-                           initializer=init_spans_worker,
-                           initargs=(unit, min_chars, options, markup),
-                           describe=_describe)  # fmt: skip
+    return row_chunks_in_order(spans_chunk, chunks, jobs=jobs, initializer=init_spans_worker,
+                               initargs=(unit, min_chars, options, markup))  # fmt: skip
