@@ -4,9 +4,12 @@ sources, and a ratio per section.
 
 ``simdup.algorithms.fragments`` finds copied fragments between token sequences (winnowed
 k-grams, exact runs, runs chained across small edits) and ``simdup.algorithms.sentences``
-reworded passages (sentences compared as bags of words, extended into passages); ``rules``
-reads a document's quotations, reference list, citation markers and sections; ``check`` puts
-them together (``check``, ``check_document``); ``records`` holds what the reports render.
+reworded passages (sentences compared as bags of words, extended into passages); ``corpus``
+holds the sources (each read once) and finds what a document shares with them; ``rules``
+reads a document's quotations, reference list, citation markers and sections; ``own`` tells
+the author's own earlier work; ``meaning`` embeds sources' sentences (``--semantic``);
+``check`` puts them together (``check``, ``check_document``); ``results`` holds what the
+reports render and ``excerpts`` a fragment's text as they show it.
 """
 
 from __future__ import annotations

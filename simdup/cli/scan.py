@@ -16,9 +16,9 @@ import click
 
 from ..algorithms.clustering import METHODS as CLUSTER_METHODS
 from ..algorithms.index import MAX_THRESHOLD
-from ..engines.backend import Backend
-from ..engines.rows import RowEngine
+from ..engines.backend import LOCAL, Backend
 from ..errors import ConfigError
+from ..join import Reference
 from ..names import display_path
 from ..options import METHODS_CANDIDATES, ScanOptions
 from ..passages.options import PassageOptions
@@ -32,7 +32,9 @@ from ..report import FORMATS, render
 from ..report.baseline import render_baseline_diff
 from ..report.text import plural, render_repair_summary, render_skip_summary
 from ..scanning import scan
+from ..scanning.cache import CachedBackend
 from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, open_cache
+from ..writers.output import OutputTarget
 from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
 from .options import (
     ByteSize,
@@ -222,20 +224,9 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
     simdup config); the command line wins.
     """
     kw = configured(ctx, paths, kw)
-    if kw["fingerprints"] and kw["markup"] is None and not kw["keep_markup"]:
-        # Stored fingerprints of rows were made as written, of files without their Markdown.
-        from ..distributed.fingerprints import stored_markup
-
-        kw["markup"] = stored_markup(kw["fingerprints"])
-    all_paths = list(paths)
-    if kw["files_from"]:
-        all_paths += _read_files_from(kw["files_from"], kw["null"])
-    if not all_paths and not kw["fingerprints"]:
-        raise click.UsageError("no PATHS given (and no --files-from)")
-    output = kw["output"]
-    _check_distributed(kw, all_paths)
+    all_paths = _scanned_paths(kw, paths)
     with usage_errors():
-        target = check_output(output, all_paths)  # fail now, not after the scan
+        target = check_output(kw["output"], all_paths)  # fail now, not after the scan
         baseline_target = (
             check_output(kw["write_baseline"], all_paths, "--write-baseline")
             if kw["write_baseline"]
@@ -254,46 +245,8 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
                 Index(kw["against"], create=False, params=options.features)
             )
         try:
-            # Rows are not remembered by the scan cache (it knows files).
-            cache = _scan_cache(kw, all_paths) if not kw["records"] else None
-            if cache is not None:
-                stack.callback(cache.close)
-            if kw["records"]:
-                from ..rows.scan_records import scan_rows
-
-                rows_progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
-                stack.callback(rows_progress.close)
-                result = scan_rows(
-                    all_paths,
-                    row_options(kw),
-                    options,
-                    reference=reference,
-                    keep_signatures=bool(kw["write_fingerprints"]),
-                    engine=_row_engine(kw, stack),
-                    progress=rows_progress,
-                )
-            elif kw["passages"]:
-                from ..passages import scan_passages
-
-                result = scan_passages(
-                    all_paths,
-                    options,
-                    passage_settings(kw, scan=True),
-                    progress=progress,
-                    reference=reference,
-                    cache=cache,
-                )
-            else:
-                result = scan(
-                    all_paths,
-                    options,
-                    progress=progress,
-                    reference=reference,
-                    # Stored fingerprints hold the MinHash signatures a scan otherwise drops.
-                    keep_signatures=bool(kw["write_fingerprints"]),
-                    cache=cache,
-                    backend=_scan_backend(kw, stack),
-                )
+            backend = _scan_backend(kw, stack, all_paths)
+            result = _scanned(kw, all_paths, options, backend, reference, progress, stack)
         except KeyboardInterrupt as exc:
             progress.close()
             message, code = stop_message(exc)
@@ -303,45 +256,73 @@ def scan_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> No
             progress.close()
     if kw["write_fingerprints"]:
         _write_fingerprints(ctx, kw["write_fingerprints"], result, options)
-    outcome = scan_outcome(
-        result,
-        fail_on_duplicates=kw["fail_on_duplicates"],
-        strict=kw["strict"],
-        baseline=baseline,
-        options=options,
-    )
-    try:
-        with target.open() as stream:
-            # The pairs the baseline accepts marked: SARIF's baselineState, the text's clusters.
-            read = functools.partial(read_document, max_size=options.discovery.max_size)
-            render(marked(result, outcome), kw["fmt"], stream, read=read)
-    except BrokenPipeError:
-        # The reader went away (`| head`). The scan itself is complete, so the exit status
-        # below still says what it found (a CI pipe must not turn duplicates into success).
-        if target.is_stdout:
-            silence_stdout()
-    except OSError as exc:
-        where = "standard output" if target.is_stdout else output
-        click.echo(f"simdup: cannot write report: {os_error(exc, where)}", err=True)
-        ctx.exit(ExitCode.ERROR)
+    outcome = scan_outcome(result, fail_on_duplicates=kw["fail_on_duplicates"],
+                           strict=kw["strict"], baseline=baseline, options=options)  # fmt: skip
+    _write_report(ctx, kw, marked(result, outcome), target, options)
     if baseline_target is not None:
-        try:
-            with baseline_target.open() as stream:
-                write_baseline(result, kw["write_baseline"], options.features, stream)
-        except OSError as exc:
-            message = os_error(exc, kw["write_baseline"])
-            click.echo(f"simdup: cannot write baseline: {message}", err=True)
-            ctx.exit(ExitCode.ERROR)
-        if not kw["quiet"]:
-            accepted = plural(len(result.pairs), "pair")
-            where = display_path(kw["write_baseline"])
-            click.echo(f"simdup: baseline written to {where}: {accepted} accepted", err=True)
+        _write_baseline(ctx, kw, result, baseline_target, options)
     if not kw["quiet"]:
         render_repair_summary(result, sys.stderr)
         render_skip_summary(result, sys.stderr)
     if kw["baseline"]:
         render_baseline_diff(outcome, result, kw["baseline"], kw["quiet"], sys.stderr)
     ctx.exit(outcome.code)
+
+
+def _scanned_paths(kw: dict[str, Any], paths: tuple[str, ...]) -> list[str]:
+    """PATHS and those of --files-from, checked against the other options (and the markup of
+    stored fingerprints, --fingerprints, set)."""
+    if kw["fingerprints"] and kw["markup"] is None and not kw["keep_markup"]:
+        # Stored fingerprints of rows were made as written, of files without their Markdown.
+        from ..distributed.fingerprints import stored_markup
+
+        kw["markup"] = stored_markup(kw["fingerprints"])
+    all_paths = list(paths)
+    if kw["files_from"]:
+        all_paths += _read_files_from(kw["files_from"], kw["null"])
+    if not all_paths and not kw["fingerprints"]:
+        raise click.UsageError("no PATHS given (and no --files-from)")
+    _check_distributed(kw, all_paths)
+    return all_paths
+
+
+def _write_report(
+    ctx: click.Context, kw: dict[str, Any], result: ScanResult, target: OutputTarget,
+    options: ScanOptions,
+) -> None:  # fmt: skip
+    """The report of ``result`` (the pairs a baseline accepts marked: SARIF's baselineState,
+    the text's clusters) written to ``target``; a failed write exits with ERROR."""
+    try:
+        with target.open() as stream:
+            read = functools.partial(read_document, max_size=options.discovery.max_size)
+            render(result, kw["fmt"], stream, read=read)
+    except BrokenPipeError:
+        # The reader went away (`| head`). The scan itself is complete, so the exit status
+        # still says what it found (a CI pipe must not turn duplicates into success).
+        if target.is_stdout:
+            silence_stdout()
+    except OSError as exc:
+        where = "standard output" if target.is_stdout else kw["output"]
+        click.echo(f"simdup: cannot write report: {os_error(exc, where)}", err=True)
+        ctx.exit(ExitCode.ERROR)
+
+
+def _write_baseline(
+    ctx: click.Context, kw: dict[str, Any], result: ScanResult, target: OutputTarget,
+    options: ScanOptions,
+) -> None:  # fmt: skip
+    """--write-baseline: every pair of ``result`` accepted; a failed write exits with ERROR."""
+    try:
+        with target.open() as stream:
+            write_baseline(result, kw["write_baseline"], options.features, stream)
+    except OSError as exc:
+        message = os_error(exc, kw["write_baseline"])
+        click.echo(f"simdup: cannot write baseline: {message}", err=True)
+        ctx.exit(ExitCode.ERROR)
+    if not kw["quiet"]:
+        accepted = plural(len(result.pairs), "pair")
+        where = display_path(kw["write_baseline"])
+        click.echo(f"simdup: baseline written to {where}: {accepted} accepted", err=True)
 
 
 def _read_files_from(source: str, null: bool) -> list[str]:
@@ -407,31 +388,16 @@ def _check_distributed(kw: dict[str, Any], paths: Sequence[str]) -> None:
             )
 
 
-def _row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:
-    """The engine of ``--records``: a Dask cluster's with --engine dask (closed with
-    ``stack``), else None (worker processes here)."""
-    if kw["engine"] != "dask":
-        return None
+def _scan_backend(
+    kw: dict[str, Any], stack: contextlib.ExitStack, roots: Sequence[str]
+) -> Backend:
+    """The one backend of the run: stored fingerprints (--fingerprints) and/or a Dask cluster
+    (--engine dask, closed with ``stack``; its row engine for --records), else this
+    machine's; the scan cache around it unless --no-cache or --records (the cache knows
+    files, not rows)."""
     from ..errors import MissingExtraError
 
-    try:
-        from ..distributed.session import DaskSession
-
-        session = DaskSession(kw["scheduler"])
-    except MissingExtraError as exc:
-        raise click.UsageError(str(exc)) from exc
-    stack.callback(session.close)
-    if not kw["quiet"] and session.dashboard:
-        click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
-    return session.row_engine()
-
-
-def _scan_backend(kw: dict[str, Any], stack: contextlib.ExitStack) -> Backend | None:
-    """``scan()``'s backend: stored fingerprints (--fingerprints) and/or a Dask cluster
-    (--engine dask, closed with ``stack``); None: this machine's (``scan``'s default)."""
-    from ..errors import MissingExtraError
-
-    backend = None
+    backend = LOCAL
     try:
         if kw["fingerprints"]:
             from ..distributed.fingerprints import StoredFingerprints
@@ -447,13 +413,43 @@ def _scan_backend(kw: dict[str, Any], stack: contextlib.ExitStack) -> Backend | 
             stack.callback(session.close)
             if not kw["quiet"] and session.dashboard:
                 click.echo(f"simdup: Dask dashboard: {session.dashboard}", err=True)
-            if backend is not None:  # the stored fingerprints, joined on the cluster
+            if kw["fingerprints"]:  # the stored fingerprints, joined on the cluster
                 backend = replace(backend, join=session.join)
             else:
-                backend = Backend(session.find, session.engine, session.join, local=False)
+                backend = Backend(session.find, session.engine, session.join, local=False,
+                                  row_engine=session.row_engine())  # fmt: skip
     except MissingExtraError as exc:
         raise click.UsageError(str(exc)) from exc
-    return backend
+    cache = _scan_cache(kw, roots) if not kw["records"] else None
+    if cache is None:
+        return backend
+    stack.callback(cache.close)
+    return CachedBackend.around(backend, cache)
+
+
+def _scanned(
+    kw: dict[str, Any], paths: list[str], options: ScanOptions, backend: Backend,
+    reference: Reference | None, progress: ProgressBar, stack: contextlib.ExitStack,
+) -> ScanResult:  # fmt: skip
+    """The scan the options ask for: of rows (--records), with passages (--passages), or of
+    documents. Stored fingerprints hold the MinHash signatures a scan otherwise drops
+    (--write-fingerprints)."""
+    keep_signatures = bool(kw["write_fingerprints"])
+    if kw["records"]:
+        from ..rows.scan_records import scan_rows
+
+        rows_progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
+        stack.callback(rows_progress.close)
+        return scan_rows(paths, row_options(kw), options, reference=reference,
+                         keep_signatures=keep_signatures, backend=backend,
+                         progress=rows_progress)  # fmt: skip
+    if kw["passages"]:
+        from ..passages import scan_passages
+
+        return scan_passages(paths, options, passage_settings(kw, scan=True), backend=backend,
+                             progress=progress, reference=reference)  # fmt: skip
+    return scan(paths, options, backend=backend, progress=progress, reference=reference,
+                keep_signatures=keep_signatures)  # fmt: skip
 
 
 def _write_fingerprints(

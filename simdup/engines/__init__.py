@@ -4,9 +4,11 @@ An engine's ``run(files)`` yields, for each ``SourceFile`` in order, its
 ``FingerprintedDocument`` or the ``SkippedFile`` saying why it has none (``base``). Engines
 differ only in where the work happens, never in the result: ``SerialEngine`` in this process,
 ``ProcessPoolEngine`` in supervised worker processes (``local``, on ``workerpool``); the scan
-cache (``simdup.store.cached_scan.CachedEngine``) wraps either, and the Dask engine
-(``simdup.distributed.engine``) runs the same work on a cluster. ``batches`` cuts the work
-and packs results as columns.
+cache (``simdup.scanning.cache.CachedEngine``) wraps either, and the Dask engine
+(``simdup.distributed.engine``) runs the same work on a cluster. ``batching`` cuts the work
+and packs results as columns; ``rows`` is the engine of datasets of rows (and the one pool of
+every verb over rows); ``backend`` the choices a scan makes (where files are listed,
+fingerprinted and joined); ``warmup`` discovery in a child while this process learns words.
 """
 
 from __future__ import annotations

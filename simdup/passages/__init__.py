@@ -22,8 +22,9 @@ One stage per module, each importing only those listed before it: ``options``
 (``PassageOptions``), ``documents`` (a document's tokens and fingerprints:
 ``PassageProcessor``), ``reading`` (files read again, in worker processes when they pay),
 ``candidates`` (step 1), ``repeated`` (step 3), ``twins`` (a copy's other places),
-``aligning`` (step 2), ``matching`` (``match_passages``: steps 1 to 3) and ``scanning`` (the
-entry points: ``scan_passages``, ``find_passages``, ``compare_passages``).
+``aligning`` (step 2), ``matching`` (``match_passages``: steps 1 to 3), ``store`` (the
+passages of a scan kept in the scan cache's folder) and ``run`` (the entry points:
+``scan_passages``, ``find_passages``, ``compare_passages``).
 """
 
 from __future__ import annotations
@@ -35,13 +36,13 @@ if TYPE_CHECKING:
     from .documents import DocumentPassages, PassageProcessor
     from .matching import Passages, match_passages
     from .options import PassageOptions
-    from .scanning import compare_passages, find_passages, scan_passages
+    from .run import compare_passages, find_passages, scan_passages
 
 # Loaded on first use (PEP 562): a scan without --passages reads ``options`` alone.
 _LAZY = {
     "DocumentPassages": "documents", "PassageProcessor": "documents", "Passages": "matching",
     "match_passages": "matching", "PassageOptions": "options",
-    "compare_passages": "scanning", "find_passages": "scanning", "scan_passages": "scanning",
+    "compare_passages": "run", "find_passages": "run", "scan_passages": "run",
 }  # fmt: skip
 
 

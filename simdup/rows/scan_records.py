@@ -10,8 +10,9 @@ from typing import overload
 
 import numpy as np
 
+from ..engines.backend import Backend
 from ..engines.base import Progress
-from ..engines.rows import RowEngine, fingerprint_rows
+from ..engines.rows import fingerprint_rows
 from ..join import Reference
 from ..join.finish import finish, scan_stats
 from ..join.local import LocalJoin
@@ -67,7 +68,7 @@ def scan_rows(
     *,
     reference: Reference | None = None,
     keep_signatures: bool = False,
-    engine: RowEngine | None = None,
+    backend: Backend | None = None,
     progress: Progress | None = None,
 ) -> ScanResult:
     """``scan`` of the rows of dataset files (``scan --records``): each row is a document
@@ -75,12 +76,15 @@ def scan_rows(
     clusters, skip records: bad rows and rows too short to fingerprint), so every renderer
     and exit policy applies. ``auto`` is MinHash LSH, as for ``dedup_rows``. With
     ``reference``, pairs with its stored documents too; ``keep_signatures``: the documents
-    keep their MinHash signatures (``--write-fingerprints``)."""
+    keep their MinHash signatures (``--write-fingerprints``). ``backend``: the scan's
+    (``engines.backend.Backend``), whose row engine fingerprints the rows (none: worker
+    processes here)."""
     rows = rows or RowOptions()
     options = rows_scan_options(options)
     names = list(inputs)
     started = time.perf_counter()
     skipped: list[SkippedFile] = []
+    engine = backend.row_engine if backend is not None else None
     got = fingerprint_dataset(names, rows, options, skipped, engine=engine, keep_short=True,
                               keep_signatures=keep_signatures, progress=progress)  # fmt: skip
     fingerprinted = time.perf_counter()

@@ -60,7 +60,7 @@ import simdup.cli.compare
 import simdup.cli.hash
 import simdup.cli.scan
 import simdup.readers.pdf
-from simdup import engines, scanning
+from simdup import engines
 from simdup.cli import cli
 from simdup.engines.backend import Backend
 from simdup.params import FeatureParams
@@ -147,8 +147,8 @@ def after_discovery(mp: pytest.MonkeyPatch, action: Callable[[], None]) -> None:
         action()
         return found
 
-    mp.setattr(scanning, "LOCAL", Backend(find=wrapped))
-    mp.setattr(scanning, "_learns_while_discovering", lambda *args: False)
+    # The command's backend: a listing of its own is walked as it says, never in a child.
+    mp.setattr(simdup.cli.scan, "LOCAL", Backend(find=wrapped))
 
 
 def deny(mp: pytest.MonkeyPatch, function: str, basename: str) -> None:

@@ -11,11 +11,12 @@ from unittest import mock
 import pytest
 
 import simdup
-import simdup.scanning
+import simdup.engines.backend
 from simdup.engines import warmup
-from simdup.engines.backend import Backend
+from simdup.engines.backend import LOCAL, Backend
 from simdup.options import ScanOptions, resolve_options
 from simdup.readers.discovery import DiscoveryOptions, find_files
+from simdup.scanning.cache import CachedBackend
 from simdup.store.cache import ScanCache
 from simdup.text.features import forget_vocabularies, vocabulary
 from simdup.text.processor import processor_for
@@ -124,12 +125,12 @@ def test_scans_with_and_without_learning_are_identical(tmp_path: Path) -> None:
     root = _tree(tmp_path / "docs")
     forget_vocabularies()
     with mock.patch.object(
-        simdup.scanning, "discover_while_learning", wraps=warmup.discover_while_learning
+        simdup.engines.backend, "discover_while_learning", wraps=warmup.discover_while_learning
     ) as learning:
         warm = simdup.scan([str(root)], jobs=2)
     assert learning.called
     forget_vocabularies()
-    with mock.patch.object(simdup.scanning, "_learns_while_discovering", return_value=False):
+    with mock.patch.object(Backend, "learns", return_value=False):
         cold = simdup.scan([str(root)], jobs=2)
     for got in (warm, cold):
         assert len(got.files) == 700  # the texts (the symbolic link is not followed)
@@ -143,16 +144,17 @@ def test_a_rescan_the_cache_knows_learns_nothing(tmp_path: Path, method: str) ->
     root = str(_tree(tmp_path / "docs", n=40))
     options = ScanOptions(method=method)
     with ScanCache(tmp_path / "cache") as cache:
-        assert simdup.scanning._learns_while_discovering([root], options, cache)
-        simdup.scan([root], options, cache=cache)
-        assert not simdup.scanning._learns_while_discovering([root], options, cache)
-        with mock.patch.object(simdup.scanning, "discover_while_learning") as learning:
-            simdup.scan([root], options, cache=cache)
+        cached = CachedBackend.around(LOCAL, cache)
+        assert cached.learns([root], options)
+        simdup.scan([root], options, backend=cached)
+        assert not cached.learns([root], options)
+        with mock.patch.object(simdup.engines.backend, "discover_while_learning") as learning:
+            simdup.scan([root], options, backend=cached)
         assert not learning.called
     # Files named one by one, or files not fingerprinted here (a cluster's): no child.
     first = str(next(Path(root).rglob("*.txt")))
-    assert not simdup.scanning._learns_while_discovering([first], options, None)
-    with mock.patch.object(simdup.scanning, "discover_while_learning") as learning:
+    assert not LOCAL.learns([first], options)
+    with mock.patch.object(simdup.engines.backend, "discover_while_learning") as learning:
         simdup.scan([root], options, backend=Backend(find=find_files, local=False))
         # A listing of the caller's own: walked as the caller says, never in a child.
         listed = mock.Mock(side_effect=find_files)

@@ -15,9 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 from simdup.cli import cli
+from simdup.engines.backend import LOCAL
 from simdup.passages import PassageOptions, scan_passages
-from simdup.passages import scanning as passage_scanning
+from simdup.passages import run as passage_run
 from simdup.records import ScanResult
+from simdup.scanning.cache import CachedBackend
 from simdup.store.cache import PASSAGES, ScanCache
 
 
@@ -57,13 +59,13 @@ def _age(tree: Path) -> None:
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many times ``match_passages`` runs (once per scan that finds passages)."""
     calls: list[int] = []
-    real = passage_scanning.match_passages
+    real = passage_run.match_passages
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(passage_scanning, "match_passages", counting)
+    monkeypatch.setattr(passage_run, "match_passages", counting)
     return calls
 
 
@@ -72,7 +74,8 @@ def _scan(tree: Path, cache_dir: Path | None, **passage_options: Any) -> ScanRes
     if cache_dir is None:
         return scan_passages([str(tree)], passages=options, jobs=1)
     with ScanCache(cache_dir) as cache:
-        return scan_passages([str(tree)], passages=options, jobs=1, cache=cache)
+        return scan_passages([str(tree)], passages=options, jobs=1,
+                             backend=CachedBackend.around(LOCAL, cache))  # fmt: skip
 
 
 def _entries(cache_dir: Path) -> list[Path]:

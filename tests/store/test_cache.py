@@ -29,13 +29,14 @@ import simdup.join.verify
 import simdup.params
 import simdup.readers.files
 from simdup.engines import BandLayout, Batches, Progress, Result, SerialEngine, Sink, TextTask
-from simdup.engines.backend import Backend
+from simdup.engines.backend import LOCAL, Backend
 from simdup.errors import StoreError
 from simdup.options import ScanOptions
 from simdup.params import FeatureParams
 from simdup.readers.discovery import DEFAULT_MAX_SIZE, discover
 from simdup.records import ScanResult, SkippedFile, SourceFile, SourceFiles
 from simdup.scanning import collect_fingerprints, scan
+from simdup.scanning.cache import CachedBackend
 from simdup.store.cache import (
     CACHE_DIR_NAME,
     TAG_FILE,
@@ -143,8 +144,8 @@ def cached(
 
     with ScanCache(**(cache_options or {})) as cache:
         options = options_for(params, **fields)
-        result = scan([str(r) for r in roots], options, backend=Backend(engine=engine_for),
-                      cache=cache, progress=progress)  # fmt: skip
+        backend = CachedBackend.around(Backend(engine=engine_for), cache)
+        result = scan([str(r) for r in roots], options, backend=backend, progress=progress)
     return result, made[-1], cache
 
 
@@ -269,7 +270,7 @@ def test_a_file_that_cannot_be_read_is_asked_for_again(tmp_path: Path) -> None:
     os.rename(root / "doc001.txt", tmp_path / "away.txt")  # gone after discovery
     with ScanCache() as cache:
         engine = CountingEngine()
-        from simdup.store.cached_scan import CachedScan
+        from simdup.scanning.cache import CachedScan
 
         memory = CachedScan(cache, [str(root)], DEFAULTS.cache_key(), {}, bands=None,
                             max_size=DEFAULT_MAX_SIZE)  # fmt: skip
@@ -408,7 +409,7 @@ def test_misses_go_to_the_engine_in_one_call(tmp_path: Path) -> None:
     assert calls == [8]
     assert comparable(result) == comparable(plain([root]))
     with ScanCache() as cache:
-        pooled = scan([str(root)], options_for(jobs=2), cache=cache)
+        pooled = scan([str(root)], options_for(jobs=2), backend=CachedBackend.around(LOCAL, cache))
     assert comparable(pooled) == comparable(plain([root], jobs=2))
 
 
@@ -517,8 +518,8 @@ def test_against_a_named_index_reuses_records_but_not_the_result(
     for _ in range(2):
         with Index(str(db), create=False, params=DEFAULTS) as index, ScanCache() as cache:
             inner = CountingEngine()
-            got = scan([str(root)], options_for(), backend=Backend.with_engine(inner), cache=cache,
-                       reference=index)  # fmt: skip
+            backend = CachedBackend.around(Backend.with_engine(inner), cache)
+            got = scan([str(root)], options_for(), backend=backend, reference=index)
         with Index(str(db), create=False, params=DEFAULTS) as index:
             expected = scan([str(root)], options_for(), reference=index)
         assert comparable(got) == comparable(expected)
@@ -770,6 +771,7 @@ DRIVER = textwrap.dedent(
     from simdup.engines.backend import Backend
     from simdup.options import ScanOptions
     from simdup.scanning import scan
+    from simdup.scanning.cache import CachedBackend
     from simdup.store.cache import ScanCache
 
     root, out, batch, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
@@ -783,7 +785,8 @@ DRIVER = textwrap.dedent(
 
     with ScanCache() as cache:
         slow = Slow(ScanOptions().features, 1 << 26)
-        result = scan([root], ScanOptions(jobs=1), backend=Backend.with_engine(slow), cache=cache)
+        backend = CachedBackend.around(Backend.with_engine(slow), cache)
+        result = scan([root], ScanOptions(jobs=1), backend=backend)
     with open(out, "w") as handle:
         json.dump({"files": [[d.path, d.fingerprint] for d in result.files],
                    "pairs": [[p.a, p.b] for p in result.pairs]}, handle)
@@ -864,7 +867,9 @@ POOL_DRIVER = textwrap.dedent(
     import simdup.engines.work
     from simdup.engines import ProcessPoolEngine
     from simdup.options import ScanOptions
+    from simdup.engines.backend import LOCAL
     from simdup.scanning import scan
+    from simdup.scanning.cache import CachedBackend
     from simdup.store.cache import ScanCache
 
     original = simdup.engines.work.fingerprint_source
@@ -875,7 +880,7 @@ POOL_DRIVER = textwrap.dedent(
 
     simdup.engines.work.fingerprint_source = slow
     with ScanCache() as cache:
-        scan([sys.argv[1]], ScanOptions(jobs=2), cache=cache)
+        scan([sys.argv[1]], ScanOptions(jobs=2), backend=CachedBackend.around(LOCAL, cache))
     """
 )
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from simdup.passages.store import KEEP, PassageStore, passage_key
 from simdup.records import PassagePair, PassageSpan, Place, RepeatedPassage
 from simdup.store.cache import PASSAGES, ScanCache
-from simdup.store.passages import KEEP, PassageStore, passage_key
 
 
 def _span(path: str, line: int, place: Place | None = None) -> PassageSpan:

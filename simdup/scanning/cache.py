@@ -1,4 +1,7 @@
-"""One scan's use of the scan cache: reuse what is known, fingerprint what changed, remember.
+"""The scan cache as a backend: reuse what is known, fingerprint what changed, remember.
+
+``CachedBackend`` wraps a backend's choices with a ``ScanCache``: its runs (``CachedRun``) are
+the backend's run with one scan's use of the cache (``CachedScan``) in each step.
 
 ``CachedScan`` loads what the cache remembers under the scan's key and matches it with the
 files discovery found:
@@ -22,7 +25,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -30,16 +33,19 @@ import xxhash
 
 from ..document_table import DocumentTable, FingerprintBatch
 from ..engines import BandLayout, Batches, Engine, Progress, Result, Sink, TextTask
+from ..engines.backend import Backend, Fingerprinted, Reused, ScanRun
 from ..engines.batching import PACKED_BATCH, batches_of, in_file_order
 from ..join import Join
+from ..join.finish import Joined
 from ..join.incremental import IncrementalJoin, Previous
 from ..join.local import LocalJoin
-from ..join.verify import VerifiedPair
+from ..join.verify import VerifiedPair, band_layout, duplicate_pair
+from ..options import ScanOptions, resolve_options
 from ..readers import files as file_io
 from ..readers import readers_key
 from ..records import ScanResult, SkippedFile, SourceFile, SourceFiles
-from .cache import Journal, Remembered, ScanCache, scan_key
-from .snapshot import DOC, Blobs, Rows, SavedJoin
+from ..store.cache import Journal, Remembered, ScanCache, scan_key
+from ..store.snapshot import DOC, Blobs, Rows, SavedJoin
 
 # A file modified this close to the moment it was last looked at may have been modified again
 # within the same timestamp tick (2 s on FAT, a clock tick elsewhere) with the same size: its
@@ -69,6 +75,85 @@ def cached_scan_key(params_key: str, bands: BandLayout | None, roots: Sequence[s
     (``FeatureParams.cache_key``), band layout and roots, and the readers (their versions and
     libraries' make the texts)."""
     return scan_key(params_key + readers_key(), bands, roots)
+
+
+@dataclass(frozen=True)
+class CachedBackend(Backend):
+    """A backend whose scans are remembered in ``scan_cache`` (see the module docstring); the
+    other choices are the wrapped backend's (``around``). A scan joined elsewhere (a Dask
+    cluster) or keeping its MinHash signatures is not remembered: its run is the wrapped
+    backend's."""
+
+    scan_cache: ScanCache | None = None
+
+    @classmethod
+    def around(cls, inner: Backend, cache: ScanCache) -> CachedBackend:
+        return cls(**{f.name: getattr(inner, f.name) for f in fields(Backend)}, scan_cache=cache)
+
+    def learns(self, roots: Sequence[str], options: ScanOptions) -> bool:
+        """Not for folders the cache knows: a rescan's files are mostly answered by the cache,
+        and learning their words would be wasted."""
+        if not super().learns(roots, options):
+            return False
+        if self.scan_cache is None:
+            return True
+        methods = ("simhash", "minhash") if options.method == "auto" else (options.method,)
+        for method in methods:
+            resolved = resolve_options(options, {"method": method})
+            bands = band_layout(resolved) if method == "minhash" else None
+            if self.scan_cache.knows(cached_scan_key(resolved.features.cache_key(), bands, roots)):
+                return False
+        return True
+
+    def start(
+        self, roots: Sequence[str], options: ScanOptions, settings: dict[str, Any], *,
+        keep_outcome: bool, keep_signatures: bool,
+    ) -> ScanRun:  # fmt: skip
+        run = super().start(roots, options, settings, keep_outcome=keep_outcome,
+                            keep_signatures=keep_signatures)  # fmt: skip
+        if self.scan_cache is None or self.join is not None or keep_signatures:
+            return run
+        memory = CachedScan(
+            self.scan_cache, roots, options.features.cache_key(), settings,
+            bands=band_layout(options) if options.method == "minhash" else None,
+            keep_outcome=keep_outcome, max_size=options.discovery.max_size,
+        )  # fmt: skip
+        return CachedRun(run.engine, memory, run.band_keys)
+
+
+class CachedRun(ScanRun):
+    """One scan's run with the cache (``CachedScan``) in each of its steps."""
+
+    def __init__(self, engine: Engine, memory: CachedScan, band_keys: bool) -> None:
+        super().__init__(memory.engine(engine), None, band_keys)
+        self.memory = memory
+
+    def reuse(self, files: Sequence[SourceFile]) -> Reused | None:
+        reused = self.memory.reuse(SourceFiles.of(files))
+        if reused is None:
+            return None
+        docs, skips, outcome = reused
+        pairs = sorted((duplicate_pair(docs, p) for p in outcome.verified()),
+                       key=lambda p: (p.a, p.b))  # fmt: skip
+        joined = Joined(tuple(pairs), tuple(outcome.clusters(docs.paths)))
+        return Reused(docs, skips, int(outcome.stats.get("candidates", 0)), joined)
+
+    def kept(self, files: Sequence[SourceFile]) -> Sequence[SourceFile] | None:
+        return files
+
+    def join(self, got: Fingerprinted) -> Join:
+        return self.memory.join(got.positions, got.keys)
+
+    def save(
+        self,
+        files: Sequence[SourceFile] | None,
+        got: Fingerprinted,
+        result: ScanResult,
+        verified: Sequence[VerifiedPair],
+    ) -> None:
+        assert files is not None  # ``kept``
+        self.memory.save(SourceFiles.of(files), got.table, got.positions, got.dropped,
+                         got.file_hash, got.keys, result, verified)  # fmt: skip
 
 
 class CachedScan:

@@ -11,7 +11,7 @@ atomically (``writers.output.atomic_file``).
 
 A file's bytes are known without reading it where the scan cache's snapshot (``store.snapshot``)
 remembers them and the file's size, modification time and inode are those remembered, older
-than when they were looked at (the scan cache's own rule, ``cached_scan.RACY_NS``); any other
+than when they were looked at (the scan cache's own rule, ``scanning.cache.RACY_NS``); any other
 file is read and hashed here. Only the ``KEEP`` most recently used entries stay: a folder
 scanned with many settings cannot grow without bound (their bytes count against the cache's
 bound too, and ``cache clear`` removes them). An entry that cannot be read or does not hold what
@@ -35,12 +35,12 @@ import xxhash
 from ..__about__ import __version__
 from ..readers import readers_key
 from ..records import PassagePair, PassageSpan, Place, RepeatedPassage
+from ..scanning import RACY_NS
+from ..store.cache import FORMAT as CACHE_FORMAT
+from ..store.cache import PASSAGES, ScanCache
+from ..store.columns import FrameError, read_frame_file
+from ..store.snapshot import Rows
 from ..writers.output import atomic_file
-from .cache import FORMAT as CACHE_FORMAT
-from .cache import PASSAGES, ScanCache
-from .cached_scan import RACY_NS
-from .columns import FrameError, read_frame_file
-from .snapshot import Rows
 
 FORMAT = 1
 # Entries kept per cache folder: a few settings of a few trees (each is small: a few kB to a

@@ -1,4 +1,4 @@
-"""simdup.scanning: a scan end to end, on the sample corpus and the benchmark set, with either
+"""simdup.scanning.run: a scan end to end, on the sample corpus and the benchmark set, with either
 method, segmenter and engine, any number of jobs."""
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ import simdup
 import simdup.engines.workerpool
 import simdup.options
 import simdup.text.segmentation
+from simdup.engines.backend import LOCAL
 from simdup.options import ScanOptions
 from simdup.params import SHORT_TEXT_CHARS, FeatureParams
 from simdup.records import DecodedDocument, ScanResult
+from simdup.scanning.cache import CachedBackend
 from tests.conftest import BENCH_DOCS
 
 try:
@@ -240,8 +242,8 @@ def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
     from simdup.distributed.engine import DaskEngine
     from simdup.engines import make_engine
     from simdup.readers.discovery import find_files
+    from simdup.scanning.cache import CachedEngine, CachedScan
     from simdup.store.cache import ScanCache
-    from simdup.store.cached_scan import CachedEngine, CachedScan
 
     files = find_files([str(big_corpus)]).files
     params = FeatureParams()
@@ -261,7 +263,8 @@ def test_an_engine_with_a_task_runs_it_on_every_text_it_fingerprints(
     tree = tmp_path / "tree"
     shutil.copytree(big_corpus, tree)
     with ScanCache(tmp_path / "cache") as cache:
-        simdup.scan([str(tree)], jobs=jobs, cache=cache)  # remembers every file
+        # Remembers every file.
+        simdup.scan([str(tree)], jobs=jobs, backend=CachedBackend.around(LOCAL, cache))
     edited = tree / "gen-0-edited.txt"
     edited.write_text(edited.read_text() + " and one more line", encoding="utf-8")
     files = find_files([str(tree)]).files

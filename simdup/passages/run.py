@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import Any
 
 from ..engines import Engine, Result, default_jobs
-from ..engines.backend import LOCAL, Backend
 from ..options import ScanOptions, resolve_options
 from ..params import FeatureParams
 from ..readers import read_named
@@ -24,14 +23,14 @@ from ..records import (
     SkippedFile,
     SourceFile,
 )
-from ..scanning import scan, scan_cache_key
+from ..scanning import LOCAL, Backend, CachedBackend, scan, scan_cache_key
 from ..store.cache import ScanCache
-from ..store.passages import PassageStore, file_identities, passage_key
 from ..text.processor import is_too_short
 from .documents import DocumentPassages, PassageProcessor, written_text
 from .matching import Passages, match_passages
 from .options import COMPARE_MIN_MATCH, PassageOptions
 from .reading import SourceTexts, read_passages
+from .store import PassageStore, file_identities, passage_key
 
 
 def find_passages(
@@ -132,21 +131,21 @@ def scan_passages(
     one, it runs the passage task (``_PassageTask``), which makes each text's passage tokens
     as it is fingerprinted; files it did not read (answered by the scan cache, or another engine)
     are read again for their passages. With ``reference`` (``--against``), passages are looked
-    for among the scanned files only. With the scan cache (``cache``), the passages of a scan
+    for among the scanned files only. With the scan cache (a backend that has one:
+    ``scanning.cache.CachedBackend``), the passages of a scan
     of the same files' bytes with the same settings are reused as they were kept
-    (``store.passages``; their ``passage_stats`` say ``reused``), and those found are kept.
+    (``passages.store``; their ``passage_stats`` say ``reused``), and those found are kept.
     """
     passages = passages or PassageOptions()
     roots = [os.fspath(p) for p in paths]
     sink: dict[str, tuple[SourceFile, DocumentPassages]] = {}
     backend: Backend = scan_arguments.pop("backend", None) or LOCAL
 
-    def engine_for(o: ScanOptions) -> Engine:
-        engine = backend.engine(o)
+    def with_passages(engine: Engine, o: ScanOptions) -> Engine:
         # Files the scan cache answers are not read by the engine: read again below.
         return _passage_engine(engine, o, passages, sink) or engine
 
-    result = scan(roots, options, backend=replace(backend, engine=engine_for), **scan_arguments)
+    result = scan(roots, options, backend=backend.wrapping_engine(with_passages), **scan_arguments)
     started = time.perf_counter()
     resolved = _resolved(options, scan_arguments)
     # Texts too short to fingerprint are read for their passages too: copied whole into a
@@ -154,7 +153,7 @@ def scan_passages(
     paths = [d.path for d in result.files] + [s.path for s in result.skipped if is_too_short(s)]
     # The passages of the last scan of the same files with the same settings, kept in the
     # scan cache's folder: none without the cache (--no-cache).
-    cache: ScanCache | None = scan_arguments.get("cache")
+    cache = backend.scan_cache if isinstance(backend, CachedBackend) else None
     store, key, stored = None, None, None
     if cache is not None and cache.usable:
         store = PassageStore(cache)
