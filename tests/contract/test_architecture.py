@@ -18,8 +18,10 @@ from tests.conftest import REPO
 PACKAGE = REPO / "simdup"
 
 # Layer 0: shared records, errors, constants, the native loader; 1: algorithms on ints, arrays
-# and strings; 2: text processing and readers (bytes -> documents); 3: orchestration; 4:
-# presentation.
+# and strings; 2: text processing, readers (bytes -> documents) and writers; 3: machinery (where
+# work runs, how candidates are joined, what is stored, options and the exit policy); 4: the
+# verbs (a scan, a comparison, a calibration, a check, passages, datasets of rows), each in its
+# own rooms; 5: presentation.
 FOLDERS = {
     "native": 0,
     "data": 0,
@@ -29,22 +31,27 @@ FOLDERS = {
     "writers": 2,
     "engines": 3,
     "join": 3,
-    "passages": 3,
-    "checking": 3,
-    "rows": 3,
     "store": 3,
     "distributed": 3,
     "policy": 3,
-    "report": 4,
-    "cli": 4,
+    "scanning": 4,
+    "checking": 4,
+    "passages": 4,
+    "rows": 4,
+    "report": 5,
+    "cli": 5,
 }
 TOP_LEVEL = {
     **dict.fromkeys(
         ["__about__", "errors", "records", "document_table", "params", "names"], 0),
-    **dict.fromkeys(
-        ["options", "scanning", "comparing", "calibration", "config"], 3),
-    **dict.fromkeys(["__main__"], 4),
+    **dict.fromkeys(["options", "config"], 3),
+    **dict.fromkeys(["comparing", "calibration"], 4),
+    **dict.fromkeys(["__main__"], 5),
 }  # fmt: skip
+VERBS = sorted(
+    [name for name, layer in FOLDERS.items() if layer == 4]
+    + [name for name, layer in TOP_LEVEL.items() if layer == 4]
+)
 # The package itself (``simdup/__init__.py``): the public names, loaded lazily from every layer.
 PUBLIC = ""
 
@@ -106,8 +113,8 @@ def test_the_walker_sees_the_package() -> None:
     # Packages inside a layer's folder take its layer (row readers are readers).
     assert layer_of("readers.rows.jsonl") == layer_of("writers.jsonl") == 2
     assert any("click" in imported_modules(p) for p in MODULES)
-    assert "scanning" in internal_imports(PACKAGE / "passages" / "scanning.py")
-    assert layer_of("report.json") == 4 and layer_of("errors") == 0
+    assert "scanning" in internal_imports(PACKAGE / "passages" / "run.py")
+    assert layer_of("report.json") == 5 and layer_of("errors") == 0
     # The loader is the package simdup.native, and the walker sees it load the extension.
     assert internal_imports(PACKAGE / "native" / "__init__.py") >= {"native._speedups"}
     assert module_name(PACKAGE / "native" / "__init__.py") == "native"
@@ -156,6 +163,22 @@ def test_only_the_native_loader_loads_the_extension(path: Path) -> None:
     loads = {t for t in internal_imports(path) if t.split(".")[-1] == "_speedups"}
     if module_name(path) != "native":
         assert not loads, module_name(path)
+
+
+@pytest.mark.parametrize("path", [p for p in PLACED if layer_of(module_name(p)) == 4],
+                         ids=module_name)  # fmt: skip
+def test_a_verb_uses_another_only_through_its_public_names(path: Path) -> None:
+    """A verb's modules are its own rooms: another verb takes what it builds on (``scan`` for
+    ``scan --passages`` and ``calibrate``) from that verb's package (its ``__init__``), never
+    from a module inside it."""
+    own = _owner(path)
+    reached = {t for t in internal_imports(path) if t.split(".")[0] in VERBS and _root(t) != own}
+    inside = sorted(t for t in reached if "." in t)
+    assert not inside, f"{module_name(path)} imports {inside}"
+
+
+def _root(name: str) -> str:
+    return name.split(".")[0]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=module_name)

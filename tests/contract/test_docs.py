@@ -127,3 +127,19 @@ def test_every_shown_command_line_names_options_that_exist(page: str, line: str)
     for word in rest:
         if word.startswith("-") and word != "-" and not re.fullmatch(r"-\d.*", word):
             assert word.split("=", 1)[0] in known, f"{page}: `{line}`: {word} is not an option"
+
+
+def test_every_module_the_internals_page_names_exists() -> None:
+    """docs/internals.md names the package's folders and modules by path (``rows/decon/``,
+    ``engines/backend.py``): each one exists, so a move that forgets the page fails here."""
+    page = (REPO / "docs" / "internals.md").read_text("utf-8")
+    named = set(re.findall(r"`([\w./]+(?:/|\.py|\.c|\.h|\.txt|\.npz))`", page))
+    package = REPO / "simdup"
+    where = {n: [package / n, REPO / n] for n in named if "/" in n}
+    missing = sorted(n for n, places in where.items() if not any(p.exists() for p in places))
+    assert len(where) > 40  # the walk sees the page's paths
+    assert not missing, f"docs/internals.md names {missing}, which do not exist"
+    # A module named alone (``dedup_files.py``) is some module of the package.
+    files = {p.name for p in package.rglob("*") if p.is_file()}
+    alone = sorted(n for n in named if "/" not in n and n not in files)
+    assert not alone, f"docs/internals.md names {alone}, which are no files of the package"
