@@ -3,7 +3,7 @@ queried again and again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -12,14 +12,11 @@ from ..algorithms.index import MAX_THRESHOLD
 from ..checking.meaning import add_sentence_vectors
 from ..errors import InputError
 from ..names import display_path
-from ..options import ScanOptions
 from ..policy.exitcodes import FILE_HELP, ExitCode, exit_code_help, files_exit_code, query_exit_code
-from ..readers.rows import RowOptions
-from ..records import FingerprintedDocument, SkippedFile
-from ..report.store import QueryAnswer, render_index_stats, render_query_json, render_query_text
+from ..report.store import render_index_stats, render_query_json, render_query_text
 from ..report.text import plural
-from ..rows.scan_records import row_documents
-from ..store.index import AddResult, Index
+from ..rows.scan_records import QueryAnswer, add_rows, query_rows
+from ..store.index import Index
 from ..writers.output import OutputTarget
 from .edge import ProgressBar, usage_errors
 from .options import (
@@ -108,7 +105,7 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
         try:
             with Index(kw["db"], rebuild=kw["rebuild"], params=options.features) as index:
                 if kw["records"]:
-                    added = _add_rows(index, list(paths), row_options(kw), options)
+                    added = add_rows(index, paths, row_options(kw), options)
                 else:
                     added = index.add_files(
                         paths, discovery=options.discovery, jobs=options.jobs, progress=progress
@@ -140,35 +137,6 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
                 err=True,
             )
     ctx.exit(ExitCode.OK)
-
-
-def _add_rows(index: Index, paths: list[str], rows: RowOptions, options: ScanOptions) -> AddResult:
-    """The rows of dataset files stored under their keys (``index add --records``)."""
-    skipped: list[SkippedFile] = []
-
-    def documents() -> Iterator[FingerprintedDocument]:
-        for found, _ in row_documents(paths, rows, options):
-            if isinstance(found, SkippedFile):
-                skipped.append(found)
-            else:
-                yield found
-
-    added = index.add_documents(documents())
-    return AddResult(added, tuple(skipped))
-
-
-def _query_rows(
-    index: Index, paths: list[str], rows: RowOptions, options: ScanOptions
-) -> list[QueryAnswer]:
-    """A query per row of dataset files (``query --records``), named by its key."""
-    answers = []
-    for found, place in row_documents(paths, rows, options):
-        if isinstance(found, SkippedFile):
-            answers.append(QueryAnswer(found.path, (), found.reason, place))
-            continue
-        matches = [m for m in index.match_documents([found], options) if m.key != found.path]
-        answers.append(QueryAnswer(found.path, tuple(matches), place=place))
-    return answers
 
 
 @index_group.command(
@@ -255,7 +223,7 @@ def query_command(ctx: click.Context, /, files: tuple[str, ...], **kw: Any) -> N
         answers = []
         with Index(kw["db"], create=False, params=options.features) as index:
             if kw["records"]:
-                answers = _query_rows(index, list(files), row_options(kw), options)
+                answers = query_rows(index, files, row_options(kw), options)
             for path in files if not kw["records"] else ():
                 try:
                     # A file's own entry (stored under the same path) is not its duplicate.

@@ -10,7 +10,8 @@ from html import escape
 from typing import Any, TextIO
 
 from ..rows.audit import Tally
-from .html import _STYLE, inline_diff
+from .html import _STYLE
+from .page import inline_diff
 
 
 def _tallies(title: str, tallies: Sequence[Tally], w: Any) -> None:

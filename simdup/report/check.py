@@ -7,18 +7,27 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TextIO
 
-from ..__about__ import __version__
 from ..checking.results import CheckResult, CopiedFragment, DocumentCheck
 from ..names import display_path, escape_path
 from .check_words import Words
-from .sarif import INFORMATION_URI, SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri
+from .sarif import physical_location, sarif_run_log
 
 # Fragments listed per document in the text report (JSON has all of them).
 TEXT_FRAGMENTS = 20
 CHECK_RULE = "simdup/copied-fragment"
+CHECK_RULES: tuple[dict[str, Any], ...] = (
+    {
+        "id": CHECK_RULE,
+        "name": "CopiedFragment",
+        "shortDescription": {"text": "A fragment of the document is found in a source."},
+        "fullDescription": {
+            "text": "A run of at least the minimum match (words, or CJK "
+            "characters) found in a source, small edits bridged."
+        },
+    },
+)
 
 Write = Callable[[str], Any]
 
@@ -256,17 +265,6 @@ def render_check_json(result: CheckResult, stream: TextIO) -> None:
     stream.write("\n")
 
 
-def _sarif_location(path: str, cwd: str, region: dict[str, Any] | None) -> dict[str, Any]:
-    uri, base = artifact_uri(path, cwd)
-    artifact: dict[str, Any] = {"uri": uri}
-    if base is not None:
-        artifact["uriBaseId"] = base
-    physical: dict[str, Any] = {"artifactLocation": artifact}
-    if region:
-        physical["region"] = region
-    return {"physicalLocation": physical}
-
-
 def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dict[str, Any]:
     english = Words("en")
     here = english.place(fragment.place, fragment.start, fragment.end)
@@ -292,8 +290,10 @@ def _sarif_result(doc: DocumentCheck, fragment: CopiedFragment, cwd: str) -> dic
             "text": f"{fragment.kind} fragment, {fragment.how} ({here}) found in "
             f"{escape_path(fragment.source)} ({there}): {fragment.text}"
         },
-        "locations": [_sarif_location(doc.path, cwd, region)],
-        "relatedLocations": [{"id": 1, **_sarif_location(fragment.source, cwd, None)}],
+        "locations": [{"physicalLocation": physical_location(doc.path, cwd, region)}],
+        "relatedLocations": [
+            {"id": 1, "physicalLocation": physical_location(fragment.source, cwd)}
+        ],
         "partialFingerprints": {"simdupFragment/v1": fingerprint},
         "properties": {
             "kind": fragment.kind,
@@ -308,68 +308,34 @@ def render_check_sarif(result: CheckResult, stream: TextIO, cwd: str | None = No
     """One SARIF result per copied fragment (quoted and own-work ones as notes); each checked
     document's ratios in the run's properties."""
     cwd = os.getcwd() if cwd is None else cwd
-    root = Path(cwd).resolve().as_uri().rstrip("/") + "/"
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": SARIF_VERSION,
-        "runs": [
+    documents = result.ranked()
+    log = sarif_run_log(
+        cwd,
+        rules=CHECK_RULES,
+        algorithm_version=result.settings.get("algorithm"),
+        notifications=[
             {
-                "tool": {
-                    "driver": {
-                        "name": "simdup",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "informationUri": INFORMATION_URI,
-                        "rules": [
-                            {
-                                "id": CHECK_RULE,
-                                "name": "CopiedFragment",
-                                "shortDescription": {
-                                    "text": "A fragment of the document is found in a source."
-                                },
-                                "fullDescription": {
-                                    "text": "A run of at least the minimum match (words, or CJK "
-                                    "characters) found in a source, small edits bridged."
-                                },
-                            }
-                        ],
-                        "properties": {"algorithm_version": result.settings.get("algorithm")},
-                    }
-                },
-                "originalUriBaseIds": {SRCROOT: {"uri": root}},
-                "invocations": [
-                    {
-                        "executionSuccessful": True,
-                        "toolExecutionNotifications": [
-                            {
-                                "descriptor": {"id": f"simdup/skipped/{s.stage}"},
-                                "level": "warning",
-                                "message": {"text": f"{escape_path(s.path)} skipped: {s.reason}"},
-                            }
-                            for s in result.skipped
-                        ],
-                    }
-                ],
-                "results": [
-                    _sarif_result(doc, f, cwd) for doc in result.ranked() for f in doc.fragments
-                ],
-                "columnKind": "unicodeCodePoints",
-                "properties": {
-                    "settings": result.settings,
-                    "documents": [
-                        {
-                            "path": escape_path(d.path),
-                            "copy_ratio": d.copy_ratio,
-                            "ratio_without_quotes": d.ratio_without_quotes,
-                            "ratio_without_own": d.ratio_without_own,
-                            "reworded_ratio": d.reworded_ratio,
-                            "largest_source_ratio": d.largest_source_ratio,
-                        }
-                        for d in result.ranked()
-                    ],
-                },
+                "descriptor": {"id": f"simdup/skipped/{s.stage}"},
+                "level": "warning",
+                "message": {"text": f"{escape_path(s.path)} skipped: {s.reason}"},
             }
+            for s in result.skipped
         ],
-    }
+        results=[_sarif_result(doc, f, cwd) for doc in documents for f in doc.fragments],
+        properties={
+            "settings": result.settings,
+            "documents": [
+                {
+                    "path": escape_path(d.path),
+                    "copy_ratio": d.copy_ratio,
+                    "ratio_without_quotes": d.ratio_without_quotes,
+                    "ratio_without_own": d.ratio_without_own,
+                    "reworded_ratio": d.reworded_ratio,
+                    "largest_source_ratio": d.largest_source_ratio,
+                }
+                for d in documents
+            ],
+        },
+    )
     json.dump(log, stream, ensure_ascii=False, indent=2)
     stream.write("\n")

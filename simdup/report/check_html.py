@@ -35,13 +35,11 @@ Everything taken from the check (texts, paths, messages, settings) is escaped wi
 
 from __future__ import annotations
 
-import json
 import os
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
 from html import escape
 from sys import maxsize as size_max
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..__about__ import __version__
 from ..checking.excerpts import emphasis_marks
@@ -49,20 +47,24 @@ from ..checking.results import CheckResult, CopiedFragment, DocumentCheck, Secti
 from ..checking.rules import headings, markdown_headings
 from ..names import display_path
 from .check_words import Words
-from .html import inline_diff
-
-Write = Callable[[str], Any]
+from .page import (
+    PAGE_STYLE,
+    Write,
+    html_page,
+    inline_diff,
+    path_html,
+    setting_text,
+    settings_details,
+    skipped_section,
+)
 
 # Fragments described in the title of one marked piece; the rest are counted.
 MAX_TITLE_FRAGMENTS = 5
 
-_STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;padding:0 1em;color:#222}
-h1{margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ccc}
-h3{font-size:1em;margin:1.2em 0 .3em}
-table{border-collapse:collapse;margin:.5em 0 1em}
-td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.num{text-align:right}
+# The page's rules after those of every report page (``PAGE_STYLE``).
+_STYLE = (
+    PAGE_STYLE
+    + """
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}h2 code{font-size:17px}
 .measured td:first-child{color:#555}
 nav ol{columns:2;column-gap:2em}nav li{margin:.15em 0}
@@ -103,6 +105,7 @@ ol.fragments li{margin:.6em 0}
 .doctext .h{font-weight:bold}.doctext .h1{font-size:1.5em}.doctext .h2{font-size:1.3em}
 .doctext .h3{font-size:1.15em}.doctext .hm{display:none}
 """
+)
 
 # Colour order, lowest first (the style sheet's order, so the last class listed wins), as the
 # ratios count: text found in another source besides own work is copied (it counts in the
@@ -115,25 +118,9 @@ def _pct(ratio: float) -> str:
     return f"{ratio * 100:.1f}%"
 
 
-def _p(path: str) -> str:
-    return f"<code>{escape(display_path(path))}</code>"
-
-
 def _text(text: str) -> str:
     """Escaped document text; a carriage return as a reference (HTML parsing drops it)."""
     return escape(text, quote=False).replace("\r", "&#13;")
-
-
-def _value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _flatten(settings: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
-    for key, value in settings.items():
-        if isinstance(value, dict):
-            yield from _flatten(value, f"{prefix}{key}.")
-        else:
-            yield f"{prefix}{key}", _value(value)
 
 
 def _measured(result: CheckResult, t: Words, w: Write) -> None:
@@ -143,7 +130,9 @@ def _measured(result: CheckResult, t: Words, w: Write) -> None:
     w(f"<h2 id=measured>{escape(t['measured'])}</h2>\n")
     words, cjk, gap = s.get("min_match_words"), s.get("min_match_cjk_chars"), s.get("gap")
     if words is not None and cjk is not None:
-        rule = t("measured_rule", words=_value(words), cjk=_value(cjk), gap=_value(gap))
+        rule = t(
+            "measured_rule", words=setting_text(words), cjk=setting_text(cjk), gap=setting_text(gap)
+        )
         if s.get("exclude_references") or s.get("exclude_markers"):
             rule += t["measured_left_out"]
         w(f"<p>{escape(rule)}</p>\n")
@@ -159,18 +148,15 @@ def _measured(result: CheckResult, t: Words, w: Write) -> None:
     w("<table class=measured>\n")
     for label, value in rows:
         if value is not None:
-            w(f"<tr><td>{escape(label)}</td><td><code>{escape(_value(value))}</code></td></tr>\n")
+            shown = escape(setting_text(value))
+            w(f"<tr><td>{escape(label)}</td><td><code>{shown}</code></td></tr>\n")
     readers = s.get("readers")
     if isinstance(readers, dict) and readers:
-        listed = "; ".join(f"{k} {_value(v)}" for k, v in readers.items())
+        listed = "; ".join(f"{k} {setting_text(v)}" for k, v in readers.items())
         w(f"<tr><td>readers</td><td><code>{escape(listed)}</code></td></tr>\n")
     w("</table>\n")
     if s:
-        w(f"<details><summary>{escape(t['all_settings'])}</summary>\n<table class=settings>\n")
-        for key, value in _flatten(s):
-            key, value = escape(key), escape(value)
-            w(f"<tr><td><code>{key}</code></td><td><code>{value}</code></td></tr>\n")
-        w("</table>\n</details>\n")
+        settings_details(s, w, t["all_settings"])
 
 
 def _ratios(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: Write) -> None:
@@ -183,7 +169,7 @@ def _ratios(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: Writ
         boxes.append(("reworded", "reworded_ratio", doc.reworded_ratio, ""))
     which = ""
     if doc.largest_source is not None:
-        name = _p(doc.largest_source)
+        name = path_html(doc.largest_source)
         rank = ranks.get(doc.largest_source)
         which = f"<a href='#{d}-src-{rank}'>{name}</a>" if rank else name
     boxes.append(("largest", "largest", doc.largest_source_ratio, which))
@@ -281,7 +267,7 @@ def _sources(doc: DocumentCheck, d: str, t: Words, w: Write) -> None:
         category = t.get(f"category_{share.category}", share.category)
         badge = f"<span class='badge cat-{escape(share.category)}{own}'>{escape(category)}</span>"
         w(
-            f"<tr id={d}-src-{rank}><td class=num>{rank}</td><td>{_p(share.source)}</td>"
+            f"<tr id={d}-src-{rank}><td class=num>{rank}</td><td>{path_html(share.source)}</td>"
             f"<td>{badge}</td><td class=num>{_pct(share.ratio)}</td>"
             f"<td class=num>{share.units}</td><td class=num>{share.fragments}</td></tr>\n"
         )
@@ -440,7 +426,9 @@ def _fragments(doc: DocumentCheck, d: str, ranks: dict[str, int], t: Words, w: W
     for k, f in enumerate(doc.fragments):
         kind = _spans_kind(f)
         rank = ranks.get(f.source)
-        source = f"<a href='#{d}-src-{rank}'>{_p(f.source)}</a>" if rank else _p(f.source)
+        source = (
+            f"<a href='#{d}-src-{rank}'>{path_html(f.source)}</a>" if rank else path_html(f.source)
+        )
         here = t.place(f.place, f.start, f.end)
         there = t.place(f.source_place, f.source_start, f.source_end)
         if f.how in ("translated", "paraphrased", "summarised"):
@@ -479,7 +467,7 @@ def _excluded_note(doc: DocumentCheck, t: Words, w: Write) -> None:
 def _document(doc: DocumentCheck, i: int, t: Words, w: Write) -> None:
     d = f"d{i}"
     ranks = {share.source: rank for rank, share in enumerate(doc.sources, 1)}
-    w(f"<section id=doc-{i}>\n<h2>{_p(doc.path)}</h2>\n")
+    w(f"<section id=doc-{i}>\n<h2>{path_html(doc.path)}</h2>\n")
     _ratios(doc, d, ranks, t, w)
     _warnings(doc, d, t, w)
     _sections(doc, d, t, w)
@@ -507,11 +495,12 @@ def _class_table(documents: tuple[DocumentCheck, ...], t: Words, w: Write) -> No
         largest = doc.largest_share()
         source = share = category = ""
         if largest is not None:
-            source, share = _p(largest.source), _pct(largest.ratio)
+            source, share = path_html(largest.source), _pct(largest.ratio)
             category = escape(t.get(f"category_{largest.category}", largest.category))
         w(
-            f"<tr><td class=num>{i + 1}</td><td class=doc><a href='#doc-{i}'>{_p(doc.path)}</a>"
-            f"</td><td class=num>{_pct(doc.copy_ratio)}</td>"
+            f"<tr><td class=num>{i + 1}</td><td class=doc>"
+            f"<a href='#doc-{i}'>{path_html(doc.path)}</a></td>"
+            f"<td class=num>{_pct(doc.copy_ratio)}</td>"
             f"<td class=num>{_pct(doc.ratio_without_own)}</td><td>{source}</td>"
             f"<td class=num>{share}</td><td>{category}</td></tr>\n"
         )
@@ -531,40 +520,31 @@ def render_check_html(result: CheckResult, stream: TextIO, lang: str = "en") -> 
     ("zh" or "en")."""
     t = Words(lang)
     w = stream.write
-    html_lang = "zh-CN" if lang == "zh" else "en"
-    title = escape(_page_title(result, t))
-    w(f"<!DOCTYPE html>\n<html lang='{html_lang}'><head><meta charset='utf-8'>")
-    w("<meta name=viewport content='width=device-width,initial-scale=1'>")
-    w(f"<title>{title}</title><style>{_STYLE}</style></head><body>\n")
-    w(f"<h1 id=top>{title}</h1>\n")
-    checked = t(
-        "checked",
-        documents=t.n(len(result.documents), "document"),
-        sources=t.n(result.source_count, "source_n"),
-        skipped=t.n(len(result.skipped), "file_n"),
-    )
-    w(f"<p>{escape(checked)}</p>\n")
-    documents = result.ranked()
-    if len(documents) > 1:
-        _class_table(documents, t, w)
-    if not documents:
-        w(f"<p class=note>{escape(t['no_document'])}</p>\n")
-    for i, doc in enumerate(documents):
-        _document(doc, i, t, w)
-    _measured(result, t, w)
-    w(f"<h2 id=skipped>{escape(t['skipped_title'])}</h2>\n")
-    if result.skipped:
-        w(
-            f"<table class=skipped><tr><th>{escape(t['file'])}</th><th>{escape(t['stage'])}"
-            f"</th><th>{escape(t['reason'])}</th></tr>\n"
+    title = _page_title(result, t)
+    with html_page(w, title=title, style=_STYLE, lang="zh-CN" if lang == "zh" else "en"):
+        w(f"<h1 id=top>{escape(title)}</h1>\n")
+        checked = t(
+            "checked",
+            documents=t.n(len(result.documents), "document"),
+            sources=t.n(result.source_count, "source_n"),
+            skipped=t.n(len(result.skipped), "file_n"),
         )
-        for s in result.skipped:
-            passed = "" if s.failure else f" <span class=note>{escape(t['passed_over'])}</span>"
-            w(
-                f"<tr><td>{_p(s.path)}</td><td>{escape(s.stage)}</td>"
-                f"<td>{escape(s.reason)}{passed}</td></tr>\n"
-            )
-        w("</table>\n")
-    else:
-        w(f"<p class=note>{escape(t['none'])}</p>\n")
-    w("</body></html>\n")
+        w(f"<p>{escape(checked)}</p>\n")
+        documents = result.ranked()
+        if len(documents) > 1:
+            _class_table(documents, t, w)
+        if not documents:
+            w(f"<p class=note>{escape(t['no_document'])}</p>\n")
+        for i, doc in enumerate(documents):
+            _document(doc, i, t, w)
+        _measured(result, t, w)
+        skipped_section(
+            result.skipped,
+            w,
+            title=t["skipped_title"],
+            file=t["file"],
+            stage=t["stage"],
+            reason=t["reason"],
+            passed_over=t["passed_over"],
+            none=t["none"],
+        )

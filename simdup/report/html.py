@@ -22,12 +22,10 @@ with ``html.escape``; file names are first written with ``display_path``.
 from __future__ import annotations
 
 import difflib
-import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from html import escape
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..__about__ import __version__
 from ..names import display_path
@@ -41,28 +39,28 @@ from ..records import (
     SkippedFile,
 )
 from ..text.lines import split_lines
+from .page import (
+    PAGE_STYLE,
+    Write,
+    html_page,
+    inline_diff,
+    path_html,
+    setting_text,
+    settings_details,
+    skipped_section,
+)
 from .passages import has_passages, span_label
 
 DIFF_CONTEXT = 3  # unchanged lines shown around each change
 MAX_DIFF_ROWS = 120  # rows of one member's diff; the rest is cut with a note
 MAX_LINE_CHARS = 2000  # characters of one line shown; longer lines are cut with a note
-# Character-level diffs are quadratic in the worst case: longer line pairs are marked as a whole.
-MAX_INLINE_CHARS = 5000
 # Beyond this many characters in either text the line diff itself gets slow: note, no diff.
 MAX_DIFF_CHARS = 2_000_000
 
-# Changed line pairs are compared by word (Latin, digits) or by character (CJK, punctuation), so
-# "office" -> "workplace" is marked as one word, not as scattered letters.
-_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|\s+|.", re.S)
-
-_STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:80em;padding:0 1em;color:#222}
-h1{margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ccc}
-h3{font-size:1em;margin:1.2em 0 .3em}
-table{border-collapse:collapse;margin:.5em 0 1em}
-td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.num{text-align:right}.rep{font-weight:bold}
+# The page's rules after those of every report page (``PAGE_STYLE``).
+_STYLE = (
+    PAGE_STYLE
+    + """.rep{font-weight:bold}
 code,.diff td{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .summary td:first-child{color:#555}
 nav ol{columns:2;column-gap:2em}nav li{margin:.15em 0}
@@ -80,6 +78,7 @@ del{background:#ffc4c0;text-decoration:none}ins{background:#b8f0bd;text-decorati
 .top{font-size:12px}
 .diff td.psg{background:#fff6cc}.diff td.ln.psg{background:#ffe88a;color:#333}
 """
+)
 # Passages drawn side by side (the rest are listed); lines of context around each region.
 MAX_PASSAGES_SHOWN = 200
 PASSAGE_CONTEXT = 2
@@ -89,29 +88,13 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _p(path: str) -> str:
-    return f"<code>{escape(display_path(path))}</code>"
-
-
-def _value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _flatten(settings: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
-    for key, value in settings.items():
-        if isinstance(value, dict):
-            yield from _flatten(value, f"{prefix}{key}.")
-        else:
-            yield f"{prefix}{key}", _value(value)
-
-
 def _encoding(doc: FingerprintedDocument | None) -> str:
     if doc is None:
         return ""
     return f"{escape(doc.encoding)} <span class=note>({escape(doc.encoding_source)})</span>"
 
 
-def _summary(result: ScanResult, w: Any) -> None:
+def _summary(result: ScanResult, w: Write) -> None:
     s = result.stats
     rows = [
         ("documents found", s.get("files_found")),
@@ -128,14 +111,13 @@ def _summary(result: ScanResult, w: Any) -> None:
     w("<h2 id=summary>Summary</h2>\n<table class=summary>\n")
     for label, value in rows:
         if value is not None:
-            w(f"<tr><td>{escape(label)}</td><td class=num>{escape(_value(value))}</td></tr>\n")
-    w("</table>\n<details><summary>Settings</summary>\n<table class=settings>\n")
-    for key, value in _flatten(result.settings):
-        w(f"<tr><td><code>{escape(key)}</code></td><td><code>{escape(value)}</code></td></tr>\n")
-    w("</table>\n</details>\n")
+            shown = escape(setting_text(value))
+            w(f"<tr><td>{escape(label)}</td><td class=num>{shown}</td></tr>\n")
+    w("</table>\n")
+    settings_details(result.settings, w)
 
 
-def _histogram(result: ScanResult, w: Any) -> None:
+def _histogram(result: ScanResult, w: Write) -> None:
     """Inline SVG bar chart of how many pairs lie at each Hamming distance."""
     w("<h2 id=histogram>Pair distances</h2>\n")
     if not result.pairs:
@@ -181,31 +163,10 @@ def _histogram(result: ScanResult, w: Any) -> None:
     w("</svg>\n")
     beyond = sum(n for d, n in counts.items() if isinstance(threshold, int) and d > threshold)
     w(f"<p class=note>{_n(len(result.pairs), 'pair')}; the dashed line is the threshold")
-    w(f" ({escape(_value(threshold))})")
+    w(f" ({escape(setting_text(threshold))})")
     if beyond:
         w(f"; {_n(beyond, 'pair')} beyond it accepted by verification")
     w(".</p>\n")
-
-
-def inline_diff(old: str, new: str) -> tuple[str, str]:
-    """Both texts escaped, with the words (a CJK character each) that differ wrapped in
-    ``del``/``ins`` (the scan report's diffs, the check report's fragments)."""
-    if len(old) + len(new) > MAX_INLINE_CHARS:
-        return f"<del>{escape(old)}</del>", f"<ins>{escape(new)}</ins>"
-    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
-    left: list[str] = []
-    right: list[str] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            left.append(escape("".join(a[i1:i2])))
-            right.append(escape("".join(b[j1:j2])))
-            continue
-        if i2 > i1:
-            left.append(f"<del>{escape(''.join(a[i1:i2]))}</del>")
-        if j2 > j1:
-            right.append(f"<ins>{escape(''.join(b[j1:j2]))}</ins>")
-    return "".join(left), "".join(right)
 
 
 def _cut(line: str) -> str:
@@ -269,13 +230,18 @@ def _read(path: str, read: Read | None) -> DecodedDocument | str:
     return decoded
 
 
-def _diff(rep_path: str, rep: DecodedDocument | str, path: str, read: Read | None, w: Any) -> None:
+def _diff(
+    rep_path: str, rep: DecodedDocument | str, path: str, read: Read | None, w: Write
+) -> None:
     doc = _read(path, read)
     if isinstance(rep, str):
-        w(f"<p class='note warn'>No diff: the representative {_p(rep_path)} {escape(rep)}.</p>\n")
+        w(
+            f"<p class='note warn'>No diff: the representative {path_html(rep_path)} "
+            f"{escape(rep)}.</p>\n"
+        )
         return
     if isinstance(doc, str):
-        w(f"<p class='note warn'>No diff: {_p(path)} {escape(doc)}.</p>\n")
+        w(f"<p class='note warn'>No diff: {path_html(path)} {escape(doc)}.</p>\n")
         return
     old, new = rep.text.splitlines(), doc.text.splitlines()
     w(
@@ -302,7 +268,7 @@ def _diff(rep_path: str, rep: DecodedDocument | str, path: str, read: Read | Non
 
 
 def _cluster(
-    c: Cluster, files: dict[str, FingerprintedDocument], read: Read | None, w: Any
+    c: Cluster, files: dict[str, FingerprintedDocument], read: Read | None, w: Write
 ) -> None:
     w(f"<section id=cluster-{c.id}>\n")
     w(
@@ -316,7 +282,11 @@ def _cluster(
         rep = m.path == c.representative
         sim = "" if m.similarity is None else f"{m.similarity:.2f}"
         row, label = (" class=rep", " (representative)") if rep else ("", "")
-        name = _p(m.path) if rep else f"<a href='#cluster-{c.id}-member-{k}'>{_p(m.path)}</a>"
+        name = (
+            path_html(m.path)
+            if rep
+            else f"<a href='#cluster-{c.id}-member-{k}'>{path_html(m.path)}</a>"
+        )
         w(
             f"<tr{row}><td>{name}{label}</td><td>{_encoding(files.get(m.path))}</td>"
             f"<td class=num>{m.distance}</td><td class=num>{sim}</td>"
@@ -327,8 +297,8 @@ def _cluster(
     rep_text = _read(c.representative, read) if others else ""
     for k, m in others:
         w(
-            f"<h3 id=cluster-{c.id}-member-{k}>{_p(m.path)} against {_p(c.representative)}"
-            f" <span class=note>(distance {m.distance})</span></h3>\n"
+            f"<h3 id=cluster-{c.id}-member-{k}>{path_html(m.path)} against "
+            f"{path_html(c.representative)} <span class=note>(distance {m.distance})</span></h3>\n"
         )
         _diff(c.representative, rep_text, m.path, read, w)
     w("</section>\n")
@@ -342,7 +312,7 @@ def _passage_side(lines: list[str], start: int, end: int) -> list[tuple[int, str
 
 
 def _passage(
-    k: int, p: PassagePair, texts: dict[str, list[str] | str], read: Read | None, w: Any
+    k: int, p: PassagePair, texts: dict[str, list[str] | str], read: Read | None, w: Write
 ) -> None:
     """One passage: the two regions side by side, their lines highlighted (``td.psg``), the
     lines of the files (a Markdown or HTML file's as written, as its line numbers count)."""
@@ -361,13 +331,13 @@ def _passage(
             texts[span.path] = lines
         lines = texts[span.path]
         if isinstance(lines, str):
-            w(f"<p class='note warn'>Not shown: {_p(span.path)} {escape(lines)}.</p>\n")
+            w(f"<p class='note warn'>Not shown: {path_html(span.path)} {escape(lines)}.</p>\n")
             return
         sides.append(_passage_side(lines, span.start_line, span.end_line))
     w(
         "<table class='diff passage'><colgroup><col class=ln><col><col class=ln><col>"
-        f"</colgroup>\n<tr><th colspan=2>{_p(p.a.path)}</th><th colspan=2>{_p(p.b.path)}</th>"
-        "</tr>\n"
+        f"</colgroup>\n<tr><th colspan=2>{path_html(p.a.path)}</th>"
+        f"<th colspan=2>{path_html(p.b.path)}</th></tr>\n"
     )
     left, right = sides
     for row in range(max(len(left), len(right))):
@@ -389,7 +359,7 @@ def _passage(
     w("</table>\n")
 
 
-def _passages(result: ScanResult, read: Read | None, w: Any) -> None:
+def _passages(result: ScanResult, read: Read | None, w: Write) -> None:
     """The passages section (scan --passages): each region pair side by side, highlighted,
     and the repeated passages (boilerplate) listed with their places."""
     w("<h2 id=passages>Duplicated passages</h2>\n")
@@ -418,42 +388,29 @@ def render_html(result: ScanResult, stream: TextIO, read: Read | None = None) ->
     ``read`` gives them again."""
     w = stream.write
     files = {f.path: f for f in result.files}
-    w("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>")
-    w("<meta name=viewport content='width=device-width,initial-scale=1'>")
-    w(f"<title>simdup report</title><style>{_STYLE}</style></head><body>\n")
-    w("<h1>Near-duplicate documents</h1>\n")
-    w(
-        f"<p>{_n(len(result.clusters), 'cluster')} of near-duplicate documents among "
-        f"{_n(len(result.files), 'document')}; {_n(len(result.skipped), 'file')} skipped.</p>\n"
-    )
-    _summary(result, w)
-    _histogram(result, w)
-    w("<h2 id=clusters>Clusters</h2>\n")
-    if result.clusters:
-        w("<nav><ol>\n")
+    with html_page(w, title="simdup report", style=_STYLE):
+        w("<h1>Near-duplicate documents</h1>\n")
+        w(
+            f"<p>{_n(len(result.clusters), 'cluster')} of near-duplicate documents among "
+            f"{_n(len(result.files), 'document')}; {_n(len(result.skipped), 'file')} skipped.</p>\n"
+        )
+        _summary(result, w)
+        _histogram(result, w)
+        w("<h2 id=clusters>Clusters</h2>\n")
+        if result.clusters:
+            w("<nav><ol>\n")
+            for c in result.clusters:
+                w(
+                    f"<li><a href='#cluster-{c.id}'>Cluster {c.id}</a>: "
+                    f"{path_html(c.representative)} "
+                    f"<span class=note>({_n(len(c.members), 'document')}, max distance "
+                    f"{c.max_distance})</span></li>\n"
+                )
+            w("</ol></nav>\n")
+        else:
+            w("<p class=note>No clusters.</p>\n")
         for c in result.clusters:
-            w(
-                f"<li><a href='#cluster-{c.id}'>Cluster {c.id}</a>: {_p(c.representative)} "
-                f"<span class=note>({_n(len(c.members), 'document')}, max distance "
-                f"{c.max_distance})</span></li>\n"
-            )
-        w("</ol></nav>\n")
-    else:
-        w("<p class=note>No clusters.</p>\n")
-    for c in result.clusters:
-        _cluster(c, files, read, w)
-    if has_passages(result):
-        _passages(result, read, w)
-    w("<h2 id=skipped>Skipped files</h2>\n")
-    if result.skipped:
-        w("<table class=skipped><tr><th>file</th><th>stage</th><th>reason</th></tr>\n")
-        for s in result.skipped:
-            passed = "" if s.failure else " <span class=note>(passed over)</span>"
-            w(
-                f"<tr><td>{_p(s.path)}</td><td>{escape(s.stage)}</td>"
-                f"<td>{escape(s.reason)}{passed}</td></tr>\n"
-            )
-        w("</table>\n")
-    else:
-        w("<p class=note>None.</p>\n")
-    w("</body></html>\n")
+            _cluster(c, files, read, w)
+        if has_passages(result):
+            _passages(result, read, w)
+        skipped_section(result.skipped, w, title="Skipped files")

@@ -13,6 +13,10 @@ every other format. A file outside the current folder gets an absolute ``file:``
 sorted order: it does not change when either file is renamed or moved, or when the pair's
 order flips, so GitHub code scanning tracks the finding across commits. Exact copies of one
 text therefore share a fingerprint (they are one duplicated text).
+
+The log around the results (the tool and its rules, ``%SRCROOT%``, the invocation with the
+skipped files) is ``sarif_run_log``, and a file's place ``physical_location``: the duplicate
+check's SARIF (``report.check``) is built by the same two, so the two logs cannot drift apart.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -53,38 +58,45 @@ _PAIR_HELP = (
     "`--baseline .simdup-baseline.json`: pairs match by content, so renames keep matching."
 )
 
+
+def _rule(
+    rule_id: str, name: str, *, short: str, full: str, title: str, help_text: str, level: str
+) -> dict[str, Any]:
+    """A rule of the scan as a SARIF viewer shows it: its descriptions, its help (as text, and
+    as Markdown under the bold ``title``), its level, and the tags a viewer filters by."""
+    return {
+        "id": rule_id,
+        "name": name,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": full},
+        "help": {"text": help_text, "markdown": f"**{title}** {help_text}"},
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": ["duplication", "documentation"]},
+    }
+
+
 RULES: tuple[dict[str, Any], ...] = (
-    {
-        "id": NEAR_RULE,
-        "name": "NearDuplicateDocument",
-        "shortDescription": {"text": "Two documents are near-duplicates."},
-        "fullDescription": {
-            "text": "The two documents are the same text after small edits, re-formatting, "
-            "re-ordering or re-encoding: their SimHash fingerprints are close and their word "
-            "sets overlap beyond the scan's minimum similarity."
-        },
-        "help": {
-            "text": _PAIR_HELP,
-            "markdown": "**Near-duplicate documents.** " + _PAIR_HELP,
-        },
-        "defaultConfiguration": {"level": "warning"},
-        "properties": {"tags": ["duplication", "documentation"]},
-    },
-    {
-        "id": EXACT_RULE,
-        "name": "ExactDuplicateDocument",
-        "shortDescription": {"text": "Two documents hold the same text."},
-        "fullDescription": {
-            "text": "The two documents' texts are identical apart from whitespace layout "
-            "(line breaks, indentation, runs of spaces) and encoding."
-        },
-        "help": {
-            "text": _PAIR_HELP,
-            "markdown": "**Exact duplicate documents.** " + _PAIR_HELP,
-        },
-        "defaultConfiguration": {"level": "warning"},
-        "properties": {"tags": ["duplication", "documentation"]},
-    },
+    _rule(
+        NEAR_RULE,
+        "NearDuplicateDocument",
+        short="Two documents are near-duplicates.",
+        full="The two documents are the same text after small edits, re-formatting, "
+        "re-ordering or re-encoding: their SimHash fingerprints are close and their word "
+        "sets overlap beyond the scan's minimum similarity.",
+        title="Near-duplicate documents.",
+        help_text=_PAIR_HELP,
+        level="warning",
+    ),
+    _rule(
+        EXACT_RULE,
+        "ExactDuplicateDocument",
+        short="Two documents hold the same text.",
+        full="The two documents' texts are identical apart from whitespace layout "
+        "(line breaks, indentation, runs of spaces) and encoding.",
+        title="Exact duplicate documents.",
+        help_text=_PAIR_HELP,
+        level="warning",
+    ),
 )
 _RULE_INDEX = {rule["id"]: n for n, rule in enumerate(RULES)}
 _PASSAGE_HELP = (
@@ -94,21 +106,16 @@ _PASSAGE_HELP = (
 # Listed after RULES only when the scan looked for passages (scan --passages), so the log of a
 # scan without them is unchanged.
 PASSAGE_RULES: tuple[dict[str, Any], ...] = (
-    {
-        "id": PASSAGE_RULE,
-        "name": "DuplicatedPassage",
-        "shortDescription": {"text": "Lines of a document are a near-copy of lines of another."},
-        "fullDescription": {
-            "text": "The region's lines are a near-copy of the related location's lines "
-            "(scan --passages): a paragraph or section copied with small edits."
-        },
-        "help": {
-            "text": _PASSAGE_HELP,
-            "markdown": "**Duplicated passage.** " + _PASSAGE_HELP,
-        },
-        "defaultConfiguration": {"level": "note"},
-        "properties": {"tags": ["duplication", "documentation"]},
-    },
+    _rule(
+        PASSAGE_RULE,
+        "DuplicatedPassage",
+        short="Lines of a document are a near-copy of lines of another.",
+        full="The region's lines are a near-copy of the related location's lines "
+        "(scan --passages): a paragraph or section copied with small edits.",
+        title="Duplicated passage.",
+        help_text=_PASSAGE_HELP,
+        level="note",
+    ),
 )
 _RULE_INDEX[PASSAGE_RULE] = len(RULES)
 
@@ -132,19 +139,72 @@ def artifact_uri(path: str, cwd: str | None = None) -> tuple[str, str | None]:
     return "file://" + quote(escape_path(absolute), safe="/"), None
 
 
-def _location(
-    path: str, cwd: str, id_: int | None = None, lines: tuple[int, int] = (1, 0)
-) -> dict[str, Any]:
-    """``lines``: the region's first and last line (last 0: the region is the first line)."""
+def physical_location(path: str, cwd: str, region: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A SARIF ``physicalLocation``: the file (``artifact_uri``) and, when there is one, the
+    region in it (an empty region is left out: the whole file)."""
     uri, base = artifact_uri(path, cwd)
     artifact: dict[str, Any] = {"uri": uri}
     if base is not None:
         artifact["uriBaseId"] = base
+    physical: dict[str, Any] = {"artifactLocation": artifact}
+    if region:
+        physical["region"] = region
+    return physical
+
+
+def sarif_run_log(
+    cwd: str,
+    *,
+    rules: Sequence[dict[str, Any]],
+    algorithm_version: Any,
+    notifications: Sequence[dict[str, Any]],
+    results: Sequence[dict[str, Any]],
+    properties: dict[str, Any],
+) -> dict[str, Any]:
+    """The SARIF log of one simdup run, as a JSON-ready dict: the tool (simdup, its version
+    and ``rules``), ``%SRCROOT%`` as the folder ``cwd``, one invocation with its
+    ``notifications`` (the files skipped), the ``results`` and the run's ``properties``. The
+    scan's log and the check's are both this, so a SARIF viewer reads them alike."""
+    root = Path(cwd).resolve().as_uri().rstrip("/") + "/"
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "simdup",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": list(rules),
+                        "properties": {"algorithm_version": algorithm_version},
+                    }
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": root}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": list(notifications),
+                    }
+                ],
+                "results": list(results),
+                "columnKind": "unicodeCodePoints",
+                "properties": properties,
+            }
+        ],
+    }
+
+
+def _location(
+    path: str, cwd: str, id_: int | None = None, lines: tuple[int, int] = (1, 0)
+) -> dict[str, Any]:
+    """``lines``: the region's first and last line (last 0: the region is the first line)."""
     location: dict[str, Any] = {} if id_ is None else {"id": id_}
     region: dict[str, Any] = {"startLine": lines[0]}
     if lines[1]:
         region["endLine"] = lines[1]
-    location["physicalLocation"] = {"artifactLocation": artifact, "region": region}
+    location["physicalLocation"] = physical_location(path, cwd, region)
     return location
 
 
@@ -296,42 +356,15 @@ def sarif_log(result: ScanResult, cwd: str | None = None) -> dict[str, Any]:
     """The SARIF log of ``result`` as a JSON-ready dict."""
     cwd = os.getcwd() if cwd is None else cwd
     content = {doc.path: doc.content_hash for doc in result.files}
-    root = Path(cwd).resolve().as_uri().rstrip("/") + "/"
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": SARIF_VERSION,
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "simdup",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "informationUri": INFORMATION_URI,
-                        "rules": list(RULES)
-                        + (list(PASSAGE_RULES) if "passages" in result.settings else []),
-                        "properties": {"algorithm_version": ALGORITHM_VERSION},
-                    }
-                },
-                "originalUriBaseIds": {SRCROOT: {"uri": root}},
-                "invocations": [
-                    {
-                        "executionSuccessful": True,
-                        "toolExecutionNotifications": [
-                            _notification(s, cwd) for s in result.skipped
-                        ],
-                    }
-                ],
-                "results": [_result(p, content, cwd, result.accepted) for p in result.pairs]
-                + [_passage_result(p, content, cwd) for p in result.passages],
-                "columnKind": "unicodeCodePoints",
-                "properties": {
-                    "algorithm_version": ALGORITHM_VERSION,
-                    "settings": result.settings,
-                },
-            }
-        ],
-    }
+    return sarif_run_log(
+        cwd,
+        rules=RULES + (PASSAGE_RULES if "passages" in result.settings else ()),
+        algorithm_version=ALGORITHM_VERSION,
+        notifications=[_notification(s, cwd) for s in result.skipped],
+        results=[_result(p, content, cwd, result.accepted) for p in result.pairs]
+        + [_passage_result(p, content, cwd) for p in result.passages],
+        properties={"algorithm_version": ALGORITHM_VERSION, "settings": result.settings},
+    )
 
 
 def render_sarif(result: ScanResult, stream: TextIO) -> None:

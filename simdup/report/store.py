@@ -1,21 +1,22 @@
 """Renderers for the stores: ``simdup query`` answers, ``simdup index stats`` and ``simdup cache
 info``.
 
-A query answer is the list of files queried, each with its matches (``IndexMatch`` records) or
-the reason it could not be fingerprinted. Text for people, JSON for pipelines.
+A query answer is the list of files (or rows) queried, each with its matches (``IndexMatch``
+records) or the reason it could not be fingerprinted (``rows.scan_records.QueryAnswer``). Text
+for people, JSON for pipelines.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any, TextIO
 
 from ..__about__ import __version__
 from ..names import display_path, escape_path
 from ..params import ALGORITHM_VERSION
-from ..records import RowPlace
+from ..rows.scan_records import QueryAnswer
 from ..store.cache import CacheInfo
 from ..store.index import IndexMatch, IndexStats
 from ..store.sentence_vectors import SentenceCacheInfo
@@ -23,16 +24,6 @@ from .json import row_place_record
 from .text import plural
 
 QUERY_SCHEMA = "simdup-query/1"
-
-
-@dataclass(frozen=True, slots=True)
-class QueryAnswer:
-    """One queried file: its matches, nearest first, or why it has none (``error``)."""
-
-    path: str
-    matches: tuple[IndexMatch, ...]
-    error: str | None = None
-    place: RowPlace | None = None  # a row of a dataset (``query --records``): where it is
 
 
 def render_query_text(answers: Sequence[QueryAnswer], db: str, stream: TextIO) -> None:

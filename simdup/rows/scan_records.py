@@ -1,11 +1,13 @@
 """Datasets of rows scanned as documents (``scan --records``, ``index add``/``query --records``):
 each row fingerprinted and named by its key (its id, else ``file#row``), then the scan's tail
-(pairs, clusters, stats) over them."""
+(pairs, clusters, stats) over them (``scan_rows``), or each stored in a named index
+(``add_rows``) or queried against one (``query_rows``)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import overload
 
 import numpy as np
@@ -23,6 +25,7 @@ from ..readers.rows import (
     rows_description,
 )
 from ..records import FingerprintedDocument, RowPlace, ScanResult, SkippedFile
+from ..store.index import AddResult, Index, IndexMatch
 from ..text.segmentation import resolve_backend
 from .fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
 
@@ -59,6 +62,59 @@ def row_documents(
             line = lines[k]
             yield found, RowPlace(path, result.first_row + k, line if line >= 0 else None)
     yield from ((skip, None) for skip in unreadable)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnswer:
+    """One document queried against a named index (a file, or a row of a dataset): its
+    matches, nearest first, or why it has none (``error``)."""
+
+    path: str
+    matches: tuple[IndexMatch, ...]
+    error: str | None = None
+    place: RowPlace | None = None  # a row of a dataset (``query --records``): where it is
+
+
+def add_rows(
+    index: Index,
+    inputs: Sequence[str],
+    rows: RowOptions | None = None,
+    options: ScanOptions | None = None,
+) -> AddResult:
+    """The rows of dataset files stored in ``index`` under their keys (``index add
+    --records``), a batch at a time as they are fingerprinted; the rows that cannot be (bad
+    rows, unreadable files, texts too short) are the result's ``skipped``."""
+    skipped: list[SkippedFile] = []
+
+    def documents() -> Iterator[FingerprintedDocument]:
+        for found, _ in row_documents(inputs, rows, options):
+            if isinstance(found, SkippedFile):
+                skipped.append(found)
+            else:
+                yield found
+
+    added = index.add_documents(documents())
+    return AddResult(added, tuple(skipped))
+
+
+def query_rows(
+    index: Index,
+    inputs: Sequence[str],
+    rows: RowOptions | None = None,
+    options: ScanOptions | None = None,
+) -> list[QueryAnswer]:
+    """A query of ``index`` per row of dataset files (``query --records``), named by its key,
+    in input order: the row's stored near-duplicates under the scan's rules, or why the row
+    could not be fingerprinted. A row's own entry (stored under its key) is not its
+    duplicate."""
+    answers = []
+    for found, place in row_documents(inputs, rows, options):
+        if isinstance(found, SkippedFile):
+            answers.append(QueryAnswer(found.path, (), found.reason, place))
+            continue
+        matches = [m for m in index.match_documents([found], options) if m.key != found.path]
+        answers.append(QueryAnswer(found.path, tuple(matches), place=place))
+    return answers
 
 
 def scan_rows(

@@ -332,7 +332,7 @@ def test_a_teacher_reads_the_page_in_chinese_and_the_result_comes_first() -> Non
 
 
 def test_fragments_show_the_words_that_differ_from_their_source() -> None:
-    from simdup.report.html import inline_diff
+    from simdup.report.page import inline_diff
 
     mine, theirs = inline_diff("近似重复检测的方法很快", "近似重复检测的算法很快")
     assert "<del>方</del>" in mine and "<ins>算</ins>" in theirs
