@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,25 +20,8 @@ from .engines import Progress
 from .join.verify import Verifier
 from .options import ScanOptions, resolve_options
 from .readers.discovery import discover
+from .records import SIMILARITY_BINS, Calibration
 from .scanning import fingerprint_corpus
-
-SIMILARITY_BINS = 10  # deciles of the Jaccard estimate
-
-
-@dataclass(frozen=True)
-class Calibration:
-    documents: int
-    skipped: int
-    radius: int
-    # nearest[d]: documents whose nearest neighbour is at distance d (d <= radius)
-    nearest: tuple[int, ...]
-    # documents with no neighbour within the radius
-    isolated: int
-    # pairs[d][b]: pairs at distance d whose Jaccard estimate falls in decile b
-    pairs: tuple[tuple[int, ...], ...]
-    # pairs[d] that also pass the length check of verification
-    length_ok: tuple[int, ...]
-    settings: dict[str, Any]
 
 
 def calibrate(

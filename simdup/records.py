@@ -486,3 +486,24 @@ class Comparison:
     # The changed passages (``compare --explain``), at most MAX_HUNKS of them; empty otherwise.
     diff: tuple[DiffHunk, ...] = ()
     diff_truncated: bool = False
+
+
+SIMILARITY_BINS = 10  # deciles of the Jaccard estimate
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What ``calibrate`` measured of a corpus (``report.calibration`` renders it)."""
+
+    documents: int
+    skipped: int
+    radius: int
+    # nearest[d]: documents whose nearest neighbour is at distance d (d <= radius)
+    nearest: tuple[int, ...]
+    # documents with no neighbour within the radius
+    isolated: int
+    # pairs[d][b]: pairs at distance d whose Jaccard estimate falls in decile b
+    pairs: tuple[tuple[int, ...], ...]
+    # pairs[d] that also pass the length check of verification
+    length_ok: tuple[int, ...]
+    settings: dict[str, Any]

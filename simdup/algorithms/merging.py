@@ -1,7 +1,7 @@
 """One source's copies as one set: exact fragments and reworded passages merged (a passage
 takes in the exact runs inside it), and pieces of one copy joined (``joined``).
 
-Arrays in, ``fragments.Match`` out, as ``fragments.align`` and ``sentences.align_sentences``.
+Arrays in, ``fragments.Match`` out, as ``fragments.align`` and ``reworded.align_sentences``.
 """
 
 from __future__ import annotations

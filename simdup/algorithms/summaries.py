@@ -16,7 +16,7 @@ Either way a summary is condensed from its source, not merely on its subject: it
 source's words into the document, and at most ``summary_max_own_words`` of its words that the
 source has are words the document uses elsewhere too (``_own_words``).
 
-Built on ``sentences``' passages: ``sentences.align_sentences`` calls ``summaries`` after
+Built on ``sentences``' passages: ``reworded.align_sentences`` calls ``summaries`` after
 finding them."""
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ import numpy as np
 from ..algorithms.bag_index import BagIndex
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..algorithms.merging import JoinRule, joined, merged, without_lone
+from ..algorithms.reworded import align_sentences
 from ..algorithms.sentence_meaning import MeaningRule, MeaningSeeds, align_meaning, meaning_seeds
-from ..algorithms.sentences import SentenceRule, Side, align_sentences, brings_source_words
+from ..algorithms.sentences import SentenceRule, Side, brings_source_words
 from ..algorithms.sentences import seeds as sentence_seeds
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover

@@ -23,7 +23,8 @@ from ..algorithms.fragments import (
     longest_first,
 )
 from ..algorithms.merging import merged
-from ..algorithms.sentences import SentenceRule, align_sentences
+from ..algorithms.reworded import align_sentences
+from ..algorithms.sentences import SentenceRule
 from ..algorithms.winnowing import kgram_hashes, winnow
 from ..engines.workerpool import WorkerState, chunks_in_order
 from ..text.tokens import CJK_WEIGHT

@@ -12,7 +12,7 @@
    shared fingerprints (``align_near``: exact runs, chained across at most ``gap`` differing
    tokens), in worker processes when there are many; each fragment the rule keeps is a
    passage, unless most of its fingerprints are boilerplate. With ``reworded``, sentences
-   compared as bags of words too (``sentences.align_sentences``), as ``check`` does. Two
+   compared as bags of words too (``reworded.align_sentences``), as ``check`` does. Two
    Markdown files, or one and a plain text, are matched as written (``_as_written``), and as
    read where that finds no copy.
 3. **Repeated passages** (``repeated``): the boilerplate, reported once with its places.

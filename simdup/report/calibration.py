@@ -7,8 +7,8 @@ from dataclasses import asdict
 from typing import TextIO
 
 from ..__about__ import __version__
-from ..calibration import SIMILARITY_BINS, Calibration
 from ..params import ALGORITHM_VERSION
+from ..records import SIMILARITY_BINS, Calibration
 
 _BAR = 40
 

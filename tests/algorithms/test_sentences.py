@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simdup.algorithms.sentences import SentenceRule, Side, align_sentences, passages
+from simdup.algorithms.reworded import align_sentences
+from simdup.algorithms.sentences import SentenceRule, Side, passages
 from simdup.checking import CHECK_VERSION, CheckOptions, Corpus, check_document
 from simdup.records import DecodedDocument
 from tests.conftest import pseudo_words

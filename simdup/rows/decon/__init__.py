@@ -7,3 +7,8 @@ the rows that contain none, as ``dedup`` writes rows. The rule
 of containment is ``algorithms.containment``'s; ``store`` keeps an ``EvalIndex`` in a
 file (``--db``).
 """
+
+from .items import EvalIndex, EvalItem, read_items
+from .run import DeconResult, decontaminate
+
+__all__ = ["DeconResult", "EvalIndex", "EvalItem", "decontaminate", "read_items"]
