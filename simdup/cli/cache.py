@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Any
 
 import click
@@ -11,11 +10,11 @@ import click
 from ..names import display_path
 from ..policy.exitcodes import ExitCode
 from ..report.store import render_cache_info
-from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, cache_root, default_cache_path
+from ..store.cache import ScanCache, cache_root, default_cache_path
 from ..store.sentence_vectors import cache_file, clear_sentence_cache, sentence_cache_info
 from ..writers.output import OutputTarget
 from .edge import usage_errors, warning
-from .options import PLAIN_CODES, ByteSize
+from .options import PLAIN_CODES, cache_path_option, cache_size_option, format_option
 
 
 @click.group("cache", epilog=PLAIN_CODES)
@@ -32,28 +31,15 @@ def cache_group() -> None:
     """
 
 
-def _cache_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--cache",
-        "cache_path",
-        metavar="PATH",
-        type=click.Path(file_okay=False),
-        help="The cache folder (default: the one scan uses).",
-    )(f)
+_CACHE_OPTION = cache_path_option("The cache folder (default: the one scan uses).")
 
 
 @cache_group.command(
     "info", epilog=PLAIN_CODES, short_help="What each cache holds, its size and its bound."
 )
-@_cache_option
-@click.option(
-    "--cache-size",
-    type=ByteSize(),
-    default=DEFAULT_MAX_BYTES,
-    show_default="2G",
-    help="The bound to report (what scan --cache-size keeps the folder to).",
-)
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@_CACHE_OPTION
+@cache_size_option("The bound to report (what scan --cache-size keeps the folder to).")
+@format_option()
 @click.pass_context
 def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
     """Where the scan cache is, the scans and files it remembers, its size on disk and its
@@ -75,7 +61,7 @@ def cache_info_command(ctx: click.Context, /, **kw: Any) -> None:
 @cache_group.command(
     "clear", epilog=PLAIN_CODES, short_help="Remove what the caches remember."
 )
-@_cache_option
+@_CACHE_OPTION
 @click.option("--scans", is_flag=True, help="Clear the scan cache (and its passages) only.")
 @click.option("--sentences", is_flag=True, help="Clear the sentence cache only.")
 @click.pass_context

@@ -10,7 +10,7 @@ from ..algorithms.index import MAX_THRESHOLD
 from ..policy.exitcodes import ExitCode
 from ..writers.output import OutputTarget
 from .edge import ProgressBar, usage_errors
-from .options import PLAIN_CODES, feature_options, scan_options
+from .options import PLAIN_CODES, feature_options, format_option, jobs_option, scan_options
 
 
 @click.command(
@@ -30,8 +30,8 @@ Examples:
     show_default=True,
     help="Largest Hamming distance to histogram.",
 )
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
+@format_option()
+@jobs_option("Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @feature_options
 @click.pass_context

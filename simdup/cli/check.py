@@ -20,7 +20,7 @@ from ..report.text import plural
 from ..store.cache import cache_root
 from ..store.sentence_vectors import open_sentence_cache
 from .edge import ProgressBar, usage_errors
-from .options import ByteSize
+from .options import MAX_SIZE_OPTION, format_option, no_cache_option
 from .output import check_output
 
 _CHECK_CODES = exit_code_help(
@@ -181,11 +181,9 @@ What counts:
     help="Also find passages that say what a source says in other words or another language "
     '(translated, paraphrased), by sentence embeddings (pip install "simdup[semantic]").',
 )
-@click.option(
-    "--no-cache",
-    is_flag=True,
-    help="With --semantic: neither read nor keep the sources' sentence embeddings in the "
-    "sentence cache (sentences.sqlite in simdup's cache folder).",
+@no_cache_option(
+    "With --semantic: neither read nor keep the sources' sentence embeddings in the sentence "
+    "cache (sentences.sqlite in simdup's cache folder)."
 )
 @click.option(
     "--keep-references",
@@ -220,22 +218,9 @@ What counts:
     help="Exit 1 when a document has any copied fragment counted by --ratio.",
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when a source could not be read.")
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "html", "sarif"]),
-    default="text",
-    show_default=True,
-)
+@format_option(["text", "json", "html", "sarif"], show_default=True)
 @click.option("-o", "--output", metavar="FILE", help="Write the report to FILE (atomically).")
-@click.option(
-    "--max-size",
-    type=ByteSize(),
-    default=DiscoveryOptions().max_size,
-    show_default="64M",
-    help="Skip files larger than this.",
-)
+@MAX_SIZE_OPTION
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no skip summary on stderr.")
 @click.pass_context
 def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) -> None:

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from ..algorithms.index import MAX_THRESHOLD
 from ..comparing import compare
 from ..passages import compare_passages
 from ..policy.exitcodes import ExitCode, exit_code_help
@@ -18,9 +17,11 @@ from ..writers.output import OutputTarget
 from .edge import usage_errors
 from .options import (
     feature_options,
+    format_option,
     passage_options,
     passage_settings,
     scan_options,
+    threshold_option,
     verify_options,
 )
 
@@ -40,20 +41,13 @@ Examples:
 )
 @click.argument("a", type=click.Path(dir_okay=False, allow_dash=True))
 @click.argument("b", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option(
-    "-k",
-    "--threshold",
-    type=click.IntRange(0, MAX_THRESHOLD),
-    default=3,
-    show_default=True,
-    help="As for scan: with --no-verify the verdict is distance <= K; with verification (the "
+@threshold_option(
+    "As for scan: with --no-verify the verdict is distance <= K; with verification (the "
     "default) a pair within max(K, --verify-radius) is verified by length ratio and word-set "
-    "Jaccard.",
+    "Jaccard."
 )
 @verify_options
-@click.option(
-    "-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option(show_default=True)
 @click.option(
     "--top",
     type=click.IntRange(0, 1000),

@@ -24,7 +24,15 @@ from ..rows.decon.items import EvalIndex, read_items
 from ..rows.decon.run import decontaminate
 from ..rows.decon.worker import hold_freed_heap
 from .edge import ProgressBar, skipped_name, usage_errors
-from .options import MARKUP_OPTION, markup_setting
+from .options import (
+    MARKUP_OPTION,
+    accept_damaged_option,
+    id_field_option,
+    jobs_option,
+    markup_setting,
+    records_option,
+    text_field_option,
+)
 from .output import check_not_scanned, check_output
 
 _DECON_CODES = exit_code_help(
@@ -118,27 +126,13 @@ the tokens of their markup (tags, link targets), offsets still in the row.
     help="With -o: keep every row and add contaminated (true/false) and contains (the "
     "ids of the items in it).",
 )
-@click.option(
-    "--accept-damaged",
-    is_flag=True,
-    help="A truncated or damaged input: use the rows read before the damage "
-    "(default: exit 3, nothing written).",
+@accept_damaged_option(
+    "A truncated or damaged input: use the rows read before the damage (default: exit 3, "
+    "nothing written)."
 )
-@click.option(
-    "--records",
-    type=click.Choice(FORMATS),
-    default="auto",
-    show_default=True,
-    help="The training files' format (auto: by name, then first bytes).",
-)
-@click.option(
-    "--text-field", default="text", show_default=True, help="Dotted path to a training row's text."
-)
-@click.option(
-    "--id-field",
-    default=None,
-    help='Dotted path to a training row\'s id (default: its "id", else file#row).',
-)
+@records_option("The training files' format (auto: by name, then first bytes).", default="auto")
+@text_field_option("Dotted path to a training row's text.")
+@id_field_option('Dotted path to a training row\'s id (default: its "id", else file#row).')
 @MARKUP_OPTION
 @click.option(
     "-k",
@@ -188,13 +182,7 @@ the tokens of their markup (tags, link targets), offsets still in the row.
     "--fail-on-contamination", is_flag=True, help="Exit 1 when a training row contains an item."
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when rows or items could not be read.")
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(1, 512),
-    default=None,
-    help="Worker processes (default: all cores).",
-)
+@jobs_option()
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
 def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> None:

@@ -12,12 +12,11 @@ from typing import Any
 
 import click
 
-from ..algorithms.index import MAX_THRESHOLD
 from ..errors import ConfigError, MissingExtraError
 from ..options import resolve_options
 from ..params import FeatureParams
 from ..policy.exitcodes import ExitCode, exit_code_help
-from ..readers.rows import FORMATS, RowOptions
+from ..readers.rows import RowOptions
 from ..records import SkippedFile
 from ..report.audit import render_audit
 from ..rows.audit import Tally, audit_rows, file_tallies, sample_removals
@@ -26,7 +25,19 @@ from ..rows.dedup_files import dedup_files
 from ..rows.spans.units import DEFAULT_MIN_SPAN_CHARS, UNITS
 from ..writers.output import names_own_descriptor, output_file
 from .edge import ProgressBar, skipped_name, usage_errors, warning
-from .options import MARKUP_OPTION, markup_setting, verify_options
+from .options import (
+    MARKUP_OPTION,
+    accept_damaged_option,
+    against_index_option,
+    engine_options,
+    id_field_option,
+    jobs_option,
+    markup_setting,
+    records_option,
+    text_field_option,
+    threshold_option,
+    verify_options,
+)
 from .output import check_not_scanned, check_output
 
 
@@ -93,11 +104,9 @@ is not written (--removed lists each cut and each such row).
     'a JSON object that is no document "skipped" (why); a line that is not JSON is kept as '
     "stored.",
 )
-@click.option(
-    "--accept-damaged",
-    is_flag=True,
-    help="A truncated or damaged input (a compressed stream cut short, an unreadable Parquet "
-    "file): deduplicate the rows read before the damage (default: exit 3, nothing written).",
+@accept_damaged_option(
+    "A truncated or damaged input (a compressed stream cut short, an unreadable Parquet file): "
+    "deduplicate the rows read before the damage (default: exit 3, nothing written)."
 )
 @click.option(
     "--keep",
@@ -108,52 +117,26 @@ is not written (--removed lists each cut and each such row).
     help="Which row of a cluster stays: the first, the longest, the shortest, or the one with "
     "the largest (max) or smallest (min) number in FIELD (rows without one last).",
 )
-@click.option(
-    "--against",
-    metavar="DB",
-    type=click.Path(dir_okay=False, exists=True),
-    help="A named index (simdup index add): also remove the rows that are near-duplicates of "
-    "its documents.",
+@against_index_option(
+    "A named index (simdup index add): also remove the rows that are near-duplicates of its "
+    "documents."
 )
-@click.option(
-    "--records",
-    type=click.Choice(FORMATS),
+@records_option(
+    "The input format (auto: by name, then first bytes); the output has the same.",
     default="auto",
-    show_default=True,
-    help="The input format (auto: by name, then first bytes); the output has the same.",
 )
-@click.option("--text-field", default="text", show_default=True, help="Dotted path to the text.")
+@text_field_option("Dotted path to the text.")
 @MARKUP_OPTION
-@click.option(
-    "--id-field",
-    default=None,
-    help='Dotted path to the row\'s id (default: its "id" when it has one, else file#row).',
-)
-@click.option(
-    "-k",
-    "--threshold",
-    type=click.IntRange(0, MAX_THRESHOLD),
-    default=3,
-    show_default=True,
-    help="As for scan.",
-)
+@id_field_option('Dotted path to the row\'s id (default: its "id" when it has one, else file#row).')
+@threshold_option("As for scan.")
 @verify_options
-@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None,
-              help="Worker processes (default: all cores).")  # fmt: skip
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help="Where the rows are read and fingerprinted: this machine, or a Dask cluster (pip "
-    'install "simdup[dask]"; Parquet by row groups, plain JSON Lines by byte ranges): the same '
-    "result.",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a local "
-    "cluster with one worker per core).",
+@jobs_option()
+@engine_options(
+    engine_help="Where the rows are read and fingerprinted: this machine, or a Dask cluster "
+    '(pip install "simdup[dask]"; Parquet by row groups, plain JSON Lines by byte ranges): the '
+    "same result.",
+    scheduler_help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a "
+    "local cluster with one worker per core).",
 )
 @click.option(
     "--spans",

@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 
-from ..algorithms.index import MAX_THRESHOLD
 from ..checking.meaning import add_sentence_vectors
 from ..errors import InputError
 from ..names import display_path
@@ -22,9 +21,12 @@ from .edge import ProgressBar, usage_errors
 from .options import (
     PLAIN_CODES,
     feature_options,
+    format_option,
+    jobs_option,
     records_options,
     row_options,
     scan_options,
+    threshold_option,
     verify_options,
 )
 from .output import check_not_scanned
@@ -79,7 +81,7 @@ def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
 @click.option("--hidden", is_flag=True, help="Also hidden files and VCS folders.")
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links.")
-@click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help="Worker processes.")
+@jobs_option("Worker processes.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no skip summary.")
 @click.option(
     "--semantic",
@@ -158,7 +160,7 @@ def index_remove_command(ctx: click.Context, /, keys: tuple[str, ...], **kw: Any
     "stats", epilog=PLAIN_CODES, short_help="What the index holds, its size and its parameters."
 )
 @_db_option
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 @click.pass_context
 def index_stats_command(ctx: click.Context, /, **kw: Any) -> None:
     """How many documents the index holds, its size and the parameters it was built with."""
@@ -198,16 +200,9 @@ Examples:
 )
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
 @_db_option
-@click.option(
-    "-k",
-    "--threshold",
-    type=click.IntRange(0, MAX_THRESHOLD),
-    default=3,
-    show_default=True,
-    help="SimHash Hamming threshold (as for scan).",
-)
+@threshold_option("SimHash Hamming threshold (as for scan).")
 @verify_options
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option()
 @click.option("--fail-on-duplicates", is_flag=True, help="Exit 1 when a file has a match.")
 @records_options
 @feature_options

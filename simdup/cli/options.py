@@ -69,6 +69,124 @@ def _apply(options: Sequence[Callable[[Any], Any]], f: Callable[..., Any]) -> Ca
     return f
 
 
+# A click option or group of options: what decorates a command.
+OptionDecorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+# The options below mean the same in every command that has them, so each is declared once;
+# a command that says it its own way passes its help text.
+
+
+def threshold_option(help: str) -> OptionDecorator:
+    """-k/--threshold: the SimHash Hamming threshold (scan, compare, query, dedup)."""
+    return click.option(
+        "-k",
+        "--threshold",
+        type=click.IntRange(0, MAX_THRESHOLD),
+        default=3,
+        show_default=True,
+        help=help,
+    )
+
+
+def jobs_option(help: str = "Worker processes (default: all cores).") -> OptionDecorator:
+    """-j/--jobs: how many worker processes (default None: one per core)."""
+    return click.option("-j", "--jobs", type=click.IntRange(1, 512), default=None, help=help)
+
+
+def format_option(
+    choices: Sequence[str] = ("text", "json"),
+    *,
+    show_default: bool | None = None,
+    help: str | None = None,
+) -> OptionDecorator:
+    """-f/--format: the report's format, text unless told."""
+    return click.option(
+        "-f",
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default="text",
+        show_default=show_default,
+        help=help,
+    )
+
+
+def engine_options(*, engine_help: str, scheduler_help: str) -> OptionDecorator:
+    """--engine and --scheduler: where the work runs (scan, dedup)."""
+    options = [
+        click.option(
+            "--engine",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help=engine_help,
+        ),
+        click.option("--scheduler", metavar="ADDRESS", help=scheduler_help),
+    ]
+    return lambda f: _apply(options, f)
+
+
+def against_index_option(help: str) -> OptionDecorator:
+    """--against DB: a named index the command's documents are compared with (scan, dedup)."""
+    return click.option(
+        "--against", metavar="DB", type=click.Path(dir_okay=False, exists=True), help=help
+    )
+
+
+def records_option(help: str, *, default: str | None = None) -> OptionDecorator:
+    """--records: the format of the datasets of rows read. For the default None (scan, index
+    add, query: PATHS are files unless --records is given) click shows no default."""
+    return click.option(
+        "--records", type=click.Choice(FORMATS), default=default, show_default=True, help=help
+    )
+
+
+def text_field_option(help: str) -> OptionDecorator:
+    return click.option("--text-field", default="text", show_default=True, help=help)
+
+
+def id_field_option(help: str) -> OptionDecorator:
+    return click.option("--id-field", default=None, help=help)
+
+
+def accept_damaged_option(help: str) -> OptionDecorator:
+    """--accept-damaged: keep the rows read before a truncated or damaged input (dedup,
+    decon)."""
+    return click.option("--accept-damaged", is_flag=True, help=help)
+
+
+def cache_path_option(help: str) -> OptionDecorator:
+    """--cache PATH: the scan cache folder (scan, cache info, cache clear)."""
+    return click.option(
+        "--cache", "cache_path", metavar="PATH", type=click.Path(file_okay=False), help=help
+    )
+
+
+def no_cache_option(help: str) -> OptionDecorator:
+    return click.option("--no-cache", is_flag=True, help=help)
+
+
+def cache_size_option(help: str) -> OptionDecorator:
+    """--cache-size: the bound of the scan cache folder (scan, cache info)."""
+    # Imported here: only the commands with the option load the scan cache's module.
+    from ..store.cache import DEFAULT_MAX_BYTES
+
+    return click.option(
+        "--cache-size", type=ByteSize(), default=DEFAULT_MAX_BYTES, show_default="2G", help=help
+    )
+
+
+# Files larger than this are skipped: every command that reads files.
+MAX_SIZE_OPTION = click.option(
+    "--max-size",
+    type=ByteSize(),
+    default=DEFAULT_MAX_SIZE,
+    show_default="64M",
+    help="Skip files larger than this.",
+)
+
+
 # What markup texts hold (FeatureParams.markup): one option for every command that reads texts.
 MARKUP_OPTION = click.option(
     "--markup",
@@ -110,13 +228,7 @@ def feature_options(f: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Segmentation backend (identical tokens; rjieba is faster).",
         ),
-        click.option(
-            "--max-size",
-            type=ByteSize(),
-            default=DEFAULT_MAX_SIZE,
-            show_default="64M",
-            help="Skip files larger than this.",
-        ),
+        MAX_SIZE_OPTION,
         click.option(
             "--read-timeout",
             type=click.FloatRange(0.1, None),
@@ -184,19 +296,13 @@ def records_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--records`` and the fields of datasets of rows (scan, index add, query): PATHS are
     then dataset files, one document per row."""
     options = [
-        click.option(
-            "--records",
-            type=click.Choice(FORMATS),
-            default=None,
-            help="PATHS are datasets of rows (JSON Lines, CSV, TSV, Parquet; auto: by name, "
-            "then first bytes), one document per row.",
+        records_option(
+            "PATHS are datasets of rows (JSON Lines, CSV, TSV, Parquet; auto: by name, then "
+            "first bytes), one document per row."
         ),
-        click.option(
-            "--text-field", default="text", show_default=True, help="With --records: the text."
-        ),
-        click.option(
-            "--id-field", default=None,
-            help='With --records: a row\'s id (default: its "id" when it has one, else file#row).'
+        text_field_option("With --records: the text."),
+        id_field_option(
+            'With --records: a row\'s id (default: its "id" when it has one, else file#row).'
         ),
     ]
     return _apply(options, f)

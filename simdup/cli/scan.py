@@ -15,7 +15,6 @@ from typing import Any
 import click
 
 from ..algorithms.clustering import METHODS as CLUSTER_METHODS
-from ..algorithms.index import MAX_THRESHOLD
 from ..engines.backend import LOCAL, Backend
 from ..errors import ConfigError
 from ..join import Reference
@@ -33,18 +32,25 @@ from ..report.baseline import render_baseline_diff
 from ..report.text import plural, render_repair_summary, render_skip_summary
 from ..scanning import scan
 from ..scanning.cache import CachedBackend
-from ..store.cache import DEFAULT_MAX_BYTES, ScanCache, open_cache
+from ..store.cache import ScanCache, open_cache
 from ..writers.output import OutputTarget
 from .edge import ProgressBar, os_error, silence_stdout, stop_message, usage_errors
 from .options import (
-    ByteSize,
+    against_index_option,
+    cache_path_option,
+    cache_size_option,
     configured,
+    engine_options,
     feature_options,
+    format_option,
+    jobs_option,
+    no_cache_option,
     passage_options,
     passage_settings,
     records_options,
     row_options,
     scan_options,
+    threshold_option,
     verify_options,
 )
 from .output import check_not_scanned, check_output
@@ -61,24 +67,11 @@ Examples:
 
 @click.command("scan", epilog=EPILOG_SCAN)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option(
-    "-k",
-    "--threshold",
-    type=click.IntRange(0, MAX_THRESHOLD),
-    default=3,
-    show_default=True,
-    help="SimHash Hamming threshold: with --no-verify, pairs within it are reported as they "
-    "are; with verification, candidates are searched within max(it, --verify-radius).",
+@threshold_option(
+    "SimHash Hamming threshold: with --no-verify, pairs within it are reported as they are; "
+    "with verification, candidates are searched within max(it, --verify-radius)."
 )
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@format_option(FORMATS, show_default=True, help="Output format.")
 @click.option(
     "-o",
     "--output",
@@ -141,50 +134,26 @@ Examples:
     "(128 permutations, bands chosen from --min-similarity); auto: simhash up to 50,000 "
     "files, minhash above (its cost grows linearly).",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(1, 512),
-    default=None,
-    help="Worker processes (default: all cores).",
+@jobs_option()
+@cache_path_option(
+    "The scan cache folder (default: scans in the user's cache folder, or in "
+    "$SIMDUP_CACHE_DIR). Unchanged files are not read again; an unchanged tree is not joined "
+    "again."
 )
-@click.option(
-    "--cache",
-    "cache_path",
-    metavar="PATH",
-    type=click.Path(file_okay=False),
-    help="The scan cache folder (default: scans in the user's cache folder, or in "
-    "$SIMDUP_CACHE_DIR). Unchanged files are not read again; an unchanged tree is not "
-    "joined again.",
+@no_cache_option("Neither read nor write the scan cache.")
+@cache_size_option(
+    "Most the scan cache folder may hold; the least recently used scans are dropped."
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the scan cache.")
-@click.option(
-    "--cache-size",
-    type=ByteSize(),
-    default=DEFAULT_MAX_BYTES,
-    show_default="2G",
-    help="Most the scan cache folder may hold; the least recently used scans are dropped.",
+@against_index_option(
+    "A named index (simdup index add): report only pairs between the scanned files and its "
+    "documents, and among the scanned files."
 )
-@click.option(
-    "--against",
-    metavar="DB",
-    type=click.Path(dir_okay=False, exists=True),
-    help="A named index (simdup index add): report only pairs between the scanned files and "
-    "its documents, and among the scanned files.",
-)
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help="Where the work runs: this machine, or a Dask cluster (pip install \"simdup[dask]\"); "
-    "the same result. PATHS may then also be fsspec URLs (s3://, gs://, hdfs://).",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="With --engine dask: the scheduler (tcp://host:8786; default $DASK_SCHEDULER_ADDRESS, "
-    "else a local cluster with one worker per core).",
+@engine_options(
+    engine_help="Where the work runs: this machine, or a Dask cluster (pip install "
+    '"simdup[dask]"); the same result. PATHS may then also be fsspec URLs (s3://, gs://, '
+    "hdfs://).",
+    scheduler_help="With --engine dask: the scheduler (tcp://host:8786; default "
+    "$DASK_SCHEDULER_ADDRESS, else a local cluster with one worker per core).",
 )
 @click.option(
     "--write-fingerprints",
