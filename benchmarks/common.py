@@ -182,6 +182,36 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def cached_manifest(
+    root: Path, key: dict[str, Any], files: Sequence[Path] = ()
+) -> dict[str, Any] | None:
+    """The ``manifest.json`` of a generated folder ``root`` if it was made with ``key`` (what
+    it was generated from) and ``files`` are there too; ``None`` when it must be made anew."""
+    path = root / "manifest.json"
+    if path.exists() and all(f.exists() for f in files):
+        manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        if manifest.get("key") == key:
+            return manifest
+    return None
+
+
+def new_generation(root: Path, message: str) -> float:
+    """Log ``message`` and empty the generated folder ``root`` (made anew) for a generator to
+    fill; returns when it started (``time.perf_counter``)."""
+    log(message)
+    started = time.perf_counter()
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    return started
+
+
+def record_load_end(env: dict[str, Any]) -> None:
+    """The load average at the end of the run, into ``env`` (as ``environment`` the start's)."""
+    if hasattr(os, "getloadavg"):
+        env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+
+
 def write_report(
     path: Path,
     benchmark: str,

@@ -35,7 +35,6 @@ import io
 import json
 import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -47,16 +46,18 @@ from common import (
     MB,
     RESULTS,
     bench_folders,
+    cached_manifest,
     environment,
     fmt,
     log,
-    markdown_table,
-    median,
+    new_generation,
+    record_load_end,
     reproduce_command,
     rounds_of_dedup_runs,
     write_json,
     write_report,
 )
+from dedup_runs import contenders_table, output_checks, summarise_runs, verdict
 from scale import (
     GENERATOR_VERSION,
     NEAR_EDIT_SIMILARITY,
@@ -143,16 +144,11 @@ def generate(n: int, seed: int, docs: Path) -> tuple[Path, dict[str, Any]]:
     manifest_path = root / "manifest.json"
     key = {"n": n, "seed": seed, "generator_version": GENERATOR_VERSION, "rows": ROWS_VERSION}
     files = (root / "rows.jsonl.zst", root / "rows.parquet")
-    if manifest_path.exists() and all(f.exists() for f in files):
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("key") == key:
-            log(f"rows-{n}: reusing the generated rows ({manifest['bytes'] / MB:.0f} MB)")
-            return root, manifest
-    log(f"rows-{n}: generating {n:,} rows (seed {seed}) ...")
-    started = time.perf_counter()
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
+    cached = cached_manifest(root, key, files)
+    if cached is not None:
+        log(f"rows-{n}: reusing the generated rows ({cached['bytes'] / MB:.0f} MB)")
+        return root, cached
+    started = new_generation(root, f"rows-{n}: generating {n:,} rows (seed {seed}) ...")
     pool, boiler = paragraph_pool(docs)
     texts, ids, planted = planted_corpus(n, seed, pool, boiler)
     by_id = [""] * n
@@ -344,15 +340,7 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
             for c in plan
         ],
     }
-    for c in result["contenders"]:
-        ok = [r for r in c.get("runs", []) if r["returncode"] == 0]
-        if ok:
-            pss = [r["tree_peak_pss_mb"] or 0 for r in ok]
-            rss = [r["tree_peak_rss_mb"] or 0 for r in ok]
-            c["median_seconds"] = median([r["seconds"] for r in ok])
-            c["median_peak_pss_mb"], c["max_peak_pss_mb"] = median(pss), max(pss)
-            c["median_peak_rss_mb"], c["max_peak_rss_mb"] = median(rss), max(rss)
-            c["same_removals_every_run"] = all(r["same_removals"] for r in ok)
+    summarise_runs(result["contenders"])
     return result
 
 
@@ -360,40 +348,10 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
 
 
 def table(result: dict[str, Any]) -> str:
-    n, size = result["rows"], result["bytes"]
-    by_key = {c["key"]: c for c in result["contenders"]}
-    rensa = by_key.get("rensa", {}).get("median_seconds")
-    rows = []
-    for c in result["contenders"]:
-        if "skipped" in c:
-            rows.append([c["name"], f"skipped ({c['skipped']})"] + ["—"] * 10)
-            continue
-        secs = c.get("median_seconds")
-        runs = " ".join(f"{r['seconds']:.1f}" for r in c["runs"])
-        s = c.get("score", {})
-        ratio = rensa / secs if secs and rensa else None
-        rows.append(
-            [
-                c["name"],
-                f"{fmt(secs, 1)} ({runs})" if secs else f"failed ({runs})",
-                fmt(n / secs, 0) if secs else "—",
-                fmt(size / MB / secs, 2) if secs else "—",
-                f"{fmt(c.get('median_peak_pss_mb'), 0)} ({fmt(c.get('max_peak_pss_mb'), 0)})",
-                f"{fmt(c.get('median_peak_rss_mb'), 0)} ({fmt(c.get('max_peak_rss_mb'), 0)})",
-                fmt(s.get("recall_near"), 4),
-                fmt(s.get("recall"), 4),
-                str(s["removed"]) if s else "—",
-                f"{s['extra']} ({s['extra_near']} / {s['extra_not_near']})" if s else "—",
-                fmt(s.get("precision"), 4),
-                fmt(ratio, 2) + "×" if ratio else "—",
-            ]
-        )
-    return markdown_table(
+    return contenders_table(
+        result,
+        (result["rows"], "rows/s"),
         [
-            "contender",
-            "seconds: median (runs)",
-            "rows/s",
-            "MB/s",
             "peak PSS MB: median (max)",
             "peak RSS sum MB: median (max)",
             "recall (edit sim ≥ 0.9)",
@@ -401,18 +359,23 @@ def table(result: dict[str, Any]) -> str:
             "rows removed",
             "extra removed (near / not)",
             "precision",
-            "rensa s ÷ this s",
         ],
-        rows,
+        lambda c, s: [
+            f"{fmt(c.get('median_peak_pss_mb'), 0)} ({fmt(c.get('max_peak_pss_mb'), 0)})",
+            f"{fmt(c.get('median_peak_rss_mb'), 0)} ({fmt(c.get('max_peak_rss_mb'), 0)})",
+            fmt(s.get("recall_near"), 4),
+            fmt(s.get("recall"), 4),
+            str(s["removed"]) if s else "—",
+            f"{s['extra']} ({s['extra_near']} / {s['extra_not_near']})" if s else "—",
+            fmt(s.get("precision"), 4),
+        ],
+        "rensa s ÷ this s",
     )
 
 
 def targets(result: dict[str, Any]) -> list[str]:
     by_key = {c["key"]: c for c in result["contenders"]}
     rensa = by_key.get("rensa", {}).get("median_seconds")
-
-    def verdict(ok: bool | None) -> str:
-        return "n/a" if ok is None else ("**met**" if ok else "**not met**")
 
     lines = []
     if result["rows"] != 1_000_000:
@@ -442,18 +405,7 @@ def targets(result: dict[str, Any]) -> list[str]:
             f"(median {c.get('median_peak_pss_mb') or 0:.0f} MB; RSS sum max "
             f"{c.get('max_peak_rss_mb') or 0:.0f} MB)"
         )
-    for c in result["contenders"]:
-        s = c.get("score")
-        if not s:
-            continue
-        checks = []
-        if not s["output_ok"]:
-            checks.append(f"its output does not hold exactly the rows kept ({s['kept_rows']})")
-        if not c.get("same_removals_every_run", True):
-            checks.append("its runs did not remove the same rows")
-        if checks:
-            lines.append(f"- **{c['name']}**: " + "; ".join(checks))
-    return lines
+    return lines + output_checks(result["contenders"])
 
 
 LEGEND = (
@@ -515,8 +467,7 @@ def main() -> None:
         markdown.append(text)
         notes += [f"{n:,} rows: {line}" for line in targets(result)]
         sections[f"rows-{n}"] = result
-        if hasattr(os, "getloadavg"):
-            env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+        record_load_end(env)
         write_report(
             RESULTS / "rows.json",
             "rows",

@@ -54,18 +54,20 @@ from common import (
     MB,
     RESULTS,
     bench_folders,
+    cached_manifest,
     environment,
     fmt,
     list_docs,
     log,
-    markdown_table,
-    median,
+    new_generation,
+    record_load_end,
     reproduce_command,
     run_measured,
     run_record,
     warm_page_cache,
     write_json,
 )
+from dedup_runs import contenders_table, summarise_runs, verdict
 
 BENCH_DIR = Path(__file__).resolve().parent
 # Bump when the generator's output changes: cached trees with another version are rebuilt.
@@ -340,15 +342,11 @@ def generate(n: int, seed: int, docs: Path, short: bool = False) -> tuple[Path, 
     key: dict[str, Any] = {"n": n, "seed": seed, "generator_version": GENERATOR_VERSION}
     if short:
         key["short"] = SHORT_GENERATOR_VERSION
-    if manifest_path.exists():
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("key") == key:
-            log(f"scale-{n}: reusing the generated tree ({manifest['bytes'] / MB:.0f} MB)")
-            return root, manifest
-    log(f"scale-{n}: generating {n:,} documents (seed {seed}) ...")
-    started = time.perf_counter()
-    if root.exists():
-        shutil.rmtree(root)
+    cached = cached_manifest(root, key)
+    if cached is not None:
+        log(f"scale-{n}: reusing the generated tree ({cached['bytes'] / MB:.0f} MB)")
+        return root, cached
+    started = new_generation(root, f"scale-{n}: generating {n:,} documents (seed {seed}) ...")
     pool, boiler = paragraph_pool(docs)
     texts, ids, planted = planted_corpus(n, seed, pool, boiler, short)
     truth = []
@@ -417,26 +415,17 @@ def contenders(args: argparse.Namespace, n: int, out: Path, root: Path) -> list[
     rows.append(
         ("rjieba + datasketch (1 process)", anchor + ["datasketch", docs, "{out}"], "datasketch")
     )
+    # The contenders too slow beyond a size: the option that sets it, and its value.
+    largest = {
+        "simdup-simhash": ("--simhash-max-n", args.simhash_max_n),
+        "datasketch": ("--datasketch-max-n", args.datasketch_max_n),
+    }
     plan = []
     for name, cmd, key in rows:
         target = out / f"scale-{n}-{key}.json"
-        if key == "simdup-simhash" and n > args.simhash_max_n:
-            plan.append(
-                {
-                    "name": name,
-                    "key": key,
-                    "skipped": f"N > --simhash-max-n {int(args.simhash_max_n):,}",
-                }
-            )
-            continue
-        if key == "datasketch" and n > args.datasketch_max_n:
-            plan.append(
-                {
-                    "name": name,
-                    "key": key,
-                    "skipped": f"N > --datasketch-max-n {int(args.datasketch_max_n):,}",
-                }
-            )
+        if key in largest and n > largest[key][1]:
+            option, most = largest[key]
+            plan.append({"name": name, "key": key, "skipped": f"N > {option} {int(most):,}"})
             continue
         if args.only and key not in args.only.split(","):
             plan.append({"name": name, "key": key, "skipped": "not in --only"})
@@ -633,50 +622,15 @@ def measure(args: argparse.Namespace, n: int, record: dict[str, Any]) -> dict[st
         log(f"N={n:,}: memory kept per document (tracemalloc) ...")
         result["retained"] = retained_per_document(root)
         log(f"  {result['retained']}")
-    for c in result["contenders"]:
-        ok = [r for r in c.get("runs", []) if r["returncode"] == 0]
-        if ok:
-            c["median_seconds"] = median([r["seconds"] for r in ok])
-            c["median_peak_rss_mb"] = median([r["tree_peak_rss_mb"] or 0 for r in ok])
-            c["median_peak_pss_mb"] = median([r.get("tree_peak_pss_mb") or 0 for r in ok])
+    summarise_runs(result["contenders"])
     return result
 
 
 def table(result: dict[str, Any]) -> str:
-    n, size = result["n"], result["bytes"]
-    by_key = {c["key"]: c for c in result["contenders"]}
-    rensa = by_key.get("rensa", {}).get("median_seconds")
-    rows = []
-    for c in result["contenders"]:
-        if "skipped" in c:
-            rows.append([c["name"], f"skipped ({c['skipped']})"] + ["—"] * 10)
-            continue
-        secs = c.get("median_seconds")
-        runs = " ".join(f"{r['seconds']:.1f}" for r in c["runs"]) if c["runs"] else ""
-        s = c.get("score", {})
-        ratio = rensa / secs if secs and rensa else None
-        rows.append(
-            [
-                c["name"],
-                f"{fmt(secs, 1)} ({runs})" if secs else f"failed ({runs})",
-                fmt(n / secs, 0) if secs else "—",
-                fmt(size / MB / secs, 2) if secs else "—",
-                fmt(c.get("median_peak_pss_mb"), 0),
-                fmt(c.get("median_peak_rss_mb"), 0),
-                fmt(s.get("recall_near"), 4),
-                fmt(s.get("recall"), 4),
-                f"{s['missed_near']} / {s['missed']}" if s else "—",
-                f"{s['extra']} ({s['extra_near']} / {s['false']})" if s else "—",
-                fmt(s.get("precision"), 4),
-                fmt(ratio, 2) + "×" if ratio else "—",
-            ]
-        )
-    return markdown_table(
+    return contenders_table(
+        result,
+        (result["n"], "docs/s"),
         [
-            "contender",
-            "seconds: median (runs)",
-            "docs/s",
-            "MB/s",
             "peak PSS MB",
             "peak RSS sum MB",
             "recall (edit sim ≥ 0.9)",
@@ -684,9 +638,17 @@ def table(result: dict[str, Any]) -> str:
             "missed: near / all",
             "extra pairs (near / not)",
             "precision",
-            "throughput ÷ rensa",
         ],
-        rows,
+        lambda c, s: [
+            fmt(c.get("median_peak_pss_mb"), 0),
+            fmt(c.get("median_peak_rss_mb"), 0),
+            fmt(s.get("recall_near"), 4),
+            fmt(s.get("recall"), 4),
+            f"{s['missed_near']} / {s['missed']}" if s else "—",
+            f"{s['extra']} ({s['extra_near']} / {s['false']})" if s else "—",
+            fmt(s.get("precision"), 4),
+        ],
+        "throughput ÷ rensa",
     )
 
 
@@ -694,9 +656,6 @@ def targets(result: dict[str, Any]) -> list[str]:
     by_key = {c["key"]: c for c in result["contenders"]}
     rensa = by_key.get("rensa", {})
     lines = []
-
-    def verdict(ok: bool | None) -> str:
-        return "n/a" if ok is None else ("**met**" if ok else "**not met**")
 
     r = rensa.get("median_seconds")
     for key, want, label in (
@@ -832,8 +791,7 @@ def main() -> None:
         print()
         print("\n".join(targets(result)))
         print(flush=True)
-    if hasattr(os, "getloadavg"):
-        record["environment"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    record_load_end(record["environment"])
     write_json(RESULTS / results_name(args), record)
     print(
         "Medians of alternating runs on a shared, noisy machine: compare rows of one run. "

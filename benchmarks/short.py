@@ -73,19 +73,22 @@ from common import (
     REPO,
     RESULTS,
     bench_folders,
+    cached_manifest,
     decode_anchor,
     environment,
     fmt,
     list_docs,
     log,
     markdown_table,
-    median,
+    new_generation,
+    record_load_end,
     reproduce_command,
     rounds_of_dedup_runs,
     run_measured,
     write_json,
     write_report,
 )
+from dedup_runs import output_checks, summarise_runs, verdict
 from rows import ZSTD_LEVEL, contenders, zst_lines
 from scale import rotated
 
@@ -495,16 +498,11 @@ def generate(n: int, seed: int, docs: Path) -> tuple[Path, dict[str, Any]]:
     manifest_path = root / "manifest.json"
     key = {"n": n, "seed": seed, "generator_version": GENERATOR_VERSION}
     files = (root / "rows.jsonl", root / "rows.jsonl.zst")
-    if manifest_path.exists() and all(f.exists() for f in files):
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("key") == key:
-            log(f"short-{n}: reusing the generated rows ({manifest['rows_total']:,} rows)")
-            return root, manifest
-    log(f"short-{n}: cutting rows from {docs} (seed {seed}) ...")
-    started = time.perf_counter()
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
+    cached = cached_manifest(root, key, files)
+    if cached is not None:
+        log(f"short-{n}: reusing the generated rows ({cached['rows_total']:,} rows)")
+        return root, cached
+    started = new_generation(root, f"short-{n}: cutting rows from {docs} (seed {seed}) ...")
     pool, read = row_pool(docs)
     log(f"  {read['distinct']:,} distinct rows of {MIN_CHARS}-{MAX_CHARS} characters")
     pool, near_dropped = without_near_duplicates(pool)
@@ -801,14 +799,10 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
         {k: v for k, v in c.items() if k not in ("folder", "output", "removed_file", "removals")}
         for c in runnable
     ]
+    summarise_runs(result["contenders"])
     for c in result["contenders"]:
-        ok = [r for r in c["runs"] if r["returncode"] == 0]
-        if ok:
-            c["median_seconds"] = median([r["seconds"] for r in ok])
+        if "median_seconds" in c:
             c["rows_per_second"] = manifest["rows_total"] / c["median_seconds"]
-            c["median_peak_pss_mb"] = median([r["tree_peak_pss_mb"] or 0 for r in ok])
-            c["median_max_rss_mb"] = median([r["max_rss_mb"] for r in ok])
-            c["same_removals_every_run"] = all(r["same_removals"] for r in ok)
     if args.summary:
         log(f"short-{n}: one more simdup run without -q for its summary ...")
         result["simdup_summary"] = summary_run(root)
@@ -905,9 +899,6 @@ def detail_table(result: dict[str, Any]) -> str:
 
 
 def targets(result: dict[str, Any]) -> list[str]:
-    def verdict(ok: bool) -> str:
-        return "**met**" if ok else "**not met**"
-
     lines = []
     c = next((c for c in result["contenders"] if c["key"] == "simdup"), {})
     s = c.get("score")
@@ -932,17 +923,7 @@ def targets(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"- {kind} recall = 1.0: {value:.4f} → {verdict(value >= TARGET_EXACT_RECALL)}"
         )
-    for c in result["contenders"]:
-        s = c.get("score")
-        if not s:
-            continue
-        checks = []
-        if not s["output_ok"]:
-            checks.append(f"its output does not hold exactly the rows kept ({s['kept_rows']})")
-        if not c.get("same_removals_every_run", True):
-            checks.append("its runs did not remove the same rows")
-        if checks:
-            lines.append(f"- **{c['name']}**: " + "; ".join(checks))
+    lines += output_checks(result["contenders"])
     summary = result.get("simdup_summary")
     if summary:
         too_short = summary["too_short"]
@@ -1049,8 +1030,7 @@ def main() -> None:
     env = environment()
     print(f"Reproduce: `{command}`\n", flush=True)
     result = measure(args, n)
-    if hasattr(os, "getloadavg"):
-        env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    record_load_end(env)
     lines = targets(result)
     parts = [
         heading(result, args.repeat),
