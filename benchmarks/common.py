@@ -206,6 +206,16 @@ def new_generation(root: Path, message: str) -> float:
     return started
 
 
+def chosen_sections(ap: Any, text: str, known: Sequence[str]) -> list[str]:
+    """The names of a comma-separated ``--sections`` option; one not in ``known`` is a usage
+    error of the ``argparse`` parser ``ap``."""
+    sections = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = set(sections) - set(known)
+    if unknown:
+        ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+    return sections
+
+
 def record_load_end(env: dict[str, Any]) -> None:
     """The load average at the end of the run, into ``env`` (as ``environment`` the start's)."""
     if hasattr(os, "getloadavg"):
@@ -239,6 +249,43 @@ def write_report(
         },
     )
     log(f"wrote {os.path.relpath(path)}")
+
+
+def finish_sections_report(
+    benchmark: str,
+    path: Path,
+    *,
+    title: str,
+    versions: str,
+    command: str,
+    bench: str | os.PathLike[str],
+    environment: dict[str, Any],
+    started: float,
+    order: Sequence[str],
+    sections: dict[str, dict[str, Any]],
+    notes: list[str],
+    footer: Sequence[str],
+) -> None:
+    """The end of a benchmark of sections (``speed.py``, ``index.py``): the load and the time
+    into ``environment``; then printed, and written to ``path`` (``write_report``), a heading
+    ``title (CPUs, load; versions, git)``, the sections' Markdown in ``order``, the ``notes``
+    as a list and the ``footer`` lines."""
+    env = environment
+    record_load_end(env)
+    env["benchmark_seconds"] = round(time.perf_counter() - started, 1)
+    load = f"load average {env.get('loadavg_start')} → {env.get('loadavg_end')}"
+    parts = [f"## {title} ({env['cpus']} CPUs, {load}; {versions}, git {env['git']})", ""]
+    for name in order:
+        if name in sections:
+            parts += [sections[name]["markdown"], ""]
+    parts += [f"- {n}" for n in notes]
+    parts += ["", *footer]
+    text = "\n".join(parts)
+    print(text)
+    write_report(
+        path, benchmark, command=command, bench=bench, environment=env, notes=notes,
+        sections=sections, markdown=text,
+    )  # fmt: skip
 
 
 def publish_table(

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -35,7 +34,9 @@ from common import (
     DEFAULT_BENCH,
     RESULTS,
     bench_folders,
+    chosen_sections,
     environment,
+    finish_sections_report,
     fmt,
     list_docs,
     log,
@@ -43,7 +44,6 @@ from common import (
     median,
     reproduce_command,
     run_measured,
-    write_report,
 )
 
 SECTIONS = ("store", "query-file")
@@ -344,10 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if min(args.queries, args.scan_queries, args.repeat) < 1:
         ap.error("--queries, --scan-queries and --repeat must be at least 1")
-    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
-    unknown = set(sections) - set(SECTIONS)
-    if unknown:
-        ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+    sections = chosen_sections(ap, args.sections, SECTIONS)
 
     import sqlite3
 
@@ -367,37 +364,23 @@ def main(argv: list[str] | None = None) -> int:
     if "query-file" in sections:
         docs, _ = bench_folders(args.bench)
         out["query-file"] = query_file(args, docs, notes)
-    if hasattr(os, "getloadavg"):
-        env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    env["benchmark_seconds"] = round(time.perf_counter() - started, 1)
-
-    load = f"load average {env.get('loadavg_start')} → {env.get('loadavg_end')}"
-    parts = [
-        f"## simdup named index ({env['cpus']} CPUs, {load}; simdup {simdup.__version__}, "
-        f"SQLite {sqlite3.sqlite_version}, git {env['git']})",
-        "",
-    ]
-    for name in SECTIONS:
-        if name in out:
-            parts += [out[name]["markdown"], ""]
-    parts += [f"- {n}" for n in notes]
-    parts += [
-        "",
-        "Medians on a shared, noisy machine; queries run with the operating system's file "
-        "cache warm (the index was just written or read).",
-        f"Reproduce: `{command}` (or `make bench-store`).",
-    ]
-    text = "\n".join(parts)
-    print(text)
-    write_report(
-        args.out,
+    finish_sections_report(
         "index",
+        args.out,
+        title="simdup named index",
+        versions=f"simdup {simdup.__version__}, SQLite {sqlite3.sqlite_version}",
         command=command,
         bench=args.bench,
         environment=env,
-        notes=notes,
+        started=started,
+        order=SECTIONS,
         sections=out,
-        markdown=text,
+        notes=notes,
+        footer=[
+            "Medians on a shared, noisy machine; queries run with the operating system's file "
+            "cache warm (the index was just written or read).",
+            f"Reproduce: `{command}` (or `make bench-store`).",
+        ],
     )
     return 0
 

@@ -45,7 +45,9 @@ from common import (
     Measured,
     anchor_python,
     bench_folders,
+    chosen_sections,
     environment,
+    finish_sections_report,
     fmt,
     list_docs,
     log,
@@ -53,7 +55,6 @@ from common import (
     median,
     reproduce_command,
     run_measured,
-    write_report,
 )
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -562,10 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.repeat < 1 or args.repeat_large < 1:
         ap.error("--repeat and --repeat-large must be at least 1")
-    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
-    unknown = set(sections) - set(SECTIONS)
-    if unknown:
-        ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+    sections = chosen_sections(ap, args.sections, SECTIONS)
 
     import numpy
 
@@ -590,37 +588,23 @@ def main(argv: list[str] | None = None) -> int:
         out["stages"] = stages(args, docs, notes)
     if "joins" in sections:
         out["joins"] = joins(args, notes)
-    if hasattr(os, "getloadavg"):
-        env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    env["benchmark_seconds"] = round(time.perf_counter() - started, 1)
-
-    load = f"load average {env.get('loadavg_start')} → {env.get('loadavg_end')}"
-    parts = [
-        f"## simdup speed ({env['cpus']} CPUs, {load}; simdup {simdup.__version__}, "
-        f"git {env['git']})",
-        "",
-    ]
-    for name in SECTIONS:
-        if name in out:
-            parts += [out[name]["markdown"], ""]
-    parts += [f"- {n}" for n in notes]
-    parts += [
-        "",
-        "Medians of alternating runs on a shared, noisy machine: compare rows of one run, not "
-        "numbers across runs.",
-        f"Reproduce: `{command}` (or `make bench-speed`).",
-    ]
-    text = "\n".join(parts)
-    print(text)
-    write_report(
-        args.out,
+    finish_sections_report(
         "speed",
+        args.out,
+        title="simdup speed",
+        versions=f"simdup {simdup.__version__}",
         command=command,
         bench=args.bench,
         environment=env,
-        notes=notes,
+        started=started,
+        order=SECTIONS,
         sections=out,
-        markdown=text,
+        notes=notes,
+        footer=[
+            "Medians of alternating runs on a shared, noisy machine: compare rows of one run, not "
+            "numbers across runs.",
+            f"Reproduce: `{command}` (or `make bench-speed`).",
+        ],
     )
     return 0
 
