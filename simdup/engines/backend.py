@@ -5,7 +5,7 @@ fingerprints them (``engine``, made from the scan's options once the files are c
 method, and with it the parameters, depends on their number) and where candidates are joined
 and verified (``join``; None: in this process). The default is this machine's; a Dask
 cluster, a store of fingerprints or a given engine replace one choice or more (``cli.scan``
-builds them), and the scan cache wraps a backend (``cache.CachedBackend``).
+builds them), and the scan cache wraps a backend (``scanning.cache.CachedBackend``).
 
 A scan asks its backend for a ``ScanRun`` once it knows its files and settings (``start``):
 the run's four steps are what a scan does with them, so a backend that remembers scans

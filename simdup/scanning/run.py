@@ -116,15 +116,13 @@ def scan(
     keep_signatures: bool = False,
     **overrides: Any,
 ) -> ScanResult:
-    """Find near-duplicate documents under ``paths``.
-
-    ``options`` is a ``ScanOptions``; keyword arguments override its fields, e.g.
-    ``scan(["docs"], threshold=2, jobs=1)``. ``backend`` says how the files are listed,
-    fingerprinted and joined (default: this machine's) and whether scans are remembered
-    (``cache.CachedBackend``: earlier scans of the same folders reused, this one kept). With
-    ``reference`` (a named index), pairs with its stored documents too (clusters may hold
-    them, under their keys). A MinHash scan joined here keeps its records without their
-    signatures (their band keys are taken as they arrive) unless ``keep_signatures``."""
+    """Find near-duplicate documents under ``paths``. ``options``: a ``ScanOptions`` whose
+    fields keyword arguments override (``scan(["docs"], threshold=2, jobs=1)``). ``backend``:
+    how files are listed, fingerprinted and joined (default: this machine's) and whether scans
+    are remembered (``cache.CachedBackend``: earlier scans of the same folders reused, this
+    one kept). ``reference`` (a named index): pairs with its stored documents too (clusters
+    may hold them, under their keys). A MinHash scan joined here keeps its records without
+    their signatures (band keys taken as they arrive) unless ``keep_signatures``."""
     options = resolve_options(options, overrides)
     set_limits_of(options.discovery)
     roots, backend = [os.fspath(p) for p in paths], backend or LOCAL
@@ -151,7 +149,8 @@ def scan(
             docs, skips = got.table, got.skips
             settle()
             fingerprinted = time.perf_counter()
-            files = run.kept(files)  # type: ignore[assignment]  # None: let go of them
+            kept = run.kept(files)  # None unless the run saves them: let go of them
+            del files
             join = run.join(got)
             candidates, verified = join.pairs(docs, options)
             joined = finish(docs, verified, options, join, reference)
@@ -164,5 +163,5 @@ def scan(
     result = ScanResult(settings, docs, tuple(sorted(skips, key=lambda s: s.path)),
                         joined.pairs, joined.clusters, stats)  # fmt: skip
     if reused is None:
-        run.save(files, got, result, verified)
+        run.save(kept, got, result, verified)
     return result
