@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -125,15 +126,21 @@ class Span:
     item_last: int
 
 
+SpanT = TypeVar("SpanT")
+
+
 @dataclass(frozen=True, slots=True)
-class Containment:
+class Containment(Generic[SpanT]):
     """Item ``item`` is contained in a row: ``covered`` of its ``tokens`` tokens lie in shared
-    k-grams, along ``spans``."""
+    k-grams, along ``spans``. The one record of an item found in a row; only the spans'
+    coordinates change on the way out: tokens here (``Span``), the row's characters in a
+    worker's answer (``rows.decon.worker``), characters of both in the report
+    (``rows.decon.run``)."""
 
     item: int
     covered: int
     tokens: int
-    spans: tuple[Span, ...]
+    spans: tuple[SpanT, ...]
 
     @property
     def coverage(self) -> float:
@@ -284,7 +291,7 @@ class ItemIndex:
         return (np.concatenate(out_item), np.concatenate(out_ip), np.concatenate(out_rp),
                 np.concatenate(out_len))  # fmt: skip
 
-    def contained(self, row: np.ndarray) -> list[Containment]:
+    def contained(self, row: np.ndarray) -> list[Containment[Span]]:
         """The items the row (token hashes) contains by the rule, by item number."""
         row = np.ascontiguousarray(row, dtype=np.uint64)
         found = self._covered(row)
@@ -294,11 +301,11 @@ class ItemIndex:
             found.sort(key=lambda c: c.item)
         return found
 
-    def _similar(self, row: np.ndarray, known: set[int]) -> list[Containment]:
+    def _similar(self, row: np.ndarray, known: set[int]) -> list[Containment[Span]]:
         """The items (not in ``known``) a stretch of the row is within their edit distance of
         (the edit rule), with the stretch as their one span."""
         item, ip, rp, _ = self.hits(row, edit=True)
-        found: list[Containment] = []
+        found: list[Containment[Span]] = []
         if item.size == 0:
             return found
         order = np.lexsort((rp, item))
@@ -327,12 +334,12 @@ class ItemIndex:
             found.append(Containment(n, tokens - distance, tokens, (span,)))
         return found
 
-    def _covered(self, row: np.ndarray) -> list[Containment]:
+    def _covered(self, row: np.ndarray) -> list[Containment[Span]]:
         """The items the row contains by k-gram coverage."""
         item, ip, rp, length = self.hits(row)
         if item.size == 0:
             return []
-        found: list[Containment] = []
+        found: list[Containment[Span]] = []
         order = np.lexsort((ip, item))
         item, ip, rp, length = item[order], ip[order], rp[order], length[order]
         bounds = (np.flatnonzero(np.diff(item)) + 1).tolist()

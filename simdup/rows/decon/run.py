@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...__about__ import __version__
+from ...algorithms.containment import Containment
 from ...engines.base import Progress
 from ...errors import InputChangedError
 from ...params import ALGORITHM_VERSION
@@ -54,19 +55,14 @@ class Span:
 @dataclass(frozen=True, slots=True)
 class RowHit:
     """A training row that contains an item: its key (its id, else ``file#row``), file, row
-    (0-based), line (1-based; None in Parquet), the item's tokens covered and the spans."""
+    (0-based), line (1-based; None in Parquet) and what it holds of the item (``contains``:
+    the item's tokens covered, the spans in characters of both)."""
 
     key: str
     file: str
     row: int
     line: int | None
-    covered: int
-    tokens: int
-    spans: tuple[Span, ...]
-
-    @property
-    def coverage(self) -> float:
-        return self.covered / self.tokens if self.tokens else 0.0
+    contains: Containment[Span]
 
 
 @dataclass
@@ -143,15 +139,16 @@ class DeconResult:
                 **_item_record(self.evals.items[n]),
                 "tokens": int(self.evals.hashes[n].size),
                 "rows_containing": len(found),
-                "max_coverage": round(max(h.coverage for h in found), 4),
+                "max_coverage": round(max(h.contains.coverage for h in found), 4),
                 "rows": [
                     {
                         "key": h.key, "file": h.file, "row": h.row, "line": h.line,
-                        "coverage": round(h.coverage, 4), "covered_tokens": h.covered,
+                        "coverage": round(h.contains.coverage, 4),
+                        "covered_tokens": h.contains.covered,
                         "spans": [
                             {"row_start": s.row_start, "row_end": s.row_end,
                              "item_start": s.item_start, "item_end": s.item_end}
-                            for s in h.spans
+                            for s in h.contains.spans
                         ],
                     }
                     for h in found
@@ -322,6 +319,6 @@ def _take(result: DeconResult, scanned: ChunkScan) -> None:
                                                                      s.item_last))
                 for s in it.spans
             )  # fmt: skip
-            hit = RowHit(key, path, row, line if line >= 0 else None, it.covered, it.tokens,
-                         spans)  # fmt: skip
+            hit = RowHit(key, path, row, line if line >= 0 else None,
+                         Containment(it.item, it.covered, it.tokens, spans))  # fmt: skip
             result.hits.setdefault(it.item, []).append(hit)

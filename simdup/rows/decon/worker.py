@@ -34,14 +34,8 @@ class FoundSpan:
     item_last: int
 
 
-@dataclass(frozen=True, slots=True)
-class ItemInRow:
-    """One item a row contains: ``covered`` of its ``tokens`` tokens, along ``spans``."""
-
-    item: int
-    covered: int
-    tokens: int
-    spans: tuple[FoundSpan, ...]
+# One item a row contains, its spans in the row's characters.
+ItemInRow = Containment[FoundSpan]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +81,10 @@ def items_in(text: str, index: ItemIndex, markup: str = "none") -> tuple[ItemInR
     tokens = text_tokens(text, markup)
     if len(tokens) == 0:
         return ()
-    found: list[Containment] = index.contained(tokens.hashes)
+    found = index.contained(tokens.hashes)
     starts, ends = tokens.starts, tokens.ends
     return tuple(
-        ItemInRow(
+        Containment(
             c.item,
             c.covered,
             c.tokens,

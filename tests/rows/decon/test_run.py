@@ -94,19 +94,19 @@ def test_report_spans_are_the_item_text(tmp_path: Path, train: Path) -> None:
     for n, hits in result.hits.items():
         item_text = texts[evals.items[n].id]
         for hit in hits:
-            assert 0.5 <= hit.coverage <= 1.0
-            for s in hit.spans:
+            assert 0.5 <= hit.contains.coverage <= 1.0
+            for s in hit.contains.spans:
                 row_tokens = tokenize(TRAIN[hit.row][s.row_start : s.row_end])
                 item_tokens = tokenize(item_text[s.item_start : s.item_end])
                 assert np.array_equal(row_tokens.hashes, item_tokens.hashes)
             if hit.row == 1:  # verbatim: one span, the whole item, at the same place
-                (span,) = hit.spans
+                (span,) = hit.contains.spans
                 assert (span.row_start, span.row_end) == (
                     0,
                     len(EN) - 1,
                 )  # the full stop is no token
                 assert (span.item_start, span.item_end) == (0, len(EN) - 1)
-                assert hit.coverage == 1.0
+                assert hit.contains.coverage == 1.0
 
 
 def test_clean_output_is_byte_identical_for_kept_rows(tmp_path: Path, train: Path) -> None:
