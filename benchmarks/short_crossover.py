@@ -26,7 +26,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from common import DEFAULT_BENCH, bench_folders, decode_anchor, list_docs, markdown_table
-from short import Alphabet, edited_copy, markdown_blocks
+from short_copies import Alphabet, edited_copy
+from short_rows import markdown_blocks
 
 from simdup.algorithms.edit_join import edit_similarity
 from simdup.algorithms.simhash import hamming
