@@ -27,10 +27,12 @@ from .edge import ProgressBar, skipped_name, usage_errors
 from .options import (
     MARKUP_OPTION,
     accept_damaged_option,
+    engine_options,
     id_field_option,
     jobs_option,
     markup_setting,
     records_option,
+    row_engine,
     text_field_option,
 )
 from .output import check_not_scanned, check_output
@@ -183,6 +185,13 @@ the tokens of their markup (tags, link targets), offsets still in the row.
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when rows or items could not be read.")
 @jobs_option()
+@engine_options(
+    engine_help="Where the training rows are read and scanned: this machine, or a Dask cluster "
+    '(pip install "simdup[dask]"; Parquet by row groups, plain JSON Lines by byte ranges; the '
+    "items sent once to each worker): the same result.",
+    scheduler_help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a "
+    "local cluster with one worker per core).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
 @click.pass_context
 def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> None:
@@ -207,6 +216,7 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
                 check_output(target, inputs, option)
         if kw["db"]:
             check_not_scanned("--db", kw["db"], list(inputs))
+        engine = row_engine(kw, stack)  # a usage error, a missing extra: before the work
         rule = ContainmentRule(**rule_args)
         if kw["evals"]:
             found = read_items(
@@ -237,6 +247,7 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             output=kw["output"],
             annotate=kw["annotate"],
             jobs=kw["jobs"],
+            engine=engine,
             progress=progress,
             accept_damaged=kw["accept_damaged"],
         )

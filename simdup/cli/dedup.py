@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigError, MissingExtraError
+from ..errors import ConfigError
 from ..options import resolve_options
 from ..params import FeatureParams
 from ..policy.exitcodes import ExitCode, exit_code_help
@@ -34,6 +34,7 @@ from .options import (
     jobs_option,
     markup_setting,
     records_option,
+    row_engine,
     text_field_option,
     threshold_option,
     verify_options,
@@ -132,9 +133,9 @@ is not written (--removed lists each cut and each such row).
 @verify_options
 @jobs_option()
 @engine_options(
-    engine_help="Where the rows are read and fingerprinted: this machine, or a Dask cluster "
-    '(pip install "simdup[dask]"; Parquet by row groups, plain JSON Lines by byte ranges): the '
-    "same result.",
+    engine_help="Where the rows are read and fingerprinted (with --spans: cut into spans): this "
+    'machine, or a Dask cluster (pip install "simdup[dask]"; Parquet by row groups, plain JSON '
+    "Lines by byte ranges): the same result.",
     scheduler_help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a "
     "local cluster with one worker per core).",
 )
@@ -217,18 +218,7 @@ def dedup_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
             against = stack.enter_context(
                 Index(kw["against"], create=False, params=options.features)
             )
-        if kw["scheduler"] and kw["engine"] != "dask":
-            raise click.UsageError("--scheduler needs --engine dask")
-        engine = None
-        if kw["engine"] == "dask":
-            try:
-                from ..distributed.session import DaskSession
-
-                session = DaskSession(kw["scheduler"], workers=kw["jobs"])
-            except MissingExtraError as exc:
-                raise click.UsageError(str(exc)) from exc
-            stack.callback(session.close)
-            engine = session.row_engine()
+        engine = row_engine(kw, stack)
         progress = ProgressBar(not kw["quiet"], "fingerprinting", unit="row")
         stack.callback(progress.close)
         run = dedup_files(
@@ -319,8 +309,8 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 
 # Options of row deduplication that --spans does not use: refused, not silently ignored.
-_ROW_ONLY = ("keep", "against", "threshold", "engine", "scheduler", "verify", "verify_radius",
-             "min_similarity", "min_length_ratio", "min_edit_similarity")  # fmt: skip
+_ROW_ONLY = ("keep", "against", "threshold", "verify", "verify_radius", "min_similarity",
+             "min_length_ratio", "min_edit_similarity")  # fmt: skip
 
 
 def _spans_command(
@@ -338,6 +328,7 @@ def _spans_command(
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(f"{flag} is for row deduplication; --spans does not use it "
                                    "(run dedup without --spans first to remove duplicate rows)")
+    engine = row_engine(kw, stack)
     progress = ProgressBar(not kw["quiet"], "reading spans", unit="row")
     stack.callback(progress.close)
     result = dedup_spans(
@@ -350,6 +341,7 @@ def _spans_command(
         removed=kw["removed"],
         annotate=kw["annotate"],
         jobs=kw["jobs"],
+        engine=engine,
         progress=progress,
         accept_damaged=kw["accept_damaged"],
         stage=progress.stage,

@@ -4,9 +4,10 @@ and the configuration file merged under the command line (``[tool.simdup]``, ``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -27,6 +28,9 @@ from ..readers.rows import FORMATS, RowOptions
 from ..text.segmentation import BACKENDS
 from ..text.stopwords import read_stopword_file
 from .edge import usage_errors
+
+if TYPE_CHECKING:
+    from ..engines.rows import RowEngine
 
 # Each command lists the exit codes it can give (the top-level help lists them all).
 PLAIN_CODES = exit_code_help()
@@ -113,7 +117,7 @@ def format_option(
 
 
 def engine_options(*, engine_help: str, scheduler_help: str) -> OptionDecorator:
-    """--engine and --scheduler: where the work runs (scan, dedup)."""
+    """--engine and --scheduler: where the work runs (scan, dedup, decon)."""
     options = [
         click.option(
             "--engine",
@@ -125,6 +129,27 @@ def engine_options(*, engine_help: str, scheduler_help: str) -> OptionDecorator:
         click.option("--scheduler", metavar="ADDRESS", help=scheduler_help),
     ]
     return lambda f: _apply(options, f)
+
+
+def row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:
+    """The row engine --engine and --scheduler name (dedup, dedup --spans, decon): None for
+    this machine's (the library's default, with --jobs), else the workers of a Dask cluster
+    (--scheduler, else $DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs workers),
+    closed with ``stack``."""
+    if kw["scheduler"] and kw["engine"] != "dask":
+        raise click.UsageError("--scheduler needs --engine dask")
+    if kw["engine"] != "dask":
+        return None
+    from ..errors import MissingExtraError
+
+    try:
+        from ..distributed.session import DaskSession
+
+        session = DaskSession(kw["scheduler"], workers=kw["jobs"])
+    except MissingExtraError as exc:
+        raise click.UsageError(str(exc)) from exc
+    stack.callback(session.close)
+    return session.row_engine()
 
 
 def against_index_option(help: str) -> OptionDecorator:

@@ -13,8 +13,11 @@ installed. The parts:
   propagation, clusters by ``build_clusters`` per component;
 * ``fingerprints``: fingerprint records as Parquet, with the algorithm version and parameters
   in the file metadata (``--write-fingerprints``, ``--fingerprints``);
+* ``rows``: ``DaskRowEngine``, the ``engines.rows.RowEngine`` of a cluster (workers read
+  partitions of datasets of rows themselves and fingerprint them, for ``dedup`` and
+  ``scan --records``, or run a verb's worker on them, for ``decon`` and ``dedup --spans``);
 * ``listing``: fsspec URLs (``s3://``, ``gs://``, ``hdfs://``...), listed by the workers;
-* ``session``: what ``simdup scan --engine dask`` puts together.
+* ``session``: what ``--engine dask`` puts together for one run.
 """
 
 from __future__ import annotations

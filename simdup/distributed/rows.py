@@ -1,13 +1,15 @@
-"""``DaskRowEngine``: the rows of datasets read and fingerprinted by the workers of a cluster.
+"""``DaskRowEngine``: the rows of datasets read and worked on by the workers of a cluster.
 
 The client cuts each input into partitions (``readers.chunking.row_partitions``): runs of Parquet
 row groups, byte spans of an uncompressed JSON Lines file, or the whole file where it cannot be
 cut (a compressed stream, CSV). The workers read their partitions themselves: the client reads
 only Parquet metadata. A JSON Lines span's first row and line are not known before the spans
 before it are read, so its rows and lines are first counted on the workers (a cheap pass: no
-parsing), then every partition is fingerprinted on a worker by ``engines.rows.fingerprint_chunk``,
-as the local engine does, numbered as a read of the whole file numbers it. The results come
-back in input order: the same ``ChunkResult``s as the local engine's, so the same decisions.
+parsing), then every partition's chunks, numbered as a read of the whole file numbers them, go
+through the function a local worker runs: ``engines.rows.fingerprint_chunk`` (``dedup``,
+``scan --records``), ``rows.decon.worker.scan_chunk`` or ``rows.spans.worker.spans_chunk``,
+after the same initializer has set the worker's state. The results come back in input order:
+the same objects as the local engine's, so the same decisions.
 
 Paths are resolved on the workers from the client's working folder (``engine.Origin``): the
 workers must see the files at the same paths (a shared file system).
@@ -15,16 +17,18 @@ workers must see the files at the same paths (a shared file system).
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..engines.base import BandLayout
 from ..engines.rows import ChunkResult, fingerprint_chunk, init_row_worker
 from ..params import FeatureParams
 from ..readers.chunking import (
     PARTITION_BYTES,
+    RowChunk,
     RowPartition,
     count_partition,
     is_span,
@@ -36,6 +40,8 @@ from ..readers.rows import RowOptions
 from ..records import SkippedFile
 from .cluster import ClusterError, VersionMismatch, check_version
 from .engine import Origin
+
+Result = TypeVar("Result")
 
 
 def _local(part: RowPartition, origin: Origin) -> RowPartition:
@@ -50,19 +56,19 @@ def count_rows(part: RowPartition, rows: RowOptions, origin: Origin) -> tuple[in
     return count_partition(_local(part, origin), rows)
 
 
-def fingerprint_partition(
+def partition_results(
     part: RowPartition,
-    params: FeatureParams,
     rows: RowOptions,
-    bands: BandLayout | None,
+    work: Callable[[RowChunk], Result],
+    setup: tuple[Callable[..., None], tuple[Any, ...]],
     origin: Origin,
-) -> list[ChunkResult]:
-    """The rows of a partition fingerprinted (run on a worker)."""
+) -> list[Result]:
+    """``work`` of each chunk of a partition's rows (run on a worker), after ``setup``'s
+    initializer has set this process's state from its arguments, as a local worker's does."""
     check_version(origin.version)
-    init_row_worker(params, rows)
-    return [
-        fingerprint_chunk(chunk, bands) for chunk in partition_chunks(_local(part, origin), rows)
-    ]
+    initializer, initargs = setup
+    initializer(*initargs)
+    return [work(chunk) for chunk in partition_chunks(_local(part, origin), rows)]
 
 
 def _gathered(futures: Sequence[Any]) -> Iterator[tuple[int, Any]]:
@@ -96,6 +102,22 @@ class DaskRowEngine:
         bands: BandLayout | None,
         skipped: list[SkippedFile],
     ) -> Iterator[ChunkResult]:
+        work = functools.partial(fingerprint_chunk, bands=bands)
+        return self.chunk_results(paths, rows, work, init_row_worker, (params, rows), skipped)
+
+    def chunk_results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        work: Callable[[RowChunk], Result],
+        initializer: Callable[..., None],
+        initargs: tuple[Any, ...],
+        skipped: list[SkippedFile],
+    ) -> Iterator[Result]:
+        """``work`` of each chunk of the rows of ``paths``, in input order, run by the workers
+        on the partitions they read; ``initializer(*initargs)`` sets a worker's state first.
+        The arguments travel once to each worker (scattered), not once a task: a verb's state
+        may be large (``decon``'s item index)."""
         origin = Origin.here()
         parts: list[RowPartition] = []
         for found in row_partitions(paths, rows, self.partition_bytes or PARTITION_BYTES):
@@ -104,11 +126,14 @@ class DaskRowEngine:
             else:
                 parts.append(found)
         parts = self._numbered(parts, rows, origin)
+        if not parts:
+            return
+        (setup,) = self.client.scatter([(initializer, initargs)], broadcast=True, hash=False)
         futures = self.client.map(
-            fingerprint_partition, parts, params=params, rows=rows, bands=bands, origin=origin,
+            partition_results, parts, rows=rows, work=work, setup=setup, origin=origin,
             pure=False,
         )  # fmt: skip
-        waiting: dict[int, list[ChunkResult]] = {}
+        waiting: dict[int, list[Result]] = {}
         due = 0
         try:
             for n, results in _gathered(futures):
@@ -117,7 +142,7 @@ class DaskRowEngine:
                     yield from waiting.pop(due)
                     due += 1
         finally:
-            self.client.cancel(futures)
+            self.client.cancel([*futures, setup])
 
     def _numbered(
         self, parts: list[RowPartition], rows: RowOptions, origin: Origin

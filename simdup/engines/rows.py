@@ -183,8 +183,10 @@ def fingerprint_rows(
 class RowEngine(Protocol):
     """The engine seam for datasets of rows: the rows of ``paths`` fingerprinted with
     ``params`` (band keys in ``bands`` instead of MinHash signatures), as ``ChunkResult``s in
-    input order; a file that cannot be read at all is added to ``skipped``. Engines differ
-    only in where the rows are read and fingerprinted, never in the result."""
+    input order (``results``), or whatever a verb's ``work`` makes of each chunk, after
+    ``initializer(*initargs)`` has set a worker's state (``chunk_results``: ``decon``,
+    ``dedup --spans``); a file that cannot be read at all is added to ``skipped``. Engines
+    differ only in where the rows are read and worked on, never in the result."""
 
     def results(
         self,
@@ -194,6 +196,16 @@ class RowEngine(Protocol):
         bands: BandLayout | None,
         skipped: list[SkippedFile],
     ) -> Iterator[ChunkResult]: ...
+
+    def chunk_results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        work: Callable[[RowChunk], Result],
+        initializer: Callable[..., None],
+        initargs: tuple[Any, ...],
+        skipped: list[SkippedFile],
+    ) -> Iterator[Result]: ...
 
 
 class LocalRowEngine:
@@ -210,11 +222,30 @@ class LocalRowEngine:
         bands: BandLayout | None,
         skipped: list[SkippedFile],
     ) -> Iterator[ChunkResult]:
-        def chunks() -> Iterator[RowChunk]:
-            for found in row_chunks(paths, rows):
-                if isinstance(found, SkippedFile):
-                    skipped.append(found)
-                else:
-                    yield found
+        chunks = _readable_chunks(paths, rows, skipped)
+        return fingerprint_rows(chunks, params, rows, jobs=self.jobs, bands=bands)
 
-        return fingerprint_rows(chunks(), params, rows, jobs=self.jobs, bands=bands)
+    def chunk_results(
+        self,
+        paths: Sequence[str],
+        rows: RowOptions,
+        work: Callable[[RowChunk], Result],
+        initializer: Callable[..., None],
+        initargs: tuple[Any, ...],
+        skipped: list[SkippedFile],
+    ) -> Iterator[Result]:
+        chunks = _readable_chunks(paths, rows, skipped)
+        return row_chunks_in_order(work, chunks, jobs=self.jobs, initializer=initializer,
+                                   initargs=initargs)  # fmt: skip
+
+
+def _readable_chunks(
+    paths: Sequence[str], rows: RowOptions, skipped: list[SkippedFile]
+) -> Iterator[RowChunk]:
+    """The chunks of rows of ``paths``, read here; a file that cannot be read is added to
+    ``skipped``."""
+    for found in row_chunks(paths, rows):
+        if isinstance(found, SkippedFile):
+            skipped.append(found)
+        else:
+            yield found

@@ -1,7 +1,8 @@
 """``decontaminate``: the training rows that contain evaluation items, and a clean copy.
 
-The rows of the training files are read once in chunks and scanned by worker processes
-(``engines.decon``) for the items of an ``EvalIndex`` by the containment rule of
+The rows of the training files are read once in chunks and scanned by the workers of a row
+engine (``worker``: local processes, or a Dask cluster's workers reading their own partitions)
+for the items of an ``EvalIndex`` by the containment rule of
 ``algorithms.containment``; then, for an output, the inputs are read again and written as
 ``dedup`` writes (``writers.rows``): the rows that contain no item copied byte for byte, or
 every row with ``contaminated`` and ``contains`` added (``annotate``). Matching is exact: every
@@ -25,16 +26,16 @@ import numpy as np
 from ...__about__ import __version__
 from ...algorithms.containment import Containment
 from ...engines.base import Progress
+from ...engines.rows import LocalRowEngine, RowEngine
 from ...errors import InputChangedError
 from ...params import ALGORITHM_VERSION
-from ...readers.chunking import RowChunk, row_chunks
 from ...readers.files import file_state
 from ...readers.rows import RowOptions, damage_error, rows_description
 from ...records import SkippedFile, SkippedRow
 from ...writers.base import Kept, skipped_note
 from ...writers.rows import write_rows, written_format
 from .items import EvalIndex, EvalItem
-from .worker import ChunkScan, ItemInRow, scan_rows
+from .worker import ChunkScan, ItemInRow, init_decon_worker, scan_chunk
 
 REPORT_SCHEMA = "simdup-decon/1"
 # Added to every row by ``annotate``: whether it contains an item, and which (their ids).
@@ -182,13 +183,16 @@ def decontaminate(
     output: str | None = None,
     annotate: bool = False,
     jobs: int | None = None,
+    engine: RowEngine | None = None,
     progress: Progress | None = None,
     accept_damaged: bool = False,
 ) -> DeconResult:
     """Scan the rows of ``inputs`` (JSON Lines, CSV, TSV, compressed or not, or Parquet) for
     the items of ``evals`` (read with their markup left out, ``evals.markup``: so are the
     rows); with ``output``, write the rows that contain none there in the
-    inputs' format (``annotate``: every row, with ``contaminated`` and ``contains``)."""
+    inputs' format (``annotate``: every row, with ``contaminated`` and ``contains``). The rows
+    are scanned by ``engine`` (default: ``jobs`` local worker processes; a
+    ``distributed.DaskRowEngine``: the workers of a Dask cluster), with the same result."""
     rows = rows or RowOptions()
     inputs = list(inputs)
     kind = written_format(inputs, rows, output) if output is not None else None
@@ -199,15 +203,10 @@ def decontaminate(
     started = time.perf_counter()
     index = evals.index
     indexed = time.perf_counter()
-
-    def chunks() -> Iterator[RowChunk]:
-        for found in row_chunks(inputs, rows):
-            if isinstance(found, SkippedFile):
-                result.skipped.append(found)
-            else:
-                yield found
-
-    for scanned in scan_rows(chunks(), index, rows, jobs=jobs, markup=evals.markup):
+    engine = engine or LocalRowEngine(jobs)
+    found = engine.chunk_results(inputs, rows, scan_chunk, init_decon_worker,
+                                 (index, rows, evals.markup), result.skipped)  # fmt: skip
+    for scanned in found:
         _take(result, scanned)
         if progress is not None:
             progress(result.rows_read, 0)

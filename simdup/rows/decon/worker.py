@@ -1,23 +1,24 @@
-"""The engine of ``decon``: chunks of training rows scanned for evaluation items by workers.
+"""What a worker of ``decon`` does: chunks of training rows scanned for evaluation items.
 
-The parent reads the training rows in ``RowChunk``s (``readers.chunking``, as ``dedup`` does:
-JSON lines as stored, CSV and Parquet rows read already); each worker holds the item index (set
-by the pool's initializer: forked, it is shared with the parent, not copied per task) and gives
-back, per chunk, only the rows that contain an item (``RowFinding``: the row's spans in
-character offsets) and the rows that are no document, with why. Results come back in input
-order. One bad row never stops a run: it becomes a skip reason.
+A row engine (``engines.rows``) brings the training rows in ``RowChunk``s (``readers.chunking``,
+as ``dedup`` does: JSON lines as stored, CSV and Parquet rows read already), read by the parent
+for local workers or by each Dask worker for its partition; each worker holds the item index
+(set by ``init_decon_worker``: forked, it is shared with the parent, not copied per task; on a
+cluster, sent once to each worker) and gives back, per chunk, only the rows that contain an
+item (``RowFinding``: the row's spans in character offsets) and the rows that are no document,
+with why. Results come back in input order. One bad row never stops a run: it becomes a skip
+reason.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...algorithms.containment import Containment, ItemIndex
-from ...engines.rows import WorkerState, row_chunks_in_order
+from ...engines.rows import WorkerState
 from ...readers.chunking import NoRow, RowChunk
 from ...readers.rows import RowOptions, plain_jsonl_texts
 from ...text.tokens import row_token_hashes, text_tokens
@@ -182,19 +183,3 @@ def hold_freed_heap() -> None:
     m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
     mallopt(m_trim_threshold, 256 << 20)
     mallopt(m_mmap_threshold, 32 << 20)
-
-
-def scan_rows(
-    chunks: Iterable[RowChunk],
-    index: ItemIndex,
-    options: RowOptions,
-    *,
-    jobs: int | None = None,
-    markup: str = "none",
-) -> Iterator[ChunkScan]:
-    """``chunks`` scanned for the items of ``index`` (the tokens of the rows' ``markup`` left
-    out), in their order: by ``jobs`` worker processes (None: all cores) as the chunks are
-    read, or in this process with one job or a single chunk (a pool would cost more than it
-    saves)."""
-    return row_chunks_in_order(scan_chunk, chunks, jobs=jobs, initializer=init_decon_worker,
-                               initargs=(index, options, markup))  # fmt: skip

@@ -1,8 +1,9 @@
 """``dedup_spans``: repeated spans (paragraphs, lines, runs of sentences) removed from every
 row but the first that has them.
 
-The rows are read once in chunks (``readers.chunking``) and cut into units and windows by
-worker processes (``engines.spans``, ``text.spans``); the parent keeps, per window, its digest
+The rows are read once in chunks (``readers.chunking``) and cut into units and windows
+(``units``) by the workers of a row engine (``worker``: local processes, or a Dask cluster's
+workers reading their own partitions); the parent keeps, per window, its digest
 (XXH3-128 of its units' comparison forms: two 64-bit words, no Python object per span) and
 where it is, in dataset order: the inputs in the order given, rows in file order, units in
 text order. Then, all at once (a stable sort of the digests), each window's first occurrence
@@ -26,16 +27,16 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
 
 from ...engines.base import Progress
+from ...engines.rows import LocalRowEngine, RowEngine
 from ...errors import ConfigError, InputChangedError
 from ...params import MARKUPS
-from ...readers.chunking import RowChunk, row_chunks
 from ...readers.files import file_state
 from ...readers.rows import RowOptions, damage_error, skipped_place
 from ...records import SkippedFile, SkippedRow
@@ -43,7 +44,7 @@ from ...writers.base import Kept, skipped_note
 from ...writers.output import output_file
 from ...writers.rows import write_rows, written_format
 from .units import DEFAULT_MIN_SPAN_CHARS, UNITS, cut, removed_runs
-from .worker import ChunkSpans, span_rows
+from .worker import ChunkSpans, init_spans_worker, spans_chunk
 
 # Characters of a removed span's text given in its record.
 RECORD_TEXT = 200
@@ -185,7 +186,7 @@ def _read(
     result: SpansResult,
     unit: str,
     min_chars: int,
-    jobs: int | None,
+    engine: RowEngine,
     progress: Progress | None,
 ) -> SpanTable:
     """The first read: every row cut into units and windows, kept as columns."""
@@ -196,14 +197,10 @@ def _read(
     ids: list[str | None] = []
     units_so_far = 0
 
-    def chunks() -> Iterator[RowChunk]:
-        for found in row_chunks(inputs, rows):
-            if isinstance(found, SkippedFile):
-                result.skipped.append(found)
-            else:
-                yield found
-
-    for got in span_rows(chunks(), unit, min_chars, rows, jobs=jobs, markup=result.markup):
+    setup = (unit, min_chars, rows, result.markup)
+    found = engine.chunk_results(inputs, rows, spans_chunk, init_spans_worker, setup,
+                                 result.skipped)  # fmt: skip
+    for got in found:
         _skips(result, got)
         result.rows_read += got.count
         result.documents += got.documents
@@ -387,6 +384,7 @@ def dedup_spans(
     removed: str | None = None,
     annotate: bool = False,
     jobs: int | None = None,
+    engine: RowEngine | None = None,
     progress: Progress | None = None,
     accept_damaged: bool = False,
     stage: Callable[[str], None] | None = None,
@@ -398,7 +396,9 @@ def dedup_spans(
     line per removed span (where, its text, the kept occurrence), per emptied row and per row
     that is no document. ``annotate``: every row as it was, with ``repeated_spans`` added.
     Units are compared as written unless ``markup`` (``markdown``, ``html``) names what the
-    rows hold: then without it."""
+    rows hold: then without it. The rows are cut into units by ``engine`` (default: ``jobs``
+    local worker processes; a ``distributed.DaskRowEngine``: the workers of a Dask cluster),
+    with the same result."""
     if unit not in UNITS:
         raise ConfigError(f"unknown span unit {unit!r} ({', '.join(UNITS)})")
     if min_chars < 1:
@@ -414,7 +414,7 @@ def dedup_spans(
     result.unreadable = [{} for _ in inputs]
     before = {path: file_state(path) for path in inputs}
     started = time.perf_counter()
-    table = _read(result, unit, min_chars, jobs, progress)
+    table = _read(result, unit, min_chars, engine or LocalRowEngine(jobs), progress)
     read = time.perf_counter()
     for path in inputs:
         if file_state(path) != before[path]:

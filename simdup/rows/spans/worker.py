@@ -1,7 +1,8 @@
-"""The engine of ``dedup --spans``: chunks of rows cut into units and windows by workers.
+"""What a worker of ``dedup --spans`` does: chunks of rows cut into units and windows.
 
-The parent reads the rows in ``RowChunk``s (``readers.chunking``, as ``dedup`` and ``decon``
-do); a worker cuts each row's text into units and hashes its windows (``units``) and gives
+A row engine (``engines.rows``) brings the rows in ``RowChunk``s (``readers.chunking``, as for
+``dedup`` and ``decon``), read by the parent for local workers or by each Dask worker for its
+partition; a worker cuts each row's text into units and hashes its windows (``units``) and gives
 back, per chunk, columns: per row with units its offset in the chunk, id and unit count; per
 unit its bounds and cut; per window its units (row-local) and XXH3-128 digest. Results come
 back in input order, so the parent sees windows in dataset order whatever the number of
@@ -11,12 +12,11 @@ becomes a skip reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...engines.rows import WorkerState, row_chunks_in_order
+from ...engines.rows import WorkerState
 from ...readers.chunking import NoRow, RowChunk
 from ...readers.rows import RowOptions
 from .units import text_spans
@@ -109,19 +109,3 @@ def spans_chunk(chunk: RowChunk) -> ChunkSpans:
         np.asarray(units, dtype=np.int32), np.asarray(windows, dtype=np.int32),
         starts, ends, breaks, first, last, digests, skipped, documents,
     )  # fmt: skip
-
-
-def span_rows(
-    chunks: Iterable[RowChunk],
-    unit: str,
-    min_chars: int,
-    options: RowOptions,
-    *,
-    jobs: int | None = None,
-    markup: str = "none",
-) -> Iterator[ChunkSpans]:
-    """``chunks`` cut into units and windows (units compared without their ``markup``), in
-    their order: by ``jobs`` worker processes (None: all cores) as the chunks are read, or in
-    this process with one job or a single chunk (a pool would cost more than it saves)."""
-    return row_chunks_in_order(spans_chunk, chunks, jobs=jobs, initializer=init_spans_worker,
-                               initargs=(unit, min_chars, options, markup))  # fmt: skip
