@@ -1,13 +1,11 @@
 """What ``scale.py`` and ``rows.py`` share around their alternating runs: the options both take
 first (the visible set, the sizes to generate, ``--large``, ``--repeat``, ``--seed``,
 ``--rensa-bands``, in that order: their ``--help`` lists them so), the sizes those options ask
-for, and the order of the contenders in each round, rotated by one a round (ABC BCA CAB ...;
-``short.py`` runs its contenders in that order too)."""
+for (the order of the contenders in each round is ``common.rotated``)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from common import DEFAULT_BENCH
 
@@ -35,9 +33,3 @@ def sizes_asked(text: str, large: bool) -> list[int]:
     if large and 1_000_000 not in sizes:
         sizes.append(1_000_000)
     return sizes
-
-
-def rotated(items: list[Any], round_no: int) -> list[Any]:
-    """``items`` in the order of round ``round_no``: rotated left by one a round."""
-    k = round_no % len(items) if items else 0
-    return items[k:] + items[:k]

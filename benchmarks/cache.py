@@ -46,6 +46,7 @@ from common import (
     markdown_table,
     median,
     reproduce_command,
+    rotated,
     run_measured,
     write_json,
 )
@@ -53,12 +54,6 @@ from common import (
 BENCH_DIR = Path(__file__).resolve().parent
 # Targets of issue 23: rescan of an unchanged tree this many times faster than a first scan.
 WARM_TARGET = {"visible": 8.0, "1e5": 5.0, "1e6": 15.0}
-
-
-def rotated(items: list[Any], round_no: int) -> list[Any]:
-    """Round r starts at item r: each contender runs early in some rounds and late in others."""
-    k = round_no % len(items) if items else 0
-    return items[k:] + items[:k]
 
 
 def report(path: Path) -> dict[str, Any]:

@@ -111,6 +111,13 @@ def decode_anchor(data: bytes) -> tuple[str, str]:
 # ---------------------------------------------------------------- statistics and tables
 
 
+def rotated(items: list[Any], round_no: int) -> list[Any]:
+    """``items`` in the order of round ``round_no``, rotated left by one a round (ABC BCA
+    CAB ...): each contender runs early in some rounds and late in others."""
+    k = round_no % len(items) if items else 0
+    return items[k:] + items[:k]
+
+
 def median(values: Sequence[float]) -> float:
     return float(statistics.median(values)) if values else float("nan")
 
@@ -540,7 +547,6 @@ def rounds_of_dedup_runs(
     runnable: list[dict[str, Any]],
     repeat: int,
     label: str,
-    rotated: Callable[[list[Any], int], list[Any]],
     removals: Callable[[Path], Any],
     first_score: Callable[[dict[str, Any], Any], dict[str, Any]],
     inputs: Sequence[Path] = (),

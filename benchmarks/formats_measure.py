@@ -18,6 +18,7 @@ from common import (
     bench_folders,
     log,
     median,
+    rotated,
 )
 from formats_extract import (
     Mapping,
@@ -35,7 +36,6 @@ from formats_texts import (
     FORMATS,
     FORMATS_DIR,
     rel,
-    rotated,
 )
 
 # ---------------------------------------------------------------- quality

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from common import (
     REPO,
@@ -67,12 +66,6 @@ ENCODE = {
     "utf-8-sig": ("utf-8", b"\xef\xbb\xbf"), "utf-16-le-bom": ("utf-16-le", b"\xff\xfe"),
     "utf-16-be-bom": ("utf-16-be", b"\xfe\xff"),
 }  # fmt: skip
-
-
-def rotated(items: list[Any], round_no: int) -> list[Any]:
-    """Round r starts at item r: each contender runs early in some rounds and late in others."""
-    k = round_no % len(items) if items else 0
-    return items[k:] + items[:k]
 
 
 def rel(path: Path) -> str:

@@ -44,10 +44,7 @@ from common import (
     reproduce_command,
     write_report,
 )
-from rows_dataset import ZSTD_LEVEL as ZSTD_LEVEL  # importable from here as before (short.py)
 from rows_dataset import generate
-from rows_dataset import zst_lines as zst_lines  # importable from here as before (short.py)
-from rows_measure import contenders as contenders  # importable from here as before (short.py)
 from rows_measure import measure
 from rows_tables import LEGEND, heading, table, targets
 

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alternating_runs import rotated
 from common import (
     BENCH_DIR,
     bench_folders,
@@ -151,7 +150,7 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
         return found
 
     inputs = [root / "rows.jsonl.zst", root / "rows.parquet"]
-    rounds_of_dedup_runs(runnable, args.repeat, f"rows={n:,}", rotated, read_removed, first_score,
+    rounds_of_dedup_runs(runnable, args.repeat, f"rows={n:,}", read_removed, first_score,
                          inputs=inputs)  # fmt: skip
     result: dict[str, Any] = {
         "rows": n,

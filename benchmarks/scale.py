@@ -43,7 +43,6 @@ import sys
 from typing import Any
 
 from alternating_runs import add_size_options, sizes_asked
-from alternating_runs import rotated as rotated  # importable from here as before (short.py)
 from common import (
     RESULTS,
     bench_folders,

@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from alternating_runs import rotated
 from common import (
     BENCH_DIR,
     MB,
     RESULTS,
     bench_folders,
     log,
+    rotated,
     run_measured,
     run_record,
     warm_page_cache,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from common import MB, RESULTS, cached_manifest, log, new_generation, write_json
-from rows import ZSTD_LEVEL
+from rows_dataset import ZSTD_LEVEL
 from short_copies import (
     COPY_SHARE,
     EDITED_RANGE,

@@ -15,8 +15,7 @@ from typing import Any
 
 from common import REPO, bench_folders, log, rounds_of_dedup_runs, run_measured
 from dedup_runs import summarise_runs
-from rows import contenders
-from scale import rotated
+from rows_measure import contenders
 from short_generate import generate
 from short_score import check_output, read_removed, read_rows, score
 
@@ -86,7 +85,7 @@ def measure(args: argparse.Namespace, n: int) -> dict[str, Any]:
         return found
 
     inputs = [root / "rows.jsonl", root / "rows.jsonl.zst"]
-    rounds_of_dedup_runs(runnable, args.repeat, f"short-{n}", rotated, read_removed, first_score,
+    rounds_of_dedup_runs(runnable, args.repeat, f"short-{n}", read_removed, first_score,
                          inputs=[p for p in inputs if p.exists()])  # fmt: skip
     result: dict[str, Any] = {k: v for k, v in manifest.items() if k not in ("planted", "key")}
     result["contenders"] = [

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rows import zst_lines
+from rows_dataset import zst_lines
 from short_rows import BAND_NAMES, KINDS, LANGS, NEAR, normalised, similarity
 
 
