@@ -205,7 +205,7 @@ def official_scorer(scorer: Path | None, python2: str | None) -> Official:
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["?"])[-1]
         return Official(None, f"{python2!r} cannot import numpy: {last}")
-    return Official([*base, str(scorer)], "")
+    return Official([*base, str(scorer.resolve())], "")
 
 
 # The PAN-09 ``perfmeasures.py`` prints ``Plagdet Score 0.9``; PAN-12/13's
@@ -229,13 +229,17 @@ OFFICIAL_MEASURES = ("plagdet", "recall", "precision", "granularity")
 
 
 def run_official(official: Official, truth: Path, detections: Path) -> dict[str, Any]:
+    """The official scorer's figures for ``detections`` (a temporary folder of this run). It
+    runs in that folder's parent, also temporary: ``pan12-evaluation.py`` writes its
+    ``evaluation.prototext`` where it runs, and the checkout is no place for it."""
     assert official.command is not None
     started = time.perf_counter()
     done = subprocess.run(
-        [*official.command, "-p", str(truth), "-d", str(detections)],
+        [*official.command, "-p", str(truth.resolve()), "-d", str(detections.resolve())],
         capture_output=True,
         text=True,
         timeout=3600,
+        cwd=detections.resolve().parent,
     )
     figures: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 2)}
     for line in done.stdout.splitlines():
