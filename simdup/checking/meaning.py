@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..algorithms.sentences import Side, sentence_texts
+from ..engines.tasks import LocalTasks, Origin, Tasks
+from ..errors import ConfigError
 from ..readers import read_document, reading_session
 from ..readers.discovery import DiscoveryOptions, discover
-from ..records import DecodedDocument, SkippedFile
+from ..records import DecodedDocument, SkippedFile, SourceFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text import variants
 from ..text.embeddings import SentenceEmbedder, default_embedder
@@ -50,6 +53,15 @@ def sentences_of(text: str, tokens: Tokens, side: Side) -> list[str]:
     return sentence_texts(text, side, tokens.starts, tokens.ends)
 
 
+def distinct_sentences(cuts: Sequence[Sequence[str]]) -> tuple[list[str], list[np.ndarray]]:
+    """The distinct sentences of ``cuts`` in the order they first appear, and for each list of
+    ``cuts`` the number of each of its sentences among them."""
+    number: dict[str, int] = {}
+    rows = [np.fromiter((number.setdefault(s, len(number)) for s in cut), np.int64, len(cut))
+            for cut in cuts]  # fmt: skip
+    return list(number), rows
+
+
 def embed_distinct(
     embedder: SentenceEmbedder,
     cuts: Sequence[Sequence[str]],
@@ -62,12 +74,9 @@ def embed_distinct(
     1,000 sources of the visible bench set are 80,000 distinct), ``batch`` a call;
     ``progress(done, total)`` in distinct sentences. A sentence's vector does not depend on
     the others embedded with it (to float32 rounding: < 3e-7 a component)."""
-    number: dict[str, int] = {}
-    rows = [np.fromiter((number.setdefault(s, len(number)) for s in cut), np.int64, len(cut))
-            for cut in cuts]  # fmt: skip
+    distinct, rows = distinct_sentences(cuts)
     # A list is whole once the distinct sentences up to its last new one are embedded.
     whole = np.maximum.accumulate([int(r.max()) + 1 if r.size else 0 for r in rows] or [0])
-    distinct = list(number)
     total = len(distinct)
     if progress:
         progress(0, total)
@@ -97,6 +106,13 @@ class EmbedResult:
     skipped: tuple[SkippedFile, ...]
 
 
+# Files read and cut into sentences per task (``index add --semantic``): a few seconds of work,
+# so that a task costs little to schedule and a lost worker little to run again.
+FILES_PER_TASK = 32
+# A document read and cut: its key, its text's digest and its sentences.
+Cut = tuple[str, bytes, list[str]]
+
+
 def add_sentence_vectors(
     store: SentenceVectors,
     paths: Iterable[str | os.PathLike[str]],
@@ -104,47 +120,106 @@ def add_sentence_vectors(
     *,
     embedder: SentenceEmbedder | None = None,
     progress: Callable[[int, int], None] | None = None,
+    tasks: Tasks | None = None,
 ) -> EmbedResult:
     """Embed the sentences of every file under ``paths`` (found as ``index add`` finds them,
-    stored under the same keys) into ``store``; ``progress(done, total)`` in files."""
+    stored under the same keys) into ``store``; ``progress(done, total)`` in files. The files
+    are read and cut, and the sentences embedded, by ``tasks`` (default: in this process; a
+    ``distributed.tasks.DaskTasks``: by the workers of a cluster, each loading the model once),
+    with the same rows stored: the documents are taken in groups of at least ``EMBED_BATCH``
+    sentences, and each group's distinct sentences embedded ``EMBED_BATCH`` a call, here as on
+    a cluster, so that every call embeds the same sentences together."""
+    chosen = embedder  # None: each process's default model, loaded there once
     embedder = embedder or default_embedder()
     model = model_key(embedder)
+    made_by = f"{embedder.name} ({embedder.version})"
     discovery = discovery or DiscoveryOptions()
+    tasks = tasks or LocalTasks()
     files, skipped = discover([os.fspath(p) for p in paths], discovery)
     skips = list(skipped)
-    pending: list[tuple[str, bytes, list[str]]] = []
-    documents = sentences = waiting = 0
-    seconds = 0.0
+    origin = Origin.here()
+    runs = ((files[start : start + FILES_PER_TASK], discovery.max_size, origin)
+            for start in range(0, len(files), FILES_PER_TASK))  # fmt: skip
+    counts = {"documents": 0, "sentences": 0}
 
-    def flush() -> None:
-        nonlocal seconds, waiting
-        started = time.perf_counter()
-        rows = [(pending[n][0], pending[n][1], model, vectors)
-                for ready in embed_distinct(embedder, [cut for _, _, cut in pending])
-                for n, vectors in ready]  # fmt: skip
-        seconds += time.perf_counter() - started
-        store.put(rows)
-        pending.clear()
-        waiting = 0
-
-    with reading_session():
-        for done, found in enumerate(files):
+    def groups() -> Iterator[list[Cut]]:
+        """The documents read, in groups of at least ``EMBED_BATCH`` sentences."""
+        pending: list[Cut] = []
+        waiting = done = 0
+        for found in (f for run in tasks.map(read_cuts, runs) for f in run):
             if progress:
                 progress(done, len(files))
-            read = read_document(found, discovery.max_size)
-            if isinstance(read, SkippedFile):
-                skips.append(read)
+            done += 1
+            if isinstance(found, SkippedFile):
+                skips.append(found)
                 continue
-            cut = _cut(read)
-            pending.append((found.path, text_digest(read.text), cut))
-            documents += 1
-            sentences += len(cut)
-            waiting += len(cut)
+            pending.append(found)
+            counts["documents"] += 1
+            counts["sentences"] += len(found[2])
+            waiting += len(found[2])
             if waiting >= EMBED_BATCH:
-                flush()
+                yield pending
+                pending, waiting = [], 0
         if pending:
-            flush()
-    return EmbedResult(documents, sentences, seconds, tuple(sorted(skips, key=lambda s: s.path)))
+            yield pending
+
+    # Each group's calls, in order; what a call's vectors belong to waits here until they come.
+    planned: deque[tuple[list[Cut], list[np.ndarray], int]] = deque()
+
+    def calls() -> Iterator[tuple[list[str], SentenceEmbedder | None]]:
+        for group in groups():
+            distinct, rows = distinct_sentences([cut for _, _, cut in group])
+            starts = range(0, len(distinct), EMBED_BATCH) if distinct else range(1)
+            planned.append((group, rows, len(starts)))
+            for start in starts:  # a group of no sentence still makes one (empty) call
+                yield distinct[start : start + EMBED_BATCH], chosen
+
+    parts: list[np.ndarray] = []
+    seconds = 0.0
+    with reading_session():
+        for vectors, spent, by in tasks.map(encode_sentences, calls()):
+            if by != made_by:
+                raise ConfigError(f"sentences embedded by {by}, not {made_by}: install the same "
+                                  "model package on every worker")  # fmt: skip
+            seconds += spent
+            parts.append(vectors)
+            group, rows, count = planned[0]
+            if len(parts) < count:
+                continue
+            planned.popleft()
+            embedded = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            parts = []
+            store.put([(path, digest, model, embedded[r])
+                       for (path, digest, _), r in zip(group, rows, strict=True)])  # fmt: skip
+    return EmbedResult(counts["documents"], counts["sentences"], seconds,
+                       tuple(sorted(skips, key=lambda s: s.path)))  # fmt: skip
+
+
+def read_cuts(run: tuple[Sequence[SourceFile], int, Origin]) -> list[Cut | SkippedFile]:
+    """Files read and cut into the sentences a check embeds (a task: here, or on a worker,
+    where the files are read from the client's folder)."""
+    files, max_size, origin = run
+    out: list[Cut | SkippedFile] = []
+    with reading_session():
+        for found in files:
+            read = read_document(origin.source(found), max_size)
+            if isinstance(read, SkippedFile):
+                out.append(replace(read, path=found.path))
+            else:
+                out.append((found.path, text_digest(read.text), _cut(read)))
+    return out
+
+
+def encode_sentences(
+    call: tuple[list[str], SentenceEmbedder | None],
+) -> tuple[np.ndarray, float, str]:
+    """One call of the model (a task): the vectors of the sentences, the seconds it took, and
+    which model made them (None: this process's default model, loaded once)."""
+    sentences, embedder = call
+    embedder = embedder or default_embedder()
+    started = time.perf_counter()
+    vectors = embedder.encode(sentences)
+    return vectors, time.perf_counter() - started, f"{embedder.name} ({embedder.version})"
 
 
 def _cut(document: DecodedDocument) -> list[str]:

@@ -3,6 +3,7 @@ queried again and again."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,8 @@ from ..writers.output import OutputTarget
 from .edge import ProgressBar, usage_errors
 from .options import (
     PLAIN_CODES,
+    dask_session,
+    engine_options,
     feature_options,
     format_option,
     jobs_option,
@@ -91,6 +94,13 @@ def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
 )
 @records_options
 @feature_options
+@engine_options(
+    engine_help="Where the files or rows are read and fingerprinted, and with --semantic the "
+    'sentences embedded: this machine, or a Dask cluster (pip install "simdup[dask]"; each '
+    "worker loads the model once): the same index.",
+    scheduler_help="With --engine dask: the scheduler (default $DASK_SCHEDULER_ADDRESS, else a "
+    "local cluster with one worker per core).",
+)
 @click.pass_context
 def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) -> None:
     """Fingerprint the files under PATHS and store them in the index DB, each under its path as
@@ -102,22 +112,26 @@ def index_add_command(ctx: click.Context, /, paths: tuple[str, ...], **kw: Any) 
         raise click.UsageError("--semantic stores the sentences of files, not of --records rows")
     progress = ProgressBar(not kw["quiet"], "indexing")
     embedded = None
-    with usage_errors():
+    with usage_errors(), contextlib.ExitStack() as stack:
         options = scan_options(kw)
+        session = dask_session(kw, stack)
         try:
             with Index(kw["db"], rebuild=kw["rebuild"], params=options.features) as index:
                 if kw["records"]:
-                    added = add_rows(index, paths, row_options(kw), options)
+                    engine = session.row_engine() if session is not None else None
+                    added = add_rows(index, paths, row_options(kw), options, engine)
                 else:
                     added = index.add_files(
-                        paths, discovery=options.discovery, jobs=options.jobs, progress=progress
-                    )
+                        paths, discovery=options.discovery, jobs=options.jobs, progress=progress,
+                        engine=session.engine(options) if session is not None else None,
+                    )  # fmt: skip
                 if kw["semantic"]:
                     progress.close()
                     progress = ProgressBar(not kw["quiet"], "embedding sentences")
                     embedded = add_sentence_vectors(
-                        index.sentence_vectors(), paths, options.discovery, progress=progress
-                    )
+                        index.sentence_vectors(), paths, options.discovery, progress=progress,
+                        tasks=session.tasks() if session is not None else None,
+                    )  # fmt: skip
                 total = len(index)
         finally:
             progress.close()

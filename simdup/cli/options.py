@@ -30,6 +30,7 @@ from ..text.stopwords import read_stopword_file
 from .edge import usage_errors
 
 if TYPE_CHECKING:
+    from ..distributed.session import DaskSession
     from ..engines.rows import RowEngine
 
 # Each command lists the exit codes it can give (the top-level help lists them all).
@@ -131,11 +132,10 @@ def engine_options(*, engine_help: str, scheduler_help: str) -> OptionDecorator:
     return lambda f: _apply(options, f)
 
 
-def row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:
-    """The row engine --engine and --scheduler name (dedup, dedup --spans, decon): None for
-    this machine's (the library's default, with --jobs), else the workers of a Dask cluster
-    (--scheduler, else $DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs workers),
-    closed with ``stack``."""
+def dask_session(kw: dict[str, Any], stack: contextlib.ExitStack) -> DaskSession | None:
+    """The Dask cluster --engine and --scheduler name (dedup, decon, index add): None for
+    this machine, else a connection (--scheduler, else $DASK_SCHEDULER_ADDRESS, else a local
+    cluster of --jobs workers) closed with ``stack``."""
     if kw["scheduler"] and kw["engine"] != "dask":
         raise click.UsageError("--scheduler needs --engine dask")
     if kw["engine"] != "dask":
@@ -149,7 +149,15 @@ def row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | N
     except MissingExtraError as exc:
         raise click.UsageError(str(exc)) from exc
     stack.callback(session.close)
-    return session.row_engine()
+    return session
+
+
+def row_engine(kw: dict[str, Any], stack: contextlib.ExitStack) -> RowEngine | None:
+    """The row engine --engine and --scheduler name (dedup, dedup --spans, decon): None for
+    this machine's (the library's default, with --jobs), else the workers of a Dask cluster
+    (``dask_session``)."""
+    session = dask_session(kw, stack)
+    return session.row_engine() if session is not None else None
 
 
 def against_index_option(help: str) -> OptionDecorator:

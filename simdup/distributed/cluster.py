@@ -12,16 +12,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..__about__ import __version__
 from ..engines import default_jobs
+from ..engines.tasks import VERSION as VERSION  # what a worker must run (re-exported)
 from ..errors import SimdupError
-from ..params import ALGORITHM_VERSION
 from . import require_dask
 
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
 # Seconds to wait for a scheduler to answer and for its first worker to appear.
 CONNECT_TIMEOUT = 30.0
-VERSION = (__version__, ALGORITHM_VERSION)
 
 
 class ClusterError(SimdupError):
@@ -41,6 +39,17 @@ def check_version(expected: tuple[str, str]) -> None:
     """Raise ``VersionMismatch`` when this process (a worker) runs another version."""
     if tuple(expected) != VERSION:
         raise VersionMismatch(_mismatch("a worker", VERSION, expected))
+
+
+def task_result(future: Any) -> Any:
+    """The result of a finished Dask task; a task that failed ends the run (``ClusterError``
+    naming why; ``VersionMismatch`` as raised)."""
+    try:
+        return future.result()
+    except VersionMismatch:
+        raise
+    except Exception as exc:
+        raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _mismatch(who: str, found: tuple[str, str], expected: tuple[str, str]) -> str:

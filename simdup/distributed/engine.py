@@ -17,35 +17,20 @@ read with fsspec on the worker.
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..engines import Progress, Result, Sink, TextTask
+from ..engines.tasks import Origin as Origin  # where the client runs (importable from here)
 from ..params import FeatureParams
 from ..records import SkippedFile, SourceFile
-from .cluster import VERSION, ClusterError, VersionMismatch, check_version
+from .cluster import check_version, task_result
 
 # Sources per task: large enough that scheduling costs little (~1 ms a task), small enough
 # that a lost worker costs little and that progress moves. The number of tasks is also kept
 # at 4 per worker or more, so that no worker waits for the last long one.
 MAX_PARTITION = 256
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where the client runs: relative paths are resolved against its working folder, and
-    file identities (device, inode) hold only on its host."""
-
-    cwd: str
-    host: str
-    version: tuple[str, str] = VERSION
-
-    @classmethod
-    def here(cls) -> Origin:
-        return cls(os.getcwd(), socket.gethostname())
 
 
 def is_url(path: str) -> bool:
@@ -74,7 +59,6 @@ def fingerprint_partition(
     from ..text.processor import processor_for
 
     processor = processor_for(params)
-    same_host = socket.gethostname() == origin.host
     out: list[Result] = []
     for source in sources:
         if is_url(source.path):
@@ -85,11 +69,7 @@ def fingerprint_partition(
                 continue
             out.append(fingerprint_bytes(processor, source.path, data))
             continue
-        local = source
-        if not os.path.isabs(source.path):
-            local = replace(local, path=os.path.join(origin.cwd, source.path))
-        if not same_host:
-            local = replace(local, device=0, inode=0)
+        local = origin.source(source)
         result = fingerprint_file(processor, local, max_size)
         out.append(result if local.path == source.path else replace(result, path=source.path))
     return out
@@ -132,12 +112,7 @@ class DaskEngine:
         done, total = 0, len(files)
         try:
             for future in as_completed(futures):
-                try:
-                    batch = future.result()
-                except VersionMismatch:
-                    raise
-                except Exception as exc:
-                    raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from exc
+                batch = task_result(future)
                 n = index[future.key]
                 results[n] = batch
                 done += len(parts[n])

@@ -11,20 +11,20 @@ through the function a local worker runs: ``engines.rows.fingerprint_chunk`` (``
 after the same initializer has set the worker's state. The results come back in input order:
 the same objects as the local engine's, so the same decisions.
 
-Paths are resolved on the workers from the client's working folder (``engine.Origin``): the
+Paths are resolved on the workers from the client's working folder (``engines.tasks.Origin``): the
 workers must see the files at the same paths (a shared file system).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..engines.base import BandLayout
 from ..engines.rows import ChunkResult, fingerprint_chunk, init_row_worker
+from ..engines.tasks import Origin
 from ..params import FeatureParams
 from ..readers.chunking import (
     PARTITION_BYTES,
@@ -38,16 +38,13 @@ from ..readers.chunking import (
 )
 from ..readers.rows import RowOptions
 from ..records import SkippedFile
-from .cluster import ClusterError, VersionMismatch, check_version
-from .engine import Origin
+from .cluster import check_version, task_result
 
 Result = TypeVar("Result")
 
 
 def _local(part: RowPartition, origin: Origin) -> RowPartition:
-    if os.path.isabs(part.path):
-        return part
-    return replace(part, path=os.path.join(origin.cwd, part.path))
+    return replace(part, path=origin.path(part.path))
 
 
 def count_rows(part: RowPartition, rows: RowOptions, origin: Origin) -> tuple[int, int]:
@@ -77,13 +74,7 @@ def _gathered(futures: Sequence[Any]) -> Iterator[tuple[int, Any]]:
 
     index = {future.key: n for n, future in enumerate(futures)}
     for future in as_completed(futures):
-        try:
-            value = future.result()
-        except VersionMismatch:
-            raise
-        except Exception as exc:
-            raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from exc
-        yield index[future.key], value
+        yield index[future.key], task_result(future)
 
 
 class DaskRowEngine:

@@ -13,6 +13,7 @@ from .engine import DaskEngine, is_url
 from .join import DaskJoin
 from .listing import find_urls
 from .rows import DaskRowEngine
+from .tasks import DaskTasks
 
 
 class DaskSession:
@@ -31,8 +32,13 @@ class DaskSession:
         return DaskEngine(options.features, options.discovery.max_size, self.connection.client)
 
     def row_engine(self) -> DaskRowEngine:
-        """The engine of datasets of rows (``--records``, ``simdup dedup``) on this cluster."""
+        """The engine of datasets of rows (``--records``, ``dedup``, ``decon``) on this
+        cluster."""
         return DaskRowEngine(self.connection.client)
+
+    def tasks(self) -> DaskTasks:
+        """Other work on this cluster (``index add --semantic``: sentences read and embedded)."""
+        return DaskTasks(self.connection.client)
 
     def find(self, paths: Sequence[str], options: DiscoveryOptions) -> Discovery:
         """Local paths as a local scan finds them; fsspec URLs listed by the workers."""

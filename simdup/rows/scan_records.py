@@ -14,12 +14,11 @@ import numpy as np
 
 from ..engines.backend import Backend
 from ..engines.base import Progress
-from ..engines.rows import fingerprint_rows
+from ..engines.rows import LocalRowEngine, RowEngine
 from ..join import Reference
 from ..join.finish import finish, scan_stats
 from ..join.local import LocalJoin
 from ..options import ScanOptions, for_rows, resolve_options
-from ..readers.chunking import RowChunk, row_chunks
 from ..readers.rows import (
     RowOptions,
     rows_description,
@@ -31,25 +30,21 @@ from .fingerprints import fingerprint_dataset, rows_scan_options, verified_pairs
 
 
 def row_documents(
-    inputs: Sequence[str], rows: RowOptions | None = None, options: ScanOptions | None = None
+    inputs: Sequence[str],
+    rows: RowOptions | None = None,
+    options: ScanOptions | None = None,
+    engine: RowEngine | None = None,
 ) -> Iterator[tuple[FingerprintedDocument | SkippedFile, RowPlace | None]]:
     """Each row of dataset files fingerprinted, named by its key (its id, else ``file#row``),
     or the record of why it is none, with where the row is (None for a file that cannot be
     read at all), in input order (``index add --records``, ``query --records``), by
-    ``options.jobs`` worker processes; the rows are not held."""
+    ``engine`` (default: ``options.jobs`` local worker processes); the rows are not held."""
     rows = rows or RowOptions()
     options = for_rows(resolve_options(options, {}))
     names = list(inputs)
     unreadable: list[SkippedFile] = []
-
-    def chunks() -> Iterator[RowChunk]:
-        for found in row_chunks(names, rows):
-            if isinstance(found, SkippedFile):
-                unreadable.append(found)
-            else:
-                yield found
-
-    for result in fingerprint_rows(chunks(), options.features, rows, jobs=options.jobs):
+    engine = engine or LocalRowEngine(options.jobs)
+    for result in engine.results(names, rows, options.features, None, unreadable):
         yield from ((skip, None) for skip in unreadable)
         unreadable.clear()
         path, ids = names[result.file], result.ids
@@ -80,21 +75,31 @@ def add_rows(
     inputs: Sequence[str],
     rows: RowOptions | None = None,
     options: ScanOptions | None = None,
+    engine: RowEngine | None = None,
 ) -> AddResult:
     """The rows of dataset files stored in ``index`` under their keys (``index add
-    --records``), a batch at a time as they are fingerprinted; the rows that cannot be (bad
-    rows, unreadable files, texts too short) are the result's ``skipped``."""
-    skipped: list[SkippedFile] = []
+    --records``), a batch at a time as they are fingerprinted (by ``engine``: default local
+    worker processes, or a Dask cluster's workers: the same rows stored); the rows that cannot
+    be (bad rows, unreadable files, texts too short) are the result's ``skipped``, in input
+    order."""
+    names = list(inputs)
+    file_number = {path: n for n, path in enumerate(names)}
+    skipped: list[tuple[int, SkippedFile]] = []
 
     def documents() -> Iterator[FingerprintedDocument]:
-        for found, _ in row_documents(inputs, rows, options):
+        for found, place in row_documents(names, rows, options, engine):
             if isinstance(found, SkippedFile):
-                skipped.append(found)
+                # A file that cannot be read is met when its chunks would be: by a local
+                # engine as it reads ahead, by a cluster's before any row; its place among the
+                # skips is its input's, whichever it is.
+                where = place.file if place is not None else found.path
+                skipped.append((file_number.get(where, len(names)), found))
             else:
                 yield found
 
     added = index.add_documents(documents())
-    return AddResult(added, tuple(skipped))
+    skipped.sort(key=lambda s: s[0])  # stable: the rows of one file in their order
+    return AddResult(added, tuple(skip for _, skip in skipped))
 
 
 def query_rows(
