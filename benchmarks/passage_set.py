@@ -43,7 +43,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from passages import _change_punctuation, _change_words, _pick_passage, _plant, _rewrap
+from passages_cases import change_punctuation, change_words, pick_passage, plant, rewrap
 
 from simdup.readers.front_matter import front_matter_end
 
@@ -72,7 +72,7 @@ def make(pages: Path, out: Path, half: str, count: int, seed: int) -> None:
             source = rng.choice(sources)
             lines = texts[source]
             body = _body(lines)
-            picked = _pick_passage(rng, lines[body:])
+            picked = pick_passage(rng, lines[body:])
             if picked is None:
                 continue
             start, end = picked[0] + body, picked[1] + body
@@ -82,15 +82,15 @@ def make(pages: Path, out: Path, half: str, count: int, seed: int) -> None:
             kinds = [k for k in ("words", "punctuation", "rewrap") if rng.random() < 0.5]
             for kind in kinds or ["words"]:
                 if kind == "words":
-                    copy = _change_words(rng, copy, "\n".join(texts[host]))
+                    copy = change_words(rng, copy, "\n".join(texts[host]))
                 elif kind == "punctuation":
-                    copy = _change_punctuation(rng, copy)
+                    copy = change_punctuation(rng, copy)
                 else:
-                    copy = _rewrap(rng, copy)
+                    copy = rewrap(rng, copy)
             while copy and not copy[-1].strip():
                 copy.pop()
             body = _body(texts[host])
-            planted, at = _plant(rng, texts[host][body:], copy)
+            planted, at = plant(rng, texts[host][body:], copy)
             texts[host] = texts[host][:body] + planted
             at += body
             truth.append(
