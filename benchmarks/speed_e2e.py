@@ -27,6 +27,7 @@ from common import (
     log,
     markdown_table,
     median,
+    rotated,
     run_measured,
 )
 
@@ -35,12 +36,6 @@ T = TypeVar("T")
 
 def heartbeat(seconds: float) -> None:
     log(f"    ... still running after {seconds:.0f} s")
-
-
-def rotated(items: list[T], round_no: int) -> list[T]:
-    """Round r starts at item r: each contender runs early in some rounds and late in others."""
-    k = round_no % len(items) if items else 0
-    return items[k:] + items[:k]
 
 
 def ratio(a: float, b: float) -> float:

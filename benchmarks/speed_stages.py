@@ -22,8 +22,9 @@ from common import (
     log,
     markdown_table,
     median,
+    rotated,
 )
-from speed_e2e import ratio, rotated
+from speed_e2e import ratio
 
 
 class _TimedCut:
