@@ -47,8 +47,10 @@ from common import (
     median,
     reproduce_command,
     rotated,
-    run_measured,
     write_json,
+)
+from measured import (
+    run_measured,
 )
 
 BENCH_DIR = Path(__file__).resolve().parent

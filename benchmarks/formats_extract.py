@@ -15,6 +15,8 @@ from typing import Any
 
 from common import (
     REPO,
+)
+from measured import (
     run_measured,
 )
 

@@ -43,6 +43,8 @@ from common import (
     markdown_table,
     median,
     reproduce_command,
+)
+from measured import (
     run_measured,
 )
 

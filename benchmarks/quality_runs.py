@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from common import (
-    anchor_python,
     log,
     median,
+)
+from measured import (
+    anchor_python,
 )
 from quality_tools import (
     Corpus,

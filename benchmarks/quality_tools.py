@@ -21,6 +21,8 @@ from common import (
     decode_anchor,
     display_path,
     list_docs,
+)
+from measured import (
     run_measured,
 )
 

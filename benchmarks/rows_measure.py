@@ -15,9 +15,11 @@ from typing import Any
 from common import (
     BENCH_DIR,
     bench_folders,
-    rounds_of_dedup_runs,
 )
 from dedup_runs import summarise_runs
+from measured import (
+    rounds_of_dedup_runs,
+)
 from planted_corpus import NEAR_EDIT_SIMILARITY, THRESHOLD, edit_similarity
 from rows_dataset import ID_PREFIX, generate, texts_of, zst_lines
 

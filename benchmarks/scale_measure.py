@@ -21,12 +21,14 @@ from common import (
     bench_folders,
     log,
     rotated,
-    run_measured,
-    run_record,
-    warm_page_cache,
     write_json,
 )
 from dedup_runs import summarise_runs
+from measured import (
+    run_measured,
+    run_record,
+    warm_page_cache,
+)
 from planted_corpus import NEAR_EDIT_SIMILARITY, THRESHOLD, edit_similarity
 from scale_tree import add_edit_similarity, collapsed_text, generate
 

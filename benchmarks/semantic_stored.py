@@ -40,6 +40,8 @@ from common import (
     markdown_table,
     median,
     publish_table,
+)
+from measured import (
     run_measured,
     warm_page_cache,
 )

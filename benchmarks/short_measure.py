@@ -13,8 +13,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import REPO, bench_folders, log, rounds_of_dedup_runs, run_measured
+from common import (
+    REPO,
+    bench_folders,
+    log,
+)
 from dedup_runs import summarise_runs
+from measured import (
+    rounds_of_dedup_runs,
+    run_measured,
+)
 from rows_measure import contenders
 from short_generate import generate
 from short_score import check_output, read_removed, read_rows, score

@@ -53,9 +53,11 @@ from common import (
     markdown_table,
     median,
     publish_table,
-    run_measured,
 )
 from decon import is_chinese, pools
+from measured import (
+    run_measured,
+)
 
 NAV = "\n".join(["Home", "News", "Products", "Documentation", "Community", "Blog", "About us",
                  "Contact"])  # fmt: skip

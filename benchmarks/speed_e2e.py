@@ -20,14 +20,16 @@ from typing import Any, TypeVar
 from common import (
     BENCH_DIR,
     MB,
-    Measured,
-    anchor_python,
     fmt,
     list_docs,
     log,
     markdown_table,
     median,
     rotated,
+)
+from measured import (
+    Measured,
+    anchor_python,
     run_measured,
 )
 

@@ -17,6 +17,8 @@ from common import (
     log,
     markdown_table,
     median,
+)
+from measured import (
     run_measured,
 )
 from speed_e2e import heartbeat, ratio
