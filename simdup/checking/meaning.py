@@ -43,9 +43,14 @@ EMBED_BATCH = 512
 Steps = Callable[[int, int], None]
 
 
+def model_name(embedder: SentenceEmbedder) -> str:
+    """The model and its package's version (what a worker's vectors are checked to come from)."""
+    return f"{embedder.name} ({embedder.version})"
+
+
 def model_key(embedder: SentenceEmbedder) -> str:
     """What made a row of vectors: the model, how sentences were cut, the folding before."""
-    return f"{embedder.name} ({embedder.version}); {SENTENCES_VERSION}; {variants.SOURCE}"
+    return f"{model_name(embedder)}; {SENTENCES_VERSION}; {variants.SOURCE}"
 
 
 def sentences_of(text: str, tokens: Tokens, side: Side) -> list[str]:
@@ -132,7 +137,7 @@ def add_sentence_vectors(
     chosen = embedder  # None: each process's default model, loaded there once
     embedder = embedder or default_embedder()
     model = model_key(embedder)
-    made_by = f"{embedder.name} ({embedder.version})"
+    made_by = model_name(embedder)
     discovery = discovery or DiscoveryOptions()
     tasks = tasks or LocalTasks()
     files, skipped = discover([os.fspath(p) for p in paths], discovery)
@@ -219,7 +224,7 @@ def encode_sentences(
     embedder = embedder or default_embedder()
     started = time.perf_counter()
     vectors = embedder.encode(sentences)
-    return vectors, time.perf_counter() - started, f"{embedder.name} ({embedder.version})"
+    return vectors, time.perf_counter() - started, model_name(embedder)
 
 
 def _cut(document: DecodedDocument) -> list[str]:

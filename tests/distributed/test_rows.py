@@ -101,18 +101,6 @@ def test_parquet_partitions_are_runs_of_row_groups(tmp_path: Path) -> None:
 # -- on a local cluster ------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def dask_cluster() -> Iterator[Any]:
-    pytest.importorskip("distributed")
-    from simdup.distributed.cluster import connect
-
-    connection = connect(workers=2)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
 def _decisions(found: Any) -> tuple[object, ...]:
     return (
         list(found.keys), found.keep.tolist(), found.duplicate_of.tolist(), found.row.tolist(),
