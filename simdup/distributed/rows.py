@@ -18,6 +18,7 @@ workers must see the files at the same paths (a shared file system).
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -41,6 +42,12 @@ from ..records import SkippedFile
 from .cluster import check_version, task_result
 
 Result = TypeVar("Result")
+
+# Partitions a worker gets at least, when the inputs allow (see ``_partition_bytes``); none is
+# smaller than ``MIN_PARTITION_BYTES``: a task costs a few milliseconds to schedule and its
+# partition's spans are counted in a pass of their own.
+PARTITIONS_PER_WORKER = 4
+MIN_PARTITION_BYTES = 4 << 20
 
 
 def _local(part: RowPartition, origin: Origin) -> RowPartition:
@@ -111,7 +118,8 @@ class DaskRowEngine:
         may be large (``decon``'s item index)."""
         origin = Origin.here()
         parts: list[RowPartition] = []
-        for found in row_partitions(paths, rows, self.partition_bytes or PARTITION_BYTES):
+        size = self.partition_bytes or self._partition_bytes(paths)
+        for found in row_partitions(paths, rows, size):
             if isinstance(found, SkippedFile):
                 skipped.append(found)
             else:
@@ -134,6 +142,16 @@ class DaskRowEngine:
                     due += 1
         finally:
             self.client.cancel([*futures, setup])
+
+    def _partition_bytes(self, paths: Sequence[str]) -> int:
+        """Partitions of at most ``PARTITION_BYTES``, and at least ``PARTITIONS_PER_WORKER`` a
+        worker where the inputs are large enough: 202 MB cut in 64 MB pieces gave one of two
+        workers twice the other's work (measured: read and fingerprint 1.5x the local engine's
+        time), and a small partition is little to run again when a worker is lost."""
+        workers = max(1, len(self.client.scheduler_info(n_workers=-1).get("workers", {})))
+        total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+        even = total // (PARTITIONS_PER_WORKER * workers)
+        return max(MIN_PARTITION_BYTES, min(PARTITION_BYTES, even))
 
     def _numbered(
         self, parts: list[RowPartition], rows: RowOptions, origin: Origin

@@ -166,3 +166,42 @@ def test_dedup_and_scan_records_with_engine_dask(dask_cluster: Any, tmp_path: Pa
     local = scanned()
     assert scanned("--engine", "dask", "--scheduler", dask_cluster.address) == local
     assert local["pairs"]
+
+
+class _Scheduler:
+    """A client as far as ``DaskRowEngine._partition_bytes`` asks: how many workers."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def scheduler_info(self, n_workers: int = 5) -> dict[str, Any]:
+        return {"workers": {f"tcp://127.0.0.1:{k}": {} for k in range(self.workers)}}
+
+
+def test_partitions_are_spread_over_the_workers(tmp_path: Path) -> None:
+    """Each worker gets at least four partitions when the input is large enough (202 MB in
+    64 MB pieces left one of two workers twice the other's work), none above 64 MB and none
+    below 4 MB."""
+    pytest.importorskip("distributed")
+    from simdup.distributed.rows import DaskRowEngine
+
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as fh:
+        fh.truncate(202 << 20)  # sparse: the size is what is asked
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b'{"text": "a"}\n' * 10)
+    sizes = {
+        workers: DaskRowEngine(_Scheduler(workers))._partition_bytes([str(big), str(small)])
+        for workers in (1, 2, 4, 1000)
+    }
+    total = (202 << 20) + small.stat().st_size
+    assert sizes[1] == total // 4
+    assert sizes[2] == total // 8
+    assert sizes[4] == total // 16
+    assert sizes[1000] == 4 << 20
+    huge = tmp_path / "huge.jsonl"
+    with open(huge, "wb") as fh:
+        fh.truncate(1 << 30)
+    assert DaskRowEngine(_Scheduler(2))._partition_bytes([str(huge)]) == 64 << 20
+    parts = list(row_partitions([str(big)], RowOptions(), sizes[2]))
+    assert len(parts) == 8
