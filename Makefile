@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans clean
+.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans bench-dask clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -130,6 +130,19 @@ $(BENCH_VENV)/.rows-installed: pyproject.toml $(BENCH_VENV)/.installed
 ROWS_ARGS ?=
 bench-rows: $(BENCH_VENV)/.rows-installed
 	$(BENCH_VENV)/bin/python benchmarks/rows.py --bench $(SHARED)/bench/visible $(ROWS_ARGS)
+
+# The bench venv with the dask, rows and semantic extras too, which bench-dask runs.
+$(BENCH_VENV)/.dask-installed: pyproject.toml $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench,docs,rows,dask,semantic]'
+	touch $@
+
+# Each dataset stage (dedup, decon, dedup --spans, index add --semantic) on a local Dask cluster
+# of 2 worker processes beside the local engine, alternating, per step: the per-core figures and
+# the arithmetic of docs/scale.md (rows of bench-rows, decompressed in benchmarks/results/dask-N/;
+# ~15 minutes). 10^6 rows too: DASK_ARGS=--large.
+DASK_ARGS ?=
+bench-dask: $(BENCH_VENV)/.dask-installed
+	$(BENCH_VENV)/bin/python benchmarks/dask_bench.py --bench $(SHARED)/bench/visible $(DASK_ARGS)
 
 # Short texts (issue 32): rows of 20-300 characters cut from the set's Markdown (generated,
 # cached in benchmarks/results/short-N/) with planted exact, normalised and edited copies and
