@@ -42,6 +42,7 @@ COMMANDS = {
     "index": "index:index_group",
     "query": "index:query_command",
     "config": "config:config_command",
+    "serve": "serve:serve_command",
 }
 
 
@@ -59,6 +60,7 @@ SUMMARIES = {
     "index": "A named index: documents stored once, queried again and again.",
     "query": "Which stored documents of an index repeat FILES.",
     "config": "The settings a scan would use, and where each comes from.",
+    "serve": "A local web page and HTTP API for the duplicate check.",
 }
 
 
