@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 # The dask, docs and rows extras too, so that the tests marked `dask` (a local Dask cluster),
 # those of documents in other formats and those of datasets of rows run.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs,rows]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs,rows,serve]'
 	touch $@
 
 demo: $(VENV)/.installed
