@@ -75,10 +75,10 @@ main{max-width:1000px;margin:0 auto;padding:24px}
 h1{font-size:24px;margin:0 0 8px}
 .zones{display:flex;gap:16px;flex-wrap:wrap;margin:16px 0}
 .zone{flex:1 1 300px;border:2px dashed #8a94a6;border-radius:10px;padding:18px;background:#fff;
-cursor:pointer;text-align:center}
+cursor:pointer;text-align:center;display:block}
 .zone.over{border-color:#2563eb;background:#eef4ff}
 .zone b{display:block;margin-bottom:6px}
-.zone input{display:none}
+.zone input{display:block;margin:10px auto 0;max-width:100%}
 .count{color:#52607a;font-size:13px}
 button{font:inherit;padding:8px 22px;border:0;border-radius:6px;background:#2563eb;color:#fff;
 cursor:pointer}
@@ -113,7 +113,6 @@ for (const zone of document.querySelectorAll('.zone')) {
   const role = zone.dataset.role, input = zone.querySelector('input');
   const show = () => { zone.querySelector('.count').textContent =
     picked[role].length ? W.chosen.replace('{n}', picked[role].length) : ''; };
-  zone.addEventListener('click', () => input.click());
   input.addEventListener('change', () => { picked[role] = Array.from(input.files); show(); });
   zone.addEventListener('dragover', e => { e.preventDefault(); zone.classList.add('over'); });
   zone.addEventListener('dragleave', () => zone.classList.remove('over'));
@@ -197,8 +196,8 @@ def render_page(lang: str, limits: Limits) -> str:
     words = json.dumps(w, ensure_ascii=False).replace("</", "<\\/")
     limit = w["limit"].format(mb=limits.max_bytes >> 20, files=limits.max_files)
     zones = "".join(
-        f'<div class=zone data-role={role} id=zone-{role}><b>{e(w[label])}</b>{e(w["drop"])}'
-        f'<input type=file multiple id={label}><div class=count></div></div>'
+        f'<label class=zone data-role={role} id=zone-{role}><b>{e(w[label])}</b>{e(w["drop"])}'
+        f'<input type=file multiple id={label}><span class=count></span></label>'
         for role, label in (("document", "documents"), ("source", "sources"))
     )
     return f"""<!DOCTYPE html>
