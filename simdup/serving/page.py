@@ -203,7 +203,7 @@ def render_page(lang: str, limits: Limits) -> str:
     return f"""<!DOCTYPE html>
 <html lang="{'zh-CN' if lang == 'zh' else 'en'}" data-lang="{lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{e(w["title"])}</title><style>{_STYLE}</style></head>
+<link rel=icon href="data:,"><title>{e(w["title"])}</title><style>{_STYLE}</style></head>
 <body><main>
 <h1>{e(w["title"])}</h1>
 <p>{e(w["intro"])}</p>
