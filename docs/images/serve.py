@@ -15,10 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from simdup.serving.app import ServeSettings  # noqa: E402
 from tests.serving import browser  # noqa: E402
 from tests.serving.conftest import Running, class_files  # noqa: E402
-
-from simdup.serving.app import ServeSettings  # noqa: E402
 
 
 def main() -> None:

@@ -2,9 +2,10 @@
 
 No algorithm lives here, and no output format: one module per command (``scan``,
 ``compare``, ``check``, ``dedup``, ``decon``, ``hash``, ``calibrate``, ``cache``, ``index`` with
-``query``, ``config``), each registered on the group below; ``options`` holds the shared options and
-their translation into the library's settings, ``edge`` the mapping of library errors and
-signals to exit codes (chosen in ``simdup.exitcodes``), ``output`` where a report is written.
+``query``, ``config``, ``serve``), each registered on the group below; ``options`` holds the
+shared options and their translation into the library's settings, ``edge`` the mapping of
+library errors and signals to exit codes (chosen in ``simdup.exitcodes``), ``output`` where a
+report is written.
 Only this package imports click and tqdm.
 """
 
