@@ -94,6 +94,7 @@ def make_app(settings: ServeSettings) -> Starlette:
             return too_large(f"the request is over {limits.max_bytes >> 20} MB")
         folder = UploadFolder(limits)
         try:
+            reader: FormReader | None = None
             try:
                 reader = FormReader(folder, request.headers.get("content-type", ""))
                 async for chunk in request.stream():
@@ -101,11 +102,11 @@ def make_app(settings: ServeSettings) -> Starlette:
                 reader.finish()
             except TooLarge as exc:
                 return too_large(str(exc))
-            except ValueError as exc:
+            except ValueError as exc:  # not multipart, or a malformed body
                 return JSONResponse({"error": str(exc)}, 400)
             finally:
-                if "reader" in locals():
-                    reader.close()
+                if reader is not None:
+                    reader.close()  # the part being written, before the folder goes
             loop = asyncio.get_running_loop()
             try:
                 await loop.run_in_executor(executor, folder.unpack_zips)
