@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans bench-dask clean
+.PHONY: demo serve test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans bench-dask clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,14 +16,23 @@ $(VENV)/.installed: pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The dask, docs and rows extras too, so that the tests marked `dask` (a local Dask cluster),
-# those of documents in other formats and those of datasets of rows run.
+# The page of `simdup serve` (docs/serve.md): the serve extra and the readers of Word, PDF...
+$(VENV)/.serve-installed: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[serve,docs]'
+	touch $@
+
+# The dask, docs, rows and serve extras too, so that the tests marked `dask` (a local Dask cluster),
+# those of documents in other formats, of datasets of rows and of `simdup serve` run.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs,rows]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,docs,rows,serve]'
 	touch $@
 
 demo: $(VENV)/.installed
 	$(BIN)/simdup scan sample_corpus
+
+# SERVE_ARGS: more options (--against refs/, --port 8000...).
+serve: $(VENV)/.serve-installed
+	$(BIN)/simdup serve $(SERVE_ARGS)
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q

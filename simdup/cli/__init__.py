@@ -2,9 +2,10 @@
 
 No algorithm lives here, and no output format: one module per command (``scan``,
 ``compare``, ``check``, ``dedup``, ``decon``, ``hash``, ``calibrate``, ``cache``, ``index`` with
-``query``, ``config``), each registered on the group below; ``options`` holds the shared options and
-their translation into the library's settings, ``edge`` the mapping of library errors and
-signals to exit codes (chosen in ``simdup.exitcodes``), ``output`` where a report is written.
+``query``, ``config``, ``serve``), each registered on the group below; ``options`` holds the
+shared options and their translation into the library's settings, ``edge`` the mapping of
+library errors and signals to exit codes (chosen in ``simdup.exitcodes``), ``output`` where a
+report is written.
 Only this package imports click and tqdm.
 """
 
@@ -42,6 +43,7 @@ COMMANDS = {
     "index": "index:index_group",
     "query": "index:query_command",
     "config": "config:config_command",
+    "serve": "serve:serve_command",
 }
 
 
@@ -59,6 +61,7 @@ SUMMARIES = {
     "index": "A named index: documents stored once, queried again and again.",
     "query": "Which stored documents of an index repeat FILES.",
     "config": "The settings a scan would use, and where each comes from.",
+    "serve": "A local web page and HTTP API for the duplicate check.",
 }
 
 

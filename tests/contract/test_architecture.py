@@ -39,6 +39,7 @@ FOLDERS = {
     "passages": 4,
     "rows": 4,
     "report": 5,
+    "serving": 5,
     "cli": 5,
 }
 TOP_LEVEL = {
