@@ -78,8 +78,12 @@ h1{font-size:24px;margin:0 0 8px}
 cursor:pointer;text-align:center;display:block}
 .zone.over{border-color:#2563eb;background:#eef4ff}
 .zone b{display:block;margin-bottom:6px}
-.zone input{display:block;margin:10px auto 0;max-width:100%}
-.count{color:#52607a;font-size:13px}
+/* The zone is the input's label: a click anywhere picks files, so the browser's own button
+(in the browser's language, with its own count) is kept for keyboards and screen readers only. */
+.zone input{position:absolute;width:1px;height:1px;opacity:0;overflow:hidden}
+.zone:focus-within{outline:2px solid #2563eb}
+.zone{position:relative}
+.count{display:block;margin-top:6px;color:#52607a;font-size:13px}
 button{font:inherit;padding:8px 22px;border:0;border-radius:6px;background:#2563eb;color:#fff;
 cursor:pointer}
 button:disabled{background:#9aa6b8;cursor:default}
