@@ -72,7 +72,8 @@ def stage_table(result: dict[str, Any]) -> str:
                              "client B per row (sentence)"], rows)  # fmt: skip
     counts = ", ".join(
         f"{stage}: " + ", ".join(f"{k} {v:,}" for k, v in s["dask"].items()
-                                 if k in ("removed", "contaminated", "spans_removed",
+                                 if k in ("removed", "candidates", "verified",
+                                          "contaminated", "spans_removed",
                                           "documents", "sentences"))
         for stage, s in result["summary"].items()
     )  # fmt: skip

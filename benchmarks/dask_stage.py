@@ -60,8 +60,21 @@ def _rss_mb() -> float:
 
 
 def _dedup(args: argparse.Namespace, engine: Any) -> dict[str, Any]:
+    import simdup.rows.dedup
     from simdup.readers.rows import RowOptions
     from simdup.rows.dedup_files import dedup_files
+
+    # How many candidate pairs the join proposed and how many were verified: the count that
+    # grows faster than the rows (the verb reports only its decisions).
+    counted: dict[str, int] = {}
+    verified_pairs = simdup.rows.dedup.verified_pairs
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        candidates, pairs = verified_pairs(*args, **kwargs)
+        counted.update(candidates=candidates, verified=len(pairs))
+        return candidates, pairs
+
+    simdup.rows.dedup.verified_pairs = counting  # type: ignore[assignment]
 
     steps = Steps("read and fingerprint")
     named = {"finding candidates": "find candidates", "verifying": "verify", "writing": "write"}
@@ -69,7 +82,8 @@ def _dedup(args: argparse.Namespace, engine: Any) -> dict[str, Any]:
         [args.data], str(args.tmp / "clean.jsonl"), rows=RowOptions(id_field="id"),
         engine=engine, stage=lambda name: steps.begin(named.get(name, name)),
     )  # fmt: skip
-    return {"steps": steps.end(), "rows": len(run.decisions), "removed": run.decisions.removed}
+    return {"steps": steps.end(), "rows": len(run.decisions), "removed": run.decisions.removed,
+            **counted}  # fmt: skip
 
 
 def _decon(args: argparse.Namespace, engine: Any) -> dict[str, Any]:
