@@ -148,7 +148,7 @@ $(BENCH_VENV)/.dask-installed: pyproject.toml $(BENCH_VENV)/.installed
 # Each dataset stage (dedup, decon, dedup --spans, index add --semantic) on a local Dask cluster
 # of 2 worker processes beside the local engine, alternating, per step: the per-core figures and
 # the arithmetic of docs/scale.md (rows of bench-rows, decompressed in benchmarks/results/dask-N/;
-# ~15 minutes). 10^6 rows too: DASK_ARGS=--large.
+# ~12 minutes). 10^6 rows too, one round: DASK_ARGS="--large --repeat-large 1" (~40 minutes).
 DASK_ARGS ?=
 bench-dask: $(BENCH_VENV)/.dask-installed
 	$(BENCH_VENV)/bin/python benchmarks/dask_bench.py --bench $(SHARED)/bench/visible $(DASK_ARGS)
