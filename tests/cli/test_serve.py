@@ -117,3 +117,25 @@ def test_without_the_extra_it_says_what_to_install() -> None:
                           timeout=60, check=False)  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert 'pip install "simdup[serve]"' in done.stderr
+
+
+def test_an_ipv6_loopback_host_is_served_without_a_warning() -> None:
+    """``--host ::1``: the URL names it in brackets, the server answers there, and a loopback
+    address is not warned about."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    proc, url = start("--host", "::1")
+    try:
+        assert url.startswith("http://[::1]:")
+        with urllib.request.urlopen(url + "api/health", timeout=30) as answer:
+            assert json.load(answer)["version"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    assert "other machines" not in err
