@@ -41,6 +41,12 @@ def check_version(expected: tuple[str, str]) -> None:
         raise VersionMismatch(_mismatch("a worker", VERSION, expected))
 
 
+def worker_count(client: Any) -> int:
+    """How many workers the scheduler of ``client`` has now (all of them listed: the
+    default lists only a few)."""
+    return len(client.scheduler_info(n_workers=-1).get("workers", {}))
+
+
 def task_result(future: Any) -> Any:
     """The result of a finished Dask task; a task that failed ends the run (``ClusterError``
     naming why; ``VersionMismatch`` as raised)."""
@@ -78,7 +84,7 @@ class Connection:
         return str(link) if link else None
 
     def workers(self) -> int:
-        return len(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        return worker_count(self.client)
 
     def close(self) -> None:
         self.client.close()

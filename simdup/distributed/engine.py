@@ -25,7 +25,7 @@ from ..engines import Progress, Result, Sink, TextTask
 from ..engines.tasks import Origin as Origin  # where the client runs (importable from here)
 from ..params import FeatureParams
 from ..records import SkippedFile, SourceFile
-from .cluster import check_version, task_result
+from .cluster import check_version, task_result, worker_count
 
 # Sources per task: large enough that scheduling costs little (~1 ms a task), small enough
 # that a lost worker costs little and that progress moves. The number of tasks is also kept
@@ -96,8 +96,7 @@ class DaskEngine:
     ) -> Iterator[Result]:
         from distributed import as_completed
 
-        workers = len(self.client.scheduler_info(n_workers=-1).get("workers", {}))
-        parts = partitions(files, workers)
+        parts = partitions(files, worker_count(self.client))
         origin = Origin.here()
         futures = self.client.map(
             fingerprint_partition,

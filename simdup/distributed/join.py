@@ -53,6 +53,7 @@ from ..join.verify import VerifiedPair, Verifier, form_and_short_candidates, ind
 from ..options import ScanOptions
 from ..params import SHORT_TEXT_CHARS
 from ..records import Cluster, FingerprintedDocument
+from .cluster import worker_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -397,7 +398,7 @@ class DaskJoin:
         self.rows_per_partition = rows_per_partition
 
     def _workers(self) -> int:
-        return max(1, len(self.client.scheduler_info(n_workers=-1).get("workers", {})))
+        return max(1, worker_count(self.client))
 
     def _npartitions(self, rows: int) -> int:
         return max(self._workers(), math.ceil(rows / self.rows_per_partition))

@@ -39,7 +39,7 @@ from ..readers.chunking import (
 )
 from ..readers.rows import RowOptions
 from ..records import SkippedFile
-from .cluster import check_version, task_result
+from .cluster import check_version, task_result, worker_count
 
 Result = TypeVar("Result")
 
@@ -148,7 +148,7 @@ class DaskRowEngine:
         worker where the inputs are large enough: 202 MB cut in 64 MB pieces gave one of two
         workers twice the other's work (measured: read and fingerprint 1.5x the local engine's
         time), and a small partition is little to run again when a worker is lost."""
-        workers = max(1, len(self.client.scheduler_info(n_workers=-1).get("workers", {})))
+        workers = max(1, worker_count(self.client))
         total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         even = total // (PARTITIONS_PER_WORKER * workers)
         return max(MIN_PARTITION_BYTES, min(PARTITION_BYTES, even))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from ..engines.tasks import VERSION
-from .cluster import check_version, task_result
+from .cluster import check_version, task_result, worker_count
 
 Item = TypeVar("Item")
 Output = TypeVar("Output")
@@ -35,8 +35,7 @@ class DaskTasks:
         self.ahead = ahead
 
     def map(self, func: Callable[[Item], Output], items: Iterable[Item]) -> Iterator[Output]:
-        ahead = self.ahead or 2 * max(1, len(self.client.scheduler_info(n_workers=-1)
-                                              .get("workers", {})))  # fmt: skip
+        ahead = self.ahead or 2 * max(1, worker_count(self.client))
         waiting: deque[Any] = deque()
         try:
             for item in items:
