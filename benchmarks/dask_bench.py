@@ -71,7 +71,7 @@ def prepared(n: int, args: argparse.Namespace, docs: Path) -> dict[str, Any]:
                 out.write(line)
         tmp.replace(data)
     items = root / "items.jsonl"
-    write_items(items, source / "rows.jsonl.zst", n, args.items)
+    write_items(items, data, n, args.items)
     files = list_docs(docs)[: args.docs]
     docs_list = root / "docs.txt"
     docs_list.write_text("".join(f"{p}\n" for p in files), encoding="utf-8")
@@ -92,10 +92,11 @@ def write_items(path: Path, rows: Path, n: int, count: int) -> None:
     from pydoc_data.topics import topics
 
     seen: Counter[str] = Counter()
-    for row_no, line in enumerate(zst_lines(rows)):
-        if row_no >= SAMPLED_ROWS:
-            break
-        seen.update({p.strip() for p in json.loads(line)["text"].split("\n\n")})
+    with open(rows, "rb") as lines:  # the rows decompressed by ``prepared``
+        for row_no, line in enumerate(lines):
+            if row_no >= SAMPLED_ROWS:
+                break
+            seen.update({p.strip() for p in json.loads(line)["text"].split("\n\n")})
     sampled = min(n, SAMPLED_ROWS)
     boilerplate = {p for p, count in seen.items() if count > sampled * 0.005}
 
@@ -103,10 +104,10 @@ def write_items(path: Path, rows: Path, n: int, count: int) -> None:
     clean = [p for p in paragraphs if 150 <= len(p) <= 700]
     planted = max(1, count // 100)
     step = max(1, n // planted)
-    with open(path, "w", encoding="utf-8") as out:
+    with open(path, "w", encoding="utf-8") as out, open(rows, "rb") as lines:
         for k, text in enumerate(clean[: count - planted]):
             out.write(json.dumps({"id": f"doc-{k}", "text": text}) + "\n")
-        for row_no, line in enumerate(zst_lines(rows)):
+        for row_no, line in enumerate(lines):
             if row_no % step:
                 continue
             paragraphs = [p for p in json.loads(line)["text"].split("\n\n")
