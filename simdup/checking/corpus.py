@@ -22,7 +22,6 @@ from ..algorithms.sentence_meaning import (
     MeaningSeeds,
     align_meaning,
     meaning_seeds,
-    unit_count,
 )
 from ..algorithms.sentences import SentenceRule, Side, brings_source_words
 from ..algorithms.sentences import seeds as sentence_seeds
@@ -34,7 +33,7 @@ from ..text.embeddings import default_embedder
 from ..text.file_offsets import FileOffsets, file_offsets
 from ..text.sentence_bags import sentence_side
 from ..text.tokens import Tokens, tokenize
-from .meaning import Steps, embed_distinct, model_key, units_of
+from .meaning import Steps, embed_distinct, model_key, sentences_of
 from .own import SameWork
 
 # A source sharing at least this many distinct features (words, CJK character pairs) with a
@@ -230,7 +229,7 @@ class Corpus:
         model = model_key(embedder)
         missing = []
         for source in waiting:
-            count = unit_count(source.side())
+            count = source.side().sentences
             for store in self.stored:
                 found = store.get(source.digest, model, count)
                 if found is not None:
@@ -241,7 +240,7 @@ class Corpus:
                 missing.append(source)
         if not missing:
             return  # all stored (``--db``): no bar for nothing to embed
-        cuts = [units_of(s.text, s.tokens, s.side()) for s in missing]
+        cuts = [sentences_of(s.text, s.tokens, s.side()) for s in missing]
         for ready in embed_distinct(embedder, cuts, progress):
             for number, vectors in ready:
                 missing[number].vectors = vectors
@@ -283,7 +282,7 @@ class Corpus:
         if side is not None and text is not None and self.meaning is not None:
             # A translation shares no words with its source: sources are proposed by meaning,
             # all of them in one matrix product per block.
-            vectors = default_embedder().encode(units_of(text, tokens, side))
+            vectors = default_embedder().encode(sentences_of(text, tokens, side))
             seeds = meaning_seeds(
                 vectors, side,
                 [(self.vectors(source), source.side()) for source in self.sources],

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..algorithms.sentence_meaning import multi_sentence_paragraphs
 from ..algorithms.sentences import Side, sentence_texts
 from ..engines.tasks import LocalTasks, Origin, Tasks
 from ..errors import ConfigError
@@ -32,7 +31,7 @@ from ..text.tokens import Tokens, tokenize
 
 # Changes whenever the same text could be cut into other sentences for embedding (the fragment
 # tokens, ``sentence_side``): stored vectors of other cuts are then embedded again.
-SENTENCES_VERSION = "sentences/2"  # 2: then each paragraph of two sentences or more
+SENTENCES_VERSION = "sentences/1"
 # Sentences embedded per call when many are waiting (sources, documents added to an index).
 # The model cuts a call into micro-batches of 384 tokens (~25 sentences) itself; a call's
 # last one is ragged, and a call is where progress is counted and the cache is written.
@@ -54,18 +53,9 @@ def model_key(embedder: SentenceEmbedder) -> str:
     return f"{model_name(embedder)}; {SENTENCES_VERSION}; {variants.SOURCE}"
 
 
-def units_of(text: str, tokens: Tokens, side: Side) -> list[str]:
-    """The parts of ``text`` that are embedded: each sentence of ``side``, then each of its
-    paragraphs of two sentences or more (``sentence_meaning.unit_count``)."""
-    sentences = sentence_texts(text, side, tokens.starts, tokens.ends)
-    spans = multi_sentence_paragraphs(side)
-    if not spans.size:
-        return sentences
-    numbers = np.arange(side.sentences)
-    first = np.searchsorted(side.sentence, numbers, "left")
-    last = np.searchsorted(side.sentence, numbers, "right") - 1
-    starts, ends = tokens.starts[first[spans[:, 0]]], tokens.ends[last[spans[:, 1]]]
-    return sentences + [text[int(a) : int(b)] for a, b in zip(starts, ends, strict=True)]
+def sentences_of(text: str, tokens: Tokens, side: Side) -> list[str]:
+    """The sentences of ``text`` that are embedded (one per sentence of ``side``)."""
+    return sentence_texts(text, side, tokens.starts, tokens.ends)
 
 
 def distinct_sentences(cuts: Sequence[Sequence[str]]) -> tuple[list[str], list[np.ndarray]]:
@@ -239,4 +229,4 @@ def encode_sentences(
 
 def _cut(document: DecodedDocument) -> list[str]:
     tokens = tokenize(document.text)
-    return units_of(document.text, tokens, sentence_side(document.text, tokens))
+    return sentences_of(document.text, tokens, sentence_side(document.text, tokens))

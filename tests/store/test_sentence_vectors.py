@@ -16,15 +16,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simdup.algorithms.sentence_meaning import (
-    MeaningRule,
-    meaning_seeds,
-    paragraph_rows,
-    unit_count,
-)
+from simdup.algorithms.sentence_meaning import MeaningRule, meaning_seeds
 from simdup.algorithms.sentences import Side
 from simdup.checking import CheckOptions, check
-from simdup.checking.meaning import add_sentence_vectors, model_key, units_of
+from simdup.checking.meaning import add_sentence_vectors, model_key, sentences_of
 from simdup.cli import cli
 from simdup.errors import StoreError
 from simdup.store.index import Index
@@ -200,11 +195,14 @@ def _plain(sentences: int, paragraph: list[int] | None = None) -> Side:
 
 
 def _paragraphed(rng: np.random.Generator, sentences: int) -> tuple[np.ndarray, Side]:
-    """Unit vectors of a side of ``sentences`` sentences in random paragraphs: one per
-    sentence, then one per paragraph of two sentences or more."""
+    """Sentence vectors of a side of ``sentences`` sentences in random paragraphs."""
     paragraph = np.cumsum(rng.random(sentences) < 0.4).tolist() if sentences else []
-    side = _plain(sentences, paragraph)
-    return unit_rows(rng, unit_count(side), 8), side
+    return unit_rows(rng, sentences, 8), _plain(sentences, paragraph)
+
+
+def _means(vectors: np.ndarray, side: Side) -> np.ndarray:
+    rows = [vectors[a : b + 1].mean(axis=0) for a, b in side.paragraphs.tolist()]
+    return np.array([r / np.linalg.norm(r) for r in rows]).reshape(len(rows), -1)
 
 
 @settings(max_examples=60, deadline=None)
@@ -219,7 +217,7 @@ def test_meaning_seeds_of_paragraphs_are_those_of_one_source_at_a_time(
 ) -> None:
     """With paragraphs: a source is kept when two query sentences have a sentence of it at
     ``min_cosine`` or a query paragraph has a paragraph of it at ``paragraph_min_cosine``
-    (a paragraph of one sentence is that sentence's vector), each query paragraph's closest
+    (a paragraph's vector: its sentences' mean, made unit), each query paragraph's closest
     paragraph and its cosine, computed source by source."""
     rng = np.random.default_rng(seed)
     query_vectors, query = _paragraphed(rng, queries)
@@ -230,9 +228,8 @@ def test_meaning_seeds_of_paragraphs_are_those_of_one_source_at_a_time(
     for n, (vectors, side) in enumerate(sources):
         if not side.sentences:
             continue
-        sentences = query_vectors[: query.sentences] @ vectors[: side.sentences].T
-        q_rows, s_rows = paragraph_rows(query), paragraph_rows(side)
-        paragraphs = query_vectors[q_rows] @ vectors[s_rows].T
+        sentences = query_vectors @ vectors.T
+        paragraphs = _means(query_vectors, query) @ _means(vectors, side).T
         if (sentences.max(axis=1) >= 0.6).sum() >= rule.min_seeds or (
             paragraphs.max(axis=1) >= 0.5
         ).any():
@@ -270,11 +267,10 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> CountingEmbedder:
     return embedder
 
 
-def unit_total(text: str) -> int:
-    """How many vectors a semantic check embeds for ``text`` (its sentences, then its
-    paragraphs of two sentences or more)."""
+def sentence_count(text: str) -> int:
+    """How many sentences of ``text`` a semantic check embeds."""
     tokens = tokenize(text)
-    return len(units_of(text, tokens, sentence_side(text, tokens)))
+    return len(sentences_of(text, tokens, sentence_side(text, tokens)))
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -307,7 +303,7 @@ def test_a_check_against_an_index_embeds_only_the_checked_document(
     (document,) = result.documents
     assert [f.how for f in document.fragments] == ["translated"]
     # Only the thesis's sentences were embedded: the sources' came from the index.
-    assert counting.sentences == unit_total(thesis.read_text(encoding="utf-8"))
+    assert counting.sentences == sentence_count(thesis.read_text(encoding="utf-8"))
     # The same check with the vectors made on the spot finds the same.
     plain = check([str(thesis)], against=[str(sources)], options=options)
     assert plain.documents[0].fragments == document.fragments
@@ -323,7 +319,7 @@ def test_a_changed_source_is_embedded_again(tmp_path: Path, counting: CountingEm
     (sources / "other.txt").write_text(changed, encoding="utf-8")
     counting.sentences = 0
     check([str(thesis)], db=db, options=CheckOptions(semantic=MeaningRule()))
-    expected = unit_total(thesis.read_text(encoding="utf-8")) + unit_total(changed)
+    expected = sentence_count(thesis.read_text(encoding="utf-8")) + sentence_count(changed)
     assert counting.sentences == expected
 
 
@@ -341,7 +337,7 @@ def test_the_sentence_cache_serves_the_next_check(
         assert counting.sentences < made  # the thesis only
         assert again.documents[0].fragments == first.documents[0].fragments
         key = model_key(counting)
-        assert cache.get(text_digest(ENGLISH), key, unit_total(ENGLISH)) is not None
+        assert cache.get(text_digest(ENGLISH), key, 5) is not None
     finally:
         cache.close()
 
