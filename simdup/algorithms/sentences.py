@@ -81,6 +81,12 @@ class Side:
         return np.stack([firsts, lasts], axis=1).astype(np.int64)
 
     @cached_property
+    def distinct_features(self) -> np.ndarray:
+        """The side's distinct features (sorted; made once: a source is compared with every
+        document checked against it)."""
+        return np.unique(self.feature[self.feature != 0])
+
+    @cached_property
     def bags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``_bags`` of this side, made once: a checked document is aligned with every
         candidate source, and a source with every document checked against it."""

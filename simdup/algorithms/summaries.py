@@ -91,8 +91,7 @@ def sentence_containment(query: Side, source: Side) -> np.ndarray:
     """Per sentence of ``query``, the share of its distinct features that ``source`` has
     anywhere (0 for a sentence without features)."""
     sentence, feature, _ = query.bags  # its distinct (sentence, feature) entries
-    everywhere = np.unique(source.feature[source.feature != 0])
-    inside = np.isin(feature, everywhere)
+    inside = np.isin(feature, source.distinct_features, assume_unique=False)
     count = np.bincount(sentence, minlength=query.sentences)
     shared = np.bincount(sentence, inside, minlength=query.sentences)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -158,10 +157,11 @@ def _of_documents(
     whole = _bag(source, 0, source.sentences - 1)
     drawn = []
     for a, b in _blocks(contained, rule):
+        if b - a + 1 < rule.summary_min_sentences:
+            continue  # (before the median of the rest: most blocks are a sentence or two)
         rest = np.r_[contained[:a], contained[b + 1 :]]
         usual = float(np.median(rest)) if rest.size else 0.0
-        lift = float(contained[a : b + 1].mean()) - usual
-        if b - a + 1 < rule.summary_min_sentences or lift < rule.summary_min_lift:
+        if float(contained[a : b + 1].mean()) - usual < rule.summary_min_lift:
             continue
         if _cosine(_bag(query, a, b), whole) >= rule.summary_min_document_cosine:
             drawn.append((a, b))
