@@ -447,6 +447,7 @@ def check(
     progress: Progress | None = None,
     sentence_cache: SentenceVectors | None = None,
     steps: Steps | None = None,
+    jobs: int = 1,
 ) -> CheckResult:
     """Check each document of ``paths`` against the files under ``against``, the documents
     stored in the index ``db`` (read again from their paths: an index keeps fingerprints, not
@@ -455,7 +456,9 @@ def check(
     With ``options.semantic``, the sentence embeddings stored in ``db`` (``index add
     --semantic``) and in ``sentence_cache`` are used, and those made are kept in the cache.
     ``progress`` is told each stage (``READING_SOURCES``, ``EMBEDDING_SOURCES``, a document's
-    path) and ``steps(done, total)`` the sentences embedded in the second."""
+    path) and ``steps(done, total)`` the sentences embedded in the second. A document is
+    aligned with its sources by ``jobs`` worker processes when it has many (the same report
+    as one)."""
     options = options or CheckOptions()
     set_limits_of(options.discovery)
     checked: list[DocumentCheck] = []
@@ -465,6 +468,7 @@ def check(
         stored = [index.sentence_vectors()] if index is not None and options.semantic else []
         corpus = Corpus(options.rule, options.reworded, options.semantic, stored=stored,
                         cache=sentence_cache, join=options.join)  # fmt: skip
+        corpus.jobs = jobs
         templates = Corpus(options.rule) if ignore else None  # templates are left out verbatim
         stack.enter_context(reading_session())
         targets, missing = discover(list(paths), options.discovery)

@@ -25,6 +25,7 @@ from ..algorithms.sentence_meaning import (
 )
 from ..algorithms.sentences import SentenceRule, Side, brings_source_words
 from ..algorithms.sentences import seeds as sentence_seeds
+from ..engines.tasks import WorkerState, chunks_on_cores
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover
 from ..records import DecodedDocument, FileText, Locations, SkippedFile
@@ -130,6 +131,8 @@ class Corpus:
         # With reworded passages: pieces of one copy joined, stock phrases left out.
         self.join = join or JoinRule()
         self.meaning = meaning
+        # Worker processes that align a document with its sources (``found``).
+        self.jobs = 1
         # Sentence embeddings made before (an index's, then the cache's); those made here are
         # kept in ``cache``.
         self.stored = [*stored, *([cache] if cache is not None else [])]
@@ -270,7 +273,6 @@ class Corpus:
         passages that took them in)."""
         self.settle_own_work()
         found: list[Found] = []
-        weights = tokens.weights
         wanted = text is not None and (self.sentences is not None or self.meaning is not None)
         side = sentence_side(text, tokens) if wanted and text is not None else None
         candidates = self.index.candidates(tokens.hashes)
@@ -289,35 +291,92 @@ class Corpus:
                 self.meaning,
             )  # fmt: skip
         lexical = set(candidates)
-        for number in sorted(lexical | set(seeds)):
-            source = self.sources[number]
-            if leave_out is not None and source.identity == leave_out:
-                continue
-            matches: list[Match] = []
-            passages: list[Match] = []
-            exact: list[Match] = []
-            if number in lexical:
-                matches = exact = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
-                if side is not None and self.sentences is not None:
-                    passages += align_sentences(side, source.side(), self.sentences)
-            if side is not None and number in seeds and self.meaning is not None:
-                meant = align_meaning(side, source.side(), seeds[number], self.meaning)
-                named = [_named(m, tokens, source.tokens) for m in meant]
-                # A paragraph alike as a whole is a translation's evidence only: in one
-                # language, the author's own paragraph on the source's subject is as alike
-                # (chapters on one subject, benchmarks/same_subject.py).
-                named = [n for m, n in zip(meant, named, strict=True)
-                         if m.how != PARAGRAPH or n.how == "translated"]  # fmt: skip
-                passages += _drawn_paraphrases(named, side, source.side(), self)
-            sides = (side, source.side()) if side is not None else None
-            matches = merged(matches, passages, sides, self.join)
-            if side is not None and self.sentences is not None:
-                # Pieces of one copy as one; stock phrases shared alone left out.
-                matches = joined(matches, side, source.side(), self.join)
-                matches = without_lone(matches, weights, self.join)
-            if matches:
-                found.append(Found(source, matches, exact))
+        numbers = [
+            number for number in sorted(lexical | set(seeds))
+            if leave_out is None or self.sources[number].identity != leave_out
+        ]  # fmt: skip
+        alignment = _Alignment(self, tokens, side, seeds, lexical)
+        # Each source is aligned alone: with many, on ``jobs`` worker processes (forked: they
+        # share the corpus), chunks of them in order; the same fragments as one by one.
+        jobs = self.jobs if len(numbers) >= PARALLEL_MIN_SOURCES else 1
+        size = max(1, -(-len(numbers) // (CHUNKS_PER_JOB * jobs)))
+        chunks = [numbers[at : at + size] for at in range(0, len(numbers), size)]
+        try:
+            for part in chunks_on_cores(
+                _align_chunk, chunks, jobs, initializer=_ALIGNING.set, initargs=(alignment,),
+                describe=lambda chunk: f"aligning sources {chunk[0]}-{chunk[-1]}",
+            ):  # fmt: skip
+                found += [Found(self.sources[n], matches, exact) for n, matches, exact in part]
+        finally:
+            _ALIGNING.clear()
         return found
+
+    def aligned(
+        self, number: int, tokens: Tokens, side: Side | None, seeds: dict[int, MeaningSeeds],
+        lexical: set[int],
+    ) -> tuple[list[Match], list[Match]]:  # fmt: skip
+        """The fragments of the document (``tokens``, ``side``) in source ``number``, and its
+        exact ones (``found``, one source)."""
+        source = self.sources[number]
+        weights = tokens.weights
+        matches: list[Match] = []
+        passages: list[Match] = []
+        exact: list[Match] = []
+        if number in lexical:
+            matches = exact = align(tokens.hashes, weights, source.tokens.hashes, self.rule)
+            if side is not None and self.sentences is not None:
+                passages += align_sentences(side, source.side(), self.sentences)
+        if side is not None and number in seeds and self.meaning is not None:
+            meant = align_meaning(side, source.side(), seeds[number], self.meaning)
+            named = [_named(m, tokens, source.tokens) for m in meant]
+            # A paragraph alike as a whole is a translation's evidence only: in one
+            # language, the author's own paragraph on the source's subject is as alike
+            # (chapters on one subject, benchmarks/same_subject.py).
+            named = [n for m, n in zip(meant, named, strict=True)
+                     if m.how != PARAGRAPH or n.how == "translated"]  # fmt: skip
+            passages += _drawn_paraphrases(named, side, source.side(), self)
+        sides = (side, source.side()) if side is not None else None
+        matches = merged(matches, passages, sides, self.join)
+        if side is not None and self.sentences is not None:
+            # Pieces of one copy as one; stock phrases shared alone left out.
+            matches = joined(matches, side, source.side(), self.join)
+            matches = without_lone(matches, weights, self.join)
+        return matches, exact
+
+
+
+
+# Sources aligned with a document on worker processes when there are this many (fewer cost
+# more to fork for than they take), in this many chunks a worker.
+PARALLEL_MIN_SOURCES = 64
+CHUNKS_PER_JOB = 4
+
+
+@dataclass(frozen=True)
+class _Alignment:
+    """A document being aligned with its candidate sources (``Corpus.found``)."""
+
+    corpus: Corpus
+    tokens: Tokens
+    side: Side | None
+    seeds: dict[int, MeaningSeeds]
+    lexical: set[int]
+
+
+_ALIGNING: WorkerState[_Alignment] = WorkerState("aligning a document with its sources")
+
+
+def _align_chunk(numbers: list[int]) -> list[tuple[int, list[Match], list[Match]]]:
+    """Each source of ``numbers`` that the document shares fragments with, and the fragments
+    (all and exact), in order."""
+    held = _ALIGNING.get()
+    out = []
+    for number in numbers:
+        matches, exact = held.corpus.aligned(number, held.tokens, held.side, held.seeds,
+                                             held.lexical)  # fmt: skip
+        if matches:
+            out.append((number, matches, exact))
+    return out
 
 
 def _drawn_paraphrases(named: list[Match], side: Side, source: Side, corpus: Corpus) -> list[Match]:

@@ -11,6 +11,7 @@ import click
 
 from ..checking import CheckOptions, FragmentRule, MeaningRule, SentenceRule, check
 from ..checking.corpus import EMBEDDING_SOURCES, READING_SOURCES
+from ..engines.local import default_jobs
 from ..names import display_path
 from ..policy.exitcodes import check_exit_code, exit_code_help
 from ..readers.discovery import DiscoveryOptions
@@ -20,7 +21,7 @@ from ..report.text import plural
 from ..store.cache import cache_root
 from ..store.sentence_vectors import open_sentence_cache
 from .edge import ProgressBar, usage_errors
-from .options import MAX_SIZE_OPTION, format_option, no_cache_option
+from .options import MAX_SIZE_OPTION, format_option, jobs_option, no_cache_option
 from .output import check_output
 
 _CHECK_CODES = exit_code_help(
@@ -227,6 +228,10 @@ What counts:
 @format_option(["text", "json", "html", "sarif"], show_default=True)
 @click.option("-o", "--output", metavar="FILE", help="Write the report to FILE (atomically).")
 @MAX_SIZE_OPTION
+@jobs_option(
+    "Worker processes that align a document with its sources when it has many (default: all "
+    "cores; the same report with any number)."
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress and no skip summary on stderr.")
 @click.pass_context
 def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) -> None:
@@ -277,6 +282,7 @@ def check_command(ctx: click.Context, /, documents: tuple[str, ...], **kw: Any) 
                 progress=progress,
                 sentence_cache=cache,
                 steps=bar,
+                jobs=kw["jobs"] or default_jobs(),
             )
         with target.open() as stream:
             if kw["fmt"] == "json":

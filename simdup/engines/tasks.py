@@ -22,6 +22,8 @@ from typing import Protocol, TypeVar
 from ..__about__ import __version__
 from ..params import ALGORITHM_VERSION
 from ..records import SourceFile
+from .workerpool import WorkerState as WorkerState  # what a verb's worker holds for its tasks
+from .workerpool import chunks_in_order
 
 Item = TypeVar("Item")
 Output = TypeVar("Output")
@@ -34,6 +36,19 @@ class Tasks(Protocol):
     """``func`` of each of ``items``, in their order."""
 
     def map(self, func: Callable[[Item], Output], items: Iterable[Item]) -> Iterator[Output]: ...
+
+
+def chunks_on_cores(
+    work: Callable[[Item], Output], chunks: Iterable[Item], jobs: int, *,
+    initializer: Callable[..., None], initargs: tuple[object, ...] = (),
+    describe: Callable[[Item], str] = repr,
+) -> Iterator[Output]:  # fmt: skip
+    """``work`` of each chunk, in the chunks' order, by ``jobs`` forked worker processes of
+    the supervised pool (``workerpool.chunks_in_order``: in this process with one job or one
+    chunk); ``initializer(*initargs)`` runs here first, so that the workers share what it
+    sets (a verb's ``WorkerState``)."""
+    return chunks_in_order(work, chunks, jobs, initializer=initializer, initargs=initargs,
+                           describe=describe)  # fmt: skip
 
 
 class LocalTasks:

@@ -615,3 +615,46 @@ def test_the_text_report_speaks_chinese_with_lang_zh_or_a_chinese_locale(
     by_locale = invoke("check", str(thesis), "--against", str(refs)).stdout  # type: ignore[attr-defined]
     assert by_locale == chinese
     assert invoke("check", str(thesis), "--against", str(refs), "--lang", "fr").exit_code == 2  # type: ignore[attr-defined]
+
+
+def test_a_document_aligned_by_worker_processes_gets_the_report_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With many candidate sources a document is aligned with them by worker processes
+    (forked: they share the corpus), chunks of them in order: the report is the one a
+    single process makes, fragments, ratios and sources alike, with copies verbatim,
+    reworded and from several sources."""
+    from simdup.checking import corpus as corpus_module
+
+    rng = random.Random(7)
+    own = [pseudo_words(1000 + k, 60) for k in range(40)]
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    paragraphs = list(own)
+    for k in range(90):
+        text = pseudo_words(k, 240)
+        (sources / f"s{k:03d}.txt").write_text(text, encoding="utf-8")
+        if k % 9 == 0:  # a stretch of it pasted, or with some of its words swapped
+            words = text.split()[40:100]
+            if k % 2:
+                for at in rng.sample(range(len(words)), 8):
+                    words[at] = words[rng.randrange(len(words))]
+            paragraphs.insert(rng.randrange(len(paragraphs)), " ".join(words))
+        else:  # a stock phrase shared: a candidate with nothing to report
+            paragraphs[k % len(paragraphs)] += " " + " ".join(text.split()[:10])
+    thesis = tmp_path / "thesis.txt"
+    thesis.write_text("\n\n".join(paragraphs), encoding="utf-8")
+    calls: list[int] = []
+    real = corpus_module.chunks_on_cores
+
+    def counted(*args: object, **kw: object) -> object:
+        calls.append(int(args[2]))  # type: ignore[call-overload]
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(corpus_module, "chunks_on_cores", counted)
+    one = check([str(thesis)], against=[str(sources)], jobs=1)
+    two = check([str(thesis)], against=[str(sources)], jobs=2)
+    assert calls == [1, 2]  # the second really ran on two workers
+    (a,), (b,) = one.documents, two.documents
+    assert len(a.fragments) >= 10 and a.fragments == b.fragments
+    assert a.copy_ratio == b.copy_ratio and a.sources == b.sources
