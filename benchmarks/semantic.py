@@ -157,6 +157,20 @@ def measure(cases: list[dict[str, Any]], options: CheckOptions) -> dict[str, Any
     }  # fmt: skip
 
 
+# The three checks measured, by name, and a measured set's row of the table.
+MODES = {
+    "exact": ("--exact-only", CheckOptions(reworded=None)),
+    "default": ("default (exact runs, reworded passages)", CheckOptions()),
+    "semantic": ("--semantic", CheckOptions(semantic=MeaningRule())),
+}
+
+
+def table_row(title: str, name: str, got: dict[str, Any]) -> list[str]:
+    return [title, name, f"{got['found']}/{got['cases']}", f"{got['char_recall']:.3f}",
+            f"{got['char_precision']:.3f}", f"{got['clean_flagged']}/{got['cases']}",
+            f"{got['ms_per_check']:.0f}"]  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--po", type=Path, help="a checkout of python-docs-zh-cn (.po files)")
@@ -190,18 +204,11 @@ def main(argv: list[str]) -> int:
         sets.append(("against another team's traditional translation", independent))
     rows, results = [], {}
     for title, cases in sets:
-        for name, options in (
-            ("--exact-only", CheckOptions(reworded=None)),
-            ("default (exact runs, reworded passages)", CheckOptions()),
-            ("--semantic", CheckOptions(semantic=MeaningRule())),
-        ):
+        for name, options in MODES.values():
             got = measure(cases, options)
             results[f"{title}: {name}"] = got
             log(f"{title}: {name}: {got}")
-            rows.append([title, name, f"{got['found']}/{got['cases']}",
-                         f"{got['char_recall']:.3f}", f"{got['char_precision']:.3f}",
-                         f"{got['clean_flagged']}/{got['cases']}",
-                         f"{got['ms_per_check']:.0f}"])  # fmt: skip
+            rows.append(table_row(title, name, got))
     table = markdown_table(["cases", "check", "planted found", "char recall", "char precision",
                             "clean theses flagged", "ms per check"], rows)  # fmt: skip
     publish_table("semantic", "Translated copies", argv, args.po, table, {"results": results})

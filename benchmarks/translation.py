@@ -40,10 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from common import log, markdown_table, publish_table
-from semantic import measure
-
-from simdup.algorithms.sentence_meaning import MeaningRule
-from simdup.checking import CheckOptions
+from semantic import MODES, measure, table_row
 
 _LISTING = re.compile(r"^(----|\.\.\.\.|====|\+\+\+\+|\*\*\*\*)[ \t]*$.*?^\1[ \t]*$", re.M | re.S)
 _INDEX_TERM = re.compile(r"\(\(\(.*?\)\)\)")
@@ -146,23 +143,15 @@ def main(argv: list[str]) -> int:
     sets = [("against the English original", "english")]
     if args.zh_tw is not None:
         sets.append(("against another team's traditional translation", "traditional"))
-    modes = {
-        "exact": ("--exact-only", CheckOptions(reworded=None)),
-        "default": ("default (exact runs, reworded passages)", CheckOptions()),
-        "semantic": ("--semantic", CheckOptions(semantic=MeaningRule())),
-    }
     rows, results = [], {}
     for title, against in sets:
         cases = cases_of(every, args.half, args.cases, args.planted, args.seed, against)
         for mode in args.modes.split(","):
-            name, options = modes[mode]
+            name, options = MODES[mode]
             got = measure(cases, options)
             results[f"{title}: {name}"] = got
             log(f"{args.half}, {title}: {name}: {got}")
-            rows.append([title, name, f"{got['found']}/{got['cases']}",
-                         f"{got['char_recall']:.3f}", f"{got['char_precision']:.3f}",
-                         f"{got['clean_flagged']}/{got['cases']}",
-                         f"{got['ms_per_check']:.0f}"])  # fmt: skip
+            rows.append(table_row(title, name, got))
     table = markdown_table(["cases", "check", "planted found", "char recall", "char precision",
                             "clean hosts flagged", "ms per check"], rows)  # fmt: skip
     publish_table("translation", f"Translated copies (Pro Git, {args.half} half)", argv,
