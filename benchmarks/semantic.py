@@ -165,10 +165,25 @@ MODES = {
 }
 
 
-def table_row(title: str, name: str, got: dict[str, Any]) -> list[str]:
-    return [title, name, f"{got['found']}/{got['cases']}", f"{got['char_recall']:.3f}",
-            f"{got['char_precision']:.3f}", f"{got['clean_flagged']}/{got['cases']}",
-            f"{got['ms_per_check']:.0f}"]  # fmt: skip
+def measured_table(
+    sets: list[tuple[str, list[dict[str, Any]]]], modes: list[str], clean: str, label: str = ""
+) -> tuple[str, dict[str, Any]]:
+    """Each set of cases measured with each check of ``modes`` (``MODES``' keys): the Markdown
+    table (``clean``: what a clean case is called) and the figures by "set: check"."""
+    rows, results = [], {}
+    for title, cases in sets:
+        for mode in modes:
+            name, options = MODES[mode]
+            got = measure(cases, options)
+            results[f"{title}: {name}"] = got
+            log(f"{label}{title}: {name}: {got}")
+            rows.append([title, name, f"{got['found']}/{got['cases']}",
+                         f"{got['char_recall']:.3f}", f"{got['char_precision']:.3f}",
+                         f"{got['clean_flagged']}/{got['cases']}",
+                         f"{got['ms_per_check']:.0f}"])  # fmt: skip
+    table = markdown_table(["cases", "check", "planted found", "char recall", "char precision",
+                            f"clean {clean} flagged", "ms per check"], rows)  # fmt: skip
+    return table, results
 
 
 def main(argv: list[str]) -> int:
@@ -202,15 +217,7 @@ def main(argv: list[str]) -> int:
         independent = independent_cases(args.po, args.po_tw, documents, args.cases,
                                         args.planted, args.seed)  # fmt: skip
         sets.append(("against another team's traditional translation", independent))
-    rows, results = [], {}
-    for title, cases in sets:
-        for name, options in MODES.values():
-            got = measure(cases, options)
-            results[f"{title}: {name}"] = got
-            log(f"{title}: {name}: {got}")
-            rows.append(table_row(title, name, got))
-    table = markdown_table(["cases", "check", "planted found", "char recall", "char precision",
-                            "clean theses flagged", "ms per check"], rows)  # fmt: skip
+    table, results = measured_table(sets, list(MODES), "theses")
     publish_table("semantic", "Translated copies", argv, args.po, table, {"results": results})
     return 0
 

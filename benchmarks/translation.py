@@ -39,8 +39,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import log, markdown_table, publish_table
-from semantic import MODES, measure, table_row
+from common import log, publish_table
+from semantic import measured_table
 
 _LISTING = re.compile(r"^(----|\.\.\.\.|====|\+\+\+\+|\*\*\*\*)[ \t]*$.*?^\1[ \t]*$", re.M | re.S)
 _INDEX_TERM = re.compile(r"\(\(\(.*?\)\)\)")
@@ -143,17 +143,9 @@ def main(argv: list[str]) -> int:
     sets = [("against the English original", "english")]
     if args.zh_tw is not None:
         sets.append(("against another team's traditional translation", "traditional"))
-    rows, results = [], {}
-    for title, against in sets:
-        cases = cases_of(every, args.half, args.cases, args.planted, args.seed, against)
-        for mode in args.modes.split(","):
-            name, options = MODES[mode]
-            got = measure(cases, options)
-            results[f"{title}: {name}"] = got
-            log(f"{args.half}, {title}: {name}: {got}")
-            rows.append(table_row(title, name, got))
-    table = markdown_table(["cases", "check", "planted found", "char recall", "char precision",
-                            "clean hosts flagged", "ms per check"], rows)  # fmt: skip
+    measured = [(title, cases_of(every, args.half, args.cases, args.planted, args.seed, against))
+                for title, against in sets]  # fmt: skip
+    table, results = measured_table(measured, args.modes.split(","), "hosts", f"{args.half}, ")
     publish_table("translation", f"Translated copies (Pro Git, {args.half} half)", argv,
                   args.en, table, {"results": results})  # fmt: skip
     return 0
