@@ -30,7 +30,7 @@ from decon import edit as bench_edit
 
 from simdup.algorithms.containment import ContainmentRule
 from simdup.rows.decon.items import EvalIndex, EvalItem
-from simdup.rows.decon.worker import items_in
+from simdup.rows.decon.worker import items_in_rows
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W_]+")
@@ -147,7 +147,8 @@ def measure(items: list[dict[str, Any]], rows: list[dict[str, Any]], rule: Conta
         evals.add(EvalItem(it["id"], "evals", None, None, None, it["text"]))
     index = evals.index
     started = time.perf_counter()
-    found = [{items[f.item]["id"] for f in items_in(r["text"], index)} for r in rows]
+    found = [{items[f.item]["id"] for f in row}
+             for row in items_in_rows([r["text"] for r in rows], index)]  # fmt: skip
     seconds = time.perf_counter() - started
     scored = {it["id"] for n, it in enumerate(items) if half is None or n % 2 == half}
     size = {it["id"]: it["size"] for it in items}
@@ -161,7 +162,8 @@ def measure(items: list[dict[str, Any]], rows: list[dict[str, Any]], rule: Conta
     flagged = sum(bool(f) for _, f in clean)
     near = sum(bool(f) for r, f in clean if r.get("topical"))
     cells = "  ".join(f"{s}/{k} {a}/{b}" for (s, k), (a, b) in sorted(counts.items()))
-    return (f"edit similarity {rule.min_edit_similarity}, up to {rule.max_edit_tokens} tokens: "
+    return (f"edit similarity {rule.min_edit_similarity}, up to {rule.max_edit_tokens} tokens, "
+            f"letters {rule.min_letter_similarity}, up to {rule.max_letter_edits} edits: "
             f"{cells}  clean flagged {flagged}/{len(clean)} (same-topic {near}/"
             f"{sum(1 for r, _ in clean if r.get('topical'))})  scan {seconds:.1f} s")  # fmt: skip
 
@@ -171,13 +173,19 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--bench", default=str(DEFAULT_BENCH))
     parser.add_argument("--seed", type=int, default=50)
     parser.add_argument("--half", type=int, choices=(0, 1), default=None)
-    parser.add_argument("--rule", action="append", default=None, metavar="SIMILARITY:TOKENS",
-                        help="default: 0.8:0 (the k-gram rule alone) and 0.8:48")  # fmt: skip
+    parser.add_argument("--rule", action="append", default=None,
+                        metavar="SIMILARITY:TOKENS[:LETTER_SIMILARITY:LETTER_EDITS]",
+                        help="default: 0.8:0 (the k-gram rule alone), 0.8:48:0.9:0 (and the "
+                             "token edit rule) and 0.8:48:0.9:6 (and the letter rule: the "
+                             "defaults)")  # fmt: skip
     args = parser.parse_args(argv)
     items, rows = build(Path(args.bench), args.seed)
-    for spec in args.rule or ["0.8:0", "0.8:48"]:
-        similarity, tokens = spec.split(":")
-        rule = ContainmentRule(min_edit_similarity=float(similarity), max_edit_tokens=int(tokens))
+    for spec in args.rule or ["0.8:0", "0.8:48:0.9:0", "0.8:48:0.9:6"]:
+        similarity, tokens, *by_letters = spec.split(":")
+        letter_similarity, letter_edits = by_letters or ("0.9", "6")
+        rule = ContainmentRule(min_edit_similarity=float(similarity), max_edit_tokens=int(tokens),
+                               min_letter_similarity=float(letter_similarity),
+                               max_letter_edits=int(letter_edits))  # fmt: skip
         print(measure(items, rows, rule, args.half))
 
 

@@ -13,8 +13,10 @@ from ..algorithms.containment import (
     DEFAULT_K,
     DEFAULT_MAX_EDIT_TOKENS,
     DEFAULT_MAX_ITEMS,
+    DEFAULT_MAX_LETTER_EDITS,
     DEFAULT_MIN_COVERAGE,
     DEFAULT_MIN_EDIT_SIMILARITY,
+    DEFAULT_MIN_LETTER_SIMILARITY,
     DEFAULT_MIN_TOKENS,
     ContainmentRule,
 )
@@ -67,7 +69,12 @@ appear whole; one of fewer than --min-tokens tokens is not matched (listed
 in the report). An item of at most --max-edit-tokens tokens is also
 contained where a stretch of the row is within edit distance of it: its
 tokens' edit similarity 1 - edits/tokens at least --min-edit-similarity
-(a lightly edited short item keeps too few k-grams). Kept rows are copied
+(a lightly edited short item keeps too few k-grams), or where a stretch of
+the row's whole words is within letter edit distance of it (a typo changes
+a letter, not the word): the letters of its words (folded, one space between
+two words) similar by at least --min-letter-similarity, at most
+--max-letter-edits letters changed, added, dropped or two swapped (0: not).
+Kept rows are copied
 byte for byte, as dedup writes them.
 Rows and items are read as written; --markup markdown or html leaves out
 the tokens of their markup (tags, link targets), offsets still in the row.
@@ -181,6 +188,20 @@ the tokens of their markup (tags, link targets), offsets still in the row.
     help="Items of at most this many tokens are also matched by edit similarity (0: none).",
 )
 @click.option(
+    "--min-letter-similarity",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=DEFAULT_MIN_LETTER_SIMILARITY,
+    show_default=True,
+    help="Letter edit similarity of a short item to the words of a row that contain it.",
+)
+@click.option(
+    "--max-letter-edits",
+    type=click.IntRange(0, 1000),
+    default=DEFAULT_MAX_LETTER_EDITS,
+    show_default=True,
+    help="At most this many letter edits (typos) in a short item matched by letters (0: none).",
+)
+@click.option(
     "--fail-on-contamination", is_flag=True, help="Exit 1 when a training row contains an item."
 )
 @click.option("--strict", is_flag=True, help="Exit 3 when rows or items could not be read.")
@@ -209,6 +230,8 @@ def decon_command(ctx: click.Context, /, inputs: tuple[str, ...], **kw: Any) -> 
         "max_items": kw["max_items"],
         "min_edit_similarity": kw["min_edit_similarity"],
         "max_edit_tokens": kw["max_edit_tokens"],
+        "min_letter_similarity": kw["min_letter_similarity"],
+        "max_letter_edits": kw["max_letter_edits"],
     }
     with usage_errors(), contextlib.ExitStack() as stack:
         for option, target in (("--output", kw["output"]), ("--report", kw["report"])):

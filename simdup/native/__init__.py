@@ -73,8 +73,11 @@ TWINS: dict[str, str] = {
     # fragment tokens and decon's k-gram probe
     "fragment_tokens": "simdup.text.tokens:tokenize_python",
     "row_token_hashes": "simdup.text.tokens:row_token_hashes_python",
+    "row_letter_hashes": "simdup.text.letters:row_letter_hashes_python",
     "gram_rows": "simdup.algorithms.containment:gram_rows_python",
     "gram_hits": "simdup.algorithms.containment:gram_hits_python",
+    "best_window": "simdup.algorithms.containment:best_window_python",
+    "near_groups": "simdup.algorithms.containment:near_groups_python",
     # copied fragments
     "winnow": "simdup.algorithms.winnowing:winnow_python",
     "fragment_chains": "simdup.algorithms.fragments:fragment_chains_python",

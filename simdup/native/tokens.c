@@ -6,10 +6,16 @@
  *                     (twin: simdup.text.tokens:tokenize_python)
  *   row_token_hashes  many texts' token hashes and each token's text number
  *                     (twin: simdup.text.tokens:row_token_hashes_python)
+ *   row_letter_hashes many texts' letter hashes and each letter's text number
+ *                     (twin: simdup.text.letters:row_letter_hashes_python)
  *   gram_rows         the rows holding a k-gram of a sorted key set
  *                     (twin: simdup.algorithms.containment:gram_rows_python)
  *   gram_hits         one row's k-grams shared with items, checked token by token
  *                     (twin: simdup.algorithms.containment:gram_hits_python)
+ *   best_window       the stretch of a row closest to an item by edit distance
+ *                     (twin: simdup.algorithms.containment:best_window_python)
+ *   near_groups       the rows' runs of hits of an item with a stretch near it
+ *                     (twin: simdup.algorithms.containment:near_groups_python)
  *
  * The character classes and folded code points are the Python module's tables, passed in
  * (one uint32 a character of the basic plane: its folded code point + its class << 24, one
@@ -119,6 +125,18 @@ static int astral_class(const Tables *t, Py_UCS4 ch, int *kind, uint32_t *folded
     return 0;
 }
 
+/* The class and folded code point of a character (the table, else the Python mapping). */
+static inline int char_class(const Tables *t, Py_UCS4 ch, int *kind, uint32_t *folded)
+{
+    if (ch < 0x10000) {
+        const uint32_t c = t->chars[ch];
+        *kind = (int)(c >> 24);
+        *folded = c & 0xFFFFFF;
+        return 0;
+    }
+    return astral_class(t, ch, kind, folded);
+}
+
 /* tokens.py's tokenize in one pass: invisible characters are passed over (a word they sit in
    stays one word), a word is a run of word characters, a CJK character a token of its own;
    a token's hash is mix(sum of folded[i] * BASE**i, XOR its units). */
@@ -133,12 +151,7 @@ static int astral_class(const Tables *t, Py_UCS4 ch, int *kind, uint32_t *folded
             const Py_UCS4 ch = s[i];                                                          \
             int kind;                                                                         \
             uint32_t folded;                                                                  \
-            if (ch < 0x10000) {                                                               \
-                const uint32_t c = t->chars[ch];                                              \
-                kind = (int)(c >> 24);                                                        \
-                folded = c & 0xFFFFFF;                                                        \
-            }                                                                                 \
-            else if (astral_class(t, ch, &kind, &folded) < 0)                                 \
+            if (char_class(t, ch, &kind, &folded) < 0)                                        \
                 return -1;                                                                    \
             if (kind == TK_WORD) {                                                            \
                 if (!in_word) {                                                               \
@@ -173,19 +186,23 @@ SCAN_TOKENS(Py_UCS1)
 SCAN_TOKENS(Py_UCS2)
 SCAN_TOKENS(Py_UCS4)
 
-static int scan_text(PyObject *text, const Tables *t, Out *o, int64_t row)
-{
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        return scan_Py_UCS1(data, n, t, o, row);
-    case PyUnicode_2BYTE_KIND:
-        return scan_Py_UCS2(data, n, t, o, row);
-    default:
-        return scan_Py_UCS4(data, n, t, o, row);
+/* A text scanned by the pass of its width (prefix##_Py_UCS1, 2 or 4). */
+#define BY_WIDTH(name, prefix)                                                                \
+    static int name(PyObject *text, const Tables *t, Out *o, int64_t row)                     \
+    {                                                                                         \
+        const void *data = PyUnicode_DATA(text);                                              \
+        const Py_ssize_t n = PyUnicode_GET_LENGTH(text);                                      \
+        switch (PyUnicode_KIND(text)) {                                                       \
+        case PyUnicode_1BYTE_KIND:                                                            \
+            return prefix##_Py_UCS1(data, n, t, o, row);                                      \
+        case PyUnicode_2BYTE_KIND:                                                            \
+            return prefix##_Py_UCS2(data, n, t, o, row);                                      \
+        default:                                                                              \
+            return prefix##_Py_UCS4(data, n, t, o, row);                                      \
+        }                                                                                     \
     }
-}
+
+BY_WIDTH(scan_text, scan)
 
 /* The tables of args[1] and args[2] (chars, astral); the buffer is to be released. */
 static int get_tables(PyObject *const *args, Tables *t, Py_buffer *chars)
@@ -258,14 +275,19 @@ PyDoc_STRVAR(row_token_hashes_doc,
 "list, one after the other (uint64 bytes), and each token's text number (int64 bytes,\n"
 "ascending). The tables as for fragment_tokens.");
 
-static PyObject *row_token_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* What row_token_hashes and row_letter_hashes share: each text of args[0] (a list) scanned by
+   `scan` into one Out of hashes and row numbers, returned as (hashes, rows) bytes. */
+typedef int (*RowScan)(PyObject *text, const Tables *t, Out *o, int64_t row);
+
+static PyObject *scan_rows(PyObject *const *args, Py_ssize_t nargs, const char *name,
+                           RowScan scan)
 {
     if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "row_token_hashes(texts, chars, astral)");
+        PyErr_Format(PyExc_TypeError, "%s(texts, chars, astral)", name);
         return NULL;
     }
     if (!PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "row_token_hashes() texts must be a list");
+        PyErr_Format(PyExc_TypeError, "%s() texts must be a list", name);
         return NULL;
     }
     PyObject *texts = args[0];
@@ -280,7 +302,7 @@ static PyObject *row_token_hashes(PyObject *module, PyObject *const *args, Py_ss
     for (Py_ssize_t r = 0; r < PyList_GET_SIZE(texts) && !failed; r++) {
         PyObject *text = PyList_GET_ITEM(texts, r);
         Py_INCREF(text);
-        failed = check_text(text, "row_token_hashes") < 0 || scan_text(text, &t, &o, r) < 0;
+        failed = check_text(text, name) < 0 || scan(text, &t, &o, r) < 0;
         Py_DECREF(text);
     }
     if (!failed) {
@@ -295,6 +317,11 @@ static PyObject *row_token_hashes(PyObject *module, PyObject *const *args, Py_ss
     out_free(&o);
     PyBuffer_Release(&chars);
     return result;
+}
+
+static PyObject *row_token_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return scan_rows(args, nargs, "row_token_hashes", scan_text);
 }
 
 /* ------------------------------------------------------------------ gram_rows */
@@ -419,7 +446,7 @@ static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ss
         return -1;
     if (view->len % itemsize || (n >= 0 && view->len != n * itemsize)) {
         PyBuffer_Release(view);
-        PyErr_Format(PyExc_ValueError, "gram_hits: %s has the wrong size", what);
+        PyErr_Format(PyExc_ValueError, "%s has the wrong size", what);
         return -1;
     }
     return 0;
@@ -440,8 +467,9 @@ static PyObject *gram_hits(PyObject *module, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     enum { ROW, PRESENT, KEYS, ITEM, POS, FLAT, OFFSETS, N_BUFFERS };
-    static const char *names[N_BUFFERS] = {"row", "present", "keys", "item", "pos", "flat",
-                                           "offsets"};
+    static const char *names[N_BUFFERS] = {"gram_hits: row", "gram_hits: present",
+                                           "gram_hits: keys", "gram_hits: item", "gram_hits: pos",
+                                           "gram_hits: flat", "gram_hits: offsets"};
     Py_buffer b[N_BUFFERS];
     int got = 0;
     PyObject *result = NULL;
@@ -533,7 +561,353 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ row_letter_hashes */
+
+PyDoc_STRVAR(row_letter_hashes_doc,
+"row_letter_hashes(texts, chars, astral) -> (hashes, rows)\n\n"
+"simdup.text.letters.row_letter_hashes_python(texts): the letter hashes of every text of the\n"
+"list (its tokens' folded characters, a separator between two words), one after the other\n"
+"(uint64 bytes), and each letter's text number (int64 bytes, ascending). The tables as for\n"
+"fragment_tokens.");
+
+/* simdup/text/letters.py: SEPARATOR and letter_hashes */
+#define LETTER_HASH(code) mh_mix((uint64_t)(code) + MH_GOLDEN)
+
+static inline int emit_letter(Out *o, uint64_t hash, int64_t row)
+{
+    if (o->size == o->capacity && out_grow(o) < 0)
+        return -1;
+    o->hashes[o->size] = hash;
+    o->rows[o->size++] = row;
+    return 0;
+}
+
+#define SCAN_LETTERS(T)                                                                       \
+    static int letters_##T(const T *s, Py_ssize_t n, const Tables *t, Out *o, int64_t row)   \
+    {                                                                                         \
+        int in_word = 0, after_word = 0;                                                      \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                  \
+            const Py_UCS4 ch = s[i];                                                          \
+            int kind;                                                                         \
+            uint32_t folded;                                                                  \
+            if (char_class(t, ch, &kind, &folded) < 0)                                        \
+                return -1;                                                                    \
+            if (kind == TK_INVISIBLE)                                                         \
+                continue;                                                                     \
+            if (kind == TK_WORD) {                                                            \
+                if (!in_word && after_word && emit_letter(o, LETTER_HASH(0), row) < 0)        \
+                    return -1;                                                                \
+                if (emit_letter(o, LETTER_HASH(folded), row) < 0)                             \
+                    return -1;                                                                \
+                in_word = after_word = 1;                                                     \
+                continue;                                                                     \
+            }                                                                                 \
+            in_word = 0;                                                                      \
+            if (kind == TK_CJK) {                                                             \
+                if (emit_letter(o, LETTER_HASH(folded), row) < 0)                             \
+                    return -1;                                                                \
+                after_word = 0;                                                               \
+            }                                                                                 \
+        }                                                                                     \
+        return 0;                                                                             \
+    }
+
+SCAN_LETTERS(Py_UCS1)
+SCAN_LETTERS(Py_UCS2)
+SCAN_LETTERS(Py_UCS4)
+
+BY_WIDTH(scan_letters, letters)
+
+static PyObject *row_letter_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return scan_rows(args, nargs, "row_letter_hashes", scan_letters);
+}
+
+/* ---------------------------------------------------------------- best_window */
+
+PyDoc_STRVAR(best_window_doc,
+"best_window(item, row, max_edits, may_start, may_end, swaps) -> (distance, first, last) | None\n\n"
+"simdup.algorithms.containment:best_window_python: the stretch of row (uint64) closest to\n"
+"item (uint64) by edit distance (swaps: two neighbours swapped is one edit), starting and\n"
+"ending anywhere, or where may_start and may_end (uint8, one a boundary, len(row) + 1;\n"
+"None: anywhere) allow; None above max_edits.");
+
+#define BW_FAR ((int64_t)1 << 40)
+
+/* One pass of the table (see _last_row): the distance of item to the best stretch of row and
+   the first end where it is reached; -1 when above max_edits. anywhere == 0: the stretch
+   starts at the row's first token. swaps: two neighbours swapped is one edit (optimal string
+   alignment). table: 3 * (m + 1) slots. */
+static int64_t bw_last_row(const uint64_t *item, Py_ssize_t n, const uint64_t *row,
+                           Py_ssize_t m, int64_t max_edits, int anywhere, int swaps,
+                           const uint8_t *may_start, const uint8_t *may_end, int64_t *table,
+                           Py_ssize_t *end)
+{
+    int64_t *older = table, *prev = table + (m + 1), *cur = table + 2 * (m + 1);
+    if (!anywhere) {
+        for (Py_ssize_t j = 0; j <= m; j++)
+            prev[j] = j;
+    } else if (may_start == NULL) {
+        for (Py_ssize_t j = 0; j <= m; j++)
+            prev[j] = 0;
+    } else {
+        int64_t best = BW_FAR;
+        for (Py_ssize_t j = 0; j <= m; j++) {
+            if (best < BW_FAR)
+                best += 1;
+            if (may_start[j])
+                best = 0;
+            prev[j] = best;
+        }
+    }
+    for (Py_ssize_t i = 1; i <= n; i++) {
+        const uint64_t token = item[i - 1];
+        cur[0] = (!anywhere || may_start == NULL || may_start[0]) ? (int64_t)i : BW_FAR;
+        int64_t low = cur[0];
+        for (Py_ssize_t j = 1; j <= m; j++) {
+            int64_t v = prev[j - 1] + (row[j - 1] != token);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (swaps && i >= 2 && j >= 2 && row[j - 2] == token && row[j - 1] == item[i - 2] &&
+                older[j - 2] + 1 < v)
+                v = older[j - 2] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            cur[j] = v;
+            if (v < low)
+                low = v;
+        }
+        if (low > max_edits)
+            return -1;
+        int64_t *spare = older;
+        older = prev;
+        prev = cur;
+        cur = spare;
+    }
+    int64_t best = BW_FAR + 1;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t j = 0; j <= m; j++) {
+        const int64_t v = (may_end == NULL || may_end[j]) ? prev[j] : BW_FAR;
+        if (v < best) {
+            best = v;
+            at = j;
+        }
+    }
+    if (best > max_edits)
+        return -1;
+    *end = at;
+    return best;
+}
+
+static int bw_bools(PyObject *obj, Py_buffer *view, Py_ssize_t n, const char *what)
+{
+    view->buf = NULL;
+    view->obj = NULL;
+    return obj == Py_None ? 0 : get_buffer(obj, view, 1, n, what);
+}
+
+static PyObject *best_window(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "best_window(item, row, max_edits, may_start, may_end, swaps)");
+        return NULL;
+    }
+    const int swaps = PyObject_IsTrue(args[5]);
+    if (swaps < 0)
+        return NULL;
+    const long long max_edits = PyLong_AsLongLong(args[2]);
+    if (max_edits == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer bi, br, bs = {0}, be = {0};
+    if (PyObject_GetBuffer(args[0], &bi, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &br, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&bi);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    int64_t *table = NULL;
+    uint64_t *reversed = NULL;
+    uint8_t *back_end = NULL;
+    const Py_ssize_t n = bi.len / 8, m = br.len / 8;
+    if (bi.len % 8 || br.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "best_window: item and row are uint64");
+        goto done;
+    }
+    if (bw_bools(args[3], &bs, m + 1, "best_window: may_start") < 0 ||
+        bw_bools(args[4], &be, m + 1, "best_window: may_end") < 0)
+        goto done;
+    if (n == 0 || m == 0 || max_edits < 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    const uint64_t *item = bi.buf, *row = br.buf;
+    const uint8_t *may_start = bs.buf, *may_end = be.buf;
+    table = PyMem_Malloc(3 * (size_t)(m + 1) * sizeof(int64_t));
+    reversed = PyMem_Malloc((size_t)(n + m) * sizeof(uint64_t));
+    back_end = PyMem_Malloc((size_t)(m + 1));
+    if (table == NULL || reversed == NULL || back_end == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t stop = 0, back = 0;
+    const int64_t distance = bw_last_row(item, n, row, m, max_edits, 1, swaps, may_start,
+                                         may_end, table, &stop);
+    if (distance < 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    /* The start: the same table over both reversed, from the stretch's end backwards. */
+    uint64_t *item_back = reversed, *row_back = reversed + n;
+    for (Py_ssize_t i = 0; i < n; i++)
+        item_back[i] = item[n - 1 - i];
+    for (Py_ssize_t j = 0; j < stop; j++)
+        row_back[j] = row[stop - 1 - j];
+    if (may_start != NULL)
+        for (Py_ssize_t j = 0; j <= stop; j++)
+            back_end[j] = may_start[stop - j];
+    const int64_t again = bw_last_row(item_back, n, row_back, stop, max_edits, 0, swaps, NULL,
+                                      may_start != NULL ? back_end : NULL, table, &back);
+    if (again != distance) {
+        PyErr_SetString(PyExc_AssertionError, "best_window: the two passes disagree");
+        goto done;
+    }
+    const Py_ssize_t first = stop - back;
+    result = Py_BuildValue("(Lnn)", (long long)distance, first, stop - 1 > first ? stop - 1 : first);
+done:
+    PyMem_Free(table);
+    PyMem_Free(reversed);
+    PyMem_Free(back_end);
+    if (bs.obj != NULL)
+        PyBuffer_Release(&bs);
+    if (be.obj != NULL)
+        PyBuffer_Release(&be);
+    PyBuffer_Release(&br);
+    PyBuffer_Release(&bi);
+    return result;
+}
+
+/* ------------------------------------------------------------------ near_groups */
+
+PyDoc_STRVAR(near_groups_doc,
+"near_groups(hashes, first, hit_row, item, ip, rp, flat, offsets, edits) -> bytes\n\n"
+"simdup.algorithms.containment:near_groups_python: of the hits of items in rows laid end to\n"
+"end (hashes: uint64; first: int64, row r's tokens from first[r] to first[r + 1]; hit_row,\n"
+"item, ip, rp: int64, sorted by row, item and position, rp in hashes), the first hit of each\n"
+"(row, item) run whose item has a stretch of its row within edits[item] of it by edit\n"
+"distance (two neighbours swapped one edit), near its hits' diagonals (int64 bytes).");
+
+static PyObject *near_groups(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError,
+                        "near_groups(hashes, first, hit_row, item, ip, rp, flat, offsets, edits)");
+        return NULL;
+    }
+    enum { HASHES, FIRST, HIT_ROW, ITEM, IP, RP, FLAT, OFFSETS, EDITS, N_BUFFERS };
+    Py_buffer b[N_BUFFERS];
+    int got = 0;
+    PyObject *result = NULL;
+    int64_t *out = NULL, *table = NULL, *diagonals = NULL;
+    Py_ssize_t size = 0, table_size = 0;
+    for (; got < N_BUFFERS; got++) {
+        if (PyObject_GetBuffer(args[got], &b[got], PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        if (b[got].len % 8) {
+            got++;
+            PyErr_SetString(PyExc_ValueError, "near_groups: arrays of 8-byte values");
+            goto done;
+        }
+    }
+    const Py_ssize_t n_hashes = b[HASHES].len / 8, n_rows = b[FIRST].len / 8 - 1;
+    const Py_ssize_t n_hits = b[ITEM].len / 8, n_flat = b[FLAT].len / 8;
+    const Py_ssize_t n_items = b[EDITS].len / 8;
+    if (b[HIT_ROW].len != b[ITEM].len || b[IP].len != b[ITEM].len || b[RP].len != b[ITEM].len ||
+        b[OFFSETS].len / 8 != n_items + 1 || n_rows < 0) {
+        PyErr_SetString(PyExc_ValueError, "near_groups: arrays of unequal sizes");
+        goto done;
+    }
+    const uint64_t *hashes = b[HASHES].buf, *flat = b[FLAT].buf;
+    const int64_t *first = b[FIRST].buf, *hit_row = b[HIT_ROW].buf, *item = b[ITEM].buf;
+    const int64_t *ip = b[IP].buf, *rp = b[RP].buf, *offsets = b[OFFSETS].buf;
+    const int64_t *edits = b[EDITS].buf;
+    out = PyMem_Malloc((size_t)(n_hits ? n_hits : 1) * sizeof(int64_t));
+    diagonals = PyMem_Malloc((size_t)(n_hits ? n_hits : 1) * sizeof(int64_t));
+    if (out == NULL || diagonals == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t lo = 0, hi; lo < n_hits; lo = hi) {
+        hi = lo + 1;
+        while (hi < n_hits && hit_row[hi] == hit_row[lo] && item[hi] == item[lo])
+            hi++;
+        const int64_t r = hit_row[lo], n = item[lo];
+        if (r < 0 || r >= n_rows || n < 0 || n >= n_items || offsets[n] < 0 ||
+            offsets[n + 1] < offsets[n] || offsets[n + 1] > n_flat || first[r] < 0 ||
+            first[r + 1] < first[r] || first[r + 1] > n_hashes) {
+            PyErr_SetString(PyExc_ValueError, "near_groups: a hit outside its arrays");
+            goto done;
+        }
+        const int64_t e = edits[n], length = offsets[n + 1] - offsets[n];
+        if (e < 0 || length == 0)
+            continue;
+        /* The hits' diagonals, sorted (few: insertion sort), cut into bands where they are
+           more than 2e apart (see _closest_stretch). */
+        Py_ssize_t count = 0;
+        for (Py_ssize_t k = lo; k < hi; k++) {
+            const int64_t d = rp[k] - ip[k];
+            Py_ssize_t at = count++;
+            while (at > 0 && diagonals[at - 1] > d) {
+                diagonals[at] = diagonals[at - 1];
+                at--;
+            }
+            diagonals[at] = d;
+        }
+        for (Py_ssize_t band = 0, end; band < count; band = end) {
+            end = band + 1;
+            while (end < count && diagonals[end] - diagonals[end - 1] <= 2 * e)
+                end++;
+            int64_t start = diagonals[band] - e, stop = diagonals[end - 1] + length + e;
+            if (start < first[r])
+                start = first[r];
+            if (stop > first[r + 1])
+                stop = first[r + 1];
+            if (stop <= start)
+                continue;
+            const Py_ssize_t m = (Py_ssize_t)(stop - start);
+            if (3 * (m + 1) > table_size) {
+                PyMem_Free(table);
+                table_size = 3 * (m + 1);
+                table = PyMem_Malloc((size_t)table_size * sizeof(int64_t));
+                if (table == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+            }
+            Py_ssize_t stop_at;
+            if (bw_last_row(flat + offsets[n], (Py_ssize_t)length, hashes + start, m, e, 1, 1,
+                            NULL, NULL, table, &stop_at) >= 0) {
+                out[size++] = lo;
+                break;
+            }
+        }
+    }
+    result = PyBytes_FromStringAndSize(size ? (const char *)out : "", size * 8);
+done:
+    PyMem_Free(out);
+    PyMem_Free(table);
+    PyMem_Free(diagonals);
+    while (got-- > 0)
+        PyBuffer_Release(&b[got]);
+    return result;
+}
+
 PyMethodDef simdup_tokens_methods[] = {
+    {"best_window", (PyCFunction)(void (*)(void))best_window, METH_FASTCALL, best_window_doc},
+    {"near_groups", (PyCFunction)(void (*)(void))near_groups, METH_FASTCALL, near_groups_doc},
+    {"row_letter_hashes", (PyCFunction)(void (*)(void))row_letter_hashes, METH_FASTCALL,
+     row_letter_hashes_doc},
     {"gram_hits", (PyCFunction)(void (*)(void))gram_hits, METH_FASTCALL, gram_hits_doc},
     {"fragment_tokens", (PyCFunction)(void (*)(void))fragment_tokens, METH_FASTCALL,
      fragment_tokens_doc},

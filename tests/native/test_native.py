@@ -1007,6 +1007,78 @@ def test_gram_hits_match_python(items: list[list[int]], row: list[int], k: int, 
             assert a.tolist() == b.tolist()
 
 
+@needs_native
+@many
+@given(st.lists(token_texts, max_size=8))
+def test_row_letter_hashes_match_python(texts: list[str]) -> None:
+    """Many texts' letter hashes in one call are each text's ``letters`` hashes, one after the
+    other, with their text numbers."""
+    from simdup.text.letters import letters, row_letter_hashes
+
+    hashes, rows = row_letter_hashes(texts)
+    python_hashes, python_rows = native.twin("row_letter_hashes")(texts)
+    assert hashes.dtype == python_hashes.dtype and rows.dtype == python_rows.dtype
+    assert np.array_equal(hashes, python_hashes) and np.array_equal(rows, python_rows)
+    each = [letters(t).hashes for t in texts]
+    assert hashes.tolist() == [h for a in each for h in a.tolist()]
+    assert rows.tolist() == [r for r, a in enumerate(each) for _ in range(a.size)]
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.integers(0, 3), max_size=8),
+    st.lists(st.integers(0, 3), max_size=30),
+    st.integers(-1, 5),
+    st.lists(st.booleans(), min_size=31, max_size=31) | st.none(),
+    st.booleans(),
+)
+def test_best_window_matches_python(
+    item: list[int], row: list[int], edits: int, bounds: list[bool] | None, swaps: bool
+) -> None:
+    from simdup.algorithms.containment import best_window
+
+    mine, theirs = np.array(item, np.uint64), np.array(row, np.uint64)
+    cuts = None
+    if bounds is not None:
+        cuts = (np.array(bounds[: len(row) + 1]), np.array(bounds[::-1][: len(row) + 1]))
+    got = best_window(mine, theirs, edits, cuts, swaps=swaps)
+    assert got == native.twin("best_window")(mine, theirs, edits, cuts, swaps=swaps)
+
+
+@needs_native
+@many
+@given(
+    st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=12), min_size=1, max_size=4),
+    st.lists(st.lists(st.integers(0, 3), max_size=30), min_size=1, max_size=5),
+    st.lists(st.integers(-1, 3), min_size=4, max_size=4),
+    st.integers(1, 4),
+)
+def test_near_groups_match_python(
+    items: list[list[int]], rows: list[list[int]], edits: list[int], q: int
+) -> None:
+    """The runs of hits the native pass keeps are those the array operations keep: hits of
+    every q-gram of every item in every row (many, on many diagonals)."""
+    from simdup.algorithms.containment import near_groups
+
+    flat = np.array([t for it in items for t in it], np.uint64)
+    offsets = np.cumsum([0, *map(len, items)]).astype(np.int64)
+    hashes = np.array([t for r in rows for t in r], np.uint64)
+    first = np.cumsum([0, *map(len, rows)]).astype(np.int64)
+    hits = [(r, n, i, int(first[r]) + j)
+            for r, row in enumerate(rows) for n, it in enumerate(items)
+            for i in range(len(it) - q + 1) for j in range(len(row) - q + 1)
+            if it[i : i + q] == row[j : j + q]]  # fmt: skip
+    hit_row, item, ip, rp = (np.array(a, np.int64).reshape(-1) for a in zip(*hits, strict=True)) \
+        if hits else (np.empty(0, np.int64),) * 4
+    per_item = np.array(edits[: len(items)], np.int64)
+    got = near_groups(hashes, first, hit_row, item, ip, rp, flat, offsets, per_item)
+    want = native.twin("near_groups")(hashes, first, hit_row, item, ip, rp, flat, offsets,
+                                      per_item)  # fmt: skip
+    assert got.dtype == want.dtype == np.int64
+    assert got.tolist() == want.tolist()
+
+
 _JSON_PIECES = st.sampled_from(
     ['{"text": ', '{"id": 1, "text": ', '"', '"abc', "中文", "\\n", "\\u4e2d", "\\ud83d",
      "\\ude00", "\\\\", '\\"', "\\x", "é", "\t", " ", ",", "}", "]", "[", "{", ":", "1", "-0.5e3",

@@ -23,6 +23,7 @@ from ...readers import read_document
 from ...readers.discovery import DiscoveryOptions, discover
 from ...readers.rows import Row, RowOptions, format_by_name, read_records
 from ...records import SkippedFile
+from ...text.letters import letter_hashes, letters
 from ...text.tokens import text_tokens
 
 DEFAULT_MAX_SIZE = 64 << 20
@@ -100,6 +101,8 @@ class EvalIndex:
     hashes: list[np.ndarray] = field(default_factory=list)
     starts: list[np.ndarray] = field(default_factory=list)
     ends: list[np.ndarray] = field(default_factory=list)
+    # Each item's letters (``text.letters``: folded code points), for the letter rule.
+    letters: list[np.ndarray] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     _index: ItemIndex | None = None
 
@@ -108,15 +111,18 @@ class EvalIndex:
         self.add_tokens(
             EvalItem(item.id, item.source, item.row, item.line, item.field, ""),
             tokens.hashes, tokens.starts.astype(np.int32), tokens.ends.astype(np.int32),
+            letters(item.text, self.markup).codes,
         )  # fmt: skip
 
     def add_tokens(
-        self, item: EvalItem, hashes: np.ndarray, starts: np.ndarray, ends: np.ndarray
-    ) -> None:
+        self, item: EvalItem, hashes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+        codes: np.ndarray,
+    ) -> None:  # fmt: skip
         self.items.append(item)
         self.hashes.append(hashes)
         self.starts.append(starts)
         self.ends.append(ends)
+        self.letters.append(codes)
         self._index = None
 
     @classmethod
@@ -142,7 +148,8 @@ class EvalIndex:
     @property
     def index(self) -> ItemIndex:
         if self._index is None:
-            self._index = ItemIndex(self.hashes, self.rule)
+            self._index = ItemIndex(self.hashes, self.rule,
+                                    [letter_hashes(c) for c in self.letters])  # fmt: skip
         return self._index
 
     @property

@@ -2,7 +2,8 @@
 
 One SQLite database of kind ``decon`` (``store.database``: a ``meta`` table with the schema and
 algorithm versions; a database of another version is refused, never mixed): per item its id,
-where it comes from, and its tokens (folded hashes and character offsets, as arrays); and in
+where it comes from, its tokens (folded hashes and character offsets, as arrays) and its
+letters (``text.letters``); and in
 ``meta`` the markup left out of them (``markup``: rows are read the same way, so a run with
 another setting is refused; a database without it holds items read as written). The
 tokens are what costs; the k-gram index is made from them when a run starts, so the
@@ -42,7 +43,12 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE skipped (path TEXT NOT NULL, stage TEXT NOT NULL, reason TEXT)")
 
 
-MIGRATIONS = (_create,)
+def _add_letters(conn: sqlite3.Connection) -> None:
+    # Each item's letters (``text.letters``: folded code points, uint32), for the letter rule.
+    conn.execute("ALTER TABLE items ADD COLUMN letters BLOB NOT NULL DEFAULT x''")
+
+
+MIGRATIONS = (_create, _add_letters)
 
 
 def save_evals(path: str, evals: EvalIndex) -> None:
@@ -61,12 +67,13 @@ def save_evals(path: str, evals: EvalIndex) -> None:
             conn.execute("BEGIN")
             conn.execute("INSERT INTO meta VALUES ('markup', ?)", (evals.markup,))
             conn.executemany(
-                "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     (n, it.id, it.source, it.row, it.line, it.field,
                      np.ascontiguousarray(evals.hashes[n], "<u8").tobytes(),
                      np.ascontiguousarray(evals.starts[n], "<i4").tobytes(),
-                     np.ascontiguousarray(evals.ends[n], "<i4").tobytes())
+                     np.ascontiguousarray(evals.ends[n], "<i4").tobytes(),
+                     np.ascontiguousarray(evals.letters[n], "<u4").tobytes())
                     for n, it in enumerate(evals.items)
                 ),
             )  # fmt: skip
@@ -108,12 +115,14 @@ def load_evals(
                 "with --evals",
             )
         for row in conn.execute(
-            "SELECT id, source, row, line, field, hashes, starts, ends FROM items ORDER BY n"
+            "SELECT id, source, row, line, field, hashes, starts, ends, letters FROM items "
+            "ORDER BY n"
         ):
             item = EvalItem(row[0], row[1], row[2], row[3], row[4], "")
             evals.add_tokens(
                 item, np.frombuffer(row[5], "<u8").astype(np.uint64),
                 np.frombuffer(row[6], "<i4"), np.frombuffer(row[7], "<i4"),
+                np.frombuffer(row[8], "<u4").astype(np.uint32),
             )  # fmt: skip
         for p, stage, reason in conn.execute("SELECT path, stage, reason FROM skipped"):
             evals.skipped.append(SkippedFile(p, stage, reason))

@@ -426,3 +426,37 @@ def test_lightly_edited_short_items_are_found_and_same_topic_rows_are_not(
     assert [json.loads(line)["type"] for line in report.read_text("utf-8").splitlines()] == [
         "header"
     ]
+
+
+def test_an_english_sentence_with_typos_is_found_by_its_letters(tmp_path: Path) -> None:
+    """Issue 50: three words of an 8-word sentence mistyped (one of them two letters swapped)
+    leave it 5/8 alike by tokens; its letters are 0.94 alike. Found by the letter rule, from a
+    database of the items too, its span the row's mistyped words; not with the rule off, nor
+    a sentence on the same subject."""
+    en = "The expressions are evaluated from left to right."
+    typed = "The expresions are evaluted form left to right"
+    evals = _jsonl(tmp_path / "evals.jsonl", [{"id": "en", "text": en}])
+    train = _jsonl(tmp_path / "train.jsonl", [
+        {"id": "typos", "text": f"{OTHER_EN} {typed}, as usual."},
+        {"id": "topic", "text": "The arguments of a call are evaluated from left to right."},
+        {"id": "clean", "text": OTHER_EN},
+    ])  # fmt: skip
+    report, db = tmp_path / "r.jsonl", tmp_path / "evals.simdup"
+    args = ["decon", str(train), "-j", "1", "-q", "--report", str(report)]
+    for source in (["--evals", str(evals), "--db", str(db)], ["--db", str(db)]):
+        done = CliRunner().invoke(cli, [*args, *source])
+        assert done.exit_code == 0, done.output
+        records = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+        rule = records[0]["settings"]["containment"]
+        assert (rule["min_letter_similarity"], rule["max_letter_edits"]) == (0.9, 6)
+        (item,) = [r for r in records if r["type"] == "item"]
+        (row,) = item["rows"]
+        assert row["key"] == "typos"
+        (span,) = row["spans"]
+        assert f"{OTHER_EN} {typed}, as usual."[span["row_start"] : span["row_end"]] == typed
+    report.unlink()
+    done = CliRunner().invoke(cli, [*args, "--db", str(db), "--max-letter-edits", "0"])
+    assert done.exit_code == 0, done.output
+    assert [json.loads(line)["type"] for line in report.read_text("utf-8").splitlines()] == [
+        "header"
+    ]
