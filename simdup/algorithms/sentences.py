@@ -39,6 +39,7 @@ from .fragments import Match
 
 # Re-exported: the rule was defined here, and callers import it from here.
 from .sentence_rule import SentenceRule as SentenceRule
+from .sorted_sets import members, unique_counts, unique_sorted
 
 # The most sentences of a paragraph compared whole (``Side.paragraphs``).
 PARAGRAPH_SENTENCES = 8
@@ -85,6 +86,14 @@ class Side:
         """The side's distinct features (sorted; made once: a source is compared with every
         document checked against it)."""
         return np.unique(self.feature[self.feature != 0])
+
+    @cached_property
+    def feature_places(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every token's feature (0 left out) in feature order, and its sentence: where each
+        feature is, made once."""
+        has = np.flatnonzero(self.feature != 0)
+        order = np.argsort(self.feature[has], kind="stable")
+        return self.feature[has][order], self.sentence[has][order]
 
     @cached_property
     def bags(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -209,7 +218,7 @@ def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
     lo = int(np.searchsorted(side.sentence, first, "left"))  # sentence numbers ascend
     hi = int(np.searchsorted(side.sentence, last, "right"))
     inside = side.feature[lo:hi]
-    features, counts = np.unique(inside[inside != 0], return_counts=True)
+    features, counts = unique_counts(inside[inside != 0])
     return features, counts
 
 
@@ -222,9 +231,10 @@ def _words(side: Side, k: int) -> np.ndarray:
 
 
 def _cosine(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
-    common, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
-    if not common.size:
+    ia = np.flatnonzero(members(a[0], b[0]))
+    if not ia.size:
         return 0.0
+    ib = np.searchsorted(b[0], a[0][ia])
     dot = float((a[1][ia] * b[1][ib]).sum())
     return dot / float(np.sqrt((a[1] ** 2).sum() * (b[1] ** 2).sum()))
 
@@ -262,12 +272,21 @@ def _brings(
     if least <= 0:
         return True
     own = _bag(query, qa, qb)[0]
-    drawn = own[np.isin(own, _bag(source, sa, sb)[0], assume_unique=True)]
+    drawn = own[members(own, _bag(source, sa, sb)[0])]
+    if drawn.size < least:
+        return False
     mine = np.ones(query.sentences, dtype=bool)
     mine[qa : qb + 1] = False
     mine[alike] = False
-    elsewhere = query.feature[mine[query.sentence]]
-    return int(np.isin(drawn, elsewhere, invert=True).sum()) >= least
+    # Whether each drawn feature is anywhere in the query's own sentences (``mine``): its
+    # places there, in the side's index of features (each is somewhere: in the passage).
+    features, sentences = query.feature_places
+    lo = np.searchsorted(features, drawn, "left")
+    counts = np.searchsorted(features, drawn, "right") - lo
+    firsts = np.cumsum(counts) - counts
+    places = np.repeat(lo - firsts, counts) + np.arange(int(counts.sum()))
+    elsewhere = np.add.reduceat(mine[sentences[places]].astype(np.int64), firsts) > 0
+    return int((~elsewhere).sum()) >= least
 
 
 def _single(
@@ -277,7 +296,8 @@ def _single(
     as one or two) whose ``sure`` seeds (alike as a whole, most words shared) are a copy
     alone: both sides weigh ``single_min_words``. A long sentence that keeps most of
     another's words copies it; a short one may merely say the like (``min_seeds``)."""
-    if not len(cluster) or min(np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size) > 1:
+    if not len(cluster) or min(unique_sorted(cluster[:, 0]).size,
+                                unique_sorted(cluster[:, 1]).size) > 1:  # fmt: skip
         return None
     kept = cluster[[sure[(q, s)] for q, s in cluster.tolist()]]
     if not len(kept):
@@ -318,7 +338,7 @@ def _grown(
             words = _words(side, here)
             if words.size < 2:
                 continue
-            if np.isin(words, near, assume_unique=True).sum() >= min_containment * words.size:
+            if members(words, near).sum() >= min_containment * words.size:
                 if at == "qa":
                     qa = here
                 elif at == "qb":
@@ -349,7 +369,7 @@ def _validated(
     if not spans.long_enough(first, last, source_first, source_last, rule.min_words):
         return None
     q_bag, s_bag = _bag(query, qa, qb), _bag(source, sa, sb)
-    common = np.intersect1d(q_bag[0], s_bag[0], assume_unique=True).size
+    common = int(members(q_bag[0], s_bag[0]).sum())
     contained = common / max(1, min(q_bag[0].size, s_bag[0].size))
     if how != "summarised" and _cosine(q_bag, s_bag) < rule.min_passage_cosine:
         return None
@@ -359,7 +379,7 @@ def _validated(
     source_first, source_last = _on_shared_words(
         source, source_first, source_last, q_bag[0], rule.max_end_stretch
     )
-    shared = np.isin(query.feature[first : last + 1], s_bag[0])
+    shared = members(query.feature[first : last + 1], s_bag[0])
     match = Match(first, last, source_first, source_last, int(shared.sum()), how)
     return _Passage(qa, qb, sa, sb, match)
 
@@ -373,7 +393,7 @@ def _on_shared_words(
     start of a sentence whose end alone was copied (a sentence is cut at its marks, and a
     page of lines without them is one). A few unshared words at an end are a rewording's."""
     words = np.flatnonzero(side.feature[first : last + 1] != 0) + first
-    shared = np.flatnonzero(np.isin(side.feature[words], other))
+    shared = np.flatnonzero(members(side.feature[words], other))
     if not shared.size:
         return first, last
     start, end = int(words[shared[0]]), int(words[shared[-1]])
@@ -409,7 +429,7 @@ def _evidenced(
             lo, hi = lo + 1, hi - 1
         stretch = _bag(source, lo, hi)[0]
         bound = min_containment if after - before > 2 else min_one
-        if np.isin(gap, stretch, assume_unique=True).sum() < bound * gap.size:
+        if members(gap, stretch).sum() < bound * gap.size:
             cuts.append(row + 1)
     return np.split(ordered, cuts) if cuts else [ordered]
 
@@ -423,7 +443,7 @@ def dense_ends(
         return None
     qa, qb = int(cluster[:, 0].min()), int(cluster[:, 0].max())
     sa, sb = int(cluster[:, 1].min()), int(cluster[:, 1].max())
-    seeded_q, seeded_s = np.unique(cluster[:, 0]).size, np.unique(cluster[:, 1]).size
+    seeded_q, seeded_s = unique_sorted(cluster[:, 0]).size, unique_sorted(cluster[:, 1]).size
     if min(seeded_q, seeded_s) < min_seeds:
         return None
     if seeded_q < min_density * (qb - qa + 1) or seeded_s < min_density * (sb - sa + 1):

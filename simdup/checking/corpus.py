@@ -7,7 +7,7 @@ the author's own work marked, by file, by text and by content (``own.SameWork``)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -28,7 +28,7 @@ from ..algorithms.sentences import seeds as sentence_seeds
 from ..engines.tasks import WorkerState, chunks_on_cores
 from ..readers import read_document
 from ..readers.discovery import DiscoveryOptions, discover
-from ..records import DecodedDocument, FileText, Locations, SkippedFile
+from ..records import DecodedDocument, FileText, Locations, SkippedFile, SourceFile
 from ..store.sentence_vectors import SentenceVectors, text_digest
 from ..text.embeddings import default_embedder
 from ..text.file_offsets import FileOffsets, file_offsets
@@ -150,12 +150,14 @@ class Corpus:
         self._settled = True  # no source was added since own work was last settled
 
     def add(
-        self, document: DecodedDocument, *, own: bool = False, identity: Identity | None = None
-    ) -> None:
+        self, document: DecodedDocument, *, own: bool = False, identity: Identity | None = None,
+        prepared: Prepared | None = None,
+    ) -> None:  # fmt: skip
         """``document`` as a source (its own work if ``own``). The same file is not added
         again, nor a text of the author's own work again: a source with the text of own work
         is own work. (Two other files with one text stay two sources: two students may hand
-        in the same file, and each is then the other's source.)"""
+        in the same file, and each is then the other's source.) ``prepared``: its tokens and
+        sentences, made already (``prepare``)."""
         digest = text_digest(document.text)
         known = self._by_identity.get(identity) if identity is not None else None
         same_text = self._by_text.get(digest, [])
@@ -168,11 +170,11 @@ class Corpus:
             if identity is not None:
                 self._by_identity.setdefault(identity, known)
             return
-        tokens = tokenize(document.text)
+        tokens, side = prepared or prepare(document.text, sentences=False)
         self.index.add(tokens.hashes)
         source = _Source(
             document.path, own, document.text, tokens, document.locations, identity, digest,
-            named_own=own, file=document.origin,
+            named_own=own, file=document.origin, _side=side,
         )  # fmt: skip
         if self.bags is not None:
             self.bags.add(source.side().feature)
@@ -201,18 +203,46 @@ class Corpus:
         among the sources is read once (and becomes own work if ``own``)."""
         files, skipped = discover(list(paths), discovery)
         self.skipped.extend(skipped)
+        unread: list[tuple[SourceFile, Identity]] = []
         for found in files:
             identity = file_identity(found.path)
             known = self._by_identity.get(identity)
             if known is not None:
                 self._name_own(known, own)
+            else:
+                unread.append((found, identity))
+        reading = [found for found, _ in unread]
+        for (_, identity), (read, prepared) in zip(
+            unread, self._read(reading, discovery.max_size), strict=True
+        ):
+            known = self._by_identity.get(identity)  # another path of a file just added
+            if known is not None:
+                self._name_own(known, own)
                 continue
-            read = read_document(found, discovery.max_size)
             if isinstance(read, SkippedFile):
                 self.skipped.append(read)
                 continue
             self.documents[identity] = read
-            self.add(read, own=own, identity=identity)
+            self.add(read, own=own, identity=identity, prepared=prepared)
+
+    def _read(
+        self, files: list[SourceFile], max_size: int
+    ) -> Iterator[tuple[DecodedDocument | SkippedFile, Prepared | None]]:
+        """Each file read, tokenised and (for reworded passages) cut into sentences, in order:
+        by ``jobs`` worker processes when there are many (``PARALLEL_MIN_SOURCES``), in
+        chunks of files in order, else here."""
+        jobs = self.jobs if len(files) >= PARALLEL_MIN_SOURCES else 1
+        size = max(1, -(-len(files) // (CHUNKS_PER_JOB * jobs)))
+        chunks = [files[at : at + size] for at in range(0, len(files), size)]
+        reading = _Reading(max_size, self.bags is not None)
+        try:
+            for part in chunks_on_cores(
+                _read_chunk, chunks, jobs, initializer=_READING.set, initargs=(reading,),
+                describe=lambda chunk: f"reading {chunk[0].path} and {len(chunk) - 1} more",
+            ):  # fmt: skip
+                yield from part
+        finally:
+            _READING.clear()
 
     def add_read(self, found: DecodedDocument | SkippedFile, *, own: bool = False) -> None:
         if isinstance(found, SkippedFile):
@@ -346,10 +376,45 @@ class Corpus:
 
 
 
-# Sources aligned with a document on worker processes when there are this many (fewer cost
-# more to fork for than they take), in this many chunks a worker.
+# Sources read, or aligned with a document, on worker processes when there are this many
+# (fewer cost more to fork for than they take), in this many chunks a worker.
 PARALLEL_MIN_SOURCES = 64
 CHUNKS_PER_JOB = 4
+
+# A source's tokens, and its sentences when reworded passages are looked for.
+Prepared = tuple[Tokens, Side | None]
+
+
+def prepare(text: str, *, sentences: bool) -> Prepared:
+    """What a source's text is indexed by: its tokens, and (``sentences``) its sentence bags."""
+    tokens = tokenize(text)
+    return tokens, sentence_side(text, tokens) if sentences else None
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """Sources being read (``Corpus._read``): the size limit, and whether sentences are made."""
+
+    max_size: int
+    sentences: bool
+
+
+_READING: WorkerState[_Reading] = WorkerState("reading the sources of a check")
+
+
+def _read_chunk(
+    files: list[SourceFile],
+) -> list[tuple[DecodedDocument | SkippedFile, Prepared | None]]:
+    """Each of ``files`` read (``read_document``) and, read, prepared (``prepare``)."""
+    held = _READING.get()
+    out: list[tuple[DecodedDocument | SkippedFile, Prepared | None]] = []
+    for found in files:
+        read = read_document(found, held.max_size)
+        prepared = None
+        if not isinstance(read, SkippedFile):
+            prepared = prepare(read.text, sentences=held.sentences)
+        out.append((read, prepared))
+    return out
 
 
 @dataclass(frozen=True)

@@ -240,8 +240,11 @@ def _preload(name: str) -> None:
 if TYPE_CHECKING:
     from .contained import ReadingProcess
 
-# The reading child of this process's reading session (``reading_session``), if one is open.
+# The reading child of this process's reading session (``reading_session``), if one is open,
+# and the process that opened it: a process forked while one is open (a worker reading files
+# too) starts its own (``_session``), two processes never writing to one child's pipe.
 _SESSION: ReadingProcess | None = None
+_SESSION_PID = 0
 
 
 def _serve(request: tuple[str, str, bytes, str | None]) -> list[DecodedDocument | SkippedFile]:
@@ -256,28 +259,37 @@ def reading_session() -> Iterator[None]:
     """Within it, files of the contained readers' formats are read by one child process, file
     after file (``contained.ReadingProcess``), not a child forked for each; the child is
     stopped at its end. Nested sessions share the outer one's child."""
-    global _SESSION
+    global _SESSION, _SESSION_PID
     if _SESSION is not None:
         yield
         return
     from .contained import ReadingProcess
 
-    _SESSION = ReadingProcess(_serve)
+    _SESSION, _SESSION_PID = ReadingProcess(_serve), os.getpid()
     try:
         yield
     finally:
         session, _SESSION = _SESSION, None
-        session.close()
+        if os.getpid() == _SESSION_PID:
+            session.close()
 
 
 def open_reading_session() -> None:
     """A reading session for the rest of this process's life (a worker process: its child
     sees the end of its pipe and ends when the worker does)."""
-    global _SESSION
-    if _SESSION is None:
+    global _SESSION, _SESSION_PID
+    if _SESSION is None or os.getpid() != _SESSION_PID:
         from .contained import ReadingProcess
 
-        _SESSION = ReadingProcess(_serve)
+        _SESSION, _SESSION_PID = ReadingProcess(_serve), os.getpid()
+
+
+def _session() -> ReadingProcess | None:
+    """This process's reading child, if a session is open: in a process forked within one, a
+    child of its own for the rest of its life (``open_reading_session``)."""
+    if _SESSION is not None and os.getpid() != _SESSION_PID:
+        open_reading_session()
+    return _SESSION
 
 
 def _read_bounded(
@@ -289,8 +301,9 @@ def _read_bounded(
 
     _preload(reader.name)
     try:
-        if _SESSION is not None:
-            found: list[DecodedDocument | SkippedFile] = _SESSION.call(
+        session = _session()
+        if session is not None:
+            found: list[DecodedDocument | SkippedFile] = session.call(
                 (reader.name, path, data, hint), _LIMITS
             )
             return found

@@ -16,7 +16,7 @@ from simdup.algorithms.fragments import SourceIndex, align
 from simdup.checking import CheckOptions, Corpus, FragmentRule, check, check_document
 from simdup.checking.check import CHECK_VERSION
 from simdup.cli import cli
-from simdup.records import DecodedDocument
+from simdup.records import DecodedDocument, SkippedFile
 from simdup.text.tokens import disguises, tokenize
 from tests.conftest import DATA, pseudo_words
 
@@ -644,17 +644,51 @@ def test_a_document_aligned_by_worker_processes_gets_the_report_of_one(
             paragraphs[k % len(paragraphs)] += " " + " ".join(text.split()[:10])
     thesis = tmp_path / "thesis.txt"
     thesis.write_text("\n\n".join(paragraphs), encoding="utf-8")
-    calls: list[int] = []
+    calls: list[tuple[str, int]] = []
     real = corpus_module.chunks_on_cores
 
     def counted(*args: object, **kw: object) -> object:
-        calls.append(int(args[2]))  # type: ignore[call-overload]
+        calls.append((args[0].__name__, int(args[2])))  # type: ignore[attr-defined, call-overload]
         return real(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(corpus_module, "chunks_on_cores", counted)
     one = check([str(thesis)], against=[str(sources)], jobs=1)
     two = check([str(thesis)], against=[str(sources)], jobs=2)
-    assert calls == [1, 2]  # the second really ran on two workers
+    # The second really read its sources and aligned them on two workers (no own work: none).
+    assert calls == [("_read_chunk", 1), ("_read_chunk", 1), ("_align_chunk", 1),
+                     ("_read_chunk", 2), ("_read_chunk", 1), ("_align_chunk", 2)]  # fmt: skip
     (a,), (b,) = one.documents, two.documents
     assert len(a.fragments) >= 10 and a.fragments == b.fragments
     assert a.copy_ratio == b.copy_ratio and a.sources == b.sources
+
+
+def test_sources_read_by_worker_processes_give_the_report_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sources in a format read in a contained child (HTML), read by two forked workers while
+    the check's reading session is open: each worker reads through a child of its own (one
+    pipe is never written by two processes), and the report is the one a single process
+    makes."""
+    from simdup.checking import corpus as corpus_module
+    from simdup.readers import read_document, reading_session
+
+    monkeypatch.setattr(corpus_module, "PARALLEL_MIN_SOURCES", 4)
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    texts = [pseudo_words(k, 120) for k in range(12)]
+    for k, text in enumerate(texts):
+        (sources / f"s{k:02d}.html").write_text(
+            f"<html><body><h1>Page {k}</h1><p>{text}</p></body></html>", encoding="utf-8"
+        )
+    thesis = tmp_path / "thesis.txt"
+    pasted = [" ".join(texts[k].split()[20:80]) for k in (1, 6, 11)]
+    thesis.write_text("\n\n".join([pseudo_words(500, 80), *pasted, pseudo_words(501, 80)]),
+                      encoding="utf-8")  # fmt: skip
+    one = check([str(thesis)], against=[str(sources)], jobs=1)
+    with reading_session():  # its child started here before the workers fork
+        assert not isinstance(read_document(str(sources / "s00.html"), 1 << 20), SkippedFile)
+        two = check([str(thesis)], against=[str(sources)], jobs=2)
+    (a,), (b,) = one.documents, two.documents
+    assert {s.source for s in a.sources} == {str(sources / f"s{k:02d}.html") for k in (1, 6, 11)}
+    assert a.fragments == b.fragments and a.sources == b.sources and not two.skipped
+    assert one.source_count == two.source_count == 12

@@ -229,3 +229,34 @@ def test_locations_name_the_part_holding_an_offset() -> None:
         Locations("page", (0, 1), ("i",))
     with pytest.raises(ValueError, match="ascend"):
         Locations("page", (10, 0), ("a", "b"))
+
+
+def test_a_process_forked_in_a_reading_session_reads_through_a_child_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """Two processes writing to one reading child's pipe would read each other's answers: a
+    process forked while a session is open (a worker of ``check``) starts its own child at its
+    first contained file; the session's own child is its opener's."""
+    import os
+
+    from simdup import readers
+
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><p>hello there</p></body></html>", encoding="utf-8")
+    with readers.reading_session():
+        assert not isinstance(readers.read_document(str(page), 1 << 20), SkippedFile)
+        parent = readers._SESSION
+        assert parent is not None and parent.pid
+        pid = os.fork()
+        if pid == 0:  # the worker: exit status 0 only when it read through a child of its own
+            ok = False
+            try:
+                found = readers.read_document(str(page), 1 << 20)
+                mine = readers._SESSION
+                ok = (not isinstance(found, SkippedFile) and mine is not parent
+                      and mine is not None and mine.pid not in (0, parent.pid))  # fmt: skip
+            finally:
+                os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert readers._SESSION is parent  # the opener's, untouched
