@@ -18,7 +18,11 @@ class BagIndex:
 
     def add(self, features: np.ndarray) -> None:
         """Index one source (its features, 0 for none), numbered in order of adding."""
-        self._features.append(np.unique(features[features != 0]))
+        self.add_distinct(np.unique(features[features != 0]))
+
+    def add_distinct(self, distinct: np.ndarray) -> None:
+        """Index one source by its distinct features (sorted, no 0: ``Side.distinct_features``)."""
+        self._features.append(distinct)
         self._sorted = None
 
     def candidates(self, features: np.ndarray, min_shared: int, limit: int) -> list[int]:

@@ -88,6 +88,12 @@ class Side:
         return np.unique(self.feature[self.feature != 0])
 
     @cached_property
+    def bag_memo(self) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+        """The bags of runs of sentences made so far (``_bag``): aligning a document with a
+        source asks for the same few thousand runs a dozen times each."""
+        return {}
+
+    @cached_property
     def feature_places(self) -> tuple[np.ndarray, np.ndarray]:
         """Every token's feature (0 left out) in feature order, and its sentence: where each
         feature is, made once."""
@@ -214,12 +220,19 @@ def _settled(found: np.ndarray, gap: int, across: int) -> list[np.ndarray]:
 
 
 def _bag(side: Side, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
-    """Features and counts of sentences ``first..last`` of a side."""
-    lo = int(np.searchsorted(side.sentence, first, "left"))  # sentence numbers ascend
-    hi = int(np.searchsorted(side.sentence, last, "right"))
-    inside = side.feature[lo:hi]
-    features, counts = unique_counts(inside[inside != 0])
-    return features, counts
+    """Features and counts of sentences ``first..last`` of a side (read-only: kept in the
+    side's ``bag_memo``)."""
+    memo = side.bag_memo
+    found = memo.get((first, last))
+    if found is None:
+        lo = int(np.searchsorted(side.sentence, first, "left"))  # sentence numbers ascend
+        hi = int(np.searchsorted(side.sentence, last, "right"))
+        inside = side.feature[lo:hi]
+        found = unique_counts(inside[inside != 0])
+        for array in found:
+            array.setflags(write=False)
+        memo[(first, last)] = found
+    return found
 
 
 def _words(side: Side, k: int) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..algorithms.bag_index import BagIndex
-from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align
+from ..algorithms.fragments import FragmentRule, Match, SourceIndex, align, fingerprints
 from ..algorithms.merging import JoinRule, joined, merged, without_lone
 from ..algorithms.reworded import align_sentences
 from ..algorithms.sentence_meaning import (
@@ -170,14 +170,15 @@ class Corpus:
             if identity is not None:
                 self._by_identity.setdefault(identity, known)
             return
-        tokens, side = prepared or prepare(document.text, sentences=False)
-        self.index.add(tokens.hashes)
+        prepared = prepared or prepare(document.text, self.rule, sentences=False)
+        tokens = prepared.tokens
+        self.index.add_fingerprints(prepared.fingerprints)
         source = _Source(
             document.path, own, document.text, tokens, document.locations, identity, digest,
-            named_own=own, file=document.origin, _side=side,
+            named_own=own, file=document.origin, _side=prepared.side,
         )  # fmt: skip
         if self.bags is not None:
-            self.bags.add(source.side().feature)
+            self.bags.add_distinct(source.side().distinct_features)
         self.sources.append(source)
         self._by_text.setdefault(digest, []).append(source)
         if identity is not None:
@@ -234,7 +235,7 @@ class Corpus:
         jobs = self.jobs if len(files) >= PARALLEL_MIN_SOURCES else 1
         size = max(1, -(-len(files) // (CHUNKS_PER_JOB * jobs)))
         chunks = [files[at : at + size] for at in range(0, len(files), size)]
-        reading = _Reading(max_size, self.bags is not None)
+        reading = _Reading(max_size, self.rule, self.bags is not None)
         try:
             for part in chunks_on_cores(
                 _read_chunk, chunks, jobs, initializer=_READING.set, initargs=(reading,),
@@ -381,14 +382,24 @@ class Corpus:
 PARALLEL_MIN_SOURCES = 64
 CHUNKS_PER_JOB = 4
 
-# A source's tokens, and its sentences when reworded passages are looked for.
-Prepared = tuple[Tokens, Side | None]
+@dataclass(frozen=True)
+class Prepared:
+    """What a source's text is indexed by: its tokens, their fingerprints, and its sentences
+    (with their distinct features) when reworded passages are looked for."""
+
+    tokens: Tokens
+    fingerprints: np.ndarray
+    side: Side | None
 
 
-def prepare(text: str, *, sentences: bool) -> Prepared:
-    """What a source's text is indexed by: its tokens, and (``sentences``) its sentence bags."""
+def prepare(text: str, rule: FragmentRule, *, sentences: bool) -> Prepared:
+    """``Prepared`` of a source's text (``sentences``: its sentences too)."""
     tokens = tokenize(text)
-    return tokens, sentence_side(text, tokens) if sentences else None
+    side = None
+    if sentences:
+        side = sentence_side(text, tokens)
+        side.distinct_features  # noqa: B018 (made here: a worker's, sent with the side)
+    return Prepared(tokens, fingerprints(tokens.hashes, rule), side)
 
 
 @dataclass(frozen=True)
@@ -396,6 +407,7 @@ class _Reading:
     """Sources being read (``Corpus._read``): the size limit, and whether sentences are made."""
 
     max_size: int
+    rule: FragmentRule
     sentences: bool
 
 
@@ -412,7 +424,7 @@ def _read_chunk(
         read = read_document(found, held.max_size)
         prepared = None
         if not isinstance(read, SkippedFile):
-            prepared = prepare(read.text, sentences=held.sentences)
+            prepared = prepare(read.text, held.rule, sentences=held.sentences)
         out.append((read, prepared))
     return out
 
