@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -236,14 +237,14 @@ class Corpus:
         size = max(1, -(-len(files) // (CHUNKS_PER_JOB * jobs)))
         chunks = [files[at : at + size] for at in range(0, len(files), size)]
         reading = _Reading(max_size, self.rule, self.bags is not None)
-        try:
-            for part in chunks_on_cores(
-                _read_chunk, chunks, jobs, initializer=_READING.set, initargs=(reading,),
-                describe=lambda chunk: f"reading {chunk[0].path} and {len(chunk) - 1} more",
-            ):  # fmt: skip
-                yield from part
-        finally:
-            _READING.clear()
+        if jobs == 1:  # here, without the process-wide state (``serve`` checks in threads)
+            yield from _read_in(reading, files)
+            return
+        for part in self._on_cores(
+            _read_chunk, chunks, jobs, _READING, reading,
+            lambda chunk: f"reading {chunk[0].path} and {len(chunk) - 1} more",
+        ):  # fmt: skip
+            yield from part
 
     def add_read(self, found: DecodedDocument | SkippedFile, *, own: bool = False) -> None:
         if isinstance(found, SkippedFile):
@@ -332,15 +333,30 @@ class Corpus:
         jobs = self.jobs if len(numbers) >= PARALLEL_MIN_SOURCES else 1
         size = max(1, -(-len(numbers) // (CHUNKS_PER_JOB * jobs)))
         chunks = [numbers[at : at + size] for at in range(0, len(numbers), size)]
-        try:
-            for part in chunks_on_cores(
-                _align_chunk, chunks, jobs, initializer=_ALIGNING.set, initargs=(alignment,),
-                describe=lambda chunk: f"aligning sources {chunk[0]}-{chunk[-1]}",
-            ):  # fmt: skip
-                found += [Found(self.sources[n], matches, exact) for n, matches, exact in part]
-        finally:
-            _ALIGNING.clear()
+        if jobs == 1:  # here, without the process-wide state (``serve`` checks in threads)
+            parts: Iterable[list[tuple[int, list[Match], list[Match]]]] = [
+                _aligned_in(alignment, numbers)
+            ]
+        else:
+            parts = self._on_cores(
+                _align_chunk, chunks, jobs, _ALIGNING, alignment,
+                lambda chunk: f"aligning sources {chunk[0]}-{chunk[-1]}",
+            )  # fmt: skip
+        for part in parts:
+            found += [Found(self.sources[n], matches, exact) for n, matches, exact in part]
         return found
+
+    @staticmethod
+    def _on_cores(
+        work: Callable[[list[Any]], Any], chunks: list[list[Any]], jobs: int,
+        state: WorkerState[Any], held: object, describe: Callable[[list[Any]], str],
+    ) -> Iterator[Any]:  # fmt: skip
+        """``chunks_on_cores`` of ``work`` with ``state`` holding ``held`` while it runs."""
+        try:
+            yield from chunks_on_cores(work, chunks, jobs, initializer=state.set,
+                                       initargs=(held,), describe=describe)  # fmt: skip
+        finally:
+            state.clear()
 
     def aligned(
         self, number: int, tokens: Tokens, side: Side | None, seeds: dict[int, MeaningSeeds],
@@ -417,8 +433,14 @@ _READING: WorkerState[_Reading] = WorkerState("reading the sources of a check")
 def _read_chunk(
     files: list[SourceFile],
 ) -> list[tuple[DecodedDocument | SkippedFile, Prepared | None]]:
+    """``_read_in`` in a worker (its reading held in ``_READING``)."""
+    return _read_in(_READING.get(), files)
+
+
+def _read_in(
+    held: _Reading, files: list[SourceFile]
+) -> list[tuple[DecodedDocument | SkippedFile, Prepared | None]]:
     """Each of ``files`` read (``read_document``) and, read, prepared (``prepare``)."""
-    held = _READING.get()
     out: list[tuple[DecodedDocument | SkippedFile, Prepared | None]] = []
     for found in files:
         read = read_document(found, held.max_size)
@@ -444,9 +466,15 @@ _ALIGNING: WorkerState[_Alignment] = WorkerState("aligning a document with its s
 
 
 def _align_chunk(numbers: list[int]) -> list[tuple[int, list[Match], list[Match]]]:
+    """``_aligned_in`` in a worker (its alignment held in ``_ALIGNING``)."""
+    return _aligned_in(_ALIGNING.get(), numbers)
+
+
+def _aligned_in(
+    held: _Alignment, numbers: list[int]
+) -> list[tuple[int, list[Match], list[Match]]]:
     """Each source of ``numbers`` that the document shares fragments with, and the fragments
     (all and exact), in order."""
-    held = _ALIGNING.get()
     out = []
     for number in numbers:
         matches, exact = held.corpus.aligned(number, held.tokens, held.side, held.seeds,
