@@ -398,6 +398,7 @@ class Corpus:
 PARALLEL_MIN_SOURCES = 64
 CHUNKS_PER_JOB = 4
 
+
 @dataclass(frozen=True)
 class Prepared:
     """What a source's text is indexed by: its tokens, their fingerprints, and its sentences
