@@ -515,9 +515,16 @@ def _groups(
         return
     order = np.lexsort((rp, item))
     item[:], ip[:], rp[:] = item[order], ip[order], rp[order]
+    yield from item_runs(item)
+
+
+def item_runs(item: np.ndarray) -> list[tuple[int, int, int]]:
+    """``(item, lo, hi)`` for each run of one item in ``item`` (hits grouped by item)."""
+    if item.size == 0:
+        return []
     bounds = (np.flatnonzero(np.diff(item)) + 1).tolist()
-    for lo, hi in zip([0, *bounds], [*bounds, item.size], strict=True):
-        yield int(item[lo]), lo, hi
+    return [(int(item[lo]), lo, hi)
+            for lo, hi in zip([0, *bounds], [*bounds, item.size], strict=True)]  # fmt: skip
 
 
 def _closest_stretch(

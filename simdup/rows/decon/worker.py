@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...algorithms.containment import Containment, ItemIndex
+from ...algorithms.containment import Containment, ItemIndex, item_runs
 from ...engines.rows import WorkerState
 from ...readers.chunking import NoRow, RowChunk
 from ...readers.rows import RowOptions, plain_jsonl_texts
@@ -126,7 +126,7 @@ def _letter_items(
     is first sought anywhere in the letters (``near``: found already), then only along whole
     words; ``row``: the text's letters, when made already."""
     found: list[ItemInRow] = []
-    for n, lo, hi in _item_groups(item):
+    for n, lo, hi in item_runs(item):
         if not near and index.similar_stretch(n, hashes, ip[lo:hi], rp[lo:hi],
                                               letters=True) is None:  # fmt: skip
             continue  # a stretch of whole words is no closer than the closest stretch
@@ -141,15 +141,6 @@ def _letter_items(
                 for s in got.spans
             )))  # fmt: skip
     return found
-
-
-def _item_groups(item: np.ndarray) -> list[tuple[int, int, int]]:
-    """``(item, lo, hi)`` for each run of one item in ``item``."""
-    if item.size == 0:
-        return []
-    bounds = (np.flatnonzero(np.diff(item)) + 1).tolist()
-    return [(int(item[lo]), lo, hi) for lo, hi in zip([0, *bounds], [*bounds, item.size],
-                                                       strict=True)]  # fmt: skip
 
 
 def _with(found: tuple[ItemInRow, ...], more: list[ItemInRow]) -> tuple[ItemInRow, ...]:
